@@ -1,0 +1,32 @@
+// The symbolic gradient pass: extends a forward graph with the nodes that compute
+// the gradients of chosen variables.
+//
+// Walking the forward nodes in reverse topological order, each op's gradient
+// function (graph/op.h) turns its output gradients into input gradients. Only
+// nodes on a path from a requested variable to an output are differentiated, so
+// variables with grad_req null cost nothing. Several contributions to one entry
+// are summed with one ElementWiseSum; zero contributions are dropped; a variable
+// with no contribution gets zeros_like. Each returned gradient is a distinct
+// entry computed by an op (never a variable or another variable's gradient), so
+// an executor can write each into its own array.
+#ifndef SYMX_GRAPH_GRADIENT_H_
+#define SYMX_GRAPH_GRADIENT_H_
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "graph/node.h"
+
+namespace symx {
+
+// `ys`: forward outputs. `head_grads[i]`: the gradient flowing into ys[i], or an
+// empty entry where there is none (a loss head, which needs none). `xs`: the
+// variables to differentiate, as entries of variable nodes. Returns one gradient
+// entry per x. Errors name an op that has no gradient.
+absl::StatusOr<std::vector<NodeEntry>> Gradient(const std::vector<NodeEntry>& ys,
+                                                const std::vector<NodeEntry>& head_grads,
+                                                const std::vector<NodeEntry>& xs);
+
+}  // namespace symx
+
+#endif  // SYMX_GRAPH_GRADIENT_H_

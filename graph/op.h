@@ -1,0 +1,162 @@
+// Op: a registered operator schema. It says what an op's inputs, outputs and
+// parameters are and how shapes, dtypes and gradients follow; it has no kernels
+// (those are registered per device in devices/).
+//
+// Ops are registered once at static-initialization time and are immutable and
+// thread-safe to read afterwards. Subsystems look them up by name or alias.
+//
+//   SYMX_REGISTER_OP(FullyConnected)
+//       .Describe("y = x W^T + b")
+//       .SetParse(ParseFullyConnected)
+//       .SetInputNames(...)
+//       .SetInferShape(...)
+//       .SetGradient(...);
+#ifndef SYMX_GRAPH_OP_H_
+#define SYMX_GRAPH_OP_H_
+
+#include "absl/strings/string_view.h"
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "graph/dtype.h"
+#include "graph/error.h"
+#include "graph/node.h"
+#include "graph/param.h"
+#include "graph/shape.h"
+
+namespace symx {
+
+using ParseFn = std::function<absl::StatusOr<OpParamPtr>(const AttrMap&)>;
+using NamesFn = std::function<std::vector<std::string>(const NodeAttrs&)>;
+using CountFn = std::function<int(const NodeAttrs&)>;
+using IndicesFn = std::function<std::vector<int>(const NodeAttrs&)>;
+// Fills unknown parts of `in` (all inputs, aux included) and `out` from what is
+// known, in both directions where the op allows. Unknowns may remain; a conflict
+// is an error naming the argument and both shapes (see infer_util.h).
+using InferShapeFn =
+    std::function<absl::Status(const NodeAttrs&, std::vector<Shape>* in, std::vector<Shape>* out)>;
+using InferTypeFn =
+    std::function<absl::Status(const NodeAttrs&, std::vector<DType>* in, std::vector<DType>* out)>;
+// Builds the gradient of `node`'s inputs from the gradients of its outputs.
+// `out_grads[i]` is the gradient of output i, or an empty entry (node == nullptr)
+// where it is known to be zero. Returns one entry per input; an empty entry means
+// the gradient is zero (or, for aux inputs, does not exist).
+using GradientFn = std::function<std::vector<NodeEntry>(const NodePtr& node,
+                                                        const std::vector<NodeEntry>& out_grads)>;
+// Adds attributes to the variable created for a missing input `input` (MXNet's
+// FSetInputVarAttrOnCompose: BatchNorm's moving_var starts at one).
+using InputVarAttrsFn = std::function<void(const NodeAttrs&, int input, AttrMap* var_attrs)>;
+// (input index, output index) pairs that may share storage.
+using InplaceFn = std::function<std::vector<std::pair<int, int>>(const NodeAttrs&)>;
+
+class Op {
+ public:
+  explicit Op(std::string name);
+
+  const std::string& name() const { return name_; }
+  const std::vector<std::string>& aliases() const { return aliases_; }
+  const std::string& description() const { return description_; }
+
+  absl::StatusOr<OpParamPtr> Parse(const AttrMap& attrs) const { return parse_(attrs); }
+  std::vector<std::string> InputNames(const NodeAttrs& attrs) const;
+  std::vector<std::string> OutputNames(const NodeAttrs& attrs) const;
+  int NumInputs(const NodeAttrs& attrs) const;
+  int NumOutputs(const NodeAttrs& attrs) const;
+  int NumVisibleOutputs(const NodeAttrs& attrs) const;
+  // Inputs that are auxiliary states (mutated by the op, e.g. BatchNorm's moving stats).
+  std::vector<int> AuxInputs(const NodeAttrs& attrs) const;
+  // For ops with a variable number of inputs: the attribute that holds the count
+  // ("num_args"), filled in automatically from positional inputs.
+  const std::string& variadic_key() const { return variadic_key_; }
+  void AddInputVarAttrs(const NodeAttrs& attrs, int input, AttrMap* var_attrs) const {
+    if (input_var_attrs_) input_var_attrs_(attrs, input, var_attrs);
+  }
+
+  const InferShapeFn& infer_shape() const { return infer_shape_; }
+  const InferTypeFn& infer_type() const { return infer_type_; }
+  const GradientFn& gradient() const { return gradient_; }
+  const InplaceFn& inplace() const { return inplace_; }
+  // The op's gradient is known to be zero / undefined; the gradient pass stops here.
+  bool non_differentiable() const { return non_differentiable_; }
+  // A loss head: its backward needs no head gradient.
+  bool is_loss() const { return is_loss_; }
+  // A backward op: control_deps[0] is the forward node; output i is the gradient of
+  // the forward node's input i and has its shape and dtype.
+  bool is_backward() const { return is_backward_; }
+
+  // Registration (static init only).
+  Op& Describe(std::string text);
+  Op& AddAlias(std::string alias);
+  Op& SetParse(ParseFn fn);
+  Op& SetInputNames(std::vector<std::string> names);
+  Op& SetInputNames(NamesFn fn);
+  Op& SetOutputNames(std::vector<std::string> names);
+  Op& SetOutputNames(NamesFn fn);
+  Op& SetNumVisibleOutputs(CountFn fn);
+  Op& SetAuxInputs(IndicesFn fn);
+  Op& SetVariadic(std::string count_key);
+  Op& SetInputVarAttrs(InputVarAttrsFn fn);
+  Op& SetInferShape(InferShapeFn fn);
+  Op& SetInferType(InferTypeFn fn);
+  Op& SetGradient(GradientFn fn);
+  Op& SetNonDifferentiable();
+  Op& SetInplace(InplaceFn fn);
+  Op& SetInplace(std::vector<std::pair<int, int>> pairs);
+  Op& SetLoss();
+  Op& SetBackward();
+
+ private:
+  std::string name_;
+  std::vector<std::string> aliases_;
+  std::string description_;
+  ParseFn parse_;
+  NamesFn input_names_;
+  NamesFn output_names_;
+  CountFn num_visible_outputs_;
+  IndicesFn aux_inputs_;
+  std::string variadic_key_;
+  InputVarAttrsFn input_var_attrs_;
+  InferShapeFn infer_shape_;
+  InferTypeFn infer_type_;
+  GradientFn gradient_;
+  InplaceFn inplace_;
+  bool non_differentiable_ = false;
+  bool is_loss_ = false;
+  bool is_backward_ = false;
+};
+
+class OpRegistry {
+ public:
+  static OpRegistry& Global();
+
+  // Registers a new op; registering a name twice is a programming error.
+  Op& Register(const std::string& name);
+  // By name or alias; nullptr if unknown.
+  const Op* Find(absl::string_view name) const;
+  // A NotFound error naming `name` (and a close match, if any) when unknown.
+  absl::StatusOr<const Op*> Lookup(absl::string_view name) const;
+  // Every op, sorted by name.
+  std::vector<const Op*> List() const;
+  // Adds `alias` for op (called by Op::AddAlias).
+  void AddAlias(const std::string& alias, const Op* op);
+
+ private:
+  OpRegistry() = default;
+  std::vector<std::unique_ptr<Op>> ops_;
+  std::map<std::string, const Op*, std::less<>> by_name_;
+};
+
+#define SYMX_REGISTER_OP(OpName)                                         \
+  static ::symx::Op& SYMX_CONCAT_(symx_op_registration_, __COUNTER__) = \
+      ::symx::OpRegistry::Global().Register(OpName)
+
+}  // namespace symx
+
+#endif  // SYMX_GRAPH_OP_H_

@@ -1,0 +1,165 @@
+// Registers dot (N-D tensor contraction of lhs's last axis with rhs's first, each optionally
+// transposed) and batch_dot (batched 3-D matrix products) with their backward ops.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "graph/infer_util.h"
+#include "graph/op.h"
+#include "graph/ops/op_helpers.h"
+#include "graph/param.h"
+#include "graph/shape.h"
+
+namespace symx {
+namespace {
+
+struct DotParam : OpParam {
+  bool transpose_a = false;
+  bool transpose_b = false;
+};
+
+absl::StatusOr<OpParamPtr> ParseDot(const AttrMap& attrs) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<DotParam>();
+  p->transpose_a = r.Bool("transpose_a", false);
+  p->transpose_b = r.Bool("transpose_b", false);
+  std::string stype = r.Enum("forward_stype", {"None", "default", "row_sparse", "csr"}, "None");
+  if (stype == "row_sparse" || stype == "csr") {
+    r.Fail("forward_stype", "sparse outputs are not supported; use None or default");
+  }
+  return r.Finish(std::move(p));
+}
+
+absl::Status DotMismatch(absl::string_view op, const Shape& lhs, const Shape& rhs,
+                         const DotParam& p) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      op, " shape error: lhs ", lhs.ToString(), " x rhs ", rhs.ToString(), " (transpose_a=",
+      p.transpose_a ? "True" : "False", ", transpose_b=", p.transpose_b ? "True" : "False", ")"));
+}
+
+// Merges two dims that must agree; false on a conflict.
+bool MergeDim(int64_t* a, int64_t* b) {
+  if (*a == kUnknownDim) *a = *b;
+  if (*b == kUnknownDim) *b = *a;
+  return *a == *b;
+}
+
+// Positions of the free (kept) dims of one operand and of its contracted dim.
+struct DotSide {
+  std::vector<int> free;
+  int contracted = 0;
+};
+
+// lhs contracts its last dim (its first when transposed); rhs its first (its last when
+// transposed). A 1-D operand contributes no free dims.
+DotSide SideOf(int ndim, bool contract_first) {
+  DotSide side;
+  side.contracted = contract_first ? 0 : ndim - 1;
+  if (ndim > 1) {
+    for (int d = 0; d < ndim; ++d) {
+      if (d != side.contracted) side.free.push_back(d);
+    }
+  }
+  return side;
+}
+
+absl::Status DotInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                           std::vector<Shape>* out) {
+  const DotParam& p = Param<DotParam>(attrs);
+  Shape lhs = (*in)[0], rhs = (*in)[1];
+  // The output's rank depends on both ranks, so nothing follows from one alone.
+  if (!lhs.ndim_known() || !rhs.ndim_known()) return absl::OkStatus();
+  if (lhs.ndim() == 0) return ShapeError("input lhs", lhs, "at least 1 dim");
+  if (rhs.ndim() == 0) return ShapeError("input rhs", rhs, "at least 1 dim");
+  if (lhs.ndim() == 1 && rhs.ndim() == 1 && (p.transpose_a || p.transpose_b)) {
+    return absl::InvalidArgumentError(absl::StrCat("dot: cannot transpose vectors (lhs ",
+                                                   lhs.ToString(), ", rhs ", rhs.ToString(), ")"));
+  }
+  DotSide l = SideOf(lhs.ndim(), p.transpose_a);
+  DotSide r = SideOf(rhs.ndim(), !p.transpose_b);
+  if (!MergeDim(&lhs[l.contracted], &rhs[r.contracted])) {
+    return DotMismatch("dot", (*in)[0], (*in)[1], p);
+  }
+  // Two vectors give a one-element result.
+  Shape result = Shape::UnknownDims(static_cast<int>(l.free.size() + r.free.size()));
+  if (l.free.empty() && r.free.empty()) result = Shape{1};
+  const Shape& o = (*out)[0];
+  bool out_matches = o.ndim() == result.ndim() && !(l.free.empty() && r.free.empty());
+  int k = 0;
+  for (int d : l.free) {
+    if (out_matches && lhs[d] == kUnknownDim) lhs[d] = o[k];
+    result[k++] = lhs[d];
+  }
+  for (int d : r.free) {
+    if (out_matches && rhs[d] == kUnknownDim) rhs[d] = o[k];
+    result[k++] = rhs[d];
+  }
+  SYMX_RETURN_IF_ERROR(AssignShape(out, 0, result, "output"));
+  SYMX_RETURN_IF_ERROR(AssignShape(in, 0, lhs, "input lhs"));
+  return AssignShape(in, 1, rhs, "input rhs");
+}
+
+absl::Status BatchDotInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                                std::vector<Shape>* out) {
+  const DotParam& p = Param<DotParam>(attrs);
+  Shape lhs = (*in)[0], rhs = (*in)[1];
+  if (!lhs.ndim_known() || !rhs.ndim_known()) return absl::OkStatus();
+  if (lhs.ndim() != 3) return ShapeError("input lhs", lhs, "3 dims (batch, n, k)");
+  if (rhs.ndim() != 3) return ShapeError("input rhs", rhs, "3 dims (batch, k, m)");
+  if ((*out)[0].ndim_known() && (*out)[0].ndim() != 3) {
+    return ShapeError("output", (*out)[0], "3 dims (batch, n, m)");
+  }
+  Shape o = (*out)[0].ndim_known() ? (*out)[0] : Shape::UnknownDims(3);
+  const int lm = p.transpose_a ? 2 : 1, lk = p.transpose_a ? 1 : 2;
+  const int rn = p.transpose_b ? 1 : 2, rk = p.transpose_b ? 2 : 1;
+  if (!MergeDim(&lhs[0], &rhs[0]) || !MergeDim(&lhs[lk], &rhs[rk])) {
+    return DotMismatch("batch_dot", (*in)[0], (*in)[1], p);
+  }
+  // The output's dims flow back into the operands.
+  if (!MergeDim(&lhs[0], &o[0]) || !MergeDim(&rhs[0], &o[0]) || !MergeDim(&lhs[lm], &o[1]) ||
+      !MergeDim(&rhs[rn], &o[2])) {
+    return AssignShape(out, 0, Shape{lhs[0], lhs[lm], rhs[rn]}, "output");
+  }
+  SYMX_RETURN_IF_ERROR(AssignShape(out, 0, o, "output"));
+  SYMX_RETURN_IF_ERROR(AssignShape(in, 0, lhs, "input lhs"));
+  return AssignShape(in, 1, rhs, "input rhs");
+}
+
+std::vector<NodeEntry> DotGradientWith(const char* backward, const NodePtr& node,
+                                       const std::vector<NodeEntry>& ograds) {
+  if (!ograds[0].node) return std::vector<NodeEntry>(2);
+  return MakeBackwardNode(backward, node, {ograds[0], node->inputs[0], node->inputs[1]});
+}
+
+SYMX_REGISTER_OP("dot")
+    .Describe(
+        "Tensor dot: contracts lhs's last axis (first if transpose_a) with rhs's first "
+        "axis (last if transpose_b); output = lhs's other dims + rhs's other dims.")
+    .SetParse(ParseDot)
+    .SetInputNames({"lhs", "rhs"})
+    .SetInferShape(DotInferShape)
+    .SetGradient([](const NodePtr& node, const std::vector<NodeEntry>& ograds) {
+      return DotGradientWith("_backward_dot", node, ograds);
+    });
+
+SYMX_REGISTER_OP("batch_dot")
+    .Describe(
+        "Batched matrix product of 3-D arrays: (B, N, K) x (B, K, M) -> (B, N, M), "
+        "each operand optionally transposed in its last two dims.")
+    .SetParse(ParseDot)
+    .SetInputNames({"lhs", "rhs"})
+    .SetInferShape(BatchDotInferShape)
+    .SetGradient([](const NodePtr& node, const std::vector<NodeEntry>& ograds) {
+      return DotGradientWith("_backward_batch_dot", node, ograds);
+    });
+
+Op& backward_dot_registration = RegisterBackwardOp(
+    "_backward_dot", ParseDot, {"ograd", "lhs", "rhs"}, [](const NodeAttrs&) { return 2; });
+Op& backward_batch_dot_registration = RegisterBackwardOp(
+    "_backward_batch_dot", ParseDot, {"ograd", "lhs", "rhs"}, [](const NodeAttrs&) { return 2; });
+
+}  // namespace
+}  // namespace symx

@@ -1,0 +1,169 @@
+// Array-with-scalar ops (_plus_scalar, _rminus_scalar, _power_scalar, ...) and
+// the backward ops of those whose derivative is not a forward op.
+//
+// These are what `sym + 2`, `2 - sym`, `sym ** 3` build in MXNet's Python front
+// end. The scalar travels as the `scalar` attribute; `is_int` records whether
+// Python passed an int (MXNet 1.9 writes it; it does not change the schema).
+// The "r" variants put the scalar on the left: _rminus_scalar is scalar - x.
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "graph/infer_util.h"
+#include "graph/op.h"
+#include "graph/ops/op_helpers.h"
+
+namespace symx {
+namespace {
+
+struct ScalarParam : OpParam {
+  double scalar = 1.0;
+  bool is_int = true;
+};
+
+absl::StatusOr<OpParamPtr> ParseScalar(const AttrMap& attrs) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<ScalarParam>();
+  p->scalar = r.Float("scalar", 1.0);
+  p->is_int = r.Bool("is_int", true);
+  return r.Finish(std::move(p));
+}
+
+absl::Status ScalarShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  return InferSameShape(in, out);
+}
+
+std::string GradName(const NodePtr& n) { return absl::StrCat(n->name(), "_backward"); }
+
+std::vector<NodeEntry> IdentityGradient(const NodePtr& n, const std::vector<NodeEntry>& og) {
+  if (!og[0].node) return ZeroGradient(n, og);
+  return {og[0]};
+}
+
+std::vector<NodeEntry> NegateGradient(const NodePtr& n, const std::vector<NodeEntry>& og) {
+  if (!og[0].node) return ZeroGradient(n, og);
+  return {MakeInternalEntry("negative", GradName(n), {og[0]})};
+}
+
+// x*c and x/c differentiate to the same op applied to the head gradient; the
+// forward attributes (scalar, is_int) are reused as they are.
+GradientFn SameScalarOp(std::string op) {
+  return [op](const NodePtr& n, const std::vector<NodeEntry>& og) -> std::vector<NodeEntry> {
+    if (!og[0].node) return ZeroGradient(n, og);
+    return {MakeInternalEntry(op, GradName(n), {og[0]}, n->attrs.dict)};
+  };
+}
+
+// "_backward_<op>"(ograd, v), v being the forward output or input.
+GradientFn ViaBackwardOp(std::string backward_op, bool use_output) {
+  return [backward_op, use_output](const NodePtr& n,
+                                   const std::vector<NodeEntry>& og) -> std::vector<NodeEntry> {
+    if (!og[0].node) return ZeroGradient(n, og);
+    NodeEntry value = use_output ? Out(n) : n->inputs[0];
+    return MakeBackwardNode(backward_op, n, {og[0], value});
+  };
+}
+
+SYMX_REGISTER_OP("_plus_scalar")
+    .Describe("x + scalar.")
+    .AddAlias("_PlusScalar")
+    .SetParse(ParseScalar)
+    .SetInputNames({"data"})
+    .SetInferShape(ScalarShape)
+    .SetInplace({{0, 0}})
+    .SetGradient(IdentityGradient);
+
+SYMX_REGISTER_OP("_minus_scalar")
+    .Describe("x - scalar.")
+    .AddAlias("_MinusScalar")
+    .SetParse(ParseScalar)
+    .SetInputNames({"data"})
+    .SetInferShape(ScalarShape)
+    .SetInplace({{0, 0}})
+    .SetGradient(IdentityGradient);
+
+SYMX_REGISTER_OP("_rminus_scalar")
+    .Describe("scalar - x.")
+    .AddAlias("_RMinusScalar")
+    .SetParse(ParseScalar)
+    .SetInputNames({"data"})
+    .SetInferShape(ScalarShape)
+    .SetInplace({{0, 0}})
+    .SetGradient(NegateGradient);
+
+SYMX_REGISTER_OP("_mul_scalar")
+    .Describe("x * scalar.")
+    .AddAlias("_MulScalar")
+    .SetParse(ParseScalar)
+    .SetInputNames({"data"})
+    .SetInferShape(ScalarShape)
+    .SetInplace({{0, 0}})
+    .SetGradient(SameScalarOp("_mul_scalar"));
+
+SYMX_REGISTER_OP("_div_scalar")
+    .Describe("x / scalar.")
+    .AddAlias("_DivScalar")
+    .SetParse(ParseScalar)
+    .SetInputNames({"data"})
+    .SetInferShape(ScalarShape)
+    .SetInplace({{0, 0}})
+    .SetGradient(SameScalarOp("_div_scalar"));
+
+SYMX_REGISTER_OP("_rdiv_scalar")
+    .Describe("scalar / x.")
+    .AddAlias("_RDivScalar")
+    .SetParse(ParseScalar)
+    .SetInputNames({"data"})
+    .SetInferShape(ScalarShape)
+    .SetInplace({{0, 0}})
+    .SetGradient(ViaBackwardOp("_backward_rdiv_scalar", /*use_output=*/false));
+
+SYMX_REGISTER_OP("_maximum_scalar")
+    .Describe("max(x, scalar).")
+    .AddAlias("_MaximumScalar")
+    .SetParse(ParseScalar)
+    .SetInputNames({"data"})
+    .SetInferShape(ScalarShape)
+    .SetInplace({{0, 0}})
+    .SetGradient(ViaBackwardOp("_backward_maximum_scalar", /*use_output=*/false));
+
+SYMX_REGISTER_OP("_minimum_scalar")
+    .Describe("min(x, scalar).")
+    .AddAlias("_MinimumScalar")
+    .SetParse(ParseScalar)
+    .SetInputNames({"data"})
+    .SetInferShape(ScalarShape)
+    .SetInplace({{0, 0}})
+    .SetGradient(ViaBackwardOp("_backward_minimum_scalar", /*use_output=*/false));
+
+SYMX_REGISTER_OP("_power_scalar")
+    .Describe("x ^ scalar.")
+    .AddAlias("_PowerScalar")
+    .SetParse(ParseScalar)
+    .SetInputNames({"data"})
+    .SetInferShape(ScalarShape)
+    .SetInplace({{0, 0}})
+    .SetGradient(ViaBackwardOp("_backward_power_scalar", /*use_output=*/false));
+
+// d(c^x) = ln(c) c^x dx: the forward output is all the kernel needs.
+SYMX_REGISTER_OP("_rpower_scalar")
+    .Describe("scalar ^ x.")
+    .AddAlias("_RPowerScalar")
+    .SetParse(ParseScalar)
+    .SetInputNames({"data"})
+    .SetInferShape(ScalarShape)
+    .SetInplace({{0, 0}})
+    .SetGradient(ViaBackwardOp("_backward_rpower_scalar", /*use_output=*/true));
+
+[[maybe_unused]] const bool kBackwardOpsRegistered = [] {
+  auto one = [](const NodeAttrs&) { return 1; };
+  for (const char* name : {"_backward_rdiv_scalar", "_backward_maximum_scalar",
+                           "_backward_minimum_scalar", "_backward_power_scalar"}) {
+    RegisterBackwardOp(name, ParseScalar, {"ograd", "data"}, one);
+  }
+  RegisterBackwardOp("_backward_rpower_scalar", ParseScalar, {"ograd", "output"}, one);
+  return true;
+}();
+
+}  // namespace
+}  // namespace symx

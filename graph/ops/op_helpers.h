@@ -1,0 +1,71 @@
+// Shared pieces for op schema files: building gradient nodes and registering
+// backward ops. Used only by graph/ops/*.cc.
+//
+// Conventions (see docs/architecture.md, "Gradients"):
+// - A gradient function returns one entry per forward input; an empty entry
+//   (node == nullptr) means "zero" and is pruned by the gradient pass.
+// - Gradients are built from forward ops where that is cheap and exact
+//   (d(x*y) = (g*y, g*x)), else from a backward op "_backward_<Op>".
+// - A backward op node copies the forward node's attributes, has the forward
+//   node as control_deps[0], and output i is the gradient of forward input i
+//   (same shape and dtype; the inference passes take them from the forward
+//   node). Only non-aux inputs get outputs.
+#ifndef SYMX_GRAPH_OPS_OP_HELPERS_H_
+#define SYMX_GRAPH_OPS_OP_HELPERS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "graph/node.h"
+#include "graph/op.h"
+
+namespace symx {
+
+// Creates an internal node (gradient construction). Input counts and attributes
+// are fixed by the calling code, so a failure is a bug and aborts with a message.
+NodePtr MakeInternalNode(absl::string_view op_name, std::string name,
+                         std::vector<NodeEntry> inputs, AttrMap attrs = {},
+                         std::vector<NodePtr> control_deps = {});
+
+// Output 0 of a new internal node.
+NodeEntry MakeInternalEntry(absl::string_view op_name, std::string name,
+                            std::vector<NodeEntry> inputs, AttrMap attrs = {});
+
+// A node of backward op `op_name` for forward node `fwd`, named
+// "<fwd>_backward", with fwd's attributes and control dependency. Returns an
+// entry for each of its outputs.
+std::vector<NodeEntry> MakeBackwardNode(absl::string_view op_name, const NodePtr& fwd,
+                                        std::vector<NodeEntry> inputs);
+
+// zeros_like(entry), named after `name_hint`.
+NodeEntry MakeZerosLike(const NodeEntry& entry, const std::string& name_hint);
+
+// `out_grads` with each empty entry replaced by zeros_like(node output i), for
+// backward ops that need every output gradient.
+std::vector<NodeEntry> FillZeroGrads(const NodePtr& node, const std::vector<NodeEntry>& out_grads);
+
+// Entry `index` of `node` (version 0).
+inline NodeEntry Out(const NodePtr& node, uint32_t index = 0) { return NodeEntry{node, index, 0}; }
+
+// Registers backward op `name` with the given inputs and `num_grads(attrs)`
+// outputs "grad0", "grad1", ...; output i pairs with forward input i. The parse
+// function is the forward op's, since the attributes are the forward node's.
+Op& RegisterBackwardOp(const std::string& name, ParseFn parse,
+                       std::vector<std::string> input_names,
+                       std::function<int(const NodeAttrs&)> num_grads);
+
+// Same, for a backward op whose inputs depend on the attributes.
+Op& RegisterBackwardOp(const std::string& name, ParseFn parse, NamesFn input_names,
+                       std::function<int(const NodeAttrs&)> num_grads);
+
+// Gradient helpers for common cases.
+// Every input receives the output gradient unchanged (identity, +, ElementWiseSum).
+std::vector<NodeEntry> PassThroughGradient(const NodePtr& node,
+                                           const std::vector<NodeEntry>& out_grads);
+// Every input's gradient is zero (BlockGrad, zeros_like, comparison ops).
+std::vector<NodeEntry> ZeroGradient(const NodePtr& node, const std::vector<NodeEntry>& out_grads);
+
+}  // namespace symx
+
+#endif  // SYMX_GRAPH_OPS_OP_HELPERS_H_

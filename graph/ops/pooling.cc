@@ -1,0 +1,149 @@
+// Registers Pooling (max/avg/sum/lp over 1-D, 2-D and 3-D windows, channel-first data, plus
+// global pooling) and _backward_Pooling.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/numeric/int128.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "graph/infer_util.h"
+#include "graph/op.h"
+#include "graph/ops/op_helpers.h"
+#include "graph/ops/window.h"
+#include "graph/param.h"
+#include "graph/shape.h"
+
+namespace symx {
+
+
+namespace {
+
+struct PoolParam : OpParam {
+  std::vector<int64_t> kernel, stride, pad;  // kernel may be empty with global_pool
+  std::string pool_type;
+  bool global_pool = false;
+  std::string convention;
+  std::optional<int64_t> p_value;
+  std::optional<bool> count_include_pad;
+  bool cudnn_off = false;
+  std::string layout;
+};
+
+absl::StatusOr<OpParamPtr> ParsePooling(const AttrMap& attrs) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<PoolParam>();
+  p->global_pool = r.Bool("global_pool", false);
+  // Global pooling ignores the window, so MXNet lets it be omitted.
+  p->kernel = nn_internal::ReadKernel(&r, /*required=*/!p->global_pool);
+  const size_t n = p->kernel.size();
+  p->pool_type = r.Enum("pool_type", {"max", "avg", "sum", "lp"}, "max");
+  p->convention = r.Enum("pooling_convention", {"valid", "full", "same"}, "valid");
+  if (n > 0) {
+    p->stride = nn_internal::ReadWindowTuple(&r, "stride", n, 1, 1);
+    p->pad = nn_internal::ReadWindowTuple(&r, "pad", n, 0, 0);
+  } else {
+    // Without a kernel there is nothing to check them against; they only need to parse.
+    r.Tuple("stride", {});
+    r.Tuple("pad", {});
+  }
+  p->p_value = r.OptionalInt("p_value");
+  if (p->pool_type == "lp" && !p->p_value) {
+    r.Fail("p_value", "required when pool_type is lp");
+  } else if (p->p_value && *p->p_value < 1) {
+    r.Fail("p_value", "must be >= 1");
+  }
+  if (r.String("count_include_pad", "None") != "None") {
+    p->count_include_pad = r.Bool("count_include_pad", true);
+  }
+  p->cudnn_off = r.Bool("cudnn_off", false);
+  p->layout = nn_internal::ReadLayout(&r, n);
+  if (p->convention == "same" && !p->global_pool) {
+    if (n > 1) r.Fail("pooling_convention", "'same' supports only 1-D pooling");
+    for (int64_t x : p->pad) {
+      if (x != 0) r.Fail("pad", "must be 0 with pooling_convention 'same'");
+    }
+  }
+  return r.Finish(std::move(p));
+}
+
+absl::Status PoolingInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                               std::vector<Shape>* out) {
+  const PoolParam& p = Param<PoolParam>(attrs);
+  const int n = static_cast<int>(p.kernel.size());
+  // Global pooling accepts any 1-D to 3-D data unless the layout pins the rank.
+  int nd = 0;
+  if (!p.global_pool) {
+    nd = n + 2;
+  } else if (nn_internal::LayoutSpatialDims(p.layout) > 0) {
+    nd = nn_internal::LayoutSpatialDims(p.layout) + 2;
+  }
+  const std::pair<const Shape*, const char*> slots[] = {{&(*in)[0], "input data"},
+                                                        {&(*out)[0], "output"}};
+  for (const auto& [shape, what] : slots) {
+    if (nd > 0) {
+      SYMX_RETURN_IF_ERROR(nn_internal::CheckWindowInputNdim(*shape, nd, what));
+    } else if (shape->ndim_known() && (shape->ndim() < 3 || shape->ndim() > 5)) {
+      return ShapeError(what, *shape, "3 to 5 dims (batch, channel, spatial...)");
+    }
+  }
+  if (!(*in)[0].ndim_known() && !(*out)[0].ndim_known()) return absl::OkStatus();
+  const int ndim = (*in)[0].ndim_known() ? (*in)[0].ndim() : (*out)[0].ndim();
+
+  // Batch and channels pass through unchanged in both directions. Only unknown data dims
+  // are filled, so that a conflict is reported on the output.
+  Shape from_back = (*in)[0].ndim_known() ? (*in)[0] : Shape::UnknownDims(ndim);
+  if ((*out)[0].ndim() == ndim) {
+    for (int d : {0, 1}) {
+      if (from_back[d] == kUnknownDim) from_back[d] = (*out)[0][d];
+    }
+  }
+  SYMX_RETURN_IF_ERROR(AssignShape(in, 0, from_back, "input data"));
+  const Shape data = (*in)[0];
+
+  Shape result = Shape::UnknownDims(ndim);
+  result[0] = data[0];
+  result[1] = data[1];
+  for (int i = 0; i + 2 < ndim; ++i) {
+    if (p.global_pool) {
+      result[2 + i] = 1;
+      continue;
+    }
+    int64_t x = data[2 + i];
+    if (x == kUnknownDim) continue;
+    if (x < 0) return ShapeError("input data", data, "non-negative dims");
+    absl::StatusOr<int64_t> size = nn_internal::SlidingWindowOutput(
+        x, p.kernel[i], p.pad[i], p.stride[i], p.convention == "full", i, data, "Pooling");
+    if (!size.ok()) return size.status();
+    if (p.convention == "same") {
+      // The output covers the input with ceil(x / stride) windows (pad is 0 here).
+      *size = static_cast<int64_t>((absl::int128(x) + p.stride[i] - 1) / p.stride[i]);
+    }
+    result[2 + i] = *size;
+  }
+  return AssignShape(out, 0, result, "output");
+}
+
+std::vector<NodeEntry> PoolingGradient(const NodePtr& node, const std::vector<NodeEntry>& ograds) {
+  if (!ograds[0].node) return std::vector<NodeEntry>(node->inputs.size());
+  return MakeBackwardNode("_backward_Pooling", node, {ograds[0], node->inputs[0], Out(node)});
+}
+
+SYMX_REGISTER_OP("Pooling")
+    .Describe(
+        "Max, average, sum or Lp pooling over the spatial dims of (batch, channel, "
+        "spatial...) data; global_pool pools each whole feature map to size 1.")
+    .SetParse(ParsePooling)
+    .SetInferShape(PoolingInferShape)
+    .SetGradient(PoolingGradient);
+
+Op& backward_pooling_registration =
+    RegisterBackwardOp("_backward_Pooling", ParsePooling, {"ograd", "data", "output"},
+                       [](const NodeAttrs&) { return 1; });
+
+}  // namespace
+}  // namespace symx

@@ -1,0 +1,86 @@
+// Typed op parameters parsed from string attributes.
+//
+// An op's parse function builds its param struct with a ParamReader, which
+// remembers the first error and every key it was asked for, so that Finish() can
+// reject unknown keys. Messages name the key and the value; the caller (node
+// creation) adds the node and op. Hidden "__k__" keys are never parameters.
+//
+//   absl::StatusOr<OpParamPtr> ParseFC(const AttrMap& attrs) {
+//     ParamReader r(attrs);
+//     auto p = std::make_shared<FCParam>();
+//     p->num_hidden = r.Int("num_hidden");
+//     p->no_bias = r.Bool("no_bias", false);
+//     return r.Finish(std::move(p));
+//   }
+#ifndef SYMX_GRAPH_PARAM_H_
+#define SYMX_GRAPH_PARAM_H_
+
+#include "absl/strings/string_view.h"
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "graph/attrs.h"
+#include "graph/dtype.h"
+
+namespace symx {
+
+// Base of every op's parameter struct. Immutable once parsed.
+struct OpParam {
+  virtual ~OpParam() = default;
+};
+using OpParamPtr = std::shared_ptr<const OpParam>;
+
+class ParamReader {
+ public:
+  explicit ParamReader(const AttrMap& attrs) : attrs_(attrs) {}
+
+  // Required values (an error if absent) and values with a default.
+  int64_t Int(absl::string_view key);
+  int64_t Int(absl::string_view key, int64_t def);
+  // "None" or absent -> nullopt.
+  std::optional<int64_t> OptionalInt(absl::string_view key);
+  double Float(absl::string_view key);
+  double Float(absl::string_view key, double def);
+  std::optional<double> OptionalFloat(absl::string_view key);
+  bool Bool(absl::string_view key, bool def);
+  std::string String(absl::string_view key, absl::string_view def);
+  // One of `choices`.
+  std::string Enum(absl::string_view key, const std::vector<std::string>& choices);
+  std::string Enum(absl::string_view key, const std::vector<std::string>& choices,
+                   absl::string_view def);
+  // "(3, 3)", "[3,3]", "3". Absent -> def.
+  std::vector<int64_t> Tuple(absl::string_view key);
+  std::vector<int64_t> Tuple(absl::string_view key, const std::vector<int64_t>& def);
+  // "None" or absent -> nullopt.
+  std::optional<std::vector<int64_t>> OptionalTuple(absl::string_view key);
+  DType Dtype(absl::string_view key);
+  std::optional<DType> OptionalDtype(absl::string_view key);
+
+  // Adds an error (e.g. a range check) about `key`.
+  void Fail(absl::string_view key, absl::string_view why);
+
+  // Rejects unknown (non-hidden) keys and returns the first error, or `param`.
+  absl::StatusOr<OpParamPtr> Finish(OpParamPtr param);
+
+ private:
+  const std::string* Lookup(absl::string_view key, bool required);
+  void Bad(absl::string_view key, const std::string& value, absl::string_view expected);
+
+  const AttrMap& attrs_;
+  std::set<std::string, std::less<>> known_;
+  absl::Status error_;
+};
+
+// Parse function for ops without parameters: any non-hidden key is an error.
+absl::StatusOr<OpParamPtr> ParseNoParams(const AttrMap& attrs);
+
+}  // namespace symx
+
+#endif  // SYMX_GRAPH_PARAM_H_
