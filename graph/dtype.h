@@ -5,6 +5,7 @@
 
 #include "absl/strings/string_view.h"
 #include <cstddef>
+#include <ostream>
 #include <string>
 
 
@@ -38,6 +39,8 @@ bool IsValidTypeFlag(int flag);
 // Accepts a name ("float32", "int64", "bool", numpy-style "float" = float32) or a
 // type flag written as a number ("0"). Errors name the text.
 absl::StatusOr<DType> ParseDType(absl::string_view text);
+
+inline std::ostream& operator<<(std::ostream& os, DType t) { return os << DTypeName(t); }
 
 }  // namespace symx
 

@@ -10,6 +10,7 @@
 #include "absl/strings/string_view.h"
 #include <cstdint>
 #include <initializer_list>
+#include <ostream>
 #include <string>
 
 #include <vector>
@@ -59,6 +60,9 @@ class Shape {
   bool known_ = false;
   std::vector<int64_t> dims_;
 };
+
+// Prints ToString() (also what gtest shows for a Shape).
+inline std::ostream& operator<<(std::ostream& os, const Shape& s) { return os << s.ToString(); }
 
 // Parses "(2, 3)", "(2,)", "[2,3]", "2,3", "2", "()" into integers (no unknown
 // handling; callers decide what 0 or -1 mean). Errors name the text.

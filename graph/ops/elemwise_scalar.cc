@@ -54,16 +54,6 @@ GradientFn SameScalarOp(std::string op) {
   };
 }
 
-// "_backward_<op>"(ograd, v), v being the forward output or input.
-GradientFn ViaBackwardOp(std::string backward_op, bool use_output) {
-  return [backward_op, use_output](const NodePtr& n,
-                                   const std::vector<NodeEntry>& og) -> std::vector<NodeEntry> {
-    if (!og[0].node) return ZeroGradient(n, og);
-    NodeEntry value = use_output ? Out(n) : n->inputs[0];
-    return MakeBackwardNode(backward_op, n, {og[0], value});
-  };
-}
-
 SYMX_REGISTER_OP("_plus_scalar")
     .Describe("x + scalar.")
     .AddAlias("_PlusScalar")
@@ -116,7 +106,7 @@ SYMX_REGISTER_OP("_rdiv_scalar")
     .SetInputNames({"data"})
     .SetInferShape(ScalarShape)
     .SetInplace({{0, 0}})
-    .SetGradient(ViaBackwardOp("_backward_rdiv_scalar", /*use_output=*/false));
+    .SetGradient(UnaryBackwardGradient("_backward_rdiv_scalar", /*use_output=*/false));
 
 SYMX_REGISTER_OP("_maximum_scalar")
     .Describe("max(x, scalar).")
@@ -125,7 +115,7 @@ SYMX_REGISTER_OP("_maximum_scalar")
     .SetInputNames({"data"})
     .SetInferShape(ScalarShape)
     .SetInplace({{0, 0}})
-    .SetGradient(ViaBackwardOp("_backward_maximum_scalar", /*use_output=*/false));
+    .SetGradient(UnaryBackwardGradient("_backward_maximum_scalar", /*use_output=*/false));
 
 SYMX_REGISTER_OP("_minimum_scalar")
     .Describe("min(x, scalar).")
@@ -134,7 +124,7 @@ SYMX_REGISTER_OP("_minimum_scalar")
     .SetInputNames({"data"})
     .SetInferShape(ScalarShape)
     .SetInplace({{0, 0}})
-    .SetGradient(ViaBackwardOp("_backward_minimum_scalar", /*use_output=*/false));
+    .SetGradient(UnaryBackwardGradient("_backward_minimum_scalar", /*use_output=*/false));
 
 SYMX_REGISTER_OP("_power_scalar")
     .Describe("x ^ scalar.")
@@ -143,7 +133,7 @@ SYMX_REGISTER_OP("_power_scalar")
     .SetInputNames({"data"})
     .SetInferShape(ScalarShape)
     .SetInplace({{0, 0}})
-    .SetGradient(ViaBackwardOp("_backward_power_scalar", /*use_output=*/false));
+    .SetGradient(UnaryBackwardGradient("_backward_power_scalar", /*use_output=*/false));
 
 // d(c^x) = ln(c) c^x dx: the forward output is all the kernel needs.
 SYMX_REGISTER_OP("_rpower_scalar")
@@ -153,7 +143,7 @@ SYMX_REGISTER_OP("_rpower_scalar")
     .SetInputNames({"data"})
     .SetInferShape(ScalarShape)
     .SetInplace({{0, 0}})
-    .SetGradient(ViaBackwardOp("_backward_rpower_scalar", /*use_output=*/true));
+    .SetGradient(UnaryBackwardGradient("_backward_rpower_scalar", /*use_output=*/true));
 
 [[maybe_unused]] const bool kBackwardOpsRegistered = [] {
   auto one = [](const NodeAttrs&) { return 1; };

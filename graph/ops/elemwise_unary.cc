@@ -23,17 +23,6 @@ absl::Status UnaryShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vec
 
 std::string GradName(const NodePtr& n) { return absl::StrCat(n->name(), "_backward"); }
 
-// Gradient through "_backward_<op>"(ograd, v) where v is the forward output
-// (`use_output`) or the forward input.
-GradientFn ViaBackwardOp(std::string backward_op, bool use_output) {
-  return [backward_op, use_output](const NodePtr& n,
-                                   const std::vector<NodeEntry>& og) -> std::vector<NodeEntry> {
-    if (!og[0].node) return ZeroGradient(n, og);
-    NodeEntry value = use_output ? Out(n) : n->inputs[0];
-    return MakeBackwardNode(backward_op, n, {og[0], value});
-  };
-}
-
 // d exp(x) = exp(x) dx: reuse the forward output.
 std::vector<NodeEntry> ExpGradient(const NodePtr& n, const std::vector<NodeEntry>& og) {
   if (!og[0].node) return ZeroGradient(n, og);
@@ -79,42 +68,42 @@ SYMX_REGISTER_OP("sqrt")
     .SetInputNames({"data"})
     .SetInferShape(UnaryShape)
     .SetInplace({{0, 0}})
-    .SetGradient(ViaBackwardOp("_backward_sqrt", /*use_output=*/true));
+    .SetGradient(UnaryBackwardGradient("_backward_sqrt", /*use_output=*/true));
 
 SYMX_REGISTER_OP("square")
     .Describe("Elementwise x^2.")
     .SetInputNames({"data"})
     .SetInferShape(UnaryShape)
     .SetInplace({{0, 0}})
-    .SetGradient(ViaBackwardOp("_backward_square", /*use_output=*/false));
+    .SetGradient(UnaryBackwardGradient("_backward_square", /*use_output=*/false));
 
 SYMX_REGISTER_OP("abs")
     .Describe("Elementwise absolute value.")
     .SetInputNames({"data"})
     .SetInferShape(UnaryShape)
     .SetInplace({{0, 0}})
-    .SetGradient(ViaBackwardOp("_backward_abs", /*use_output=*/false));
+    .SetGradient(UnaryBackwardGradient("_backward_abs", /*use_output=*/false));
 
 SYMX_REGISTER_OP("relu")
     .Describe("Elementwise max(x, 0).")
     .SetInputNames({"data"})
     .SetInferShape(UnaryShape)
     .SetInplace({{0, 0}})
-    .SetGradient(ViaBackwardOp("_backward_relu", /*use_output=*/true));
+    .SetGradient(UnaryBackwardGradient("_backward_relu", /*use_output=*/true));
 
 SYMX_REGISTER_OP("sigmoid")
     .Describe("Elementwise logistic function 1 / (1 + e^-x).")
     .SetInputNames({"data"})
     .SetInferShape(UnaryShape)
     .SetInplace({{0, 0}})
-    .SetGradient(ViaBackwardOp("_backward_sigmoid", /*use_output=*/true));
+    .SetGradient(UnaryBackwardGradient("_backward_sigmoid", /*use_output=*/true));
 
 SYMX_REGISTER_OP("tanh")
     .Describe("Elementwise hyperbolic tangent.")
     .SetInputNames({"data"})
     .SetInferShape(UnaryShape)
     .SetInplace({{0, 0}})
-    .SetGradient(ViaBackwardOp("_backward_tanh", /*use_output=*/true));
+    .SetGradient(UnaryBackwardGradient("_backward_tanh", /*use_output=*/true));
 
 // The derivatives of sqrt, relu, sigmoid and tanh are functions of the output;
 // those of square and abs need the input.

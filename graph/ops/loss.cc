@@ -234,47 +234,28 @@ static Op& symx_backward_softmax_output_registration =
     RegisterBackwardOp("_backward_SoftmaxOutput", ParseSoftmaxOutput, {"output", "label"}, TwoGrads)
         .Describe("Gradient of SoftmaxOutput: (output - label) scaled; the label's is zero.");
 
-SYMX_REGISTER_OP("LinearRegressionOutput")
-    .Describe("Identity whose backward is the squared-error gradient against `label`.")
-    .SetParse(ParseRegression)
-    .SetInputNames({"data", "label"})
-    .SetInferShape(InferRegression)
-    .SetInplace({{0, 0}})
-    .SetLoss()
-    .SetGradient(LossGradient);
+// The three regression heads differ only in their backward kernels.
+bool RegisterRegressionOutput(const std::string& name, const std::string& forward,
+                              const std::string& loss) {
+  OpRegistry::Global()
+      .Register(name)
+      .Describe(absl::StrCat(forward, " whose backward is the ", loss,
+                             " gradient against `label`."))
+      .SetParse(ParseRegression)
+      .SetInputNames({"data", "label"})
+      .SetInferShape(InferRegression)
+      .SetInplace({{0, 0}})
+      .SetLoss()
+      .SetGradient(LossGradient);
+  RegisterBackwardOp("_backward_" + name, ParseRegression, {"output", "label"}, TwoGrads)
+      .Describe(absl::StrCat("Gradient of ", name, "; the label's is zero."));
+  return true;
+}
 
-static Op& symx_backward_linear_regression_registration =
-    RegisterBackwardOp("_backward_LinearRegressionOutput", ParseRegression, {"output", "label"},
-                       TwoGrads)
-        .Describe("Gradient of LinearRegressionOutput; the label's is zero.");
-
-SYMX_REGISTER_OP("LogisticRegressionOutput")
-    .Describe("Sigmoid whose backward is the log-loss gradient against `label`.")
-    .SetParse(ParseRegression)
-    .SetInputNames({"data", "label"})
-    .SetInferShape(InferRegression)
-    .SetInplace({{0, 0}})
-    .SetLoss()
-    .SetGradient(LossGradient);
-
-static Op& symx_backward_logistic_regression_registration =
-    RegisterBackwardOp("_backward_LogisticRegressionOutput", ParseRegression, {"output", "label"},
-                       TwoGrads)
-        .Describe("Gradient of LogisticRegressionOutput; the label's is zero.");
-
-SYMX_REGISTER_OP("MAERegressionOutput")
-    .Describe("Identity whose backward is the absolute-error gradient against `label`.")
-    .SetParse(ParseRegression)
-    .SetInputNames({"data", "label"})
-    .SetInferShape(InferRegression)
-    .SetInplace({{0, 0}})
-    .SetLoss()
-    .SetGradient(LossGradient);
-
-static Op& symx_backward_mae_regression_registration =
-    RegisterBackwardOp("_backward_MAERegressionOutput", ParseRegression, {"output", "label"},
-                       TwoGrads)
-        .Describe("Gradient of MAERegressionOutput; the label's is zero.");
+static const bool symx_regression_outputs_registered =
+    RegisterRegressionOutput("LinearRegressionOutput", "Identity", "squared-error") &&
+    RegisterRegressionOutput("LogisticRegressionOutput", "Sigmoid", "log-loss") &&
+    RegisterRegressionOutput("MAERegressionOutput", "Identity", "absolute-error");
 
 SYMX_REGISTER_OP("MakeLoss")
     .Describe("Identity that marks its input as a loss: the backward starts from grad_scale.")

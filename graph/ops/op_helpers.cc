@@ -82,6 +82,15 @@ std::vector<NodeEntry> PassThroughGradient(const NodePtr& node,
   return std::vector<NodeEntry>(node->inputs.size(), out_grads[0]);
 }
 
+GradientFn UnaryBackwardGradient(std::string backward_op, bool use_output) {
+  return [backward_op, use_output](const NodePtr& n,
+                                   const std::vector<NodeEntry>& og) -> std::vector<NodeEntry> {
+    if (!og[0].node) return ZeroGradient(n, og);
+    NodeEntry value = use_output ? Out(n) : n->inputs[0];
+    return MakeBackwardNode(backward_op, n, {og[0], value});
+  };
+}
+
 std::vector<NodeEntry> ZeroGradient(const NodePtr& node, const std::vector<NodeEntry>& out_grads) {
   return std::vector<NodeEntry>(node->inputs.size());
 }

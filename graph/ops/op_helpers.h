@@ -63,6 +63,9 @@ Op& RegisterBackwardOp(const std::string& name, ParseFn parse, NamesFn input_nam
 // Every input receives the output gradient unchanged (identity, +, ElementWiseSum).
 std::vector<NodeEntry> PassThroughGradient(const NodePtr& node,
                                            const std::vector<NodeEntry>& out_grads);
+// For one-input ops: "<backward_op>"(ograd, v), v being the forward output
+// (`use_output`) or the forward input; zero when the output gradient is zero.
+GradientFn UnaryBackwardGradient(std::string backward_op, bool use_output);
 // Every input's gradient is zero (BlockGrad, zeros_like, comparison ops).
 std::vector<NodeEntry> ZeroGradient(const NodePtr& node, const std::vector<NodeEntry>& out_grads);
 

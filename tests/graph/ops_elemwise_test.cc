@@ -17,8 +17,6 @@
 namespace symx {
 
 // Readable gtest failure output.
-static void PrintTo(const Shape& s, std::ostream* os) { *os << s.ToString(); }
-static void PrintTo(DType t, std::ostream* os) { *os << DTypeName(t); }
 
 namespace {
 

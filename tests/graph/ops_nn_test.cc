@@ -17,7 +17,6 @@
 
 namespace symx {
 
-void PrintTo(const Shape& s, std::ostream* os) { *os << s.ToString(); }
 
 namespace {
 

@@ -14,7 +14,6 @@
 namespace symx {
 
 // Readable shapes in failure messages (found by gtest through ADL).
-void PrintTo(const Shape& s, std::ostream* os) { *os << s.ToString(); }
 
 namespace {
 
