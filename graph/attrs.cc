@@ -11,8 +11,8 @@
 namespace symx {
 
 const std::vector<std::string>& HiddenKeys() {
-  static const auto* keys = new std::vector<std::string>{
-      "ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage"};
+  static const auto* keys = new std::vector<std::string>{"ctx_group", "lr_mult", "wd_mult",
+                                                         "force_mirroring", "mirror_stage"};
   return *keys;
 }
 

@@ -6,12 +6,12 @@
 #ifndef SYMX_GRAPH_ATTRS_H_
 #define SYMX_GRAPH_ATTRS_H_
 
-#include "absl/strings/string_view.h"
 #include <cstdint>
 #include <map>
 #include <string>
-
 #include <vector>
+
+#include "absl/strings/string_view.h"
 
 namespace symx {
 
@@ -30,15 +30,15 @@ std::string NormalizeAttrKey(absl::string_view key);
 // {3, 3} -> "(3, 3)". Lets C++ callers pass typed values.
 class AttrValue {
  public:
-  AttrValue(const char* s) : text_(s) {}                 // NOLINT: implicit by design
-  AttrValue(std::string s) : text_(std::move(s)) {}      // NOLINT
-  AttrValue(absl::string_view s) : text_(s) {}            // NOLINT
-  AttrValue(int v) : text_(std::to_string(v)) {}         // NOLINT
-  AttrValue(int64_t v) : text_(std::to_string(v)) {}     // NOLINT
-  AttrValue(bool v) : text_(v ? "True" : "False") {}     // NOLINT
-  AttrValue(double v);                                   // NOLINT
-  AttrValue(std::initializer_list<int64_t> tuple);       // NOLINT
-  AttrValue(const std::vector<int64_t>& tuple);          // NOLINT
+  AttrValue(const char* s) : text_(s) {}              // NOLINT: implicit by design
+  AttrValue(std::string s) : text_(std::move(s)) {}   // NOLINT
+  AttrValue(absl::string_view s) : text_(s) {}        // NOLINT
+  AttrValue(int v) : text_(std::to_string(v)) {}      // NOLINT
+  AttrValue(int64_t v) : text_(std::to_string(v)) {}  // NOLINT
+  AttrValue(bool v) : text_(v ? "True" : "False") {}  // NOLINT
+  AttrValue(double v);                                // NOLINT
+  AttrValue(std::initializer_list<int64_t> tuple);    // NOLINT
+  AttrValue(const std::vector<int64_t>& tuple);       // NOLINT
   const std::string& str() const { return text_; }
 
  private:

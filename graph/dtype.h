@@ -3,13 +3,12 @@
 #ifndef SYMX_GRAPH_DTYPE_H_
 #define SYMX_GRAPH_DTYPE_H_
 
-#include "absl/strings/string_view.h"
 #include <cstddef>
 #include <ostream>
 #include <string>
 
-
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace symx {
 

@@ -8,13 +8,13 @@
 #ifndef SYMX_GRAPH_ERROR_H_
 #define SYMX_GRAPH_ERROR_H_
 
-#include "absl/strings/string_view.h"
 #include <stdexcept>
 #include <string>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace symx {
 
@@ -44,10 +44,10 @@ absl::Status Annotate(const absl::Status& status, absl::string_view context);
 }  // namespace symx
 
 // Returns early from the enclosing function when `expr` (an absl::Status) fails.
-#define SYMX_RETURN_IF_ERROR(expr)                 \
-  do {                                             \
-    ::absl::Status symx_status_ = (expr);          \
-    if (!symx_status_.ok()) return symx_status_;   \
+#define SYMX_RETURN_IF_ERROR(expr)               \
+  do {                                           \
+    ::absl::Status symx_status_ = (expr);        \
+    if (!symx_status_.ok()) return symx_status_; \
   } while (0)
 
 #define SYMX_CONCAT_INNER_(a, b) a##b

@@ -13,7 +13,8 @@ namespace {
 
 absl::StatusOr<NodeEntry> MakeEntry(absl::string_view op, std::string name,
                                     std::vector<NodeEntry> inputs, AttrMap attrs = {}) {
-  absl::StatusOr<NodePtr> node = MakeOpNode(op, std::move(name), std::move(attrs), std::move(inputs));
+  absl::StatusOr<NodePtr> node =
+      MakeOpNode(op, std::move(name), std::move(attrs), std::move(inputs));
   if (!node.ok()) return node.status();
   return NodeEntry{*node, 0, 0};
 }
@@ -55,7 +56,8 @@ absl::StatusOr<std::vector<NodeEntry>> Gradient(const std::vector<NodeEntry>& ys
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
     const Node& node = *g[nid].node;
     if (node.is_variable() || node.op()->non_differentiable()) continue;
-    for (const IndexedGraph::Entry& e : g[nid].inputs) needed[nid] = needed[nid] || needed[e.node_id];
+    for (const IndexedGraph::Entry& e : g[nid].inputs)
+      needed[nid] = needed[nid] || needed[e.node_id];
   }
 
   // Gradient contributions per entry id.
@@ -80,14 +82,14 @@ absl::StatusOr<std::vector<NodeEntry>> Gradient(const std::vector<NodeEntry>& ys
     // Only a loss computes a gradient from nothing; elsewhere zero in, zero out.
     if (!any && !op->is_loss()) continue;
     if (!op->gradient()) {
-      return absl::UnimplementedError(absl::StrCat("operator '", node->name(), "' (",
-                                                   op->name(), ") has no gradient"));
+      return absl::UnimplementedError(
+          absl::StrCat("operator '", node->name(), "' (", op->name(), ") has no gradient"));
     }
     std::vector<NodeEntry> in_grads = op->gradient()(node, out_grads);
     if (in_grads.size() != node->inputs.size()) {
       return absl::InternalError(absl::StrCat("gradient of ", op->name(), " returned ",
-                                              in_grads.size(), " entries for ",
-                                              node->inputs.size(), " inputs"));
+                                              in_grads.size(), " entries for ", node->inputs.size(),
+                                              " inputs"));
     }
     for (size_t i = 0; i < in_grads.size(); ++i) {
       const IndexedGraph::Entry& in = g[nid].inputs[i];

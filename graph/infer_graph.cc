@@ -33,9 +33,9 @@ absl::Status WriteBack(std::vector<T>* table, uint32_t entry, const T& value, co
                        const std::string& what) {
   T merged = (*table)[entry];
   if (!Merge(&merged, value)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(Where(node), ": inconsistent ", what, ", Provided = ",
-                     Describe((*table)[entry]), ", inferred = ", Describe(value)));
+    return absl::InvalidArgumentError(absl::StrCat(Where(node), ": inconsistent ", what,
+                                                   ", Provided = ", Describe((*table)[entry]),
+                                                   ", inferred = ", Describe(value)));
   }
   (*table)[entry] = merged;
   return absl::OkStatus();
@@ -58,9 +58,9 @@ absl::Status InferNode(const IndexedGraph& g, uint32_t nid, std::vector<T>* tabl
     for (size_t i = 0; i < out.size() && i < fwd.inputs.size(); ++i) {
       uint32_t fwd_entry = g.entry_id(fwd.inputs[i]);
       if (!Merge(&out[i], (*table)[fwd_entry])) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            Where(node), ": gradient ", i, " is ", Describe(out[i]), " but forward input is ",
-            Describe((*table)[fwd_entry])));
+        return absl::InvalidArgumentError(absl::StrCat(Where(node), ": gradient ", i, " is ",
+                                                       Describe(out[i]), " but forward input is ",
+                                                       Describe((*table)[fwd_entry])));
       }
       SYMX_RETURN_IF_ERROR(WriteBack(table, fwd_entry, out[i], node, "forward input"));
     }
@@ -74,8 +74,8 @@ absl::Status InferNode(const IndexedGraph& g, uint32_t nid, std::vector<T>* tabl
         WriteBack(table, g.entry_id(info.inputs[i]), in[i], node, absl::StrCat("input ", i)));
   }
   for (size_t i = 0; i < out.size(); ++i) {
-    SYMX_RETURN_IF_ERROR(WriteBack(table, g.entry_id(nid, static_cast<uint32_t>(i)), out[i],
-                                   node, absl::StrCat("output ", i)));
+    SYMX_RETURN_IF_ERROR(WriteBack(table, g.entry_id(nid, static_cast<uint32_t>(i)), out[i], node,
+                                   absl::StrCat("output ", i)));
   }
   return absl::OkStatus();
 }
@@ -125,7 +125,8 @@ absl::StatusOr<ShapeTable> InitialShapes(const IndexedGraph& graph) {
     if (it == node.attrs.dict.end()) continue;
     absl::StatusOr<std::vector<int64_t>> dims = ParseIntTuple(it->second);
     if (!dims.ok()) {
-      return Annotate(dims.status(), absl::StrCat("variable '", node.name(), "' attribute __shape__"));
+      return Annotate(dims.status(),
+                      absl::StrCat("variable '", node.name(), "' attribute __shape__"));
     }
     table[graph.entry_id(nid, 0)] = Shape::FromLegacy(*dims);
   }

@@ -42,9 +42,9 @@ absl::Status InferSameShape(std::vector<Shape>* in, std::vector<Shape>* out) {
   auto merge_all = [&](std::vector<Shape>* v, const char* kind) -> absl::Status {
     for (size_t i = 0; i < v->size(); ++i) {
       if (!MergeShape(&merged, (*v)[i])) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("Shape inconsistent for ", kind, " ", i, ", Provided = ",
-                         (*v)[i].ToString(), ", inferred shape = ", merged.ToString()));
+        return absl::InvalidArgumentError(absl::StrCat("Shape inconsistent for ", kind, " ", i,
+                                                       ", Provided = ", (*v)[i].ToString(),
+                                                       ", inferred shape = ", merged.ToString()));
       }
     }
     return absl::OkStatus();
@@ -59,8 +59,8 @@ absl::Status InferSameShape(std::vector<Shape>* in, std::vector<Shape>* out) {
 
 absl::Status NormalizeAxis(int64_t axis, int ndim, absl::string_view what, int* out) {
   if (axis < -ndim || axis >= ndim) {
-    return absl::InvalidArgumentError(absl::StrCat(what, " ", axis, " is out of range for ",
-                                                   ndim, " dimensions"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " ", axis, " is out of range for ", ndim, " dimensions"));
   }
   *out = static_cast<int>(axis < 0 ? axis + ndim : axis);
   return absl::OkStatus();

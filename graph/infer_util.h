@@ -6,11 +6,10 @@
 #ifndef SYMX_GRAPH_INFER_UTIL_H_
 #define SYMX_GRAPH_INFER_UTIL_H_
 
-#include "absl/strings/string_view.h"
-
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "graph/dtype.h"
 #include "graph/shape.h"
 

@@ -22,8 +22,8 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr int kLegacyVersion = 800;       // files without a version are 0.8.0
-constexpr int kAuxUpgradeVersion = 900;   // before 0.9.0: aux inputs may be missing
+constexpr int kLegacyVersion = 800;      // files without a version are 0.8.0
+constexpr int kAuxUpgradeVersion = 900;  // before 0.9.0: aux inputs may be missing
 constexpr int kVarAttrUpgradeVersion = 904;
 
 absl::Status Bad(const std::string& where, const std::string& what) {
@@ -89,8 +89,9 @@ struct Loader {
 
   absl::StatusOr<NodeEntry> ReadEntry(const Json& j, const std::string& where, size_t limit) {
     if (!j.is_array() || (j.size() != 2 && j.size() != 3)) {
-      return Bad(where, "an entry must be [node_id, output_index] or [node_id, output_index, "
-                        "version]");
+      return Bad(where,
+                 "an entry must be [node_id, output_index] or [node_id, output_index, "
+                 "version]");
     }
     SYMX_ASSIGN_OR_RETURN(uint32_t nid, ReadIndex(j[0], where + " node_id"));
     SYMX_ASSIGN_OR_RETURN(uint32_t idx, ReadIndex(j[1], where + " output_index"));
@@ -104,9 +105,9 @@ struct Loader {
     }
     const NodePtr& src = nodes[nid];
     if (static_cast<int>(idx) >= src->num_outputs()) {
-      return Bad(where, absl::StrCat("refers to output ", idx, " of node ", nid, " (\"",
-                                     src->name(), "\"), which has ", src->num_outputs(),
-                                     " outputs"));
+      return Bad(where,
+                 absl::StrCat("refers to output ", idx, " of node ", nid, " (\"", src->name(),
+                              "\"), which has ", src->num_outputs(), " outputs"));
     }
     return NodeEntry{src, idx, ver};
   }
@@ -144,8 +145,9 @@ struct Loader {
   absl::StatusOr<NodePtr> ReadNode(const Json& j, size_t index) {
     std::string where = absl::StrCat(source, ": node ", index);
     if (!j.is_object()) return Bad(where, absl::StrCat("must be an object, found ", TypeName(j)));
-    SYMX_RETURN_IF_ERROR(CheckKeys(j, {"op", "name", "attrs", "attr", "param", "inputs",
-                                       "control_deps", "backward_source_id", "subgraphs"},
+    SYMX_RETURN_IF_ERROR(CheckKeys(j,
+                                   {"op", "name", "attrs", "attr", "param", "inputs",
+                                    "control_deps", "backward_source_id", "subgraphs"},
                                    where));
     auto name_it = j.find("name");
     if (name_it == j.end() || !name_it->is_string()) {
@@ -302,8 +304,9 @@ absl::StatusOr<std::vector<NodeEntry>> LoadJson(absl::string_view text, absl::st
   if (heads->empty()) return Bad(src, "field \"heads\" is empty: the symbol has no outputs");
   std::vector<NodeEntry> outputs;
   for (size_t k = 0; k < heads->size(); ++k) {
-    SYMX_ASSIGN_OR_RETURN(NodeEntry e, loader.ReadEntry((*heads)[k], absl::StrCat(src, ": heads[", k, "]"),
-                                                        loader.nodes.size()));
+    SYMX_ASSIGN_OR_RETURN(
+        NodeEntry e,
+        loader.ReadEntry((*heads)[k], absl::StrCat(src, ": heads[", k, "]"), loader.nodes.size()));
     outputs.push_back(std::move(e));
   }
   return outputs;

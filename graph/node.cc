@@ -26,9 +26,7 @@ Node::~Node() {
   }  // `last` is destroyed here with its sole-owned inputs already moved out
 }
 
-int Node::num_outputs() const {
-  return is_variable() ? 1 : attrs.op->NumOutputs(attrs);
-}
+int Node::num_outputs() const { return is_variable() ? 1 : attrs.op->NumOutputs(attrs); }
 
 int Node::num_visible_outputs() const {
   return is_variable() ? 1 : attrs.op->NumVisibleOutputs(attrs);
@@ -68,20 +66,19 @@ absl::StatusOr<NodePtr> MakeOpNode(const Op* op, std::string name, AttrMap dict,
   SYMX_RETURN_IF_ERROR(CheckVariadicCount(*op, node->attrs.dict, inputs.size(), where));
   std::vector<std::string> names = op->InputNames(node->attrs);
   if (names.size() != inputs.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where, ": expects ", names.size(), " inputs (",
-                     absl::StrJoin(names, ", "), ") but got ", inputs.size()));
+    return absl::InvalidArgumentError(absl::StrCat(where, ": expects ", names.size(), " inputs (",
+                                                   absl::StrJoin(names, ", "), ") but got ",
+                                                   inputs.size()));
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     const NodeEntry& e = inputs[i];
     if (!e.node) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, ": input '", names[i], "' is empty"));
+      return absl::InvalidArgumentError(absl::StrCat(where, ": input '", names[i], "' is empty"));
     }
     if (static_cast<int>(e.index) >= e.node->num_outputs()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, ": input '", names[i], "' refers to output ", e.index, " of '",
-          e.node->name(), "', which has ", e.node->num_outputs(), " outputs"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": input '", names[i], "' refers to output ", e.index, " of '",
+                       e.node->name(), "', which has ", e.node->num_outputs(), " outputs"));
     }
   }
   node->inputs = std::move(inputs);

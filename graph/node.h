@@ -7,13 +7,13 @@
 #ifndef SYMX_GRAPH_NODE_H_
 #define SYMX_GRAPH_NODE_H_
 
-#include "absl/strings/string_view.h"
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "graph/attrs.h"
 #include "graph/param.h"
 
@@ -38,8 +38,8 @@ struct NodeEntry {
 struct NodeAttrs {
   const Op* op = nullptr;  // nullptr: a variable
   std::string name;
-  AttrMap dict;            // every attribute, hidden ones as "__k__"
-  OpParamPtr parsed;       // the op's typed parameters (null for variables)
+  AttrMap dict;       // every attribute, hidden ones as "__k__"
+  OpParamPtr parsed;  // the op's typed parameters (null for variables)
 };
 
 struct Node {

@@ -33,9 +33,9 @@ absl::Status SameTypeEverywhere(const NodeAttrs& attrs, std::vector<DType>* in,
       if ((*v)[i] == DType::kUnknown) {
         (*v)[i] = known;
       } else if ((*v)[i] != known) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("Type inconsistent for ", what, " ", i, ", Provided = ",
-                         DTypeName((*v)[i]), ", inferred type = ", DTypeName(known)));
+        return absl::InvalidArgumentError(absl::StrCat("Type inconsistent for ", what, " ", i,
+                                                       ", Provided = ", DTypeName((*v)[i]),
+                                                       ", inferred type = ", DTypeName(known)));
       }
     }
     return absl::OkStatus();
@@ -215,8 +215,7 @@ absl::StatusOr<const Op*> OpRegistry::Lookup(absl::string_view name) const {
 std::vector<const Op*> OpRegistry::List() const {
   std::vector<const Op*> out;
   for (const auto& op : ops_) out.push_back(op.get());
-  std::sort(out.begin(), out.end(),
-            [](const Op* a, const Op* b) { return a->name() < b->name(); });
+  std::sort(out.begin(), out.end(), [](const Op* a, const Op* b) { return a->name() < b->name(); });
   return out;
 }
 

@@ -14,17 +14,16 @@
 #ifndef SYMX_GRAPH_OP_H_
 #define SYMX_GRAPH_OP_H_
 
-#include "absl/strings/string_view.h"
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
-
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "graph/dtype.h"
 #include "graph/error.h"
 #include "graph/node.h"
@@ -153,7 +152,7 @@ class OpRegistry {
   std::map<std::string, const Op*, std::less<>> by_name_;
 };
 
-#define SYMX_REGISTER_OP(OpName)                                         \
+#define SYMX_REGISTER_OP(OpName)                                        \
   static ::symx::Op& SYMX_CONCAT_(symx_op_registration_, __COUNTER__) = \
       ::symx::OpRegistry::Global().Register(OpName)
 

@@ -49,19 +49,18 @@ const std::string* ParamReader::Lookup(absl::string_view key, bool required) {
   auto it = attrs_.find(std::string(key));
   if (it == attrs_.end()) {
     if (required && error_.ok()) {
-      error_ = absl::InvalidArgumentError(
-          absl::StrCat("required attribute '", key, "' is missing"));
+      error_ =
+          absl::InvalidArgumentError(absl::StrCat("required attribute '", key, "' is missing"));
     }
     return nullptr;
   }
   return &it->second;
 }
 
-void ParamReader::Bad(absl::string_view key, const std::string& value,
-                      absl::string_view expected) {
+void ParamReader::Bad(absl::string_view key, const std::string& value, absl::string_view expected) {
   if (!error_.ok()) return;
-  error_ = absl::InvalidArgumentError(absl::StrCat(
-      "invalid value for attribute '", key, "': \"", value, "\" (expected ", expected, ")"));
+  error_ = absl::InvalidArgumentError(absl::StrCat("invalid value for attribute '", key, "': \"",
+                                                   value, "\" (expected ", expected, ")"));
 }
 
 void ParamReader::Fail(absl::string_view key, absl::string_view why) {
@@ -161,8 +160,7 @@ std::vector<int64_t> ParamReader::Tuple(absl::string_view key) {
   return *t;
 }
 
-std::vector<int64_t> ParamReader::Tuple(absl::string_view key,
-                                        const std::vector<int64_t>& def) {
+std::vector<int64_t> ParamReader::Tuple(absl::string_view key, const std::vector<int64_t>& def) {
   if (attrs_.find(std::string(key)) == attrs_.end()) {
     known_.insert(std::string(key));
     return def;
@@ -209,8 +207,8 @@ absl::StatusOr<OpParamPtr> ParamReader::Finish(OpParamPtr param) {
     if (IsDunderKey(key) || known_.count(key)) continue;
     std::string accepted =
         known_.empty() ? "none" : absl::StrJoin(known_.begin(), known_.end(), ", ");
-    return absl::InvalidArgumentError(absl::StrCat("unknown attribute '", key, "' = \"",
-                                                   value, "\" (accepted: ", accepted, ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown attribute '", key, "' = \"", value, "\" (accepted: ", accepted, ")"));
   }
   return param;
 }

@@ -15,17 +15,16 @@
 #ifndef SYMX_GRAPH_PARAM_H_
 #define SYMX_GRAPH_PARAM_H_
 
-#include "absl/strings/string_view.h"
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
-
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "graph/attrs.h"
 #include "graph/dtype.h"
 

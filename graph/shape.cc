@@ -74,8 +74,8 @@ absl::StatusOr<std::vector<int64_t>> ParseIntTuple(absl::string_view text) {
     if (!p.empty() && (p.back() == 'L' || p.back() == 'l')) p.remove_suffix(1);
     int64_t v = 0;
     if (!absl::SimpleAtoi(p, &v)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "malformed tuple \"", text, "\": \"", p, "\" is not an integer"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("malformed tuple \"", text, "\": \"", p, "\" is not an integer"));
     }
     out.push_back(v);
   }

@@ -7,15 +7,14 @@
 #ifndef SYMX_GRAPH_SHAPE_H_
 #define SYMX_GRAPH_SHAPE_H_
 
-#include "absl/strings/string_view.h"
 #include <cstdint>
 #include <initializer_list>
 #include <ostream>
 #include <string>
-
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace symx {
 
@@ -29,9 +28,7 @@ class Shape {
   explicit Shape(std::vector<int64_t> dims) : known_(true), dims_(std::move(dims)) {}
 
   // `ndim` dims, each unknown.
-  static Shape UnknownDims(int ndim) {
-    return Shape(std::vector<int64_t>(ndim, kUnknownDim));
-  }
+  static Shape UnknownDims(int ndim) { return Shape(std::vector<int64_t>(ndim, kUnknownDim)); }
   // MXNet's legacy form: 0 = unknown dim, an empty list = unknown shape.
   static Shape FromLegacy(const std::vector<int64_t>& dims);
 

@@ -70,9 +70,7 @@ Symbol Symbol::FromJson(const std::string& json) {
   return Symbol(ValueOrThrow(LoadJson(json, "<json string>")));
 }
 
-Symbol Symbol::Load(const std::string& path) {
-  return Symbol(ValueOrThrow(LoadJsonFile(path)));
-}
+Symbol Symbol::Load(const std::string& path) { return Symbol(ValueOrThrow(LoadJsonFile(path))); }
 
 std::string Symbol::ToJson() const { return SaveJson(outputs_); }
 
@@ -86,8 +84,7 @@ void Symbol::Save(const std::string& path) const {
 Symbol Symbol::operator[](size_t index) const {
   if (index >= outputs_.size()) {
     throw Error(absl::OutOfRangeError(absl::StrCat(
-        "output index ", index, " is out of range: the symbol has ", outputs_.size(),
-        " outputs")));
+        "output index ", index, " is out of range: the symbol has ", outputs_.size(), " outputs")));
   }
   return Symbol({outputs_[index]});
 }
@@ -104,8 +101,7 @@ Symbol Symbol::operator[](const std::string& output_name) const {
   }
   if (found < 0) {
     throw Error(absl::NotFoundError(absl::StrCat("no output named '", output_name,
-                                                 "' (outputs: ", absl::StrJoin(names, ", "),
-                                                 ")")));
+                                                 "' (outputs: ", absl::StrJoin(names, ", "), ")")));
   }
   return Symbol({outputs_[found]});
 }
@@ -204,8 +200,8 @@ std::vector<std::string> Symbol::ListOutputs() const {
 
 const NodePtr& Symbol::SingleHead(const char* what) const {
   if (outputs_.size() != 1) {
-    throw Error(Invalid(absl::StrCat(what, " needs a symbol with one output; this one has ",
-                                     outputs_.size())));
+    throw Error(Invalid(
+        absl::StrCat(what, " needs a symbol with one output; this one has ", outputs_.size())));
   }
   return outputs_[0].node;
 }
@@ -234,8 +230,7 @@ std::string Symbol::DebugStr() const {
   std::ostringstream os;
   os << "Symbol Outputs:\n";
   for (size_t i = 0; i < outputs_.size(); ++i) {
-    os << "\toutput[" << i << "]=" << outputs_[i].node->name() << "(" << outputs_[i].index
-       << ")\n";
+    os << "\toutput[" << i << "]=" << outputs_[i].node->name() << "(" << outputs_[i].index << ")\n";
   }
   PostOrderVisit(outputs_, [&](const NodePtr& node) {
     if (node->is_variable()) {
@@ -247,8 +242,8 @@ std::string Symbol::DebugStr() const {
     os << "Inputs:\n";
     for (size_t i = 0; i < node->inputs.size(); ++i) {
       const NodeEntry& e = node->inputs[i];
-      os << "\targ[" << i << "]=" << e.node->name() << "(" << e.index
-         << ") version=" << e.version << "\n";
+      os << "\targ[" << i << "]=" << e.node->name() << "(" << e.index << ") version=" << e.version
+         << "\n";
     }
     if (!node->attrs.dict.empty()) {
       os << "Attrs:\n";
@@ -330,8 +325,8 @@ Symbol OpCall::Build() const {
   for (const auto& [arg, s] : named_) {
     auto it = std::find(arg_names.begin(), arg_names.end(), arg);
     if (it == arg_names.end()) {
-      throw Error(Invalid(absl::StrCat(where, ": has no input named '", arg, "' (inputs: ",
-                                       absl::StrJoin(arg_names, ", "), ")")));
+      throw Error(Invalid(absl::StrCat(where, ": has no input named '", arg,
+                                       "' (inputs: ", absl::StrJoin(arg_names, ", "), ")")));
     }
     take(it - arg_names.begin(), s, arg);
   }
@@ -341,8 +336,8 @@ Symbol OpCall::Build() const {
       // A missing input becomes a variable that copies the node's attributes.
       AttrMap var_attrs = dict;
       op->AddInputVarAttrs(attrs, static_cast<int>(i), &var_attrs);
-      inputs[i] = NodeEntry{MakeVariableNode(absl::StrCat(name, "_", arg_names[i]), var_attrs),
-                            0, 0};
+      inputs[i] =
+          NodeEntry{MakeVariableNode(absl::StrCat(name, "_", arg_names[i]), var_attrs), 0, 0};
     }
     if (std::find(aux.begin(), aux.end(), static_cast<int>(i)) != aux.end() &&
         inputs[i].node->is_variable()) {
@@ -355,7 +350,9 @@ Symbol OpCall::Build() const {
 
 // ---------------------------------------------------------------- arithmetic
 
-Symbol operator+(const Symbol& a, const Symbol& b) { return Apply("elemwise_add", "_plus", {a, b}); }
+Symbol operator+(const Symbol& a, const Symbol& b) {
+  return Apply("elemwise_add", "_plus", {a, b});
+}
 Symbol operator-(const Symbol& a, const Symbol& b) {
   return Apply("elemwise_sub", "_minus", {a, b});
 }
@@ -372,9 +369,7 @@ Symbol operator-(double a, const Symbol& b) {
   return Scalar("_rminus_scalar", "_rminusscalar", b, a);
 }
 Symbol operator*(double a, const Symbol& b) { return b * a; }
-Symbol operator/(double a, const Symbol& b) {
-  return Scalar("_rdiv_scalar", "_rdivscalar", b, a);
-}
+Symbol operator/(double a, const Symbol& b) { return Scalar("_rdiv_scalar", "_rdivscalar", b, a); }
 Symbol operator-(const Symbol& a) { return a * -1.0; }
 
 }  // namespace symx

@@ -27,12 +27,12 @@
 namespace symx {
 
 struct VariableOptions {
-  std::optional<Shape> shape;       // stored as __shape__ "(2, 3)"; unknown dims as 0
-  std::optional<DType> dtype;       // stored as __dtype__ (type flag)
-  std::string init;                 // stored as __init__ (initializer description)
-  std::optional<double> lr_mult;    // __lr_mult__
-  std::optional<double> wd_mult;    // __wd_mult__
-  AttrMap attrs;                    // more attributes; hidden keys normalized
+  std::optional<Shape> shape;     // stored as __shape__ "(2, 3)"; unknown dims as 0
+  std::optional<DType> dtype;     // stored as __dtype__ (type flag)
+  std::string init;               // stored as __init__ (initializer description)
+  std::optional<double> lr_mult;  // __lr_mult__
+  std::optional<double> wd_mult;  // __wd_mult__
+  AttrMap attrs;                  // more attributes; hidden keys normalized
 };
 
 // Result of shape inference, in ListArguments/ListOutputs/ListAuxiliaryStates

@@ -33,14 +33,14 @@ std::vector<uint32_t> FindInputs(const IndexedGraph& g, const std::string& name)
 }
 
 template <typename T>
-void SeedByName(const IndexedGraph& g, const std::map<std::string, T>& known,
-                const char* what, std::vector<T>* table, T (*convert)(const T&)) {
+void SeedByName(const IndexedGraph& g, const std::map<std::string, T>& known, const char* what,
+                std::vector<T>* table, T (*convert)(const T&)) {
   for (const auto& [name, value] : known) {
     std::vector<uint32_t> ids = FindInputs(g, name);
     if (ids.empty()) {
       throw Error(absl::InvalidArgumentError(
-          absl::StrCat(what, ": '", name, "' is not an input of the symbol.\nCandidate arguments:\n",
-                       Candidates(g))));
+          absl::StrCat(what, ": '", name,
+                       "' is not an input of the symbol.\nCandidate arguments:\n", Candidates(g))));
     }
     for (uint32_t nid : ids) (*table)[g.entry_id(nid, 0)] = convert(value);
   }
@@ -51,9 +51,9 @@ void SeedByPosition(const IndexedGraph& g, const std::vector<T>& known, const ch
                     std::vector<T>* table, T (*convert)(const T&)) {
   std::vector<uint32_t> args = g.arg_nodes();
   if (known.size() > args.size()) {
-    throw Error(absl::InvalidArgumentError(absl::StrCat(
-        what, ": ", known.size(), " positional values given, but the symbol has ", args.size(),
-        " arguments")));
+    throw Error(absl::InvalidArgumentError(
+        absl::StrCat(what, ": ", known.size(), " positional values given, but the symbol has ",
+                     args.size(), " arguments")));
   }
   for (size_t i = 0; i < known.size(); ++i) (*table)[g.entry_id(args[i], 0)] = convert(known[i]);
 }
@@ -69,9 +69,8 @@ bool Complete(DType t) { return t != DType::kUnknown; }
 
 template <typename T, typename Result>
 void Collect(const IndexedGraph& g, const std::vector<T>& table, size_t num_unknown,
-             const char* missing_header, bool partial, Result* r,
-             std::vector<T> Result::*args, std::vector<T> Result::*outs,
-             std::vector<T> Result::*aux) {
+             const char* missing_header, bool partial, Result* r, std::vector<T> Result::*args,
+             std::vector<T> Result::*outs, std::vector<T> Result::*aux) {
   for (uint32_t nid : g.arg_nodes()) (r->*args).push_back(table[g.entry_id(nid, 0)]);
   for (uint32_t nid : g.aux_nodes()) (r->*aux).push_back(table[g.entry_id(nid, 0)]);
   for (const IndexedGraph::Entry& e : g.outputs()) (r->*outs).push_back(table[g.entry_id(e)]);

@@ -1,9 +1,28 @@
 #!/usr/bin/env bash
 # Installs what is missing, then runs every test: the normal build, then the
 # same suite under AddressSanitizer + UndefinedBehaviorSanitizer. This is the
-# README's test command and what CI runs (.ci/run).
-set -euo pipefail
+# README's test command and what CI runs (.ci/run). Extra arguments go to both
+# `bazel test` runs. Ends with one line "N passed, N failed" over both runs.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-bash tools/setup.sh
-bazel test //... "$@"
-bazel test --config=asan //... "$@"
+bash tools/setup.sh || exit 1
+
+passed=0
+failed=0
+status=0
+run_suite() {
+  local log
+  log="$(mktemp)"
+  bazel test "$@" 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  passed=$((passed + $(grep -cE '^//.* PASSED in ' "$log")))
+  failed=$((failed + $(grep -cE '^//.* (FAILED in|FAILED TO BUILD|NO STATUS|TIMEOUT in)' "$log")))
+  rm -f "$log"
+  if [ "$rc" != 0 ]; then status=$rc; fi
+}
+
+run_suite //... "$@"
+run_suite --config=asan //... "$@"
+echo "${passed} passed, ${failed} failed"
+if [ "$status" = 0 ] && [ "$failed" != 0 ]; then status=1; fi
+exit "$status"

@@ -26,8 +26,8 @@ struct ActivationParam : OpParam {
 absl::StatusOr<OpParamPtr> ParseActivation(const AttrMap& attrs) {
   ParamReader r(attrs);
   auto p = std::make_shared<ActivationParam>();
-  p->act_type =
-      r.Enum("act_type", {"relu", "sigmoid", "log_sigmoid", "mish", "tanh", "softrelu", "softsign"});
+  p->act_type = r.Enum("act_type",
+                       {"relu", "sigmoid", "log_sigmoid", "mish", "tanh", "softrelu", "softsign"});
   return r.Finish(std::move(p));
 }
 

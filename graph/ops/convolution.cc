@@ -20,7 +20,6 @@
 
 namespace symx {
 
-
 namespace {
 
 using nn_internal::ReadWindowTuple;

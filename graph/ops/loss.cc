@@ -239,8 +239,8 @@ bool RegisterRegressionOutput(const std::string& name, const std::string& forwar
                               const std::string& loss) {
   OpRegistry::Global()
       .Register(name)
-      .Describe(absl::StrCat(forward, " whose backward is the ", loss,
-                             " gradient against `label`."))
+      .Describe(
+          absl::StrCat(forward, " whose backward is the ", loss, " gradient against `label`."))
       .SetParse(ParseRegression)
       .SetInputNames({"data", "label"})
       .SetInferShape(InferRegression)

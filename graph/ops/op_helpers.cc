@@ -7,9 +7,8 @@
 
 namespace symx {
 
-NodePtr MakeInternalNode(absl::string_view op_name, std::string name,
-                         std::vector<NodeEntry> inputs, AttrMap attrs,
-                         std::vector<NodePtr> control_deps) {
+NodePtr MakeInternalNode(absl::string_view op_name, std::string name, std::vector<NodeEntry> inputs,
+                         AttrMap attrs, std::vector<NodePtr> control_deps) {
   absl::StatusOr<NodePtr> node = MakeOpNode(op_name, std::move(name), std::move(attrs),
                                             std::move(inputs), std::move(control_deps));
   if (!node.ok()) {
@@ -38,8 +37,7 @@ NodeEntry MakeZerosLike(const NodeEntry& entry, const std::string& name_hint) {
   return MakeInternalEntry("zeros_like", absl::StrCat(name_hint, "_zeros"), {entry});
 }
 
-std::vector<NodeEntry> FillZeroGrads(const NodePtr& node,
-                                     const std::vector<NodeEntry>& out_grads) {
+std::vector<NodeEntry> FillZeroGrads(const NodePtr& node, const std::vector<NodeEntry>& out_grads) {
   std::vector<NodeEntry> filled = out_grads;
   for (size_t i = 0; i < filled.size(); ++i) {
     if (!filled[i].node) {
@@ -50,12 +48,11 @@ std::vector<NodeEntry> FillZeroGrads(const NodePtr& node,
   return filled;
 }
 
-Op& RegisterBackwardOp(const std::string& name, ParseFn parse,
-                       std::vector<std::string> input_names,
+Op& RegisterBackwardOp(const std::string& name, ParseFn parse, std::vector<std::string> input_names,
                        std::function<int(const NodeAttrs&)> num_grads) {
   return RegisterBackwardOp(
-      name, std::move(parse),
-      [input_names](const NodeAttrs&) { return input_names; }, std::move(num_grads));
+      name, std::move(parse), [input_names](const NodeAttrs&) { return input_names; },
+      std::move(num_grads));
 }
 
 Op& RegisterBackwardOp(const std::string& name, ParseFn parse, NamesFn input_names,

@@ -24,9 +24,8 @@ namespace symx {
 
 // Creates an internal node (gradient construction). Input counts and attributes
 // are fixed by the calling code, so a failure is a bug and aborts with a message.
-NodePtr MakeInternalNode(absl::string_view op_name, std::string name,
-                         std::vector<NodeEntry> inputs, AttrMap attrs = {},
-                         std::vector<NodePtr> control_deps = {});
+NodePtr MakeInternalNode(absl::string_view op_name, std::string name, std::vector<NodeEntry> inputs,
+                         AttrMap attrs = {}, std::vector<NodePtr> control_deps = {});
 
 // Output 0 of a new internal node.
 NodeEntry MakeInternalEntry(absl::string_view op_name, std::string name,
@@ -51,8 +50,7 @@ inline NodeEntry Out(const NodePtr& node, uint32_t index = 0) { return NodeEntry
 // Registers backward op `name` with the given inputs and `num_grads(attrs)`
 // outputs "grad0", "grad1", ...; output i pairs with forward input i. The parse
 // function is the forward op's, since the attributes are the forward node's.
-Op& RegisterBackwardOp(const std::string& name, ParseFn parse,
-                       std::vector<std::string> input_names,
+Op& RegisterBackwardOp(const std::string& name, ParseFn parse, std::vector<std::string> input_names,
                        std::function<int(const NodeAttrs&)> num_grads);
 
 // Same, for a backward op whose inputs depend on the attributes.

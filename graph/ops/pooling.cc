@@ -20,7 +20,6 @@
 
 namespace symx {
 
-
 namespace {
 
 struct PoolParam : OpParam {

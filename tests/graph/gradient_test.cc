@@ -56,8 +56,7 @@ TEST(GradientTest, ArgumentsWithoutRequestArePruned) {
   Symbol left = OpCall("Activation").Name("act").Attr("act_type", "tanh").Input(a);
   Symbol right = OpCall("FullyConnected").Name("fc").Attr("num_hidden", 3).Input(b);
   Symbol y = left + right;
-  std::vector<NodeEntry> only_fc_weight =
-      Grad(y, {g}, {y.GetInternals()["fc_weight"]});
+  std::vector<NodeEntry> only_fc_weight = Grad(y, {g}, {y.GetInternals()["fc_weight"]});
   std::multiset<std::string> ops = OpsIn(only_fc_weight);
   EXPECT_EQ(ops.count("_backward_Activation"), 0u);
   EXPECT_EQ(ops.count("_backward_FullyConnected"), 1u);
@@ -116,8 +115,7 @@ TEST(GradientTest, BatchNormAuxGetsNoGradientButParametersDo) {
   Symbol data = Symbol::Variable("data"), g = Symbol::Variable("g");
   Symbol bn = OpCall("BatchNorm").Name("bn").Input(data);
   Symbol internals = bn.GetInternals();
-  std::vector<NodeEntry> grads =
-      Grad(bn, {g}, {data, internals["bn_gamma"], internals["bn_beta"]});
+  std::vector<NodeEntry> grads = Grad(bn, {g}, {data, internals["bn_gamma"], internals["bn_beta"]});
   ASSERT_EQ(grads.size(), 3u);
   for (size_t i = 0; i < 3; ++i) {
     EXPECT_EQ(grads[i].node->op()->name(), "_backward_BatchNorm");

@@ -73,11 +73,8 @@ TEST(JsonTest, WritesMxnetLayoutExactly) {
 
 TEST(JsonTest, MultiEntryMapsAndLongArraysGoMultiLine) {
   Symbol x = Symbol::Variable("x");
-  Symbol conv = OpCall("Convolution")
-                    .Name("conv")
-                    .Attr("kernel", {3, 3})
-                    .Attr("num_filter", 8)
-                    .Input(x);
+  Symbol conv =
+      OpCall("Convolution").Name("conv").Attr("kernel", {3, 3}).Attr("num_filter", 8).Input(x);
   std::string json = conv.ToJson();
   EXPECT_NE(json.find(Lines({"      \"attrs\": {", "        \"kernel\": \"(3, 3)\", ",
                              "        \"num_filter\": \"8\"", "      }, "})),
@@ -89,8 +86,7 @@ TEST(JsonTest, MultiEntryMapsAndLongArraysGoMultiLine) {
   cat.Name("cat");
   for (const Symbol& p : parts) cat.Input(p);
   std::string cat_json = cat.Build().ToJson();
-  EXPECT_NE(cat_json.find(Lines({"      \"inputs\": [", "        [0, 0, 0], "})),
-            std::string::npos)
+  EXPECT_NE(cat_json.find(Lines({"      \"inputs\": [", "        [0, 0, 0], "})), std::string::npos)
       << cat_json;
   EXPECT_NE(cat_json.find(Lines({"  \"arg_nodes\": [", "    0, ", "    1, "})), std::string::npos);
 }
@@ -105,12 +101,17 @@ Symbol ResidualBlock() {
   NameScope names;  // the same automatic names on every call
   Symbol data = Symbol::Variable("data");
   AttrScope scope(AttrMap{{"ctx_group", "dev1"}});
-  Symbol conv = OpCall("Convolution").Name("conv1").Attr("kernel", {3, 3}).Attr("pad", {1, 1})
-                    .Attr("num_filter", 4).Attr("no_bias", true).Input(data);
+  Symbol conv = OpCall("Convolution")
+                    .Name("conv1")
+                    .Attr("kernel", {3, 3})
+                    .Attr("pad", {1, 1})
+                    .Attr("num_filter", 4)
+                    .Attr("no_bias", true)
+                    .Input(data);
   Symbol bn = OpCall("BatchNorm").Name("bn1").Attr("fix_gamma", false).Input(conv);
   Symbol act = OpCall("Activation").Name("relu1").Attr("act_type", "relu").Input(bn);
-  return Symbol::Group({act + data, OpCall("SliceChannel").Name("split").Attr("num_outputs", 2)
-                                        .Input(act).Build()});
+  return Symbol::Group(
+      {act + data, OpCall("SliceChannel").Name("split").Attr("num_outputs", 2).Input(act).Build()});
 }
 
 TEST(JsonTest, RoundTripGivesTheSameText) {
@@ -149,8 +150,8 @@ TEST(JsonTest, SaveAndLoadFiles) {
 
 TEST(JsonTest, LegacyFileIsUpgraded) {
   Symbol s = Symbol::Load("tools/examples/legacy_mlp-symbol.json");
-  EXPECT_EQ(s.ListArguments(), (Names{"data", "fc1_weight", "fc1_bias", "fc2_weight",
-                                      "fc2_bias", "bn_gamma", "bn_beta", "softmax_label"}));
+  EXPECT_EQ(s.ListArguments(), (Names{"data", "fc1_weight", "fc1_bias", "fc2_weight", "fc2_bias",
+                                      "bn_gamma", "bn_beta", "softmax_label"}));
   EXPECT_EQ(s.ListAuxiliaryStates(), (Names{"bn_moving_mean", "bn_moving_var"}));
   std::map<std::string, AttrMap> d = s.AttrDict();
   // Exact hidden keys are lifted on every node.

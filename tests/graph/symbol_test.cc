@@ -21,8 +21,8 @@ Symbol Mlp() {
 
 TEST(SymbolTest, MissingInputsBecomeVariablesInMxnetOrder) {
   Symbol net = Mlp();
-  EXPECT_EQ(net.ListArguments(), (Names{"data", "fc1_weight", "fc1_bias", "fc2_weight",
-                                        "fc2_bias", "softmax_label"}));
+  EXPECT_EQ(net.ListArguments(),
+            (Names{"data", "fc1_weight", "fc1_bias", "fc2_weight", "fc2_bias", "softmax_label"}));
   EXPECT_EQ(net.ListOutputs(), Names{"softmax_output"});
   EXPECT_TRUE(net.ListAuxiliaryStates().empty());
 }
@@ -38,9 +38,8 @@ TEST(SymbolTest, ChildrenAndInternals) {
   Symbol fc1 = OpCall("FullyConnected").Name("fc1").Attr("num_hidden", 8).Input(data);
   Symbol fc2 = OpCall("FullyConnected").Name("fc2").Attr("num_hidden", 4).Input(fc1);
   EXPECT_EQ(fc2.GetChildren().ListOutputs(), (Names{"fc1_output", "fc2_weight", "fc2_bias"}));
-  EXPECT_EQ(fc2.GetInternals().ListOutputs(),
-            (Names{"data", "fc1_weight", "fc1_bias", "fc1_output", "fc2_weight", "fc2_bias",
-                   "fc2_output"}));
+  EXPECT_EQ(fc2.GetInternals().ListOutputs(), (Names{"data", "fc1_weight", "fc1_bias", "fc1_output",
+                                                     "fc2_weight", "fc2_bias", "fc2_output"}));
   EXPECT_EQ(data.GetChildren().num_outputs(), 0u);
 }
 
@@ -172,15 +171,16 @@ TEST(SymbolTest, OpCallErrorsNameTheNodeAndInput) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(message([&] { OpCall("FullyConected").Input(x).Build(); })
-                .find("unknown op 'FullyConected' (did you mean 'FullyConnected'?)"),
+  EXPECT_NE(message([&] {
+              OpCall("FullyConected").Input(x).Build();
+            }).find("unknown op 'FullyConected' (did you mean 'FullyConnected'?)"),
             std::string::npos);
-  std::string m = message([&] {
-    OpCall("FullyConnected").Name("fc").Attr("num_hidden", 3).Input("dat", x).Build();
-  });
+  std::string m = message(
+      [&] { OpCall("FullyConnected").Name("fc").Attr("num_hidden", 3).Input("dat", x).Build(); });
   EXPECT_NE(m.find("operator 'fc' (FullyConnected): has no input named 'dat'"), std::string::npos)
       << m;
-  m = message([&] { OpCall("FullyConnected").Name("fc").Attr("num_hidden", "x").Input(x).Build(); });
+  m = message(
+      [&] { OpCall("FullyConnected").Name("fc").Attr("num_hidden", "x").Input(x).Build(); });
   EXPECT_NE(m.find("num_hidden"), std::string::npos) << m;
   m = message([&] {
     OpCall("FullyConnected").Name("fc").Attr("num_hidden", 3).Attr("bogus", 1).Input(x).Build();
@@ -190,11 +190,11 @@ TEST(SymbolTest, OpCallErrorsNameTheNodeAndInput) {
     OpCall("FullyConnected").Name("fc").Attr("num_hidden", 3).Input(x).Input("data", x).Build();
   });
   EXPECT_NE(m.find("input 'data' is given twice"), std::string::npos) << m;
-  m = message([&] {
-    OpCall("elemwise_add").Name("add").Input(x).Input(x).Input(x).Build();
-  });
+  m = message([&] { OpCall("elemwise_add").Name("add").Input(x).Input(x).Input(x).Build(); });
   EXPECT_NE(m.find("got 3 positional inputs"), std::string::npos) << m;
-  m = message([&] { OpCall("Activation").Attr("act_type", "relu").Input(Symbol::Group({x, x})).Build(); });
+  m = message([&] {
+    OpCall("Activation").Attr("act_type", "relu").Input(Symbol::Group({x, x})).Build();
+  });
   EXPECT_NE(m.find("has 2 outputs"), std::string::npos) << m;
   m = message([&] { OpCall("Concat").Attr("num_args", 3).Input(x).Input(x).Build(); });
   EXPECT_NE(m.find("num_args = 3 but 2 inputs are given"), std::string::npos) << m;

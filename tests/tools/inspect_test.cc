@@ -30,13 +30,12 @@ std::vector<int64_t> ShapeOf(const nlohmann::json& list, const std::string& name
 }
 
 TEST(InspectTest, ResNetBlockShapesMatchMxnet) {
-  Result r = Inspect({"tools/examples/resnet_block-symbol.json", "--shape",
-                      "data=1,3,224,224", "--json"});
+  Result r =
+      Inspect({"tools/examples/resnet_block-symbol.json", "--shape", "data=1,3,224,224", "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
   nlohmann::json doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(ShapeOf(doc["arguments"], "conv0_weight"), (std::vector<int64_t>{64, 3, 7, 7}));
-  EXPECT_EQ(ShapeOf(doc["arguments"], "stage1_conv2_weight"),
-            (std::vector<int64_t>{64, 64, 3, 3}));
+  EXPECT_EQ(ShapeOf(doc["arguments"], "stage1_conv2_weight"), (std::vector<int64_t>{64, 64, 3, 3}));
   EXPECT_EQ(ShapeOf(doc["arguments"], "fc1_weight"), (std::vector<int64_t>{1000, 64}));
   EXPECT_EQ(ShapeOf(doc["arguments"], "softmax_label"), (std::vector<int64_t>{1}));
   EXPECT_EQ(ShapeOf(doc["auxiliary_states"], "bn0_moving_var"), (std::vector<int64_t>{64}));
@@ -115,7 +114,8 @@ TEST(InspectTest, BadInputExitsNonZeroWithOneLine) {
       {{"tests/testdata/bad_json/unknown_op.json"}, 1, "unknown op 'FullyConected'"},
       {{"tools/examples/mlp-symbol.json", "--shape", "nope=1,2"}, 1, "'nope' is not an input"},
       {{"tools/examples/mlp-symbol.json", "--shape", "data=2,784", "--shape", "fc1_weight=3,3"},
-       1, "Error in operator fc1"},
+       1,
+       "Error in operator fc1"},
   };
   for (const Case& c : cases) {
     Result r = Inspect(c.args);

@@ -13,8 +13,8 @@ Symbol Act(const std::string& name, const Symbol& in, const std::string& type) {
   return OpCall("Activation").Name(name).Attr("act_type", type).Input("data", in);
 }
 
-Symbol Conv(const std::string& name, const Symbol& in, int filters, int64_t kernel,
-            int64_t stride, int64_t pad, bool no_bias) {
+Symbol Conv(const std::string& name, const Symbol& in, int filters, int64_t kernel, int64_t stride,
+            int64_t pad, bool no_bias) {
   OpCall call("Convolution");
   call.Name(name).Attr("kernel", {kernel, kernel}).Attr("num_filter", filters);
   if (stride != 1) call.Attr("stride", {stride, stride});
@@ -74,8 +74,8 @@ Symbol ResNetBlock() {
              .Attr("stride", {2, 2})
              .Attr("pad", {1, 1})
              .Input("data", body);
-  Symbol branch = Act("stage1_relu1", Bn("stage1_bn1", Conv("stage1_conv1", body, 64, 3, 1, 1, true)),
-                      "relu");
+  Symbol branch =
+      Act("stage1_relu1", Bn("stage1_bn1", Conv("stage1_conv1", body, 64, 3, 1, 1, true)), "relu");
   branch = Bn("stage1_bn2", Conv("stage1_conv2", branch, 64, 3, 1, 1, true));
   Symbol sum = OpCall("elemwise_add").Name("stage1_add").Input(branch).Input(body);
   Symbol out = Act("stage1_relu2", sum, "relu");

@@ -65,8 +65,8 @@ absl::StatusOr<std::pair<std::string, Shape>> ParseShapeFlag(absl::string_view t
   if (!kv.ok()) return kv.status();
   absl::StatusOr<std::vector<int64_t>> dims = ParseIntTuple(kv->second);
   if (!dims.ok() || dims->empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--shape ", text, ": expected NAME=D0,D1,... with non-negative integers"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--shape ", text, ": expected NAME=D0,D1,... with non-negative integers"));
   }
   for (int64_t d : *dims) {
     if (d < 0) {

@@ -125,8 +125,8 @@ void RunInspect(const InspectOptions& options, std::ostream& out) {
     auto rows_json = [](const std::vector<TableRow>& rows) {
       OrderedJson arr = OrderedJson::array();
       for (const TableRow& r : rows) {
-        arr.push_back({{"name", r.name}, {"shape", ShapeJson(r.shape)},
-                       {"dtype", DTypeName(r.dtype)}});
+        arr.push_back(
+            {{"name", r.name}, {"shape", ShapeJson(r.shape)}, {"dtype", DTypeName(r.dtype)}});
       }
       return arr;
     };
@@ -155,8 +155,9 @@ void RunInspect(const InspectOptions& options, std::ostream& out) {
     name_width = std::max(name_width, n.name.size());
     op_width = std::max(op_width, n.op.size());
   }
-  out << "  " << std::left << std::setw(name_width) << "name" << "  " << std::setw(op_width)
-      << "op" << "  output shapes\n";
+  out << "  " << std::left << std::setw(name_width) << "name"
+      << "  " << std::setw(op_width) << "op"
+      << "  output shapes\n";
   for (const Row& n : nodes) {
     std::vector<std::string> s;
     for (const Shape& shape : n.shapes) s.push_back(ShapeText(shape));

@@ -31,8 +31,9 @@ void PrintTable(std::ostream& out, const std::string& title, const std::vector<T
     name_width = std::max(name_width, r.name.size());
     shape_width = std::max(shape_width, s.size());
   }
-  out << "  " << std::left << std::setw(name_width) << "name" << "  " << std::setw(shape_width)
-      << "shape" << "  dtype\n";
+  out << "  " << std::left << std::setw(name_width) << "name"
+      << "  " << std::setw(shape_width) << "shape"
+      << "  dtype\n";
   for (size_t i = 0; i < rows.size(); ++i) {
     out << "  " << std::left << std::setw(name_width) << rows[i].name << "  "
         << std::setw(shape_width) << shapes[i] << "  " << DTypeName(rows[i].dtype) << "\n";
