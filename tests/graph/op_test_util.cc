@@ -100,6 +100,26 @@ void ExpectBackward(const GradCase& c, const std::string& op, int num_grads,
   EXPECT_EQ(bwd->attrs.dict, c.node->attrs.dict);
 }
 
+ShapeResult Infer(const std::string& op, const AttrMap& attrs, std::vector<Shape> in,
+                  std::vector<Shape> out) {
+  absl::StatusOr<ShapeResult> r = InferOpShape(op, attrs, std::move(in), std::move(out));
+  EXPECT_TRUE(r.ok()) << op << ": " << r.status();
+  return r.ok() ? *r : ShapeResult{};
+}
+
+std::string InferError(const std::string& op, const AttrMap& attrs, std::vector<Shape> in,
+                       std::vector<Shape> out) {
+  absl::StatusOr<ShapeResult> r = InferOpShape(op, attrs, std::move(in), std::move(out));
+  EXPECT_FALSE(r.ok()) << op << " unexpectedly inferred";
+  return r.ok() ? "" : std::string(r.status().message());
+}
+
+std::string ParseError(const std::string& op, const AttrMap& attrs) {
+  absl::StatusOr<NodeAttrs> r = ParseAttrs(op, attrs);
+  EXPECT_FALSE(r.ok()) << op << " unexpectedly parsed";
+  return r.ok() ? "" : std::string(r.status().message());
+}
+
 std::vector<std::string> InputNames(const std::string& op, const AttrMap& attrs) {
   absl::StatusOr<NodeAttrs> a = ParseAttrs(op, attrs);
   EXPECT_TRUE(a.ok()) << a.status();

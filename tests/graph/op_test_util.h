@@ -58,6 +58,15 @@ GradCase Differentiate(const std::string& op, const AttrMap& attrs, int num_inpu
 void ExpectBackward(const GradCase& c, const std::string& op, int num_grads,
                     const std::vector<NodeEntry>& inputs);
 
+// Shape inference that must succeed (a test failure otherwise; then empty lists).
+ShapeResult Infer(const std::string& op, const AttrMap& attrs, std::vector<Shape> in,
+                  std::vector<Shape> out = {});
+// The error message of shape inference / attribute parsing that must fail (a test
+// failure and "" if it succeeds).
+std::string InferError(const std::string& op, const AttrMap& attrs, std::vector<Shape> in,
+                       std::vector<Shape> out = {});
+std::string ParseError(const std::string& op, const AttrMap& attrs);
+
 // The input names of a node of `op` with `attrs`.
 std::vector<std::string> InputNames(const std::string& op, const AttrMap& attrs);
 

@@ -20,9 +20,14 @@ namespace symx {
 
 namespace {
 
+using ::symx::testing::Differentiate;
+using ::symx::testing::GradCase;
+using ::symx::testing::Infer;
+using ::symx::testing::InferError;
 using ::symx::testing::InferOpShape;
 using ::symx::testing::InferOpType;
 using ::symx::testing::ParseAttrs;
+using ::symx::testing::ParseError;
 
 const Shape kUnknown;
 const Shape kScalar(std::vector<int64_t>{});  // ndim 0
@@ -37,45 +42,6 @@ std::string Msg(const absl::StatusOr<T>& s) {
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
-}
-
-// Shape inference that must succeed.
-testing::ShapeResult Infer(const std::string& op, const AttrMap& dict, std::vector<Shape> in,
-                           std::vector<Shape> out = {}) {
-  return ValueOrThrow(InferOpShape(op, dict, std::move(in), std::move(out)));
-}
-
-// The error message of a shape inference that must fail.
-std::string InferError(const std::string& op, const AttrMap& dict, std::vector<Shape> in,
-                       std::vector<Shape> out = {}) {
-  absl::StatusOr<testing::ShapeResult> r = InferOpShape(op, dict, std::move(in), std::move(out));
-  return r.ok() ? "unexpectedly OK" : std::string(r.status().message());
-}
-
-std::string ParseError(const std::string& op, const AttrMap& dict) {
-  absl::StatusOr<NodeAttrs> r = ParseAttrs(op, dict);
-  return r.ok() ? "unexpectedly OK" : std::string(r.status().message());
-}
-
-// A forward node over variables in0, in1, ... and its gradient for head
-// gradient variable "g".
-struct GradCase {
-  NodePtr fwd;
-  NodePtr g;
-  std::vector<NodeEntry> grads;
-  NodeEntry in(int i) const { return fwd->inputs[i]; }
-};
-
-GradCase Grad(const std::string& op, AttrMap dict, int num_inputs) {
-  std::vector<NodeEntry> inputs;
-  for (int i = 0; i < num_inputs; ++i) {
-    inputs.push_back(Out(MakeVariableNode("in" + std::to_string(i))));
-  }
-  GradCase c;
-  c.fwd = ValueOrThrow(MakeOpNode(op, "fwd", std::move(dict), std::move(inputs)));
-  c.g = MakeVariableNode("g");
-  c.grads = c.fwd->op()->gradient()(c.fwd, {Out(c.g)});
-  return c;
 }
 
 // Checks that `e` is output 0 of an `op` node with exactly `inputs`.
@@ -104,8 +70,8 @@ void ExpectBackward(const GradCase& c, const std::string& op, const std::vector<
   EXPECT_EQ(bw->num_outputs(), num_outputs);
   EXPECT_EQ(bw->inputs, inputs);
   ASSERT_EQ(bw->control_deps.size(), 1u);
-  EXPECT_EQ(bw->control_deps[0], c.fwd);
-  EXPECT_EQ(bw->attrs.dict, c.fwd->attrs.dict);
+  EXPECT_EQ(bw->control_deps[0], c.node);
+  EXPECT_EQ(bw->attrs.dict, c.node->attrs.dict);
 }
 
 // Ops whose inputs and output all share one shape: complete, partial,
@@ -166,15 +132,15 @@ TEST(ElemwiseUnaryTest, ShapesTypesAndInplace) {
 }
 
 TEST(ElemwiseUnaryTest, GradientsFromForwardOps) {
-  GradCase exp = Grad("exp", {}, 1);
+  GradCase exp = Differentiate("exp", {}, 1);
   ASSERT_EQ(exp.grads.size(), 1u);
-  ExpectNode(exp.grads[0], "elemwise_mul", {Out(exp.g), Out(exp.fwd)});
+  ExpectNode(exp.grads[0], "elemwise_mul", {Out(exp.head), Out(exp.node)});
 
-  GradCase log = Grad("log", {}, 1);
-  ExpectNode(log.grads[0], "elemwise_div", {Out(log.g), log.in(0)});
+  GradCase log = Differentiate("log", {}, 1);
+  ExpectNode(log.grads[0], "elemwise_div", {Out(log.head), log.node->inputs[0]});
 
-  GradCase neg = Grad("negative", {}, 1);
-  ExpectNode(neg.grads[0], "negative", {Out(neg.g)});
+  GradCase neg = Differentiate("negative", {}, 1);
+  ExpectNode(neg.grads[0], "negative", {Out(neg.head)});
 }
 
 TEST(ElemwiseUnaryTest, GradientsFromBackwardOps) {
@@ -183,10 +149,10 @@ TEST(ElemwiseUnaryTest, GradientsFromBackwardOps) {
                                                            {"square", false}, {"abs", false}};
   for (const auto& [op, uses_output] : cases) {
     SCOPED_TRACE(op);
-    GradCase c = Grad(op, {}, 1);
+    GradCase c = Differentiate(op, {}, 1);
     ASSERT_EQ(c.grads.size(), 1u);
-    NodeEntry value = uses_output ? Out(c.fwd) : c.in(0);
-    ExpectBackward(c, "_backward_" + op, {Out(c.g), value}, 1);
+    NodeEntry value = uses_output ? Out(c.node) : c.node->inputs[0];
+    ExpectBackward(c, "_backward_" + op, {Out(c.head), value}, 1);
   }
 }
 
@@ -232,31 +198,31 @@ TEST(ElemwiseBinaryTest, ShapesAndInplace) {
 }
 
 TEST(ElemwiseBinaryTest, ArithmeticGradients) {
-  GradCase add = Grad("elemwise_add", {}, 2);
-  EXPECT_EQ(add.grads, (std::vector<NodeEntry>{Out(add.g), Out(add.g)}));
+  GradCase add = Differentiate("elemwise_add", {}, 2);
+  EXPECT_EQ(add.grads, (std::vector<NodeEntry>{Out(add.head), Out(add.head)}));
 
-  GradCase sub = Grad("_minus", {}, 2);
+  GradCase sub = Differentiate("_minus", {}, 2);
   ASSERT_EQ(sub.grads.size(), 2u);
-  EXPECT_EQ(sub.grads[0], Out(sub.g));
-  ExpectNode(sub.grads[1], "negative", {Out(sub.g)});
+  EXPECT_EQ(sub.grads[0], Out(sub.head));
+  ExpectNode(sub.grads[1], "negative", {Out(sub.head)});
 
-  GradCase mul = Grad("elemwise_mul", {}, 2);
-  ExpectNode(mul.grads[0], "elemwise_mul", {Out(mul.g), mul.in(1)});
-  ExpectNode(mul.grads[1], "elemwise_mul", {Out(mul.g), mul.in(0)});
+  GradCase mul = Differentiate("elemwise_mul", {}, 2);
+  ExpectNode(mul.grads[0], "elemwise_mul", {Out(mul.head), mul.node->inputs[1]});
+  ExpectNode(mul.grads[1], "elemwise_mul", {Out(mul.head), mul.node->inputs[0]});
 
-  GradCase div = Grad("elemwise_div", {}, 2);
-  ExpectNode(div.grads[0], "elemwise_div", {Out(div.g), div.in(1)});
+  GradCase div = Differentiate("elemwise_div", {}, 2);
+  ExpectNode(div.grads[0], "elemwise_div", {Out(div.head), div.node->inputs[1]});
   ASSERT_NE(div.grads[1].node, nullptr);
   ExpectNode(div.grads[1], "negative", {div.grads[1].node->inputs[0]});
-  ExpectNode(div.grads[1].node->inputs[0], "elemwise_mul", {div.grads[0], Out(div.fwd)});
+  ExpectNode(div.grads[1].node->inputs[0], "elemwise_mul", {div.grads[0], Out(div.node)});
 }
 
 TEST(ElemwiseBinaryTest, BackwardOpGradients) {
   for (const std::string op : {"_maximum", "_minimum", "_power"}) {
     SCOPED_TRACE(op);
-    GradCase c = Grad(op, {}, 2);
+    GradCase c = Differentiate(op, {}, 2);
     ASSERT_EQ(c.grads.size(), 2u);
-    ExpectBackward(c, "_backward" + op, {Out(c.g), c.in(0), c.in(1)}, 2);
+    ExpectBackward(c, "_backward" + op, {Out(c.head), c.node->inputs[0], c.node->inputs[1]}, 2);
   }
 }
 
@@ -287,15 +253,15 @@ TEST(ElemwiseScalarTest, ParamsShapesAndAliases) {
 TEST(ElemwiseScalarTest, Gradients) {
   const AttrMap dict = {{"scalar", "2.5"}, {"is_int", "False"}};
   for (const std::string op : {"_plus_scalar", "_minus_scalar"}) {
-    GradCase c = Grad(op, dict, 1);
-    EXPECT_EQ(c.grads, std::vector<NodeEntry>{Out(c.g)}) << op;
+    GradCase c = Differentiate(op, dict, 1);
+    EXPECT_EQ(c.grads, std::vector<NodeEntry>{Out(c.head)}) << op;
   }
-  GradCase rminus = Grad("_rminus_scalar", dict, 1);
-  ExpectNode(rminus.grads[0], "negative", {Out(rminus.g)});
+  GradCase rminus = Differentiate("_rminus_scalar", dict, 1);
+  ExpectNode(rminus.grads[0], "negative", {Out(rminus.head)});
 
   for (const std::string op : {"_mul_scalar", "_div_scalar"}) {
-    GradCase c = Grad(op, dict, 1);
-    ExpectNode(c.grads[0], op, {Out(c.g)});
+    GradCase c = Differentiate(op, dict, 1);
+    ExpectNode(c.grads[0], op, {Out(c.head)});
     EXPECT_EQ(c.grads[0].node->attrs.dict.at("scalar"), "2.5") << op;
   }
 
@@ -306,9 +272,10 @@ TEST(ElemwiseScalarTest, Gradients) {
                                                               {"_rpower_scalar", true}};
   for (const auto& [op, uses_output] : backward) {
     SCOPED_TRACE(op);
-    GradCase c = Grad(op, dict, 1);
+    GradCase c = Differentiate(op, dict, 1);
     ASSERT_EQ(c.grads.size(), 1u);
-    ExpectBackward(c, "_backward" + op, {Out(c.g), uses_output ? Out(c.fwd) : c.in(0)}, 1);
+    ExpectBackward(c, "_backward" + op,
+                   {Out(c.head), uses_output ? Out(c.node) : c.node->inputs[0]}, 1);
   }
 }
 
@@ -402,16 +369,16 @@ TEST(BroadcastTest, ConflictsAndBadAttrs) {
 TEST(BroadcastTest, Gradients) {
   for (const std::string op : {"broadcast_add", "broadcast_sub"}) {
     SCOPED_TRACE(op);
-    GradCase c = Grad(op, {}, 2);
+    GradCase c = Differentiate(op, {}, 2);
     ASSERT_EQ(c.grads.size(), 2u);
-    ExpectBackward(c, "_backward_" + op, {Out(c.g)}, 2);
+    ExpectBackward(c, "_backward_" + op, {Out(c.head)}, 2);
   }
   for (const std::string op : {"broadcast_mul", "broadcast_div", "broadcast_maximum",
                                "broadcast_minimum", "broadcast_power"}) {
     SCOPED_TRACE(op);
-    GradCase c = Grad(op, {}, 2);
+    GradCase c = Differentiate(op, {}, 2);
     ASSERT_EQ(c.grads.size(), 2u);
-    ExpectBackward(c, "_backward_" + op, {Out(c.g), c.in(0), c.in(1)}, 2);
+    ExpectBackward(c, "_backward_" + op, {Out(c.head), c.node->inputs[0], c.node->inputs[1]}, 2);
   }
 }
 
@@ -491,12 +458,12 @@ TEST(ReduceTest, Gradients) {
   const AttrMap dict = {{"axis", "1"}, {"keepdims", "True"}};
   for (const std::string op : {"sum", "mean"}) {
     SCOPED_TRACE(op);
-    GradCase c = Grad(op, dict, 1);
+    GradCase c = Differentiate(op, dict, 1);
     ASSERT_EQ(c.grads.size(), 1u);
-    ExpectBackward(c, "_backward_" + op, {Out(c.g)}, 1);
+    ExpectBackward(c, "_backward_" + op, {Out(c.head)}, 1);
   }
-  GradCase m = Grad("max_axis", dict, 1);
-  ExpectBackward(m, "_backward_max", {Out(m.g), m.in(0), Out(m.fwd)}, 1);
+  GradCase m = Differentiate("max_axis", dict, 1);
+  ExpectBackward(m, "_backward_max", {Out(m.head), m.node->inputs[0], Out(m.node)}, 1);
 }
 
 // ---------------------------------------------------------------- misc
@@ -519,8 +486,8 @@ TEST(ElementWiseSumTest, InputsShapesAndGradient) {
   EXPECT_TRUE(Contains(ParseError("ElementWiseSum", {{"num_args", "x"}}), "'num_args'"));
   CheckInplace("ElementWiseSum", {{"num_args", "2"}}, {{0, 0}});
 
-  GradCase c = Grad("ElementWiseSum", {{"num_args", "3"}}, 3);
-  EXPECT_EQ(c.grads, std::vector<NodeEntry>(3, Out(c.g)));
+  GradCase c = Differentiate("ElementWiseSum", {{"num_args", "3"}}, 3);
+  EXPECT_EQ(c.grads, std::vector<NodeEntry>(3, Out(c.head)));
 }
 
 TEST(MiscTest, LikeOpsBlockGradAndCopy) {
@@ -529,12 +496,12 @@ TEST(MiscTest, LikeOpsBlockGradAndCopy) {
     CheckSameShapeOp(op, {}, 1);
   }
   for (const std::string op : {"zeros_like", "ones_like", "BlockGrad", "stop_gradient"}) {
-    GradCase c = Grad(op, {}, 1);
+    GradCase c = Differentiate(op, {}, 1);
     ASSERT_EQ(c.grads.size(), 1u) << op;
     EXPECT_EQ(c.grads[0].node, nullptr) << op;
   }
-  GradCase copy = Grad("identity", {}, 1);
-  EXPECT_EQ(copy.grads, std::vector<NodeEntry>{Out(copy.g)});
+  GradCase copy = Differentiate("identity", {}, 1);
+  EXPECT_EQ(copy.grads, std::vector<NodeEntry>{Out(copy.head)});
   EXPECT_EQ(OpRegistry::Global().Find("stop_gradient")->name(), "BlockGrad");
   EXPECT_EQ(OpRegistry::Global().Find("identity")->name(), "_copy");
   CheckInplace("BlockGrad", {}, {{0, 0}});
@@ -558,9 +525,9 @@ TEST(CastTest, TypesShapesAndGradient) {
   EXPECT_TRUE(Contains(ParseError("Cast", {{"dtype", "float33"}}), "'dtype'"));
   CheckSameShapeOp("Cast", f16, 1);
 
-  GradCase c = Grad("Cast", f16, 1);
+  GradCase c = Differentiate("Cast", f16, 1);
   ASSERT_EQ(c.grads.size(), 1u);
-  ExpectBackward(c, "_backward_Cast", {Out(c.g)}, 1);
+  ExpectBackward(c, "_backward_Cast", {Out(c.head)}, 1);
   // The backward op's output is the forward input's dtype, not the gradient's.
   EXPECT_EQ(Msg(InferOpType("_backward_Cast", f16, {DType::kFloat16}, {DType::kFloat32})), "OK");
 }
@@ -614,10 +581,10 @@ TEST(WhereTest, TypesAndGradient) {
       Contains(Msg(InferOpType("where", {}, {DType::kInt32, DType::kFloat32, DType::kFloat16})),
                "Type inconsistent"));
 
-  GradCase c = Grad("where", {}, 3);
+  GradCase c = Differentiate("where", {}, 3);
   ASSERT_EQ(c.grads.size(), 3u);
   EXPECT_EQ(c.grads[0].node, nullptr);
-  ExpectBackward(c, "_backward_where", {Out(c.g), c.in(0)}, 3);
+  ExpectBackward(c, "_backward_where", {Out(c.head), c.node->inputs[0]}, 3);
   auto bt = ValueOrThrow(InferOpType("_backward_where", {}, {DType::kFloat32, DType::kInt32},
                                      {DType::kUnknown, DType::kUnknown, DType::kUnknown}));
   EXPECT_EQ(bt.out, (std::vector<DType>{DType::kInt32, DType::kFloat32, DType::kFloat32}));
@@ -633,9 +600,9 @@ TEST(ClipTest, ParamsShapesAndGradient) {
   EXPECT_TRUE(Contains(ParseError("clip", {{"a_max", "0"}}), "'a_min'"));
   EXPECT_TRUE(Contains(ParseError("clip", {{"a_min", "low"}, {"a_max", "1"}}), "'a_min'"));
 
-  GradCase c = Grad("clip", dict, 1);
+  GradCase c = Differentiate("clip", dict, 1);
   ASSERT_EQ(c.grads.size(), 1u);
-  ExpectBackward(c, "_backward_clip", {Out(c.g), c.in(0)}, 1);
+  ExpectBackward(c, "_backward_clip", {Out(c.head), c.node->inputs[0]}, 1);
 }
 
 // ---------------------------------------------------------------- registry

@@ -17,9 +17,12 @@ namespace symx {
 
 namespace {
 
+using ::symx::testing::Infer;
+using ::symx::testing::InferError;
 using ::symx::testing::InferOpShape;
 using ::symx::testing::InferOpType;
 using ::symx::testing::ParseAttrs;
+using ::symx::testing::ParseError;
 using ::symx::testing::ShapeResult;
 
 constexpr int64_t U = kUnknownDim;
@@ -32,32 +35,10 @@ constexpr int64_t U = kUnknownDim;
         << "expected \"" << (part) << "\" in: " << symx_text_; \
   } while (0)
 
-// Runs inference that must succeed.
-ShapeResult Infer(const std::string& op, const AttrMap& attrs, std::vector<Shape> in,
-                  std::vector<Shape> out = {}) {
-  absl::StatusOr<ShapeResult> r = InferOpShape(op, attrs, std::move(in), std::move(out));
-  EXPECT_TRUE(r.ok()) << op << ": " << r.status();
-  return r.ok() ? *r : ShapeResult{};
-}
-
 // The output shape of a single-output op.
 Shape Out0(const std::string& op, const AttrMap& attrs, std::vector<Shape> in) {
   ShapeResult r = Infer(op, attrs, std::move(in));
   return r.out.empty() ? Shape() : r.out[0];
-}
-
-// The error message of inference that must fail.
-std::string InferError(const std::string& op, const AttrMap& attrs, std::vector<Shape> in,
-                       std::vector<Shape> out = {}) {
-  absl::StatusOr<ShapeResult> r = InferOpShape(op, attrs, std::move(in), std::move(out));
-  EXPECT_FALSE(r.ok()) << op << " unexpectedly inferred";
-  return r.ok() ? "" : std::string(r.status().message());
-}
-
-std::string ParseError(const std::string& op, const AttrMap& attrs) {
-  absl::StatusOr<NodeAttrs> r = ParseAttrs(op, attrs);
-  EXPECT_FALSE(r.ok()) << op << " unexpectedly parsed";
-  return r.ok() ? "" : std::string(r.status().message());
 }
 
 // A node of `op` over fresh variables in0, in1, ...
@@ -72,14 +53,6 @@ NodePtr MakeNode(const std::string& op, const AttrMap& attrs, int num_inputs) {
 }
 
 NodeEntry Grad(const std::string& name = "g") { return Out(MakeVariableNode(name)); }
-
-// FillZeroGrads builds zeros_like nodes; that op belongs to another family, so a stand-in is
-// registered when this test runs without it.
-void EnsureZerosLike() {
-  if (!OpRegistry::Global().Find("zeros_like")) {
-    OpRegistry::Global().Register("zeros_like").SetGradient(ZeroGradient);
-  }
-}
 
 std::vector<std::pair<int, int>> Inplace(const std::string& op, const AttrMap& attrs) {
   absl::StatusOr<NodeAttrs> a = ParseAttrs(op, attrs);
@@ -472,7 +445,6 @@ TEST(SliceChannelTest, Errors) {
 }
 
 TEST(SliceChannelTest, NamesAndGradient) {
-  EnsureZerosLike();
   absl::StatusOr<NodeAttrs> a = ParseAttrs("SliceChannel", {{"num_outputs", "3"}});
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(a->op->OutputNames(*a), (std::vector<std::string>{"output0", "output1", "output2"}));
