@@ -1,0 +1,132 @@
+// Helpers for CPU kernels (devices/cpu/*_kernels.cc only): Eigen maps over
+// Tensor buffers, dtype dispatch, and running an expression on the right
+// Eigen device for its size.
+//
+// This header pulls in Eigen's Tensor module; keep it out of other headers so
+// the heavy templates are compiled only in the kernel translation units.
+#ifndef SYMX_DEVICES_CPU_KERNEL_UTIL_H_
+#define SYMX_DEVICES_CPU_KERNEL_UTIL_H_
+
+#define EIGEN_USE_THREADS
+#include <cstdint>
+
+#include "Eigen/Core"
+#include "devices/cpu/cpu_device.h"
+#include "devices/dtype_switch.h"
+#include "devices/kernel.h"
+#include "unsupported/Eigen/CXX11/Tensor"
+
+namespace symx {
+namespace cpu {
+
+// The Eigen scalar type for a storage type (float16 computes as Eigen::half).
+template <typename T>
+struct EigenScalar {
+  using type = T;
+};
+template <>
+struct EigenScalar<float16_t> {
+  using type = Eigen::half;
+};
+
+template <typename T>
+using Vec = Eigen::TensorMap<Eigen::Tensor<T, 1, Eigen::RowMajor, int64_t>, Eigen::Aligned>;
+template <typename T, int N>
+using TensorN = Eigen::TensorMap<Eigen::Tensor<T, N, Eigen::RowMajor, int64_t>>;
+template <typename T>
+using MatrixRM = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <typename T>
+using MatMap = Eigen::Map<MatrixRM<T>>;
+
+// The tensor's elements as a flat vector (T must match the dtype's layout).
+// Views may start at any element offset, so no alignment is assumed.
+template <typename T>
+Eigen::TensorMap<Eigen::Tensor<T, 1, Eigen::RowMajor, int64_t>> Flat(const Tensor& t) {
+  return Eigen::TensorMap<Eigen::Tensor<T, 1, Eigen::RowMajor, int64_t>>(t.data<T>(), t.size());
+}
+
+// The tensor as an N-d Eigen map with the given dims (product == size).
+template <typename T, int N>
+TensorN<T, N> AsTensor(const Tensor& t, const Eigen::array<int64_t, N>& dims) {
+  return TensorN<T, N>(t.data<T>(), dims);
+}
+
+// The tensor as a row-major rows x cols matrix.
+template <typename T>
+MatMap<T> AsMatrix(const Tensor& t, int64_t rows, int64_t cols) {
+  return MatMap<T>(t.data<T>(), rows, cols);
+}
+
+// Elements below which an op runs on the calling thread.
+inline constexpr int64_t kParallelThreshold = 1 << 15;
+
+inline const Eigen::ThreadPoolDevice& EigenDevice(const KernelContext& ctx) {
+  return static_cast<CpuDevice*>(ctx.device)->eigen();
+}
+
+// dst = expr, on the pool when large enough to pay for it.
+template <typename Dst, typename Expr>
+void Assign(const KernelContext& ctx, Dst dst, const Expr& expr, int64_t size) {
+  if (size >= kParallelThreshold && ctx.device != nullptr && ctx.device->num_threads() > 1) {
+    dst.device(EigenDevice(ctx)) = expr;
+  } else {
+    dst = expr;
+  }
+}
+
+// Splits [0, n) into chunks run on the device's pool; `cost_per_unit` is the
+// rough number of scalar operations per index (Eigen uses it to pick chunk sizes).
+template <typename Fn>
+void ParallelFor(const KernelContext& ctx, int64_t n, double cost_per_unit, Fn&& fn) {
+  if (ctx.device == nullptr || ctx.device->num_threads() <= 1 ||
+      static_cast<double>(n) * cost_per_unit < static_cast<double>(kParallelThreshold)) {
+    fn(int64_t{0}, n);
+    return;
+  }
+  EigenDevice(ctx).parallelFor(n, Eigen::TensorOpCost(0, 0, cost_per_unit),
+                               [&fn](Eigen::Index begin, Eigen::Index end) { fn(begin, end); });
+}
+
+}  // namespace cpu
+}  // namespace symx
+
+// Runs the body with T = float or double; other dtypes return UnsupportedDType.
+#define SYMX_FLOAT_SWITCH(ctx, dtype, T, ...)          \
+  switch (dtype) {                                     \
+    case ::symx::DType::kFloat32: {                    \
+      using T = float;                                 \
+      __VA_ARGS__;                                     \
+      break;                                           \
+    }                                                  \
+    case ::symx::DType::kFloat64: {                    \
+      using T = double;                                \
+      __VA_ARGS__;                                     \
+      break;                                           \
+    }                                                  \
+    default:                                           \
+      return ::symx::UnsupportedDType(ctx, dtype);     \
+  }
+
+// Same, adding float16 computed as Eigen::half.
+#define SYMX_FLOAT16_SWITCH(ctx, dtype, T, ...)        \
+  switch (dtype) {                                     \
+    case ::symx::DType::kFloat32: {                    \
+      using T = float;                                 \
+      __VA_ARGS__;                                     \
+      break;                                           \
+    }                                                  \
+    case ::symx::DType::kFloat64: {                    \
+      using T = double;                                \
+      __VA_ARGS__;                                     \
+      break;                                           \
+    }                                                  \
+    case ::symx::DType::kFloat16: {                    \
+      using T = Eigen::half;                           \
+      __VA_ARGS__;                                     \
+      break;                                           \
+    }                                                  \
+    default:                                           \
+      return ::symx::UnsupportedDType(ctx, dtype);     \
+  }
+
+#endif  // SYMX_DEVICES_CPU_KERNEL_UTIL_H_

@@ -1,0 +1,64 @@
+#include "devices/device.h"
+
+#include <map>
+
+#include "absl/strings/str_cat.h"
+
+namespace symx {
+namespace {
+
+struct DeviceTable {
+  std::mutex mu;
+  std::map<DeviceType, DeviceFactory> factories;
+  std::map<Context, std::unique_ptr<Device>> devices;
+  uint64_t seed = 0;
+};
+
+DeviceTable& Table() {
+  static DeviceTable* table = new DeviceTable();
+  return *table;
+}
+
+}  // namespace
+
+bool RegisterDeviceFactory(DeviceType type, DeviceFactory factory) {
+  DeviceTable& t = Table();
+  std::lock_guard<std::mutex> lock(t.mu);
+  t.factories[type] = std::move(factory);
+  return true;
+}
+
+absl::StatusOr<Device*> GetDevice(const Context& ctx) {
+  DeviceTable& t = Table();
+  std::lock_guard<std::mutex> lock(t.mu);
+  auto it = t.devices.find(ctx);
+  if (it != t.devices.end()) return it->second.get();
+  if (ctx.rank >= 0) {
+    return absl::NotFoundError(absl::StrCat(
+        "device ", ctx.ToString(), " belongs to another MPI rank; this process cannot run it"));
+  }
+  auto f = t.factories.find(ctx.type);
+  if (f == t.factories.end()) {
+    return absl::NotFoundError(absl::StrCat("device ", ctx.ToString(), " does not exist: ",
+                                            ctx.type == DeviceType::kGPU
+                                                ? "this build has no CUDA support"
+                                                : "no such device type in this build"));
+  }
+  auto made = f->second(ctx);
+  if (!made.ok()) return made.status();
+  Device* device = made->get();
+  device->Seed(t.seed + static_cast<uint64_t>(ctx.id) * 7919 + static_cast<uint64_t>(ctx.type));
+  t.devices.emplace(ctx, std::move(*made));
+  return device;
+}
+
+void SeedAllDevices(uint64_t seed) {
+  DeviceTable& t = Table();
+  std::lock_guard<std::mutex> lock(t.mu);
+  t.seed = seed;
+  for (auto& [ctx, device] : t.devices) {
+    device->Seed(seed + static_cast<uint64_t>(ctx.id) * 7919 + static_cast<uint64_t>(ctx.type));
+  }
+}
+
+}  // namespace symx

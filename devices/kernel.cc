@@ -1,0 +1,54 @@
+#include "devices/kernel.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "graph/op.h"
+
+namespace symx {
+namespace {
+
+std::map<std::pair<std::string, DeviceType>, KernelInfo, std::less<>>& Table() {
+  static auto* table = new std::map<std::pair<std::string, DeviceType>, KernelInfo, std::less<>>();
+  return *table;
+}
+
+}  // namespace
+
+std::string KernelContext::Where() const {
+  if (attrs == nullptr || attrs->op == nullptr) return "a kernel";
+  return absl::StrCat("operator ", attrs->name, " (", attrs->op->name(), ")");
+}
+
+bool KernelRegistry::Register(const std::string& op_name, DeviceType type, KernelInfo info) {
+  auto [it, inserted] = Table().emplace(std::make_pair(op_name, type), info);
+  if (!inserted) {
+    std::fprintf(stderr, "symx: two kernels registered for op %s\n", op_name.c_str());
+    std::abort();
+  }
+  return true;
+}
+
+const KernelInfo* KernelRegistry::Find(absl::string_view op_name, DeviceType type) {
+  auto it = Table().find(std::make_pair(std::string(op_name), type));
+  return it == Table().end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> KernelRegistry::List(DeviceType type) {
+  std::vector<std::string> out;
+  for (const auto& [key, info] : Table()) {
+    if (key.second == type) out.push_back(key.first);
+  }
+  return out;
+}
+
+absl::Status UnsupportedDType(const KernelContext& ctx, DType dtype) {
+  std::string device = ctx.device != nullptr ? ctx.device->ctx().ToString() : "this device";
+  return absl::UnimplementedError(
+      absl::StrCat(ctx.Where(), " has no kernel for dtype ", DTypeName(dtype), " on ", device));
+}
+
+}  // namespace symx

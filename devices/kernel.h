@@ -1,0 +1,85 @@
+// Kernels: the code that runs an op on one device type, registered per
+// (op name, device type) apart from the op's schema (graph/ops).
+//
+// The executor resolves every node's kernel at Bind, builds its KernelContext
+// once (tensors point into planned memory), and Forward/Backward only call
+// `fn(ctx)`. So a kernel must not allocate device memory: scratch space comes
+// from `workspace`, sized at Bind by the kernel's WorkspaceFn.
+//
+// Contract for a kernel:
+// - `inputs` holds every input in the schema's order, aux states included;
+//   aux tensors may be updated (only when is_train, per MXNet).
+// - `outputs` holds every output, hidden ones included (BatchNorm's mean/var,
+//   Dropout's mask); all are allocated and must be written.
+// - For each in-place pair the schema declares, output j may alias input i
+//   (req[j] == kInplace); the kernel must then still be correct.
+// - req[j] == kAdd is passed only to kernels registered with supports_add;
+//   other kernels write and the executor accumulates.
+// - Unsupported dtypes or attribute combinations return an error naming the
+//   op, the node and the dtype; never abort.
+#ifndef SYMX_DEVICES_KERNEL_H_
+#define SYMX_DEVICES_KERNEL_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "devices/context.h"
+#include "devices/device.h"
+#include "devices/tensor.h"
+#include "graph/node.h"
+
+namespace symx {
+
+enum class OpReq : uint8_t { kNull, kWrite, kInplace, kAdd };
+
+struct KernelContext {
+  const NodeAttrs* attrs = nullptr;
+  Device* device = nullptr;
+  bool is_train = false;
+  std::vector<Tensor> inputs;
+  std::vector<Tensor> outputs;
+  std::vector<OpReq> req;
+  Tensor workspace;  // uint8, at least the bytes the WorkspaceFn asked for
+
+  template <typename P>
+  const P& param() const {
+    return Param<P>(*attrs);
+  }
+  // "op FullyConnected (node fc1)" for messages.
+  std::string Where() const;
+};
+
+using KernelFn = absl::Status (*)(const KernelContext& ctx);
+// Scratch bytes a kernel needs for these shapes and dtype (input 0's).
+using WorkspaceFn = size_t (*)(const NodeAttrs& attrs, const std::vector<Shape>& in_shapes,
+                               const std::vector<Shape>& out_shapes, DType dtype);
+
+struct KernelInfo {
+  KernelFn fn = nullptr;
+  WorkspaceFn workspace = nullptr;
+  bool supports_add = false;
+};
+
+class KernelRegistry {
+ public:
+  // Registers at static init; a second kernel for the same key is a bug.
+  static bool Register(const std::string& op_name, DeviceType type, KernelInfo info);
+  // nullptr when the op has no kernel for `type`.
+  static const KernelInfo* Find(absl::string_view op_name, DeviceType type);
+  // Names of ops with a kernel for `type`, sorted.
+  static std::vector<std::string> List(DeviceType type);
+};
+
+// The standard "unsupported dtype" error.
+absl::Status UnsupportedDType(const KernelContext& ctx, DType dtype);
+
+}  // namespace symx
+
+#define SYMX_REGISTER_KERNEL(op_name, device_type, ...)                               \
+  static const bool SYMX_CONCAT_(symx_kernel_registration_, __COUNTER__) =            \
+      ::symx::KernelRegistry::Register(op_name, ::symx::DeviceType::device_type,        \
+                                       ::symx::KernelInfo{__VA_ARGS__})
+
+#endif  // SYMX_DEVICES_KERNEL_H_
