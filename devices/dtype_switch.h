@@ -62,23 +62,23 @@ inline bfloat16_t FromDouble(double v) {
   }
 
 // Every storage dtype; `unknown` runs for DType::kUnknown.
-#define SYMX_DTYPE_SWITCH_ALL(dtype, T, ...)                     \
-  switch (dtype) {                                               \
-    SYMX_DTYPE_CASE_(kFloat32, float, T, __VA_ARGS__)            \
-    SYMX_DTYPE_CASE_(kFloat64, double, T, __VA_ARGS__)           \
-    SYMX_DTYPE_CASE_(kFloat16, ::symx::float16_t, T, __VA_ARGS__) \
+#define SYMX_DTYPE_SWITCH_ALL(dtype, T, ...)                        \
+  switch (dtype) {                                                  \
+    SYMX_DTYPE_CASE_(kFloat32, float, T, __VA_ARGS__)               \
+    SYMX_DTYPE_CASE_(kFloat64, double, T, __VA_ARGS__)              \
+    SYMX_DTYPE_CASE_(kFloat16, ::symx::float16_t, T, __VA_ARGS__)   \
     SYMX_DTYPE_CASE_(kBFloat16, ::symx::bfloat16_t, T, __VA_ARGS__) \
-    SYMX_DTYPE_CASE_(kUint8, uint8_t, T, __VA_ARGS__)            \
-    SYMX_DTYPE_CASE_(kInt8, int8_t, T, __VA_ARGS__)              \
-    SYMX_DTYPE_CASE_(kInt16, int16_t, T, __VA_ARGS__)            \
-    SYMX_DTYPE_CASE_(kUint16, uint16_t, T, __VA_ARGS__)          \
-    SYMX_DTYPE_CASE_(kInt32, int32_t, T, __VA_ARGS__)            \
-    SYMX_DTYPE_CASE_(kUint32, uint32_t, T, __VA_ARGS__)          \
-    SYMX_DTYPE_CASE_(kInt64, int64_t, T, __VA_ARGS__)            \
-    SYMX_DTYPE_CASE_(kUint64, uint64_t, T, __VA_ARGS__)          \
-    SYMX_DTYPE_CASE_(kBool, bool, T, __VA_ARGS__)                \
-    case ::symx::DType::kUnknown:                                \
-      break;                                                     \
+    SYMX_DTYPE_CASE_(kUint8, uint8_t, T, __VA_ARGS__)               \
+    SYMX_DTYPE_CASE_(kInt8, int8_t, T, __VA_ARGS__)                 \
+    SYMX_DTYPE_CASE_(kInt16, int16_t, T, __VA_ARGS__)               \
+    SYMX_DTYPE_CASE_(kUint16, uint16_t, T, __VA_ARGS__)             \
+    SYMX_DTYPE_CASE_(kInt32, int32_t, T, __VA_ARGS__)               \
+    SYMX_DTYPE_CASE_(kUint32, uint32_t, T, __VA_ARGS__)             \
+    SYMX_DTYPE_CASE_(kInt64, int64_t, T, __VA_ARGS__)               \
+    SYMX_DTYPE_CASE_(kUint64, uint64_t, T, __VA_ARGS__)             \
+    SYMX_DTYPE_CASE_(kBool, bool, T, __VA_ARGS__)                   \
+    case ::symx::DType::kUnknown:                                   \
+      break;                                                        \
   }
 
 #endif  // SYMX_DEVICES_DTYPE_SWITCH_H_

@@ -43,9 +43,10 @@ inline uint16_t FloatToHalf(float f) {
   std::memcpy(&x, &f, 4);
   uint32_t sign = (x >> 16) & 0x8000u;
   uint32_t abs = x & 0x7fffffffu;
-  if (abs >= 0x7f800000u) return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0));
+  if (abs >= 0x7f800000u)
+    return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0));
   if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // overflow
-  if (abs < 0x38800000u) {                                                // subnormal or zero
+  if (abs < 0x38800000u) {                                               // subnormal or zero
     if (abs < 0x33000000u) return static_cast<uint16_t>(sign);
     uint32_t e = abs >> 23;
     uint32_t m = (abs & 0x7fffffu) | 0x800000u;

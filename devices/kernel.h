@@ -77,9 +77,9 @@ absl::Status UnsupportedDType(const KernelContext& ctx, DType dtype);
 
 }  // namespace symx
 
-#define SYMX_REGISTER_KERNEL(op_name, device_type, ...)                               \
-  static const bool SYMX_CONCAT_(symx_kernel_registration_, __COUNTER__) =            \
-      ::symx::KernelRegistry::Register(op_name, ::symx::DeviceType::device_type,        \
+#define SYMX_REGISTER_KERNEL(op_name, device_type, ...)                          \
+  static const bool SYMX_CONCAT_(symx_kernel_registration_, __COUNTER__) =       \
+      ::symx::KernelRegistry::Register(op_name, ::symx::DeviceType::device_type, \
                                        ::symx::KernelInfo{__VA_ARGS__})
 
 #endif  // SYMX_DEVICES_KERNEL_H_

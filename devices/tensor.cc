@@ -44,8 +44,8 @@ Tensor Tensor::FromVector(const Shape& shape, const std::vector<double>& values,
                           Context ctx) {
   Tensor t = ValueOrThrow(Empty(shape, dtype, ctx));
   if (static_cast<int64_t>(values.size()) != t.size()) {
-    throw Error(absl::InvalidArgumentError(absl::StrCat("FromVector: ", values.size(),
-                                                        " values for shape ", shape.ToString())));
+    throw Error(absl::InvalidArgumentError(
+        absl::StrCat("FromVector: ", values.size(), " values for shape ", shape.ToString())));
   }
   ConvertElements(values.data(), DType::kFloat64, t.raw_data(), dtype, t.size());
   return t;
@@ -56,14 +56,15 @@ absl::StatusOr<Tensor> Tensor::View(const Shape& shape) const { return View(shap
 absl::StatusOr<Tensor> Tensor::View(const Shape& shape, DType dtype) const {
   if (!defined()) return absl::FailedPreconditionError("cannot view an undefined tensor");
   if (!shape.fully_known()) {
-    return absl::InvalidArgumentError(absl::StrCat("cannot view as unknown shape ", shape.ToString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot view as unknown shape ", shape.ToString()));
   }
   size_t need = static_cast<size_t>(shape.Size()) * DTypeSize(dtype);
   size_t have = storage_->bytes() - offset_;
   if (need > have) {
-    return absl::InvalidArgumentError(absl::StrCat("cannot view ", DebugString(), " as ",
-                                                   DTypeName(dtype), " ", shape.ToString(), ": needs ",
-                                                   need, " bytes, the storage holds ", have));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot view ", DebugString(), " as ", DTypeName(dtype), " ", shape.ToString(),
+                     ": needs ", need, " bytes, the storage holds ", have));
   }
   return Tensor(storage_, offset_, shape, dtype);
 }
@@ -71,8 +72,8 @@ absl::StatusOr<Tensor> Tensor::View(const Shape& shape, DType dtype) const {
 absl::StatusOr<Tensor> Tensor::Slice(int64_t begin, int64_t end) const {
   if (shape_.ndim() < 1) return absl::InvalidArgumentError("cannot slice a 0-d tensor");
   if (begin < 0 || end < begin || end > shape_[0]) {
-    return absl::OutOfRangeError(absl::StrCat("slice [", begin, ", ", end, ") is out of range for ",
-                                              DebugString()));
+    return absl::OutOfRangeError(
+        absl::StrCat("slice [", begin, ", ", end, ") is out of range for ", DebugString()));
   }
   std::vector<int64_t> dims = shape_.dims();
   int64_t row = dims[0] == 0 ? 0 : size_ / dims[0];

@@ -1,0 +1,164 @@
+// Executor: a Symbol bound to devices and arrays, run with Forward/Backward.
+//
+//   auto exe = Executor::SimpleBind(net, {.ctx = Context::CPU(),
+//                                         .shapes = {{"data", Shape{32, 784}}}});
+//   exe->Forward(/*is_train=*/true, {{"data", batch}});
+//   exe->Backward();
+//   Tensor w_grad = exe->grad_dict().at("fc1_weight");
+//
+// Bind does all the thinking once: it builds the forward+backward graph, infers
+// shapes and dtypes, resolves kernels, plans memory and builds an immutable
+// plan of steps whose tensors point into planned memory. Forward and Backward
+// only walk the plan; they allocate nothing.
+//
+// Errors: the public API throws symx::Error with MXNet's explanations (missing
+// or extra arguments, wrong lengths, shape mismatches, bad grad_req, a missing
+// head gradient). An Executor must not run Forward/Backward from two threads
+// at once.
+#ifndef SYMX_EXECUTOR_EXECUTOR_H_
+#define SYMX_EXECUTOR_EXECUTOR_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "devices/context.h"
+#include "devices/tensor.h"
+#include "executor/grad_req.h"
+#include "graph/symbol.h"
+
+namespace symx {
+
+class ExecPlan;
+struct MemoryPool;
+
+// Arrays given to Bind: a list in the symbol's order, or a map by name.
+class ArrayArgs {
+ public:
+  ArrayArgs() : is_map_(false) {}
+  ArrayArgs(std::vector<Tensor> list) : is_map_(false), list_(std::move(list)) {}        // NOLINT
+  ArrayArgs(std::map<std::string, Tensor> map) : is_map_(true), map_(std::move(map)) {}  // NOLINT
+  ArrayArgs(std::initializer_list<Tensor> list) : is_map_(false), list_(list) {}         // NOLINT
+  bool is_map() const { return is_map_; }
+  const std::vector<Tensor>& list() const { return list_; }
+  const std::map<std::string, Tensor>& map() const { return map_; }
+
+ private:
+  bool is_map_;
+  std::vector<Tensor> list_;
+  std::map<std::string, Tensor> map_;
+};
+
+struct BindOptions {
+  Context ctx;
+  GradReqSpec grad_req = GradReq::kWrite;
+  // ctx_group name -> context (multi-device placement).
+  std::map<std::string, Context> group2ctx;
+  // Intermediate memory is taken from (and grows) this executor's pool.
+  const class Executor* shared_exec = nullptr;
+};
+
+struct SimpleBindOptions {
+  Context ctx;
+  GradReqSpec grad_req = GradReq::kWrite;
+  std::map<std::string, Shape> shapes;  // 0 dims mean unknown (MXNet's legacy convention)
+  // dtypes by argument name; without it, arguments with no __dtype__ are float32.
+  std::optional<std::map<std::string, DType>> type_dict;
+  std::map<std::string, Context> group2ctx;
+  std::vector<std::string> shared_arg_names;
+  const class Executor* shared_exec = nullptr;
+  // Input arrays shared across executors (bucketing): name -> array. Updated in place.
+  std::map<std::string, Tensor>* shared_buffer = nullptr;
+};
+
+// Bytes per device.
+struct MemoryStats {
+  Context ctx;
+  size_t planned_bytes = 0;    // intermediate blocks + workspace in the plan
+  size_t no_reuse_bytes = 0;   // what intermediates would take with no reuse or in-place
+  size_t allocated_bytes = 0;  // device memory this executor allocated (pool hits excluded)
+  size_t array_bytes = 0;      // bound argument/gradient/aux/head-gradient arrays
+};
+
+using MonitorCallback = std::function<void(const std::string& name, const Tensor& value)>;
+
+class Executor {
+ public:
+  // `args`/`aux_states`: every argument/aux state (list or map; a map may hold
+  // extra names). `args_grad`: nullopt for no backward graph; arguments without
+  // a gradient array get grad_req null whatever `options.grad_req` says.
+  static std::unique_ptr<Executor> Bind(const Symbol& symbol, const BindOptions& options,
+                                        const ArrayArgs& args,
+                                        const std::optional<ArrayArgs>& args_grad,
+                                        const ArrayArgs& aux_states = {});
+  // Allocates every array (zero-filled) from shapes and dtypes inferred from
+  // `options.shapes`; no gradient arrays for null arguments.
+  static std::unique_ptr<Executor> SimpleBind(const Symbol& symbol,
+                                              const SimpleBindOptions& options);
+  ~Executor();
+
+  // Copies `inputs` into the bound arguments (shapes must match), then runs the
+  // forward pass. Aux states change only when is_train.
+  void Forward(bool is_train, const std::map<std::string, Tensor>& inputs = {});
+  // Runs the backward pass. `head_grads`: one per output (or by output name);
+  // needed unless the head is a loss op. A no-op when no gradient is computed.
+  void Backward(const std::vector<Tensor>& head_grads = {});
+  void Backward(const std::map<std::string, Tensor>& head_grads);
+
+  const Symbol& symbol() const { return symbol_; }
+  const std::vector<Tensor>& outputs() const { return outputs_; }
+  const std::vector<Tensor>& arg_arrays() const { return arg_arrays_; }
+  // Undefined tensors where grad_req is null and no array was bound.
+  const std::vector<Tensor>& grad_arrays() const { return grad_arrays_; }
+  const std::vector<Tensor>& aux_arrays() const { return aux_arrays_; }
+  const std::vector<GradReq>& grad_reqs() const { return grad_reqs_; }
+  // By name; duplicate names are an error.
+  std::map<std::string, Tensor> arg_dict() const;
+  std::map<std::string, Tensor> grad_dict() const;  // only defined gradients
+  std::map<std::string, Tensor> aux_dict() const;
+  std::map<std::string, Tensor> output_dict() const;
+
+  // Copies values (converted to each array's dtype) into the bound arrays.
+  // Unknown names are an error unless allow_extra; names not given are untouched.
+  void CopyParamsFrom(const std::map<std::string, Tensor>& args,
+                      const std::map<std::string, Tensor>& aux = {}, bool allow_extra = false);
+
+  // A new executor for new input shapes that shares this one's parameters and
+  // memory: arrays whose shape is unchanged are the same arrays, smaller ones
+  // are views of the old memory, larger ones need allow_up_sizing and are new.
+  // An argument not named whose shape changes needs partial_shaping.
+  std::unique_ptr<Executor> Reshape(const std::map<std::string, Shape>& shapes,
+                                    bool partial_shaping = false,
+                                    bool allow_up_sizing = false) const;
+
+  // The forward graph as executed (after placement and copy insertion).
+  Symbol OptimizedSymbol() const;
+  // Called after each op with "<node>_<output>" and the value; with
+  // monitor_all also with each input ("<node>_<input name>").
+  void SetMonitorCallback(MonitorCallback callback, bool monitor_all = false);
+
+  std::vector<MemoryStats> memory_stats() const;
+  // Per-node summary and memory totals.
+  std::string DebugStr() const;
+
+ private:
+  Executor();
+  friend class ExecutorBuilder;
+
+  Symbol symbol_;
+  std::vector<std::string> arg_names_, aux_names_, output_names_;
+  std::vector<Tensor> arg_arrays_, grad_arrays_, aux_arrays_, outputs_;
+  std::vector<GradReq> grad_reqs_;
+  std::unique_ptr<ExecPlan> plan_;
+  std::shared_ptr<MemoryPool> pool_;
+  BindOptions bind_options_;
+  MonitorCallback monitor_;
+  bool monitor_all_ = false;
+};
+
+}  // namespace symx
+
+#endif  // SYMX_EXECUTOR_EXECUTOR_H_

@@ -1,0 +1,242 @@
+#include "tests/ops/conformance.h"
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "devices/device.h"
+#include "devices/tensor.h"
+#include "executor/executor.h"
+#include "graph/error.h"
+#include "graph/op.h"
+#include "graph/symbol.h"
+#include "gtest/gtest.h"
+
+namespace symx {
+namespace testing {
+namespace {
+
+std::vector<Context> DevicesPresent() {
+  std::vector<Context> out = {Context::CPU(0)};
+  for (int i = 0; i < 16; ++i) {
+    if (!GetDevice(Context::GPU(i)).ok()) break;
+    out.push_back(Context::GPU(i));
+  }
+  return out;
+}
+
+struct Bound {
+  Symbol symbol;
+  std::vector<std::string> names;  // input i's variable name
+  std::unique_ptr<Executor> exe;
+};
+
+// The single-op graph over variables in0..inN-1, bound with arrays of `dtype`.
+Bound BindCase(const OpCase& c, const Context& ctx, DType dtype, bool with_grads) {
+  Bound b;
+  OpCall call(c.op);
+  call.Name("op");
+  for (const auto& [k, v] : c.attrs) call.Attr(k, v);
+  for (size_t i = 0; i < c.shapes.size(); ++i) {
+    b.names.push_back(absl::StrCat("in", i));
+    call.Input(Symbol::Variable(b.names.back()));
+  }
+  b.symbol = call.Build();
+  std::set<std::string> aux_names;
+  for (const std::string& a : b.symbol.ListAuxiliaryStates()) aux_names.insert(a);
+  std::map<std::string, Tensor> args, grads, aux;
+  std::set<int> no_grad(c.no_grad.begin(), c.no_grad.end());
+  for (size_t i = 0; i < c.shapes.size(); ++i) {
+    Tensor t = ValueOrThrow(Tensor::Zeros(c.shapes[i], dtype, ctx));
+    if (aux_names.count(b.names[i])) {
+      aux[b.names[i]] = t;
+      continue;
+    }
+    args[b.names[i]] = t;
+    if (with_grads && !no_grad.count(static_cast<int>(i))) {
+      grads[b.names[i]] = ValueOrThrow(Tensor::Zeros(c.shapes[i], dtype, ctx));
+    }
+  }
+  BindOptions opt;
+  opt.ctx = ctx;
+  std::optional<ArrayArgs> g;
+  if (with_grads) g = ArrayArgs(grads);
+  b.exe = Executor::Bind(b.symbol, opt, ArrayArgs(args), g, ArrayArgs(aux));
+  return b;
+}
+
+Values InitValues(const OpCase& c, int i, std::mt19937_64* rng) {
+  if (c.init) return c.init(i, c.shapes[i]);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  Values v(NumElements(c.shapes[i]));
+  for (double& x : v) x = u(*rng);
+  return v;
+}
+
+Tensor InputArray(const Bound& b, int i) {
+  auto args = b.exe->arg_dict();
+  auto it = args.find(b.names[i]);
+  if (it != args.end()) return it->second;
+  return b.exe->aux_dict().at(b.names[i]);
+}
+
+// Loads values (rounded to the array's dtype) and returns what was stored.
+std::vector<Values> LoadInputs(const Bound& b, const std::vector<Values>& values) {
+  std::vector<Values> stored;
+  for (size_t i = 0; i < values.size(); ++i) {
+    Tensor t = InputArray(b, static_cast<int>(i));
+    Tensor src = Tensor::FromVector(t.shape(), values[i], DType::kFloat64);
+    ThrowIfError(CopyTensor(src, t));
+    stored.push_back(t.ToDoubles());
+  }
+  return stored;
+}
+
+bool Close(double got, double want, double tol) {
+  if (std::isnan(want)) return std::isnan(got);
+  if (std::isinf(want)) return got == want;
+  return std::fabs(got - want) <= tol * (1.0 + std::fabs(want));
+}
+
+void ExpectValues(const Values& got, const Values& want, double tol, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what << ": element count";
+  for (size_t k = 0; k < got.size(); ++k) {
+    if (!Close(got[k], want[k], tol)) {
+      ADD_FAILURE() << what << ": element " << k << " is " << got[k] << ", expected " << want[k]
+                    << " (tolerance " << tol << ")";
+      return;
+    }
+  }
+}
+
+double Objective(const Executor& exe, const std::vector<Values>& heads) {
+  double sum = 0;
+  for (size_t k = 0; k < exe.outputs().size(); ++k) {
+    Values out = exe.outputs()[k].ToDoubles();
+    for (size_t j = 0; j < out.size(); ++j) sum += out[j] * heads[k][j];
+  }
+  return sum;
+}
+
+void CheckForward(const OpCase& c, const Context& ctx, DType dtype) {
+  std::string where =
+      absl::StrCat(c.name, " [", c.op, ", ", DTypeName(dtype), ", ", ctx.ToString(), "]");
+  Bound b = BindCase(c, ctx, dtype, /*with_grads=*/false);
+  std::mt19937_64 rng(1234);
+  std::vector<Values> values;
+  for (size_t i = 0; i < c.shapes.size(); ++i)
+    values.push_back(InitValues(c, static_cast<int>(i), &rng));
+  std::vector<Values> stored = LoadInputs(b, values);
+  b.exe->Forward(c.is_train);
+  std::vector<Values> want = c.reference(stored, c.shapes);
+  ASSERT_EQ(want.size(), b.exe->outputs().size()) << where << ": number of outputs";
+  double tol = dtype == DType::kFloat64   ? c.forward_tol64
+               : dtype == DType::kFloat16 ? 2e-3
+                                          : c.forward_tol32;
+  for (size_t k = 0; k < want.size(); ++k) {
+    ExpectValues(b.exe->outputs()[k].ToDoubles(), want[k], tol, absl::StrCat(where, " output ", k));
+  }
+}
+
+void CheckBackward(const OpCase& c, const Context& ctx) {
+  std::string where = absl::StrCat(c.name, " [", c.op, " backward, float64, ", ctx.ToString(), "]");
+  Bound b = BindCase(c, ctx, DType::kFloat64, /*with_grads=*/true);
+  std::mt19937_64 rng(1234);
+  std::vector<Values> values;
+  for (size_t i = 0; i < c.shapes.size(); ++i)
+    values.push_back(InitValues(c, static_cast<int>(i), &rng));
+  std::vector<Values> stored = LoadInputs(b, values);
+  b.exe->Forward(/*is_train=*/true);
+  std::vector<Values> heads;
+  std::vector<Tensor> head_arrays;
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (const Tensor& out : b.exe->outputs()) {
+    Values h(out.size());
+    for (double& x : h) x = u(rng);
+    heads.push_back(h);
+    head_arrays.push_back(Tensor::FromVector(out.shape(), h, DType::kFloat64, ctx));
+  }
+  b.exe->Backward(head_arrays);
+  auto grads = b.exe->grad_dict();
+  std::set<int> no_grad(c.no_grad.begin(), c.no_grad.end());
+  std::vector<Values> expected;
+  if (c.expected_grads) expected = c.expected_grads(stored, c.shapes);
+  for (size_t i = 0; i < c.shapes.size(); ++i) {
+    if (no_grad.count(static_cast<int>(i)) || !grads.count(b.names[i])) continue;
+    Values analytic = grads.at(b.names[i]).ToDoubles();
+    std::string what = absl::StrCat(where, " gradient of input ", i);
+    if (c.expected_grads) {
+      if (i < expected.size() && !expected[i].empty()) {
+        ExpectValues(analytic, expected[i], c.grad_tol, what);
+      }
+      continue;
+    }
+    Tensor x = InputArray(b, static_cast<int>(i));
+    Values numeric(analytic.size());
+    for (size_t k = 0; k < numeric.size(); ++k) {
+      Values plus = stored[i], minus = stored[i];
+      plus[k] += c.eps;
+      minus[k] -= c.eps;
+      ThrowIfError(CopyTensor(Tensor::FromVector(x.shape(), plus, DType::kFloat64), x));
+      b.exe->Forward(true);
+      double lp = Objective(*b.exe, heads);
+      ThrowIfError(CopyTensor(Tensor::FromVector(x.shape(), minus, DType::kFloat64), x));
+      b.exe->Forward(true);
+      double lm = Objective(*b.exe, heads);
+      numeric[k] = (lp - lm) / (2 * c.eps);
+    }
+    ThrowIfError(CopyTensor(Tensor::FromVector(x.shape(), stored[i], DType::kFloat64), x));
+    ExpectValues(analytic, numeric, c.grad_tol, what);
+  }
+}
+
+}  // namespace
+
+int64_t NumElements(const Shape& s) {
+  int64_t n = 1;
+  for (int64_t d : s.dims()) n *= d;
+  return n;
+}
+
+std::vector<int64_t> Strides(const Shape& s) {
+  std::vector<int64_t> st(s.ndim(), 1);
+  for (int i = s.ndim() - 2; i >= 0; --i) st[i] = st[i + 1] * s[i + 1];
+  return st;
+}
+
+double BroadcastAt(const Values& v, const Shape& from, const Shape& to, int64_t flat) {
+  std::vector<int64_t> ts = Strides(to), fs = Strides(from);
+  int64_t idx = 0;
+  for (int d = 0; d < to.ndim(); ++d) {
+    int64_t coord = (flat / ts[d]) % to[d];
+    if (from[d] != 1) idx += coord * fs[d];
+  }
+  return v[idx];
+}
+
+void CheckOp(const OpCase& c) {
+  for (const Context& ctx : DevicesPresent()) {
+    for (DType dtype : c.dtypes) {
+      SCOPED_TRACE(absl::StrCat(c.name, " forward ", DTypeName(dtype)));
+      try {
+        CheckForward(c, ctx, dtype);
+      } catch (const Error& e) {
+        ADD_FAILURE() << c.name << " [" << c.op << ", " << DTypeName(dtype) << "]: " << e.what();
+      }
+    }
+    if (c.check_backward) {
+      SCOPED_TRACE(absl::StrCat(c.name, " backward"));
+      try {
+        CheckBackward(c, ctx);
+      } catch (const Error& e) {
+        ADD_FAILURE() << c.name << " [" << c.op << " backward]: " << e.what();
+      }
+    }
+  }
+}
+
+}  // namespace testing
+}  // namespace symx

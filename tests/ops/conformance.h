@@ -1,0 +1,76 @@
+// The op conformance harness: each op is a small table entry (OpCase); the
+// harness binds the single-op graph on every device present, checks the
+// forward against a straightforward reference in float32 and float64, and the
+// backward against central finite differences in float64.
+//
+// How the gradient check works: with random head gradients h_k for each
+// visible output y_k, the analytic input gradients from Backward must equal
+// d/dx of L = sum_k <y_k, h_k>, estimated per element as
+// (L(x + eps) - L(x - eps)) / (2 eps). Loss ops (SoftmaxOutput, MakeLoss, the
+// regression outputs) define their gradient instead of deriving it; give
+// `expected_grads` for them.
+#ifndef SYMX_TESTS_OPS_CONFORMANCE_H_
+#define SYMX_TESTS_OPS_CONFORMANCE_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "graph/attrs.h"
+#include "graph/dtype.h"
+#include "graph/shape.h"
+
+namespace symx {
+namespace testing {
+
+// Row-major values of one tensor.
+using Values = std::vector<double>;
+
+struct OpCase {
+  std::string name;  // a label for messages: "relu 2-D", "Convolution stride 2"
+  std::string op;
+  AttrMap attrs;
+  // Every input in the schema's order, aux states included.
+  std::vector<Shape> shapes;
+  // Expected visible outputs from the inputs (shapes as above). Must be a
+  // plain loop implementation, independent of the kernel under test.
+  std::function<std::vector<Values>(const std::vector<Values>& in,
+                                    const std::vector<Shape>& shapes)>
+      reference;
+  // Optional: values for input i (default: uniform in [-1, 1] from a fixed
+  // seed). Use it for labels, indices, positive inputs of log/sqrt, or to
+  // keep inputs away from kinks (relu at 0, max ties, abs at 0).
+  std::function<Values(int input, const Shape& shape)> init;
+  // Inputs excluded from the gradient check (labels, indices, aux states).
+  std::vector<int> no_grad;
+  // For loss ops: the expected gradient of each input (empty Values = skip).
+  std::function<std::vector<Values>(const std::vector<Values>& in,
+                                    const std::vector<Shape>& shapes)>
+      expected_grads;
+  bool is_train = true;         // Forward(is_train)
+  bool check_backward = true;   // false for non-differentiable ops
+  double forward_tol32 = 1e-5;  // relative+absolute tolerance, float32
+  double forward_tol64 = 1e-10;
+  double grad_tol = 1e-6;  // finite differences in float64
+  double eps = 1e-6;
+  // The dtypes the forward is checked in.
+  std::vector<DType> dtypes = {DType::kFloat32, DType::kFloat64};
+};
+
+// Runs every check for `c` on every device present and reports failures
+// through gtest (EXPECT_*), naming the case, the dtype, the output/input and
+// the first mismatching element.
+void CheckOp(const OpCase& c);
+
+// Helpers for references.
+int64_t NumElements(const Shape& s);
+// Row-major strides of `s`.
+std::vector<int64_t> Strides(const Shape& s);
+// The value of broadcast input `v` (shape `from`) at the multi-index of
+// output position `flat` in `to` (numpy broadcasting, equal ndim).
+double BroadcastAt(const Values& v, const Shape& from, const Shape& to, int64_t flat);
+
+}  // namespace testing
+}  // namespace symx
+
+#endif  // SYMX_TESTS_OPS_CONFORMANCE_H_
