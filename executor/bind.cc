@@ -341,8 +341,11 @@ std::unique_ptr<Executor> Executor::SimpleBind(const Symbol& symbol,
 
 std::unique_ptr<Executor> Executor::Reshape(const std::map<std::string, Shape>& shapes,
                                             bool partial_shaping, bool allow_up_sizing) const {
-  ForwardInference inf =
-      ValueOrThrow(InferForward(symbol_, shapes, std::map<std::string, DType>{}));
+  // Dtypes stay those of the bound arrays; shapes are re-inferred.
+  std::map<std::string, DType> dtypes;
+  for (size_t i = 0; i < arg_names_.size(); ++i) dtypes[arg_names_[i]] = arg_arrays_[i].dtype();
+  for (size_t i = 0; i < aux_names_.size(); ++i) dtypes[aux_names_[i]] = aux_arrays_[i].dtype();
+  ForwardInference inf = ValueOrThrow(InferForward(symbol_, shapes, dtypes));
   ResolvedBind bind;
   bind.ctx = bind_options_.ctx;
   bind.reqs = grad_reqs_;

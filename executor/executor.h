@@ -2,6 +2,7 @@
 //
 //   auto exe = Executor::SimpleBind(net, {.ctx = Context::CPU(),
 //                                         .shapes = {{"data", Shape{32, 784}}}});
+//
 //   exe->Forward(/*is_train=*/true, {{"data", batch}});
 //   exe->Backward();
 //   Tensor w_grad = exe->grad_dict().at("fc1_weight");
@@ -63,8 +64,8 @@ struct BindOptions {
 
 struct SimpleBindOptions {
   Context ctx;
-  GradReqSpec grad_req = GradReq::kWrite;
   std::map<std::string, Shape> shapes;  // 0 dims mean unknown (MXNet's legacy convention)
+  GradReqSpec grad_req = GradReq::kWrite;
   // dtypes by argument name; without it, arguments with no __dtype__ are float32.
   std::optional<std::map<std::string, DType>> type_dict;
   std::map<std::string, Context> group2ctx;
