@@ -16,9 +16,8 @@ absl::StatusOr<std::shared_ptr<Storage>> Allocator::Allocate(size_t bytes) {
   size_t now = in_use_.load();
   if (limit != 0 && now + bytes > limit) {
     return absl::ResourceExhaustedError(
-        absl::StrCat("out of memory on ", ctx_.ToString(), ": allocating ", bytes,
-                     " bytes with ", now, " in use would exceed the device limit of ", limit,
-                     " bytes"));
+        absl::StrCat("out of memory on ", ctx_.ToString(), ": allocating ", bytes, " bytes with ",
+                     now, " in use would exceed the device limit of ", limit, " bytes"));
   }
   void* ptr = RawAlloc(bytes);
   if (ptr == nullptr) {

@@ -24,9 +24,7 @@ struct Context {
   static Context CPU(int id = 0) { return Context{DeviceType::kCPU, id, -1}; }
   static Context GPU(int id = 0) { return Context{DeviceType::kGPU, id, -1}; }
 
-  bool operator==(const Context& o) const {
-    return type == o.type && id == o.id && rank == o.rank;
-  }
+  bool operator==(const Context& o) const { return type == o.type && id == o.id && rank == o.rank; }
   bool operator!=(const Context& o) const { return !(*this == o); }
   bool operator<(const Context& o) const {
     if (rank != o.rank) return rank < o.rank;

@@ -116,6 +116,9 @@ void ConvertDispatch(const void* src, void* dst, int64_t n) {
 }  // namespace
 
 void ConvertElements(const void* src, DType src_dtype, void* dst, DType dst_dtype, int64_t n) {
+  // Zero elements: nothing to do, and an empty vector's data() may be null,
+  // which memmove must not see.
+  if (n <= 0) return;
   if (src_dtype == dst_dtype) {
     if (src != dst) std::memmove(dst, src, static_cast<size_t>(n) * DTypeSize(src_dtype));
     return;
