@@ -28,6 +28,7 @@
 #include "devices/context.h"
 #include "devices/device.h"
 #include "devices/tensor.h"
+#include "graph/error.h"
 #include "graph/node.h"
 
 namespace symx {

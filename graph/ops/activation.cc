@@ -1,5 +1,7 @@
 // Registers the parameterized activations Activation and LeakyReLU (leaky, prelu, elu, selu,
 // gelu, rrelu) and their backward ops.
+#include "graph/ops/activation.h"
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,15 +21,19 @@ namespace {
 // ---------------------------------------------------------------------------------------
 // Activation
 
-struct ActivationParam : OpParam {
-  std::string act_type;
-};
-
 absl::StatusOr<OpParamPtr> ParseActivation(const AttrMap& attrs) {
   ParamReader r(attrs);
   auto p = std::make_shared<ActivationParam>();
-  p->act_type = r.Enum("act_type",
-                       {"relu", "sigmoid", "log_sigmoid", "mish", "tanh", "softrelu", "softsign"});
+  static const std::vector<std::string> kNames = {"relu", "sigmoid",  "log_sigmoid", "mish",
+                                                  "tanh", "softrelu", "softsign"};
+  static const ActivationType kTypes[] = {ActivationType::kRelu,       ActivationType::kSigmoid,
+                                          ActivationType::kLogSigmoid, ActivationType::kMish,
+                                          ActivationType::kTanh,       ActivationType::kSoftRelu,
+                                          ActivationType::kSoftSign};
+  p->act_type = r.Enum("act_type", kNames);
+  for (size_t i = 0; i < kNames.size(); ++i) {
+    if (p->act_type == kNames[i]) p->type = kTypes[i];
+  }
   return r.Finish(std::move(p));
 }
 
@@ -56,24 +62,21 @@ Op& backward_activation_registration =
 // ---------------------------------------------------------------------------------------
 // LeakyReLU
 
-struct LeakyReLUParam : OpParam {
-  std::string act_type;
-  double slope = 0.25;
-  double lower_bound = 0.125;
-  double upper_bound = 0.334;
-
-  bool has_gamma() const { return act_type == "prelu"; }
-  bool has_mask() const { return act_type == "rrelu"; }
-};
-
 absl::StatusOr<OpParamPtr> ParseLeakyReLU(const AttrMap& attrs) {
   ParamReader r(attrs);
   auto p = std::make_shared<LeakyReLUParam>();
-  p->act_type = r.Enum("act_type", {"leaky", "prelu", "elu", "selu", "gelu", "rrelu"}, "leaky");
+  static const std::vector<std::string> kNames = {"leaky", "prelu", "elu", "selu", "gelu", "rrelu"};
+  static const LeakyReLUType kTypes[] = {LeakyReLUType::kLeaky, LeakyReLUType::kPReLU,
+                                         LeakyReLUType::kELU,   LeakyReLUType::kSELU,
+                                         LeakyReLUType::kGELU,  LeakyReLUType::kRReLU};
+  p->act_type = r.Enum("act_type", kNames, "leaky");
+  for (size_t i = 0; i < kNames.size(); ++i) {
+    if (p->act_type == kNames[i]) p->type = kTypes[i];
+  }
   p->slope = r.Float("slope", 0.25);
   p->lower_bound = r.Float("lower_bound", 0.125);
   p->upper_bound = r.Float("upper_bound", 0.334);
-  if (p->act_type == "rrelu" && p->lower_bound > p->upper_bound) {
+  if (p->has_mask() && p->lower_bound > p->upper_bound) {
     r.Fail("lower_bound", "must not exceed upper_bound");
   }
   return r.Finish(std::move(p));

@@ -5,6 +5,8 @@
 // end. The scalar travels as the `scalar` attribute; `is_int` records whether
 // Python passed an int (MXNet 1.9 writes it; it does not change the schema).
 // The "r" variants put the scalar on the left: _rminus_scalar is scalar - x.
+#include "graph/ops/elemwise_scalar.h"
+
 #include <string>
 #include <vector>
 
@@ -15,11 +17,6 @@
 
 namespace symx {
 namespace {
-
-struct ScalarParam : OpParam {
-  double scalar = 1.0;
-  bool is_int = true;
-};
 
 absl::StatusOr<OpParamPtr> ParseScalar(const AttrMap& attrs) {
   ParamReader r(attrs);

@@ -5,6 +5,8 @@
 // Cast and where are the only ops of this family whose inputs do not all share
 // one dtype: Cast's output is its `dtype` attribute whatever the input is, and
 // where's condition may be any type (typically int or float masks).
+#include "graph/ops/misc.h"
+
 #include <string>
 #include <vector>
 
@@ -19,10 +21,6 @@ namespace {
 // A generous bound that keeps a corrupt num_args from allocating millions of
 // input names.
 constexpr int64_t kMaxSumArgs = 1 << 20;
-
-struct SumParam : OpParam {
-  int64_t num_args = 0;
-};
 
 absl::StatusOr<OpParamPtr> ParseSum(const AttrMap& attrs) {
   ParamReader r(attrs);
@@ -43,21 +41,12 @@ std::vector<std::string> SumInputNames(const NodeAttrs& attrs) {
   return names;
 }
 
-struct CastParam : OpParam {
-  DType dtype = DType::kUnknown;
-};
-
 absl::StatusOr<OpParamPtr> ParseCast(const AttrMap& attrs) {
   ParamReader r(attrs);
   auto p = std::make_shared<CastParam>();
   p->dtype = r.Dtype("dtype");
   return r.Finish(std::move(p));
 }
-
-struct ClipParam : OpParam {
-  double a_min = 0;
-  double a_max = 0;
-};
 
 absl::StatusOr<OpParamPtr> ParseClip(const AttrMap& attrs) {
   ParamReader r(attrs);

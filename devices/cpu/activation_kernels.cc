@@ -1,0 +1,355 @@
+// CPU kernels of Activation (relu, sigmoid, log_sigmoid, mish, tanh,
+// softrelu, softsign) and LeakyReLU (leaky, prelu, elu, selu, gelu, rrelu),
+// with their backward ops, in float32, float64 and float16.
+//
+// Formulas follow MXNet 1.x, written in numerically stable forms where
+// MXNet's are not (softrelu and log_sigmoid use max(x,0) + log1p(exp(-|x|));
+// MXNet's softrelu returns x above 20, which differs by under 2.1e-9).
+// Gradients are the exact derivatives; where MXNet computes them from the
+// output (leaky, elu, selu, rrelu) they agree with MXNet for every
+// non-negative slope, the documented range.
+#include <cmath>
+#include <cstdint>
+#include <random>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "devices/cpu/elemwise_kernels.h"
+#include "devices/cpu/kernel_util.h"
+#include "graph/error.h"
+#include "graph/ops/activation.h"
+
+namespace symx {
+namespace cpu {
+namespace {
+
+constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
+constexpr double kSeluLambda = 1.0507009873554804934193349852946;
+constexpr double kSqrtHalf = 0.70710678118654752440;    // 1/sqrt(2)
+constexpr double kInvSqrt2Pi = 0.39894228040143267794;  // 1/sqrt(2 pi)
+
+// ---------------------------------------------------------------------------
+// Activation
+
+// softplus(x) = log(1 + e^x), stable for any x.
+template <typename X>
+auto Softplus(const X& x) {
+  using T = typename X::Scalar;
+  return x.cwiseMax(T(0)) + (-x.abs()).exp().log1p();
+}
+
+template <typename T>
+void ActivationForward(const KernelContext& ctx, ActivationType type, const Tensor& in,
+                       const Tensor& out) {
+  auto x = Flat<T>(in);
+  auto y = Flat<T>(out);
+  const int64_t n = in.size();
+  const T zero(0);
+  const T one(1);
+  switch (type) {
+    case ActivationType::kRelu:
+      Assign(ctx, y, x.template cwiseMax<Eigen::PropagateNaN>(zero), n);
+      break;
+    case ActivationType::kSigmoid:
+      Assign(ctx, y, x.sigmoid(), n);
+      break;
+    case ActivationType::kLogSigmoid:
+      // log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)).
+      Assign(ctx, y, x.cwiseMin(zero) - (-x.abs()).exp().log1p(), n);
+      break;
+    case ActivationType::kMish:
+      Assign(ctx, y, x * Softplus(x).tanh(), n);
+      break;
+    case ActivationType::kTanh:
+      Assign(ctx, y, x.tanh(), n);
+      break;
+    case ActivationType::kSoftRelu:
+      Assign(ctx, y, Softplus(x), n);
+      break;
+    case ActivationType::kSoftSign:
+      Assign(ctx, y, x / (x.abs() + one), n);
+      break;
+  }
+}
+
+// (ograd, output, data) -> grad.
+template <typename T>
+void ActivationBackward(const KernelContext& ctx, ActivationType type, const Tensor& g_t,
+                        const Tensor& y_t, const Tensor& x_t, const Tensor& out) {
+  auto g = Flat<T>(g_t);
+  auto y = Flat<T>(y_t);
+  auto x = Flat<T>(x_t);
+  auto dx = Flat<T>(out);
+  const int64_t n = g_t.size();
+  const T zero(0);
+  const T one(1);
+  switch (type) {
+    case ActivationType::kRelu:
+      Assign(ctx, dx, (y > y.constant(zero)).select(g, g.constant(zero)), n);
+      break;
+    case ActivationType::kSigmoid:
+      Assign(ctx, dx, g * y * (y.constant(one) - y), n);
+      break;
+    case ActivationType::kLogSigmoid:
+      // d/dx log(sigmoid(x)) = 1 - sigmoid(x) = -expm1(y).
+      Assign(ctx, dx, -g * y.expm1(), n);
+      break;
+    case ActivationType::kMish: {
+      // tanh(sp) + x sigmoid(x) (1 - tanh(sp)^2), sp = softplus(x).
+      auto t = Softplus(x).tanh();
+      Assign(ctx, dx, g * (t + x * x.sigmoid() * (x.constant(one) - t.square())), n);
+      break;
+    }
+    case ActivationType::kTanh:
+      Assign(ctx, dx, g * (y.constant(one) - y.square()), n);
+      break;
+    case ActivationType::kSoftRelu:
+      // sigmoid(x) = 1 - exp(-y).
+      Assign(ctx, dx, -g * (-y).expm1(), n);
+      break;
+    case ActivationType::kSoftSign:
+      Assign(ctx, dx, g / (x.abs() + one).square(), n);
+      break;
+  }
+}
+
+absl::Status ActivationKernel(const KernelContext& ctx) {
+  const ActivationType type = ctx.param<ActivationParam>().type;
+  const Tensor& in = ctx.inputs[0];
+  SYMX_FLOAT16_SWITCH(ctx, in.dtype(), T, { ActivationForward<T>(ctx, type, in, ctx.outputs[0]); });
+  return absl::OkStatus();
+}
+
+absl::Status BackwardActivationKernel(const KernelContext& ctx) {
+  const ActivationType type = ctx.param<ActivationParam>().type;
+  const Tensor& g = ctx.inputs[0];
+  SYMX_FLOAT16_SWITCH(ctx, g.dtype(), T, {
+    ActivationBackward<T>(ctx, type, g, ctx.inputs[1], ctx.inputs[2], ctx.outputs[0]);
+  });
+  return absl::OkStatus();
+}
+
+// ---------------------------------------------------------------------------
+// LeakyReLU
+
+// prelu views data as (outer, channels, inner) with channels on axis 1; gamma
+// has one slope per channel or a single shared one.
+struct PReLUDims {
+  int64_t outer = 0, channels = 0, inner = 0;
+  bool shared = false;
+};
+
+absl::Status GetPReLUDims(const KernelContext& ctx, const Tensor& data, const Tensor& gamma,
+                          PReLUDims* d) {
+  const Shape& s = data.shape();
+  if (s.ndim() < 2) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": prelu needs data with at least ",
+                                                   "2 dims, got ", s.ToString()));
+  }
+  d->outer = s[0];
+  d->channels = s[1];
+  d->inner = 1;
+  for (int i = 2; i < s.ndim(); ++i) d->inner *= s[i];
+  d->shared = gamma.size() == 1;
+  if (!d->shared && gamma.size() != d->channels) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.Where(), ": gamma of shape ", gamma.shape().ToString(), " for data ",
+                     s.ToString(), " (expected ", d->channels, " or 1 slopes)"));
+  }
+  return absl::OkStatus();
+}
+
+template <typename T>
+void PReLUForward(const KernelContext& ctx, const PReLUDims& d, const T* x, const T* gamma, T* y) {
+  using C = ComputeType<T>;
+  ParallelFor(ctx, d.outer * d.channels, static_cast<double>(d.inner),
+              [&](int64_t begin, int64_t end) {
+                for (int64_t r = begin; r < end; ++r) {
+                  const C a = static_cast<C>(gamma[d.shared ? 0 : r % d.channels]);
+                  const T* xr = x + r * d.inner;
+                  T* yr = y + r * d.inner;
+                  for (int64_t i = 0; i < d.inner; ++i) {
+                    const C v = static_cast<C>(xr[i]);
+                    yr[i] = static_cast<T>(v > C(0) ? v : a * v);
+                  }
+                }
+              });
+}
+
+template <typename T>
+void PReLUBackward(const KernelContext& ctx, const PReLUDims& d, const T* g, const T* x,
+                   const T* gamma, T* dx, T* dgamma) {
+  using C = ComputeType<T>;
+  if (dx != nullptr) {
+    ParallelFor(ctx, d.outer * d.channels, static_cast<double>(d.inner),
+                [&](int64_t begin, int64_t end) {
+                  for (int64_t r = begin; r < end; ++r) {
+                    const C a = static_cast<C>(gamma[d.shared ? 0 : r % d.channels]);
+                    const int64_t base = r * d.inner;
+                    for (int64_t i = base; i < base + d.inner; ++i) {
+                      const C gv = static_cast<C>(g[i]);
+                      dx[i] = static_cast<T>(static_cast<C>(x[i]) > C(0) ? gv : a * gv);
+                    }
+                  }
+                });
+  }
+  if (dgamma == nullptr) return;
+  // d/dgamma[c] = sum over the channel's elements of g * min(x, 0) (x where x <= 0).
+  auto channel_sum = [&](int64_t c) {
+    C sum(0);
+    for (int64_t o = 0; o < d.outer; ++o) {
+      const int64_t base = (o * d.channels + c) * d.inner;
+      for (int64_t i = base; i < base + d.inner; ++i) {
+        const C xv = static_cast<C>(x[i]);
+        if (!(xv > C(0))) sum += xv * static_cast<C>(g[i]);
+      }
+    }
+    return sum;
+  };
+  if (d.shared) {
+    C sum(0);
+    for (int64_t c = 0; c < d.channels; ++c) sum += channel_sum(c);
+    dgamma[0] = static_cast<T>(sum);
+    return;
+  }
+  ParallelFor(ctx, d.channels, static_cast<double>(d.outer * d.inner),
+              [&](int64_t begin, int64_t end) {
+                for (int64_t c = begin; c < end; ++c) dgamma[c] = static_cast<T>(channel_sum(c));
+              });
+}
+
+template <typename T>
+absl::Status LeakyReLUForward(const KernelContext& ctx, const LeakyReLUParam& p) {
+  const Tensor& in = ctx.inputs[0];
+  const Tensor& out = ctx.outputs[0];
+  const int64_t n = in.size();
+  auto x = Flat<T>(in);
+  auto y = Flat<T>(out);
+  const T zero(0);
+  auto positive = x > x.constant(zero);
+  switch (p.type) {
+    case LeakyReLUType::kLeaky:
+      Assign(ctx, y, positive.select(x, x * FromAttr<T>(p.slope)), n);
+      break;
+    case LeakyReLUType::kELU:
+      Assign(ctx, y, positive.select(x, x.expm1() * FromAttr<T>(p.slope)), n);
+      break;
+    case LeakyReLUType::kSELU:
+      Assign(ctx, y,
+             positive.select(x * FromAttr<T>(kSeluLambda),
+                             x.expm1() * FromAttr<T>(kSeluLambda * kSeluAlpha)),
+             n);
+      break;
+    case LeakyReLUType::kGELU:
+      // 0.5 x (1 + erf(x / sqrt(2))), the exact GELU as in MXNet.
+      Assign(ctx, y, x * ((x * FromAttr<T>(kSqrtHalf)).erf() + T(1)) * FromAttr<T>(0.5), n);
+      break;
+    case LeakyReLUType::kPReLU: {
+      PReLUDims d;
+      SYMX_RETURN_IF_ERROR(GetPReLUDims(ctx, in, ctx.inputs[1], &d));
+      PReLUForward<T>(ctx, d, in.data<T>(), ctx.inputs[1].data<T>(), out.data<T>());
+      break;
+    }
+    case LeakyReLUType::kRReLU: {
+      // Training: a slope drawn uniformly from [lower_bound, upper_bound) per
+      // element, kept in the mask for the backward. Inference: the mean slope
+      // (the mask holds it too, so every output is written).
+      auto mask = Flat<T>(ctx.outputs[1]);
+      if (ctx.is_train) {
+        if (ctx.device == nullptr) {
+          return absl::FailedPreconditionError(
+              absl::StrCat(ctx.Where(), ": rrelu needs a device random generator"));
+        }
+        std::mt19937_64& rng = ctx.device->rng();
+        const double lo = p.lower_bound;
+        const double width = p.upper_bound - p.lower_bound;
+        T* m = ctx.outputs[1].data<T>();
+        for (int64_t i = 0; i < n; ++i) {
+          m[i] = FromAttr<T>(lo + width * std::generate_canonical<double, 53>(rng));
+        }
+      } else {
+        const double mean = (p.lower_bound + p.upper_bound) / 2;
+        Assign(ctx, mask, mask.constant(FromAttr<T>(mean)), n);
+      }
+      Assign(ctx, y, positive.select(x, x * mask), n);
+      break;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// (ograd, data, [gamma], output, [mask]) -> (grad data, [grad gamma]).
+template <typename T>
+absl::Status LeakyReLUBackward(const KernelContext& ctx, const LeakyReLUParam& p) {
+  const Tensor& g_t = ctx.inputs[0];
+  const Tensor& x_t = ctx.inputs[1];
+  const int64_t n = g_t.size();
+  auto g = Flat<T>(g_t);
+  auto x = Flat<T>(x_t);
+  const T zero(0);
+  auto positive = x > x.constant(zero);
+  if (p.type == LeakyReLUType::kPReLU) {
+    const Tensor& gamma = ctx.inputs[2];
+    PReLUDims d;
+    SYMX_RETURN_IF_ERROR(GetPReLUDims(ctx, x_t, gamma, &d));
+    T* dx = SkipOutput(ctx, 0) ? nullptr : ctx.outputs[0].data<T>();
+    T* dgamma = SkipOutput(ctx, 1) ? nullptr : ctx.outputs[1].data<T>();
+    PReLUBackward<T>(ctx, d, g_t.data<T>(), x_t.data<T>(), gamma.data<T>(), dx, dgamma);
+    return absl::OkStatus();
+  }
+  if (SkipOutput(ctx, 0)) return absl::OkStatus();
+  auto y = Flat<T>(ctx.inputs[2]);
+  auto dx = Flat<T>(ctx.outputs[0]);
+  switch (p.type) {
+    case LeakyReLUType::kLeaky:
+      Assign(ctx, dx, positive.select(g, g * FromAttr<T>(p.slope)), n);
+      break;
+    case LeakyReLUType::kELU:
+      // slope e^x = y + slope for x <= 0.
+      Assign(ctx, dx, positive.select(g, g * (y + FromAttr<T>(p.slope))), n);
+      break;
+    case LeakyReLUType::kSELU:
+      // lambda alpha e^x = y + lambda alpha for x <= 0.
+      Assign(ctx, dx,
+             positive.select(g * FromAttr<T>(kSeluLambda),
+                             g * (y + FromAttr<T>(kSeluLambda * kSeluAlpha))),
+             n);
+      break;
+    case LeakyReLUType::kGELU:
+      // Phi(x) + x phi(x).
+      Assign(ctx, dx,
+             g * (((x * FromAttr<T>(kSqrtHalf)).erf() + T(1)) * FromAttr<T>(0.5) +
+                  x * (x.square() * FromAttr<T>(-0.5)).exp() * FromAttr<T>(kInvSqrt2Pi)),
+             n);
+      break;
+    case LeakyReLUType::kRReLU: {
+      auto mask = Flat<T>(ctx.inputs[3]);
+      Assign(ctx, dx, positive.select(g, g * mask), n);
+      break;
+    }
+    case LeakyReLUType::kPReLU:
+      break;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LeakyReLUKernel(const KernelContext& ctx) {
+  const LeakyReLUParam& p = ctx.param<LeakyReLUParam>();
+  SYMX_FLOAT16_SWITCH(ctx, ctx.inputs[0].dtype(), T, { return LeakyReLUForward<T>(ctx, p); });
+  return absl::OkStatus();
+}
+
+absl::Status BackwardLeakyReLUKernel(const KernelContext& ctx) {
+  const LeakyReLUParam& p = ctx.param<LeakyReLUParam>();
+  SYMX_FLOAT16_SWITCH(ctx, ctx.inputs[0].dtype(), T, { return LeakyReLUBackward<T>(ctx, p); });
+  return absl::OkStatus();
+}
+
+SYMX_REGISTER_KERNEL("Activation", kCPU, ActivationKernel);
+SYMX_REGISTER_KERNEL("_backward_Activation", kCPU, BackwardActivationKernel);
+SYMX_REGISTER_KERNEL("LeakyReLU", kCPU, LeakyReLUKernel);
+SYMX_REGISTER_KERNEL("_backward_LeakyReLU", kCPU, BackwardLeakyReLUKernel);
+
+}  // namespace
+}  // namespace cpu
+}  // namespace symx
