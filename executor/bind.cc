@@ -217,7 +217,8 @@ std::string DescribeSimpleBindArgs(const SimpleBindOptions& o) {
 // MXNet's ReshapeOrCreate for bucketing inputs: a view of the buffer's array
 // when it is large enough, else a new zero array that replaces it.
 absl::StatusOr<Tensor> ReshapeOrCreate(const std::string& key, const Shape& shape, DType dtype,
-                                       const Context& ctx, std::map<std::string, Tensor>* buffer) {
+                                       const Context& ctx, std::map<std::string, Tensor>* buffer,
+                                       size_t* allocated) {
   auto it = buffer->find(key);
   if (it != buffer->end()) {
     const Tensor& have = it->second;
@@ -234,6 +235,7 @@ absl::StatusOr<Tensor> ReshapeOrCreate(const std::string& key, const Shape& shap
                  key.c_str(), shape.ToString().c_str(), have.shape().ToString().c_str());
   }
   SYMX_ASSIGN_OR_RETURN(Tensor fresh, Tensor::Zeros(shape, dtype, ctx));
+  *allocated += fresh.nbytes();
   (*buffer)[key] = fresh;
   return fresh;
 }
@@ -281,17 +283,20 @@ absl::StatusOr<std::unique_ptr<Executor>> TrySimpleBind(const Symbol& symbol,
         if (bind.reqs[i] != GradReq::kNull && git != shared_grads.end()) grad = git->second;
       }
     } else if (o.shared_buffer != nullptr) {
-      SYMX_ASSIGN_OR_RETURN(arr, ReshapeOrCreate(name, s, d, o.ctx, o.shared_buffer));
+      SYMX_ASSIGN_OR_RETURN(
+          arr, ReshapeOrCreate(name, s, d, o.ctx, o.shared_buffer, &bind.allocated_array_bytes));
       if (bind.reqs[i] != GradReq::kNull) {
-        SYMX_ASSIGN_OR_RETURN(grad,
-                              ReshapeOrCreate("grad of " + name, s, d, o.ctx, o.shared_buffer));
+        SYMX_ASSIGN_OR_RETURN(grad, ReshapeOrCreate("grad of " + name, s, d, o.ctx, o.shared_buffer,
+                                                    &bind.allocated_array_bytes));
       }
     }
     if (!arr.defined()) {
       SYMX_ASSIGN_OR_RETURN(arr, Tensor::Zeros(s, d, o.ctx));
+      bind.allocated_array_bytes += arr.nbytes();
     }
     if (!grad.defined() && bind.reqs[i] != GradReq::kNull) {
       SYMX_ASSIGN_OR_RETURN(grad, Tensor::Zeros(s, d, o.ctx));
+      bind.allocated_array_bytes += grad.nbytes();
     }
     bind.args.push_back(arr);
     bind.grads.push_back(grad);
@@ -309,6 +314,7 @@ absl::StatusOr<std::unique_ptr<Executor>> TrySimpleBind(const Symbol& symbol,
       arr = it->second;
     } else {
       SYMX_ASSIGN_OR_RETURN(arr, Tensor::Zeros(inf.aux_shapes[i], inf.aux_types[i], o.ctx));
+      bind.allocated_array_bytes += arr.nbytes();
     }
     bind.aux.push_back(arr);
   }
@@ -370,7 +376,9 @@ std::unique_ptr<Executor> Executor::Reshape(const std::map<std::string, Shape>& 
             "reverse. If you really want to up size, set allow_up_sizing=True to enable "
             "allocation of new arrays."));
       }
-      return Tensor::Zeros(s, old.dtype(), old.ctx());
+      auto fresh = Tensor::Zeros(s, old.dtype(), old.ctx());
+      if (fresh.ok()) bind.allocated_array_bytes += fresh->nbytes();
+      return fresh;
     }
     return old.View(s);
   };

@@ -149,14 +149,14 @@ absl::Status BuildPlan(const Symbol& symbol, const ResolvedBind& bind, ExecPlan*
   for (size_t i = 0; i < arg_nodes.size(); ++i) entry[g.entry_id(arg_nodes[i], 0)] = bind.args[i];
   for (size_t i = 0; i < aux_nodes.size(); ++i) entry[g.entry_id(aux_nodes[i], 0)] = bind.aux[i];
   plan->head_grads.assign(fwd_outputs.size(), Tensor());
-  size_t array_bytes = 0;
+  size_t head_grad_bytes = 0;
   for (size_t i = 0; i < fwd_outputs.size(); ++i) {
     if (!head_vars[i] || !g.contains(head_vars[i].get())) continue;
     uint32_t he = g.entry_id(NodeEntry{head_vars[i], 0, 0});
     SYMX_ASSIGN_OR_RETURN(plan->head_grads[i],
                           Tensor::Zeros(plan->shapes[he], plan->types[he], bind.ctx));
     entry[he] = plan->head_grads[i];
-    array_bytes += plan->head_grads[i].nbytes();
+    head_grad_bytes += plan->head_grads[i].nbytes();
   }
   MemoryPlanOptions mopt;
   mopt.external.assign(g.num_entries(), false);
@@ -282,10 +282,14 @@ absl::Status BuildPlan(const Symbol& symbol, const ResolvedBind& bind, ExecPlan*
   outputs->clear();
   for (const NodeEntry& out : fwd_outputs) outputs->push_back(entry[g.entry_id(out)]);
 
+  size_t array_bytes = head_grad_bytes;
   plan->stats.ctx = bind.ctx;
   plan->stats.planned_bytes = plan->memory.total_bytes + workspace_bytes;
   plan->stats.no_reuse_bytes = plan->memory.no_reuse_bytes;
-  plan->stats.allocated_bytes = allocated + array_bytes;
+  for (const std::vector<Tensor>* arrays : {&bind.args, &bind.grads, &bind.aux}) {
+    for (const Tensor& t : *arrays) array_bytes += t.defined() ? t.nbytes() : 0;
+  }
+  plan->stats.allocated_bytes = allocated + head_grad_bytes + bind.allocated_array_bytes;
   plan->stats.array_bytes = array_bytes;
   *pool_out = pool;
   return absl::OkStatus();

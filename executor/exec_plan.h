@@ -59,6 +59,7 @@ struct ResolvedBind {
   std::vector<Tensor> args, grads, aux;
   std::vector<GradReq> reqs;
   std::shared_ptr<MemoryPool> pool;  // null: a new pool
+  size_t allocated_array_bytes = 0;  // arrays SimpleBind/Reshape allocated for this bind
 };
 
 // Builds the plan; fills `outputs` with the forward output tensors.

@@ -41,6 +41,9 @@ TEST(MemoryTest, TrainingPlanIsBelowTheSumOfActivationsAndGradients) {
   // Well below: training keeps the forward activations for backward, and the
   // backward's gradients fit in blocks forward and backward have freed.
   EXPECT_LT(m.planned_bytes, 0.6 * m.no_reuse_bytes) << exe->DebugStr();
+  // A fresh SimpleBind allocated its planned blocks and every array itself.
+  EXPECT_GT(m.array_bytes, 0u);
+  EXPECT_EQ(m.allocated_bytes, m.planned_bytes + m.array_bytes);
   // Forward/backward still run.
   exe->Forward(true);
   exe->Backward();

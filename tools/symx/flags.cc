@@ -87,4 +87,25 @@ absl::StatusOr<std::pair<std::string, DType>> ParseDtypeFlag(absl::string_view t
   return std::make_pair(kv->first, *t);
 }
 
+absl::StatusOr<std::pair<std::string, std::string>> ParseNameValueFlag(absl::string_view text,
+                                                                       absl::string_view flag) {
+  auto kv = SplitAssignment(text, flag);
+  if (!kv.ok()) return kv.status();
+  if (kv->second.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(flag, " ", text, ": the value is empty"));
+  }
+  return kv;
+}
+
+absl::StatusOr<std::pair<std::string, Context>> ParseGroup2CtxFlag(absl::string_view text) {
+  auto kv = ParseNameValueFlag(text, "--group2ctx");
+  if (!kv.ok()) return kv.status();
+  absl::StatusOr<Context> ctx = ParseContext(kv->second);
+  if (!ctx.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--group2ctx ", text, ": ", ctx.status().message()));
+  }
+  return std::make_pair(kv->first, *ctx);
+}
+
 }  // namespace symx::cli

@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "devices/context.h"
 #include "graph/dtype.h"
 #include "graph/shape.h"
 
@@ -30,6 +31,12 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args,
 absl::StatusOr<std::pair<std::string, Shape>> ParseShapeFlag(absl::string_view text);
 // "data=float16" -> {"data", kFloat16}.
 absl::StatusOr<std::pair<std::string, DType>> ParseDtypeFlag(absl::string_view text);
+// "NAME=VALUE" for `flag` (used in messages): {"NAME", "VALUE"}; VALUE must not
+// be empty.
+absl::StatusOr<std::pair<std::string, std::string>> ParseNameValueFlag(absl::string_view text,
+                                                                       absl::string_view flag);
+// "dev1=cpu(1)" -> {"dev1", cpu(1)} (--group2ctx).
+absl::StatusOr<std::pair<std::string, Context>> ParseGroup2CtxFlag(absl::string_view text);
 
 }  // namespace symx::cli
 

@@ -1,10 +1,16 @@
-// symx: the command line. Subcommands: inspect (and, as the engine grows, run,
-// bench, viz and train; see docs/architecture.md for what exists today).
+// symx: the command line. Subcommands: inspect, run, bench, train (viz is not
+// built yet; see docs/architecture.md).
+#include <unistd.h>
+
+#include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "tools/symx/bench.h"
 #include "tools/symx/inspect.h"
+#include "tools/symx/run.h"
+#include "tools/symx/train.h"
 
 namespace {
 
@@ -13,8 +19,18 @@ constexpr char kUsage[] =
     "commands:\n"
     "  inspect MODEL-symbol.json [--shape NAME=D0,D1,...]... [--dtype NAME=TYPE]... [--json]\n"
     "      list arguments, auxiliary states, outputs and node shapes of a symbol file\n"
-    "  run, bench, viz, train\n"
-    "      not built yet: they need the executor (see README.md, Status)\n";
+    "  run     MODEL-symbol.json [--params FILE.params] [--shape ...] [--input NAME=FILE.npy]...\n"
+    "          [--ctx CTX] [--group2ctx GROUP=CTX]... [--train] [--out-dir DIR] [--seed N]\n"
+    "      run forward (and backward with --train); write outputs and gradients as .npy\n"
+    "  bench   MODEL-symbol.json --shape ... [--ctx CTX] [--group2ctx ...] [--train] [--iters N]\n"
+    "          [--json]\n"
+    "      time forward (and backward) iterations; report ms per iteration and memory\n"
+    "  train   [--model mlp|lenet] [--data-dir MNIST_DIR] [--epochs N] [--batch-size N] [--lr X]\n"
+    "          [--ctx CTX] [--group2ctx GROUP=CTX]... [--prefix PATH] [--optimizer sgd|adam]\n"
+    "          [--momentum X] [--wd X] [--seed N] [--save-every-epoch]\n"
+    "      train an example classifier (synthetic data without --data-dir); save a checkpoint\n"
+    "  viz\n"
+    "      not built yet (see README.md, Status)\n";
 
 }  // namespace
 
@@ -31,10 +47,14 @@ int main(int argc, char** argv) {
   std::string command = args[0];
   args.erase(args.begin());
   if (command == "inspect") return symx::cli::InspectMain(args, std::cout, std::cerr);
-  if (command == "run" || command == "bench" || command == "viz" || command == "train") {
-    std::cerr << "symx " << command
-              << ": not available in this build yet: it needs the executor, which is "
-                 "not implemented (see README.md, Status)\n";
+  if (command == "run") return symx::cli::RunMain(args, std::cout, std::cerr);
+  if (command == "bench") return symx::cli::BenchMain(args, std::cout, std::cerr);
+  if (command == "train") {
+    return symx::cli::TrainMain(args, std::cout, std::cerr, isatty(fileno(stderr)) != 0);
+  }
+  if (command == "viz") {
+    std::cerr << "symx viz: not available in this build yet: it needs multi-device placement "
+                 "(see README.md, Status)\n";
     return 3;
   }
   std::cerr << "symx: unknown command '" << command << "'\n" << kUsage;

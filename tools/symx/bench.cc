@@ -1,0 +1,111 @@
+#include "tools/symx/bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <iomanip>
+
+#include "nlohmann/json.hpp"
+#include "tools/symx/command.h"
+#include "tools/symx/flags.h"
+
+namespace symx::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: symx bench MODEL-symbol.json --shape NAME=D0,D1,... [--shape ...]... [--ctx CTX]\n"
+    "                  [--group2ctx GROUP=CTX]... [--train] [--iters N] [--json]\n";
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+}  // namespace
+
+BenchResult RunBench(const BenchOptions& options) {
+  BoundModel m = BindModel(options.model);
+  const bool train = options.model.train;
+  std::vector<Tensor> heads;
+  if (train) heads = OnesHeadGrads(*m.exe);
+  auto step = [&] {
+    m.exe->Forward(train);
+    if (train) m.exe->Backward(heads);
+  };
+  const int64_t warmup = options.warmup >= 0
+                             ? options.warmup
+                             : std::min<int64_t>(5, std::max<int64_t>(1, options.iters / 5));
+  for (int64_t i = 0; i < warmup; ++i) step();
+  BenchResult r;
+  for (int64_t i = 0; i < options.iters; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    step();
+    r.ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count());
+  }
+  r.median = Median(r.ms);
+  r.min = *std::min_element(r.ms.begin(), r.ms.end());
+  r.max = *std::max_element(r.ms.begin(), r.ms.end());
+  r.memory = m.exe->memory_stats();
+  return r;
+}
+
+void PrintBench(const BenchOptions& options, const BenchResult& r, std::ostream& out) {
+  size_t planned = 0, allocated = 0;
+  for (const MemoryStats& s : r.memory) {
+    planned += s.planned_bytes;
+    allocated += s.allocated_bytes;
+  }
+  if (options.json) {
+    nlohmann::ordered_json doc;
+    doc["ms_per_iter"] = {{"median", r.median}, {"min", r.min}, {"max", r.max}};
+    doc["iters"] = options.iters;
+    doc["bytes_planned"] = planned;
+    doc["bytes_allocated"] = allocated;
+    if (r.memory.size() > 1) {
+      nlohmann::ordered_json devices = nlohmann::ordered_json::array();
+      for (const MemoryStats& s : r.memory) {
+        devices.push_back({{"ctx", s.ctx.ToString()},
+                           {"bytes_planned", s.planned_bytes},
+                           {"bytes_allocated", s.allocated_bytes}});
+      }
+      doc["devices"] = devices;
+    }
+    out << doc.dump() << "\n";
+    return;
+  }
+  out << options.model.symbol_path << ": " << (options.model.train ? "forward+backward" : "forward")
+      << ", " << options.iters << " iterations\n";
+  out << std::fixed << std::setprecision(3) << "ms per iter: median " << r.median << "  min "
+      << r.min << "  max " << r.max << "\n";
+  for (const MemoryStats& s : r.memory) {
+    out << "memory on " << s.ctx.ToString() << ": " << s.planned_bytes << " bytes planned ("
+        << s.no_reuse_bytes << " without reuse), " << s.allocated_bytes << " bytes allocated, "
+        << s.array_bytes << " bytes of bound arrays\n";
+  }
+}
+
+int BenchMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  for (const std::string& a : args) {
+    if (a == "--help" || a == "-h") {
+      out << kUsage;
+      return 0;
+    }
+  }
+  return RunCommand("bench", err, [&] {
+    absl::StatusOr<ParsedArgs> parsed = ParseArgs(
+        args, {"--shape", "--ctx", "--group2ctx", "--iters", "--seed"}, {"--train", "--json"});
+    if (!parsed.ok()) throw UsageError(std::string(parsed.status().message()));
+    BenchOptions options;
+    ApplyModelFlags(*parsed, kUsage, &options.model);
+    if (auto iters = SingleValue(*parsed, "--iters")) {
+      options.iters = ParseIntFlag("--iters", *iters, 1);
+    }
+    options.json = HasSwitch(*parsed, "--json");
+    BenchResult r = RunBench(options);
+    PrintBench(options, r, out);
+  });
+}
+
+}  // namespace symx::cli

@@ -1,0 +1,71 @@
+// A symbol file bound to arrays for `symx run` and `symx bench`: the symbol,
+// its parameters from a .params file, inputs from .npy files, shapes from
+// --shape, and everything not given filled from a seed.
+//
+// Parameters: a dict .params file. Keys "arg:NAME" and "aux:NAME" (a
+// checkpoint) must name an argument or an auxiliary state respectively; plain
+// keys may name either. Unknown names, duplicates, undefined (none) arrays and
+// list files (no names) are errors naming the file and key. Values are
+// converted to the bound dtype.
+//
+// Shapes come from --shape, from each .npy input and from each parameter. A
+// parameter whose shape differs from what the input shapes imply is an error
+// naming the file, the parameter and both shapes.
+//
+// Filling (deterministic: each array's values depend on the seed and its name
+// only, so giving one input does not change the others):
+//   - arguments: uniform in [-1, 1), except integer-valued inputs: the label
+//     of SoftmaxOutput gets class ids in [0, classes) and Embedding's data ids
+//     in [0, input_dim);
+//   - auxiliary states: uniform in [0, 1) (a positive variance for BatchNorm).
+// Every array is bound as float32 unless its variable has __dtype__.
+#ifndef SYMX_TOOLS_SYMX_BOUND_MODEL_H_
+#define SYMX_TOOLS_SYMX_BOUND_MODEL_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "devices/context.h"
+#include "executor/executor.h"
+#include "graph/symbol.h"
+#include "tools/symx/flags.h"
+
+namespace symx::cli {
+
+struct ModelSpec {
+  std::string symbol_path;
+  std::string params_path;                                  // optional
+  std::map<std::string, Shape> shapes;                      // --shape
+  std::vector<std::pair<std::string, std::string>> inputs;  // --input NAME=FILE.npy
+  Context ctx;
+  std::map<std::string, Context> group2ctx;
+  uint64_t seed = 0;
+  bool train = false;  // gradients for every argument (grad_req write)
+};
+
+struct BoundModel {
+  Symbol symbol;
+  std::unique_ptr<Executor> exe;
+  std::vector<std::string> from_params;  // names set from the .params file
+  std::vector<std::string> from_inputs;  // names set from .npy files
+  std::vector<std::string> filled;       // names filled from the seed
+};
+
+// Reads the model flags present in `parsed` into `spec`: the positional
+// MODEL-symbol.json, --shape, --ctx, --group2ctx, --params, --input, --seed,
+// --train. Throws UsageError (with `usage`) for malformed values.
+void ApplyModelFlags(const ParsedArgs& parsed, const std::string& usage, ModelSpec* spec);
+
+// Throws symx::Error (bad input).
+BoundModel BindModel(const ModelSpec& spec);
+
+// One array of ones per output, for Backward (loss heads ignore theirs).
+std::vector<Tensor> OnesHeadGrads(const Executor& exe);
+
+}  // namespace symx::cli
+
+#endif  // SYMX_TOOLS_SYMX_BOUND_MODEL_H_

@@ -1,0 +1,65 @@
+#include "tools/symx/command.h"
+
+#include <cmath>
+#include <iterator>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "graph/error.h"
+#include "tools/symx/report.h"
+
+namespace symx::cli {
+
+void UsageIfError(const absl::Status& status) {
+  if (!status.ok()) throw UsageError(std::string(status.message()));
+}
+
+int RunCommand(const std::string& command, std::ostream& err, const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const UsageError& e) {
+    err << "symx " << command << ": " << OneLine(e.what()) << "\n";
+    if (!e.usage().empty()) err << e.usage();
+    return 2;
+  } catch (const Error& e) {
+    err << "symx " << command << ": " << OneLine(e.what()) << "\n";
+    return e.code() == absl::StatusCode::kUnimplemented ? 3 : 1;
+  } catch (const std::exception& e) {
+    err << "symx " << command << ": " << OneLine(e.what()) << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+std::optional<std::string> SingleValue(const ParsedArgs& parsed, const std::string& flag) {
+  auto range = parsed.values.equal_range(flag);
+  if (range.first == range.second) return std::nullopt;
+  if (std::next(range.first) != range.second) throw UsageError(flag + " given twice");
+  return range.first->second;
+}
+
+bool HasSwitch(const ParsedArgs& parsed, const std::string& flag) {
+  for (const std::string& s : parsed.switches) {
+    if (s == flag) return true;
+  }
+  return false;
+}
+
+int64_t ParseIntFlag(absl::string_view flag, absl::string_view text, int64_t min_value) {
+  int64_t v;
+  if (!absl::SimpleAtoi(text, &v)) {
+    throw UsageError(absl::StrCat(flag, " expects an integer, got \"", text, "\""));
+  }
+  if (v < min_value) throw UsageError(absl::StrCat(flag, " must be at least ", min_value));
+  return v;
+}
+
+double ParseDoubleFlag(absl::string_view flag, absl::string_view text) {
+  double v;
+  if (!absl::SimpleAtod(text, &v) || !std::isfinite(v)) {
+    throw UsageError(absl::StrCat(flag, " expects a number, got \"", text, "\""));
+  }
+  return v;
+}
+
+}  // namespace symx::cli

@@ -1,0 +1,91 @@
+#include "tools/symx/run.h"
+
+#include <filesystem>
+#include <system_error>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "devices/npy.h"
+#include "graph/error.h"
+#include "tools/symx/command.h"
+#include "tools/symx/flags.h"
+
+namespace symx::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: symx run MODEL-symbol.json [--params FILE.params] [--shape NAME=D0,D1,...]...\n"
+    "                [--input NAME=FILE.npy]... [--ctx CTX] [--group2ctx GROUP=CTX]...\n"
+    "                [--train] [--out-dir DIR] [--seed N]\n";
+
+// Output names become file names: anything but [A-Za-z0-9_.-] turns into '_'.
+std::string FileStem(const std::string& name) {
+  std::string out = name;
+  for (char& c : out) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '-' || c == '.';
+    if (!ok) c = '_';
+  }
+  if (out.empty() || out == "." || out == "..") out = "_" + out;
+  return out;
+}
+
+void WriteNpy(const std::string& dir, const std::string& stem, const Tensor& t, std::ostream& out) {
+  std::string path = dir + "/" + FileStem(stem) + ".npy";
+  Tensor host = t;
+  if (t.ctx().type == DeviceType::kGPU)
+    host = ValueOrThrow(CopyToNew(t, Context::CPU(), t.dtype()));
+  ThrowIfError(SaveNpy(path, host));
+  out << "wrote " << path << "  " << DTypeName(t.dtype()) << " " << t.shape().ToString() << "\n";
+}
+
+}  // namespace
+
+void RunRun(const RunOptions& options, std::ostream& out) {
+  BoundModel m = BindModel(options.model);
+  std::error_code ec;
+  std::filesystem::create_directories(options.out_dir, ec);
+  if (ec) {
+    throw Error(absl::InvalidArgumentError(
+        absl::StrCat("cannot create output directory ", options.out_dir, ": ", ec.message())));
+  }
+  m.exe->Forward(options.model.train);
+  if (options.model.train) m.exe->Backward(OnesHeadGrads(*m.exe));
+
+  if (!m.filled.empty()) {
+    out << "filled from seed " << options.model.seed << ": " << absl::StrJoin(m.filled, ", ")
+        << "\n";
+  }
+  std::vector<std::string> outputs = m.symbol.ListOutputs();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    WriteNpy(options.out_dir, outputs[i], m.exe->outputs()[i], out);
+  }
+  if (options.model.train) {
+    std::vector<std::string> args = m.symbol.ListArguments();
+    const std::vector<Tensor>& grads = m.exe->grad_arrays();
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (grads[i].defined()) WriteNpy(options.out_dir, args[i] + "_grad", grads[i], out);
+    }
+  }
+}
+
+int RunMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  for (const std::string& a : args) {
+    if (a == "--help" || a == "-h") {
+      out << kUsage;
+      return 0;
+    }
+  }
+  return RunCommand("run", err, [&] {
+    absl::StatusOr<ParsedArgs> parsed = ParseArgs(
+        args, {"--params", "--shape", "--input", "--ctx", "--group2ctx", "--out-dir", "--seed"},
+        {"--train"});
+    if (!parsed.ok()) throw UsageError(std::string(parsed.status().message()));
+    RunOptions options;
+    ApplyModelFlags(*parsed, kUsage, &options.model);
+    if (auto dir = SingleValue(*parsed, "--out-dir")) options.out_dir = *dir;
+    RunRun(options, out);
+  });
+}
+
+}  // namespace symx::cli

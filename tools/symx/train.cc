@@ -1,0 +1,151 @@
+#include "tools/symx/train.h"
+
+#include <chrono>
+#include <cstdio>
+#include <iomanip>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "graph/error.h"
+#include "tools/symx/command.h"
+#include "tools/symx/flags.h"
+#include "tools/train/trainer.h"
+
+namespace symx::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: symx train [--model mlp|lenet] [--data-dir MNIST_DIR] [--epochs N] [--batch-size N]\n"
+    "                  [--lr X] [--ctx CTX] [--group2ctx GROUP=CTX]... [--prefix PATH]\n"
+    "                  [--optimizer sgd|adam] [--momentum X] [--wd X] [--seed N]\n"
+    "                  [--save-every-epoch]\n";
+
+train::TrainOptions ParseTrainFlags(const std::vector<std::string>& args) {
+  absl::StatusOr<ParsedArgs> parsed =
+      ParseArgs(args,
+                {"--model", "--data-dir", "--epochs", "--batch-size", "--lr", "--ctx",
+                 "--group2ctx", "--prefix", "--optimizer", "--momentum", "--wd", "--seed"},
+                {"--save-every-epoch"});
+  if (!parsed.ok()) throw UsageError(std::string(parsed.status().message()));
+  if (!parsed->positional.empty()) {
+    throw UsageError(absl::StrCat("unexpected argument '", parsed->positional[0], "'"), kUsage);
+  }
+  train::TrainOptions o;
+  auto single = [&](const char* flag) { return SingleValue(*parsed, flag); };
+  if (auto v = single("--model")) {
+    if (*v != "mlp" && *v != "lenet") {
+      throw UsageError(absl::StrCat("--model must be mlp or lenet, got '", *v, "'"));
+    }
+    o.model = *v;
+  }
+  if (auto v = single("--optimizer")) {
+    if (*v != "sgd" && *v != "adam") {
+      throw UsageError(absl::StrCat("--optimizer must be sgd or adam, got '", *v, "'"));
+    }
+    o.optimizer = *v;
+    if (*v == "adam") o.lr = 0.001;  // Adam's usual rate unless --lr says otherwise
+  }
+  if (auto v = single("--data-dir")) o.data_dir = *v;
+  if (auto v = single("--epochs")) o.epochs = static_cast<int>(ParseIntFlag("--epochs", *v, 1));
+  if (auto v = single("--batch-size")) o.batch_size = ParseIntFlag("--batch-size", *v, 1);
+  if (auto v = single("--lr")) {
+    o.lr = ParseDoubleFlag("--lr", *v);
+    if (o.lr <= 0) throw UsageError("--lr must be positive");
+  }
+  if (auto v = single("--momentum")) {
+    o.momentum = ParseDoubleFlag("--momentum", *v);
+    if (o.momentum < 0 || o.momentum >= 1) throw UsageError("--momentum must be in [0, 1)");
+  }
+  if (auto v = single("--wd")) {
+    o.wd = ParseDoubleFlag("--wd", *v);
+    if (o.wd < 0) throw UsageError("--wd must not be negative");
+  }
+  if (auto v = single("--seed")) o.seed = static_cast<uint64_t>(ParseIntFlag("--seed", *v, 0));
+  if (auto v = single("--ctx")) {
+    absl::StatusOr<Context> ctx = ParseContext(*v);
+    if (!ctx.ok()) throw UsageError(std::string(ctx.status().message()));
+    o.ctx = *ctx;
+  }
+  for (auto [it, end] = parsed->values.equal_range("--group2ctx"); it != end; ++it) {
+    auto kv = ParseGroup2CtxFlag(it->second);
+    if (!kv.ok()) throw UsageError(std::string(kv.status().message()));
+    if (!o.group2ctx.emplace(kv->first, kv->second).second) {
+      throw UsageError(absl::StrCat("--group2ctx given twice for group '", kv->first, "'"));
+    }
+  }
+  o.prefix = o.model;
+  if (auto v = single("--prefix")) {
+    if (v->empty()) throw UsageError("--prefix must not be empty");
+    o.prefix = *v;
+  }
+  o.save_every_epoch = HasSwitch(*parsed, "--save-every-epoch");
+  return o;
+}
+
+std::string Fixed(double v, int digits) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << v;
+  return s.str();
+}
+
+// "\r[=========>          ] epoch 2/5  45/100  loss 0.1234  acc 0.9650"
+std::string ProgressLine(const train::BatchProgress& p, int epochs) {
+  constexpr int kWidth = 30;
+  const int filled = static_cast<int>(kWidth * p.batch / std::max<int64_t>(1, p.num_batches));
+  std::string bar(kWidth, ' ');
+  for (int i = 0; i < filled; ++i) bar[i] = '=';
+  if (filled < kWidth) bar[filled] = '>';
+  return absl::StrCat("\r[", bar, "] epoch ", p.epoch, "/", epochs, "  ", p.batch, "/",
+                      p.num_batches, "  loss ", Fixed(p.loss, 4), "  acc ", Fixed(p.accuracy, 4));
+}
+
+}  // namespace
+
+int TrainMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+              bool progress_tty) {
+  for (const std::string& a : args) {
+    if (a == "--help" || a == "-h") {
+      out << kUsage;
+      return 0;
+    }
+  }
+  return RunCommand("train", err, [&] {
+    train::TrainOptions o = ParseTrainFlags(args);
+    train::DataSplits data = train::LoadData(o);
+    if (data.train.size() < o.batch_size) {
+      throw Error(absl::InvalidArgumentError(absl::StrCat("--batch-size ", o.batch_size,
+                                                          " is larger than the training set (",
+                                                          data.train.size(), " examples)")));
+    }
+    out << "model " << o.model << ", data " << data.description << ": " << data.train.size()
+        << " training / " << data.test.size() << " test examples; batch " << o.batch_size << ", "
+        << o.optimizer << " lr " << o.lr;
+    if (o.optimizer == "sgd") out << " momentum " << o.momentum;
+    out << " wd " << o.wd << ", " << o.ctx.ToString() << "\n" << std::flush;
+
+    train::TrainCallbacks cb;
+    auto last_draw = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+    if (progress_tty) {
+      cb.on_batch = [&](const train::BatchProgress& p) {
+        auto now = std::chrono::steady_clock::now();
+        if (p.batch != p.num_batches && now - last_draw < std::chrono::milliseconds(100)) return;
+        last_draw = now;
+        err << ProgressLine(p, o.epochs) << std::flush;
+      };
+    }
+    cb.on_epoch = [&](const train::EpochResult& e) {
+      if (progress_tty) err << "\r\033[K" << std::flush;
+      out << "epoch " << e.epoch << "/" << o.epochs << ": loss " << Fixed(e.train_loss, 4)
+          << "  train accuracy " << Fixed(e.train_accuracy, 4) << "  test accuracy "
+          << Fixed(e.test_accuracy, 4) << "  time " << Fixed(e.train_seconds, 2) << "s (eval "
+          << Fixed(e.eval_seconds, 2) << "s)\n"
+          << std::flush;
+    };
+    train::TrainResult r = train::Train(o, data, cb);
+    out << "checkpoint:";
+    for (const std::string& f : r.saved_files) out << " " << f;
+    out << "\n";
+  });
+}
+
+}  // namespace symx::cli

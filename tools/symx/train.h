@@ -1,0 +1,22 @@
+// `symx train`: trains the example MLP or LeNet on MNIST idx files
+// (--data-dir) or, without one, on the built-in synthetic set
+// (tools/train/data.h), printing loss, train accuracy, test accuracy and time
+// per epoch, and saves PREFIX-symbol.json and PREFIX-NNNN.params (MXNet's
+// checkpoint layout). A progress bar goes to stderr when it is a terminal.
+#ifndef SYMX_TOOLS_SYMX_TRAIN_H_
+#define SYMX_TOOLS_SYMX_TRAIN_H_
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace symx::cli {
+
+// Entry point from main: parses `args` (after "train"), returns the exit code.
+// `progress_tty`: draw a progress bar on `err`.
+int TrainMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+              bool progress_tty);
+
+}  // namespace symx::cli
+
+#endif  // SYMX_TOOLS_SYMX_TRAIN_H_
