@@ -1,6 +1,8 @@
 // Registers the ops that join arrays along an axis or cut them apart: Concat (variadic),
 // SliceChannel (equal split into several outputs) and slice_axis (one range of one axis),
 // with their backward ops.
+#include "graph/ops/concat.h"
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -37,11 +39,6 @@ std::vector<std::string> NumberedNames(absl::string_view prefix, int64_t n) {
 }
 
 // ----------------------------------------------------------------------------- Concat
-
-struct ConcatParam : OpParam {
-  int64_t num_args = 0;
-  int64_t dim = 1;
-};
 
 absl::StatusOr<OpParamPtr> ParseConcat(const AttrMap& attrs) {
   ParamReader r(attrs);
@@ -129,12 +126,6 @@ std::vector<NodeEntry> ConcatGradient(const NodePtr& node,
 }
 
 // ----------------------------------------------------------------------------- SliceChannel
-
-struct SliceChannelParam : OpParam {
-  int64_t num_outputs = 0;
-  int64_t axis = 1;
-  bool squeeze_axis = false;
-};
 
 absl::StatusOr<OpParamPtr> ParseSliceChannel(const AttrMap& attrs) {
   ParamReader r(attrs);
@@ -227,12 +218,6 @@ std::vector<NodeEntry> SliceChannelGradient(const NodePtr& node,
 }
 
 // ----------------------------------------------------------------------------- slice_axis
-
-struct SliceAxisParam : OpParam {
-  int64_t axis = 0;
-  int64_t begin = 0;
-  std::optional<int64_t> end;  // None = to the end
-};
 
 absl::StatusOr<OpParamPtr> ParseSliceAxis(const AttrMap& attrs) {
   ParamReader r(attrs);

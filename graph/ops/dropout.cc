@@ -1,5 +1,7 @@
 // Registers Dropout (with its hidden mask output, including variational dropout over `axes`)
 // and _backward_Dropout.
+#include "graph/ops/dropout.h"
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,13 +17,6 @@
 
 namespace symx {
 namespace {
-
-struct DropoutParam : OpParam {
-  double p = 0.5;
-  std::string mode;
-  std::vector<int64_t> axes;  // dims along which one mask value is shared
-  bool cudnn_off = false;
-};
 
 absl::StatusOr<OpParamPtr> ParseDropout(const AttrMap& attrs) {
   ParamReader r(attrs);

@@ -1,5 +1,7 @@
 // Registers Embedding (row lookup of integer-valued indices in a (input_dim, output_dim)
 // table) and _backward_Embedding.
+#include "graph/ops/embedding.h"
+
 #include <memory>
 #include <vector>
 
@@ -14,13 +16,6 @@
 
 namespace symx {
 namespace {
-
-struct EmbeddingParam : OpParam {
-  int64_t input_dim = 0;
-  int64_t output_dim = 0;
-  DType dtype = DType::kFloat32;
-  bool sparse_grad = false;
-};
 
 absl::StatusOr<OpParamPtr> ParseEmbedding(const AttrMap& attrs) {
   ParamReader r(attrs);

@@ -4,6 +4,8 @@
 //
 // SoftmaxOutput's out_grad=True (scale the loss gradient by a head gradient) is rejected at
 // parse time: symx treats every loss head as consuming no head gradient.
+#include "graph/ops/loss.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -86,17 +88,6 @@ int TwoGrads(const NodeAttrs&) { return 2; }
 
 // ----------------------------------------------------------------------------- SoftmaxOutput
 
-struct SoftmaxOutputParam : OpParam {
-  double grad_scale = 1;
-  double ignore_label = -1;
-  bool multi_output = false;
-  bool use_ignore = false;
-  bool preserve_shape = false;
-  std::string normalization = "null";
-  bool out_grad = false;
-  double smooth_alpha = 0;
-};
-
 absl::StatusOr<OpParamPtr> ParseSoftmaxOutput(const AttrMap& attrs) {
   ParamReader r(attrs);
   auto p = std::make_shared<SoftmaxOutputParam>();
@@ -150,10 +141,6 @@ absl::Status InferSoftmaxOutput(const NodeAttrs& attrs, std::vector<Shape>* in,
 
 // ----------------------------------------------------------------------------- regression
 
-struct RegressionParam : OpParam {
-  double grad_scale = 1;
-};
-
 absl::StatusOr<OpParamPtr> ParseRegression(const AttrMap& attrs) {
   ParamReader r(attrs);
   auto p = std::make_shared<RegressionParam>();
@@ -196,12 +183,6 @@ absl::Status InferRegression(const NodeAttrs&, std::vector<Shape>* in, std::vect
 
 // ----------------------------------------------------------------------------- MakeLoss
 
-struct MakeLossParam : OpParam {
-  double grad_scale = 1;
-  double valid_thresh = 0;
-  std::string normalization = "null";
-};
-
 absl::StatusOr<OpParamPtr> ParseMakeLoss(const AttrMap& attrs) {
   ParamReader r(attrs);
   auto p = std::make_shared<MakeLossParam>();
@@ -211,8 +192,20 @@ absl::StatusOr<OpParamPtr> ParseMakeLoss(const AttrMap& attrs) {
   return r.Finish(std::move(p));
 }
 
-// d(loss)/d(data) is grad_scale (normalized) everywhere: only the forward node is needed.
+// d(loss)/d(data) is grad_scale (normalized) everywhere: only the forward node is needed,
+// except for normalization=valid, which divides by the number of loss values above
+// valid_thresh and so reads the forward output (data itself).
+bool MakeLossNeedsOutput(const NodeAttrs& attrs) {
+  if (attrs.parsed) return Param<MakeLossParam>(attrs).normalization == "valid";
+  // Input names may be asked for before the attributes are parsed.
+  auto it = attrs.dict.find("normalization");
+  return it != attrs.dict.end() && it->second == "valid";
+}
+
 std::vector<NodeEntry> MakeLossGradient(const NodePtr& node, const std::vector<NodeEntry>&) {
+  if (MakeLossNeedsOutput(node->attrs)) {
+    return MakeBackwardNode("_backward_MakeLoss", node, {Out(node, 0)});
+  }
   return MakeBackwardNode("_backward_MakeLoss", node, {});
 }
 
@@ -269,8 +262,15 @@ SYMX_REGISTER_OP("MakeLoss")
     .SetGradient(MakeLossGradient);
 
 static Op& symx_backward_make_loss_registration =
-    RegisterBackwardOp("_backward_MakeLoss", ParseMakeLoss, std::vector<std::string>{},
-                       [](const NodeAttrs&) { return 1; })
-        .Describe("Gradient of MakeLoss: grad_scale (normalized) in data's shape; no inputs.");
+    RegisterBackwardOp(
+        "_backward_MakeLoss", ParseMakeLoss,
+        [](const NodeAttrs& attrs) {
+          return MakeLossNeedsOutput(attrs) ? std::vector<std::string>{"output"}
+                                            : std::vector<std::string>{};
+        },
+        [](const NodeAttrs&) { return 1; })
+        .Describe(
+            "Gradient of MakeLoss: grad_scale (normalized) in data's shape; no inputs, except "
+            "the forward output with normalization=valid.");
 
 }  // namespace symx

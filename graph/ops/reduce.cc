@@ -7,6 +7,8 @@
 // - reducing all listed axes without keepdims still gives (1,), never ().
 // Axes may be negative; out-of-range or repeated axes are errors. Dims that
 // survive the reduction are also filled back from the output into the input.
+#include "graph/ops/reduce.h"
+
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -20,24 +22,7 @@
 #include "graph/ops/op_helpers.h"
 
 namespace symx {
-namespace {
 
-struct ReduceParam : OpParam {
-  std::optional<std::vector<int64_t>> axis;
-  bool keepdims = false;
-  bool exclude = false;
-};
-
-absl::StatusOr<OpParamPtr> ParseReduce(const AttrMap& attrs) {
-  ParamReader r(attrs);
-  auto p = std::make_shared<ReduceParam>();
-  p->axis = r.OptionalTuple("axis");
-  p->keepdims = r.Bool("keepdims", false);
-  p->exclude = r.Bool("exclude", false);
-  return r.Finish(std::move(p));
-}
-
-// Which of `ndim` input axes the op reduces.
 absl::StatusOr<std::vector<bool>> ReducedAxes(const ReduceParam& p, int ndim) {
   if (!p.axis.has_value() || p.axis->empty()) return std::vector<bool>(ndim, true);
   std::vector<bool> listed(ndim, false);
@@ -53,6 +38,17 @@ absl::StatusOr<std::vector<bool>> ReducedAxes(const ReduceParam& p, int ndim) {
   }
   if (p.exclude) listed.flip();
   return listed;
+}
+
+namespace {
+
+absl::StatusOr<OpParamPtr> ParseReduce(const AttrMap& attrs) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<ReduceParam>();
+  p->axis = r.OptionalTuple("axis");
+  p->keepdims = r.Bool("keepdims", false);
+  p->exclude = r.Bool("exclude", false);
+  return r.Finish(std::move(p));
 }
 
 absl::Status ReduceShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {

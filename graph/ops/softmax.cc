@@ -3,6 +3,8 @@
 //
 // use_length=True (masking each row by a second "length" input) is rejected at parse time:
 // symx has no kernel for it.
+#include "graph/ops/softmax.h"
+
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -18,13 +20,6 @@
 
 namespace symx {
 namespace {
-
-struct SoftmaxParam : OpParam {
-  int64_t axis = -1;
-  std::optional<double> temperature;
-  std::optional<DType> dtype;  // the output's type when given
-  bool use_length = false;
-};
 
 absl::StatusOr<OpParamPtr> ParseSoftmax(const AttrMap& attrs) {
   ParamReader r(attrs);

@@ -1,5 +1,7 @@
 // Registers transpose: permutes the dims by `axes` (empty = reverse them). Its gradient is a
 // transpose by the inverse permutation, so it needs no backward op of its own.
+#include "graph/ops/transpose.h"
+
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -11,11 +13,14 @@
 #include "graph/ops/op_helpers.h"
 
 namespace symx {
-namespace {
 
-struct TransposeParam : OpParam {
-  std::vector<int64_t> axes;  // normalized to non-negative; empty = reverse
-};
+std::vector<int> TransposePermutation(const TransposeParam& p, int n) {
+  std::vector<int> perm(n);
+  for (int i = 0; i < n; ++i) perm[i] = p.axes.empty() ? n - 1 - i : static_cast<int>(p.axes[i]);
+  return perm;
+}
+
+namespace {
 
 absl::StatusOr<OpParamPtr> ParseTranspose(const AttrMap& attrs) {
   ParamReader r(attrs);
@@ -42,13 +47,6 @@ absl::StatusOr<OpParamPtr> ParseTranspose(const AttrMap& attrs) {
   return r.Finish(std::move(p));
 }
 
-// The permutation for an `n`-dim input: out dim i is input dim perm[i].
-std::vector<int> Permutation(const TransposeParam& p, int n) {
-  std::vector<int> perm(n);
-  for (int i = 0; i < n; ++i) perm[i] = p.axes.empty() ? n - 1 - i : static_cast<int>(p.axes[i]);
-  return perm;
-}
-
 absl::Status InferTranspose(const NodeAttrs& attrs, std::vector<Shape>* in,
                             std::vector<Shape>* out) {
   const auto& p = Param<TransposeParam>(attrs);
@@ -61,7 +59,7 @@ absl::Status InferTranspose(const NodeAttrs& attrs, std::vector<Shape>* in,
         "transpose: axes (", absl::StrJoin(p.axes, ", "), ") has ", p.axes.size(), " entries but ",
         data.ndim_known() ? "input data " : "output ", known.ToString(), " has ", n, " dims"));
   }
-  const std::vector<int> perm = Permutation(p, n);
+  const std::vector<int> perm = TransposePermutation(p, n);
   if (data.ndim_known()) {
     Shape o = Shape::UnknownDims(n);
     for (int i = 0; i < n; ++i) o[i] = data[perm[i]];

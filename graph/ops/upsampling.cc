@@ -1,5 +1,7 @@
 // Registers UpSampling (nearest-neighbour over any number of NCHW inputs, or bilinear with a
 // learned depthwise kernel) and _backward_UpSampling.
+#include "graph/ops/upsampling.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -16,19 +18,6 @@
 
 namespace symx {
 namespace {
-
-struct UpSamplingParam : OpParam {
-  int64_t scale = 1;
-  int64_t num_filter = 0;
-  std::string sample_type;
-  std::string multi_input_mode;
-  int64_t num_args = 1;
-  int64_t workspace = 512;
-
-  bool bilinear() const { return sample_type == "bilinear"; }
-  // Bilinear upsampling is a stride-`scale` deconvolution with this square kernel.
-  int64_t kernel() const { return 2 * scale - scale % 2; }
-};
 
 // Keeps scale * size and the kernel size far from int64 limits.
 constexpr int64_t kMaxScale = int64_t{1} << 20;
