@@ -16,8 +16,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
-#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/elemwise_kernels.h"
@@ -180,7 +180,9 @@ struct PowOp {
 // ---------------------------------------------------------------------------
 // Broadcast plans.
 
-using DimVec = absl::InlinedVector<int64_t, 8>;
+// std::vector, not absl::InlinedVector: GCC 12 at -O2 reports a false
+// maybe-uninitialized inside InlinedVector here, and -Werror makes it fatal.
+using DimVec = std::vector<int64_t>;
 
 struct Plan {
   DimVec dims;  // collapsed output dims, all > 1; empty for a one-element output
@@ -197,7 +199,7 @@ absl::Status MakePlan(const KernelContext& ctx, const Shape& lhs, const Shape& r
                      " do not broadcast to the output shape ", out.ToString()));
   };
   if (lhs.ndim() > n || rhs.ndim() > n) return mismatch();
-  absl::InlinedVector<bool, 8> full[2];
+  std::vector<bool> full[2];
   for (int i = 0; i < n; ++i) {
     const int64_t o = out[i];
     const int64_t l = i < n - lhs.ndim() ? 1 : lhs[i - (n - lhs.ndim())];
