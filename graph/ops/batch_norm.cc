@@ -1,5 +1,7 @@
 // Registers BatchNorm (moving statistics as aux states, batch mean/var as hidden outputs)
 // and _backward_BatchNorm.
+#include "graph/ops/batch_norm.h"
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,18 +19,6 @@
 
 namespace symx {
 namespace {
-
-struct BatchNormParam : OpParam {
-  double eps = 1e-3;
-  double momentum = 0.9;
-  bool fix_gamma = true;
-  bool use_global_stats = false;
-  bool output_mean_var = false;
-  int64_t axis = 1;
-  bool cudnn_off = false;
-  std::optional<double> min_calib_range;
-  std::optional<double> max_calib_range;
-};
 
 absl::StatusOr<OpParamPtr> ParseBatchNorm(const AttrMap& attrs) {
   ParamReader r(attrs);

@@ -1,5 +1,7 @@
 // Registers Convolution and Deconvolution (1-D, 2-D and 3-D windows over channel-first data)
 // and their backward ops. Window-parameter helpers are in window.h (shared with Pooling).
+#include "graph/ops/convolution.h"
+
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -23,22 +25,6 @@ namespace symx {
 namespace {
 
 using nn_internal::ReadWindowTuple;
-
-struct ConvParam : OpParam {
-  bool deconv = false;
-  std::vector<int64_t> kernel, stride, dilate, pad;
-  std::vector<int64_t> adj, target_shape;  // Deconvolution only; target_shape empty = none
-  int64_t num_filter = 1;
-  int64_t num_group = 1;
-  int64_t workspace = 0;
-  bool no_bias = false;
-  std::string cudnn_tune;
-  bool cudnn_off = false;
-  std::string layout;
-
-  int64_t DilatedKernel(int i) const { return dilate[i] * (kernel[i] - 1) + 1; }
-  const char* op_name() const { return deconv ? "Deconvolution" : "Convolution"; }
-};
 
 absl::StatusOr<OpParamPtr> ParseConvCommon(const AttrMap& attrs, bool deconv) {
   ParamReader r(attrs);

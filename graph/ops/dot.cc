@@ -1,5 +1,7 @@
 // Registers dot (N-D tensor contraction of lhs's last axis with rhs's first, each optionally
 // transposed) and batch_dot (batched 3-D matrix products) with their backward ops.
+#include "graph/ops/dot.h"
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,11 +17,6 @@
 
 namespace symx {
 namespace {
-
-struct DotParam : OpParam {
-  bool transpose_a = false;
-  bool transpose_b = false;
-};
 
 absl::StatusOr<OpParamPtr> ParseDot(const AttrMap& attrs) {
   ParamReader r(attrs);

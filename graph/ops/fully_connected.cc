@@ -1,5 +1,7 @@
 // Registers FullyConnected (y = x W^T + b, optionally flattening x to 2-D first) and
 // _backward_FullyConnected.
+#include "graph/ops/fully_connected.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -16,12 +18,6 @@
 
 namespace symx {
 namespace {
-
-struct FullyConnectedParam : OpParam {
-  int64_t num_hidden = 1;
-  bool no_bias = false;
-  bool flatten = true;
-};
 
 absl::StatusOr<OpParamPtr> ParseFullyConnected(const AttrMap& attrs) {
   ParamReader r(attrs);

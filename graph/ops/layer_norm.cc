@@ -1,5 +1,7 @@
 // Registers LayerNorm (normalization over one axis, with hidden mean/std outputs) and
 // _backward_LayerNorm.
+#include "graph/ops/layer_norm.h"
+
 #include <memory>
 #include <vector>
 
@@ -13,12 +15,6 @@
 
 namespace symx {
 namespace {
-
-struct LayerNormParam : OpParam {
-  int64_t axis = -1;
-  double eps = 1e-5;
-  bool output_mean_var = false;
-};
 
 absl::StatusOr<OpParamPtr> ParseLayerNorm(const AttrMap& attrs) {
   ParamReader r(attrs);

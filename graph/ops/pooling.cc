@@ -1,5 +1,7 @@
 // Registers Pooling (max/avg/sum/lp over 1-D, 2-D and 3-D windows, channel-first data, plus
 // global pooling) and _backward_Pooling.
+#include "graph/ops/pooling.h"
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -21,17 +23,6 @@
 namespace symx {
 
 namespace {
-
-struct PoolParam : OpParam {
-  std::vector<int64_t> kernel, stride, pad;  // kernel may be empty with global_pool
-  std::string pool_type;
-  bool global_pool = false;
-  std::string convention;
-  std::optional<int64_t> p_value;
-  std::optional<bool> count_include_pad;
-  bool cudnn_off = false;
-  std::string layout;
-};
 
 absl::StatusOr<OpParamPtr> ParsePooling(const AttrMap& attrs) {
   ParamReader r(attrs);

@@ -1,0 +1,403 @@
+// CPU kernels for FullyConnected, dot and batch_dot (forward and backward), and
+// the shared GEMM (dense_kernels.h).
+//
+// Every product is an Eigen GEMM on row-major maps. Eigen's own matrix products
+// parallelize only through OpenMP, so large products are split into row (or
+// column) blocks, each one Eigen GEMM, run on the device's thread pool (two
+// blocks per thread, so a thread slowed by other load is balanced by the rest).
+// On the 2-core development machine this was about as fast as Eigen's Tensor
+// contraction on the same pool for 1024^3 float32, and twice as fast as one
+// Eigen GEMM when both cores were free (tools/bench/gemm_probe.cc measures it).
+#include "devices/cpu/dense_kernels.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "devices/cpu/kernel_util.h"
+#include "graph/error.h"
+#include "graph/ops/dot.h"
+#include "graph/ops/fully_connected.h"
+
+namespace symx {
+namespace cpu {
+
+namespace {
+
+// Products below this many flops run on the calling thread.
+constexpr double kGemmParallelFlops = 1 << 21;
+// Smallest row/column block worth a task of its own.
+constexpr int64_t kMinGemmBlock = 32;
+
+template <typename T>
+using ConstStridedMat = Eigen::Map<const MatrixRM<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
+template <typename T>
+using StridedMat = Eigen::Map<MatrixRM<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
+
+// One Eigen GEMM on the calling thread (see Gemm for the arguments).
+template <typename T>
+void GemmBlock(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
+               const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate, const T* row_bias) {
+  if (m <= 0 || n <= 0) return;
+  StridedMat<T> out(c, m, n, Eigen::OuterStride<>(ldc));
+  bool add = accumulate;
+  if (!accumulate && row_bias != nullptr) {
+    // Row copies (Eigen's replicate() indexes with a modulo per element: slower).
+    for (int64_t i = 0; i < m; ++i) std::copy(row_bias, row_bias + n, c + i * ldc);
+    add = true;
+  }
+  if (k <= 0) {
+    if (!add) out.setZero();
+    return;
+  }
+  ConstStridedMat<T> lhs(a, ta ? k : m, ta ? m : k, Eigen::OuterStride<>(lda));
+  ConstStridedMat<T> rhs(b, tb ? n : k, tb ? k : n, Eigen::OuterStride<>(ldb));
+  if (!ta && !tb) {
+    if (add) {
+      out.noalias() += lhs * rhs;
+    } else {
+      out.noalias() = lhs * rhs;
+    }
+  } else if (!ta && tb) {
+    if (add) {
+      out.noalias() += lhs * rhs.transpose();
+    } else {
+      out.noalias() = lhs * rhs.transpose();
+    }
+  } else if (ta && !tb) {
+    if (add) {
+      out.noalias() += lhs.transpose() * rhs;
+    } else {
+      out.noalias() = lhs.transpose() * rhs;
+    }
+  } else {
+    if (add) {
+      out.noalias() += lhs.transpose() * rhs.transpose();
+    } else {
+      out.noalias() = lhs.transpose() * rhs.transpose();
+    }
+  }
+}
+
+}  // namespace
+
+template <typename T>
+void Gemm(const KernelContext& ctx, bool parallel, bool trans_a, bool trans_b, int64_t m, int64_t n,
+          int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc,
+          bool accumulate, const T* row_bias) {
+  if (m <= 0 || n <= 0) return;
+  const int threads = ctx.device != nullptr ? ctx.device->num_threads() : 1;
+  const double flops =
+      2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  // Split the longer side of C; each block reads all of the other operand.
+  const bool split_rows = m >= n;
+  const int64_t dim = split_rows ? m : n;
+  const int64_t blocks = std::min<int64_t>(2 * static_cast<int64_t>(threads),
+                                           (dim + kMinGemmBlock - 1) / kMinGemmBlock);
+  if (!parallel || threads <= 1 || flops < kGemmParallelFlops || blocks <= 1) {
+    GemmBlock(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, accumulate, row_bias);
+    return;
+  }
+  auto run = [&](Eigen::Index first, Eigen::Index last) {
+    for (Eigen::Index blk = first; blk < last; ++blk) {
+      const int64_t lo = dim * blk / blocks, hi = dim * (blk + 1) / blocks;
+      if (split_rows) {
+        const T* a_blk = trans_a ? a + lo : a + lo * lda;
+        GemmBlock(trans_a, trans_b, hi - lo, n, k, a_blk, lda, b, ldb, c + lo * ldc, ldc,
+                  accumulate, row_bias);
+      } else {
+        const T* b_blk = trans_b ? b + lo * ldb : b + lo;
+        GemmBlock(trans_a, trans_b, m, hi - lo, k, a, lda, b_blk, ldb, c + lo, ldc, accumulate,
+                  row_bias != nullptr ? row_bias + lo : nullptr);
+      }
+    }
+  };
+  EigenDevice(ctx).parallelFor(blocks, Eigen::TensorOpCost(0, 0, flops / blocks), run);
+}
+
+template void Gemm<float>(const KernelContext&, bool, bool, bool, int64_t, int64_t, int64_t,
+                          const float*, int64_t, const float*, int64_t, float*, int64_t, bool,
+                          const float*);
+template void Gemm<double>(const KernelContext&, bool, bool, bool, int64_t, int64_t, int64_t,
+                           const double*, int64_t, const double*, int64_t, double*, int64_t, bool,
+                           const double*);
+
+namespace {
+
+bool Wanted(const KernelContext& ctx, size_t output) {
+  return output >= ctx.req.size() || ctx.req[output] != OpReq::kNull;
+}
+
+// Column sums of a rows x cols row-major matrix into `out` (cols values).
+template <typename T>
+void ColumnSums(const KernelContext& ctx, const T* data, int64_t rows, int64_t cols, T* out) {
+  Eigen::TensorMap<Eigen::Tensor<const T, 2, Eigen::RowMajor, int64_t>> mat(data, rows, cols);
+  Eigen::TensorMap<Eigen::Tensor<T, 1, Eigen::RowMajor, int64_t>> dst(out, cols);
+  Assign(ctx, dst, mat.sum(Eigen::array<int64_t, 1>{0}), rows * cols);
+}
+
+// Gradients of C = op(A) op(B) (m x n, contracting k): dA and dB stored like A
+// and B. Either output may be null (not wanted).
+template <typename T>
+void MatMulBackward(const KernelContext& ctx, bool parallel, bool ta, bool tb, int64_t m, int64_t n,
+                    int64_t k, const T* a, const T* b, const T* dc, T* da, T* db) {
+  const int64_t lda = ta ? m : k, ldb = tb ? k : n;
+  if (da != nullptr) {
+    if (!ta) {
+      // dA (m x k) = dC op(B)^T.
+      Gemm<T>(ctx, parallel, false, !tb, m, k, n, dc, n, b, ldb, da, k, false);
+    } else {
+      // dA (k x m) = op(B) dC^T.
+      Gemm<T>(ctx, parallel, tb, true, k, m, n, b, ldb, dc, n, da, m, false);
+    }
+  }
+  if (db != nullptr) {
+    if (!tb) {
+      // dB (k x n) = op(A)^T dC.
+      Gemm<T>(ctx, parallel, !ta, false, k, n, m, a, lda, dc, n, db, n, false);
+    } else {
+      // dB (n x k) = dC^T op(A).
+      Gemm<T>(ctx, parallel, true, ta, n, k, m, dc, n, a, lda, db, k, false);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- FullyConnected
+
+struct FcDims {
+  int64_t rows = 0;    // M: data rows after folding
+  int64_t in = 0;      // K
+  int64_t hidden = 0;  // N
+};
+
+absl::Status GetFcDims(const KernelContext& ctx, const Tensor& data, const Tensor& weight,
+                       FcDims* d) {
+  const auto& p = ctx.param<FullyConnectedParam>();
+  if (weight.shape().ndim() != 2 || weight.shape()[0] != p.num_hidden) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ctx.Where(), ": weight ", weight.shape().ToString(), " is not (", p.num_hidden, ", K)"));
+  }
+  d->hidden = p.num_hidden;
+  d->in = weight.shape()[1];
+  const Shape& s = data.shape();
+  if (s.ndim() < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": data must have a dim"));
+  }
+  d->rows = 1;
+  const int lead = p.flatten ? 1 : s.ndim() - 1;
+  for (int i = 0; i < lead; ++i) d->rows *= s[i];
+  if (d->rows * d->in != data.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": data ", s.ToString(),
+                                                   " does not match weight ",
+                                                   weight.shape().ToString()));
+  }
+  return absl::OkStatus();
+}
+
+template <typename T>
+absl::Status FullyConnectedForwardT(const KernelContext& ctx) {
+  const auto& p = ctx.param<FullyConnectedParam>();
+  FcDims d;
+  SYMX_RETURN_IF_ERROR(GetFcDims(ctx, ctx.inputs[0], ctx.inputs[1], &d));
+  const T* bias = p.no_bias ? nullptr : ctx.inputs[2].data<T>();
+  Gemm<T>(ctx, true, false, true, d.rows, d.hidden, d.in, ctx.inputs[0].data<T>(), d.in,
+          ctx.inputs[1].data<T>(), d.in, ctx.outputs[0].data<T>(), d.hidden, false, bias);
+  return absl::OkStatus();
+}
+
+absl::Status FullyConnectedForward(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[0].dtype(), T, return FullyConnectedForwardT<T>(ctx));
+}
+
+// Inputs: ograd, data, weight. Outputs: grad data, grad weight, grad bias.
+template <typename T>
+absl::Status FullyConnectedBackwardT(const KernelContext& ctx) {
+  const auto& p = ctx.param<FullyConnectedParam>();
+  FcDims d;
+  SYMX_RETURN_IF_ERROR(GetFcDims(ctx, ctx.inputs[1], ctx.inputs[2], &d));
+  const T* dy = ctx.inputs[0].data<T>();
+  const T* x = ctx.inputs[1].data<T>();
+  const T* w = ctx.inputs[2].data<T>();
+  if (Wanted(ctx, 0)) {
+    // dX (M x K) = dY (M x N) W (N x K).
+    Gemm<T>(ctx, true, false, false, d.rows, d.in, d.hidden, dy, d.hidden, w, d.in,
+            ctx.outputs[0].data<T>(), d.in, false);
+  }
+  if (Wanted(ctx, 1)) {
+    // dW (N x K) = dY^T X.
+    Gemm<T>(ctx, true, true, false, d.hidden, d.in, d.rows, dy, d.hidden, x, d.in,
+            ctx.outputs[1].data<T>(), d.in, false);
+  }
+  if (!p.no_bias && ctx.outputs.size() > 2 && Wanted(ctx, 2)) {
+    ColumnSums<T>(ctx, dy, d.rows, d.hidden, ctx.outputs[2].data<T>());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FullyConnectedBackward(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[1].dtype(), T, return FullyConnectedBackwardT<T>(ctx));
+}
+
+// ---------------------------------------------------------------- dot
+
+// dot as one matrix product: op(A) (m x k) times op(B) (k x n).
+struct MatMulDims {
+  int64_t m = 1, n = 1, k = 1;
+};
+
+absl::Status GetDotDims(const KernelContext& ctx, const Shape& lhs, const Shape& rhs,
+                        MatMulDims* d) {
+  const auto& p = ctx.param<DotParam>();
+  if (lhs.ndim() < 1 || rhs.ndim() < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": operands need a dim"));
+  }
+  // lhs contracts its last dim (first when transposed); rhs its first (last when transposed).
+  const int lc = p.transpose_a ? 0 : lhs.ndim() - 1;
+  const int rc = p.transpose_b ? rhs.ndim() - 1 : 0;
+  if (lhs[lc] != rhs[rc]) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": cannot contract lhs ",
+                                                   lhs.ToString(), " with rhs ", rhs.ToString()));
+  }
+  d->k = lhs[lc];
+  d->m = 1;
+  for (int i = 0; i < lhs.ndim(); ++i) {
+    if (i != lc) d->m *= lhs[i];
+  }
+  d->n = 1;
+  for (int i = 0; i < rhs.ndim(); ++i) {
+    if (i != rc) d->n *= rhs[i];
+  }
+  return absl::OkStatus();
+}
+
+template <typename T>
+absl::Status DotForwardT(const KernelContext& ctx) {
+  const auto& p = ctx.param<DotParam>();
+  MatMulDims d;
+  SYMX_RETURN_IF_ERROR(GetDotDims(ctx, ctx.inputs[0].shape(), ctx.inputs[1].shape(), &d));
+  Gemm<T>(ctx, true, p.transpose_a, p.transpose_b, d.m, d.n, d.k, ctx.inputs[0].data<T>(),
+          p.transpose_a ? d.m : d.k, ctx.inputs[1].data<T>(), p.transpose_b ? d.k : d.n,
+          ctx.outputs[0].data<T>(), d.n, false);
+  return absl::OkStatus();
+}
+
+absl::Status DotForward(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[0].dtype(), T, return DotForwardT<T>(ctx));
+}
+
+// Inputs: ograd, lhs, rhs. Outputs: grad lhs, grad rhs.
+template <typename T>
+absl::Status DotBackwardT(const KernelContext& ctx) {
+  const auto& p = ctx.param<DotParam>();
+  MatMulDims d;
+  SYMX_RETURN_IF_ERROR(GetDotDims(ctx, ctx.inputs[1].shape(), ctx.inputs[2].shape(), &d));
+  MatMulBackward<T>(ctx, true, p.transpose_a, p.transpose_b, d.m, d.n, d.k, ctx.inputs[1].data<T>(),
+                    ctx.inputs[2].data<T>(), ctx.inputs[0].data<T>(),
+                    Wanted(ctx, 0) ? ctx.outputs[0].data<T>() : nullptr,
+                    Wanted(ctx, 1) ? ctx.outputs[1].data<T>() : nullptr);
+  return absl::OkStatus();
+}
+
+absl::Status DotBackward(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[1].dtype(), T, return DotBackwardT<T>(ctx));
+}
+
+// ---------------------------------------------------------------- batch_dot
+
+// Per-batch products at least this large use the parallel GEMM one batch at a
+// time; smaller ones run whole batches per thread.
+constexpr double kBatchGemmParallelFlops = 1 << 22;
+
+absl::Status GetBatchDotDims(const KernelContext& ctx, const Shape& lhs, const Shape& rhs,
+                             int64_t* batch, MatMulDims* d) {
+  const auto& p = ctx.param<DotParam>();
+  if (lhs.ndim() != 3 || rhs.ndim() != 3 || lhs[0] != rhs[0]) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": expected 3-D operands with ",
+                                                   "equal batch, got lhs ", lhs.ToString(),
+                                                   " and rhs ", rhs.ToString()));
+  }
+  *batch = lhs[0];
+  d->m = p.transpose_a ? lhs[2] : lhs[1];
+  d->k = p.transpose_a ? lhs[1] : lhs[2];
+  d->n = p.transpose_b ? rhs[1] : rhs[2];
+  const int64_t rk = p.transpose_b ? rhs[2] : rhs[1];
+  if (rk != d->k) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": cannot contract lhs ",
+                                                   lhs.ToString(), " with rhs ", rhs.ToString()));
+  }
+  return absl::OkStatus();
+}
+
+// Runs fn(i, parallel_gemm) for every batch i: on the pool over batches when each
+// product is small, else one batch at a time with a parallel GEMM.
+template <typename Fn>
+void ForEachBatch(const KernelContext& ctx, int64_t batch, double flops_per_batch, Fn&& fn) {
+  if (flops_per_batch >= kBatchGemmParallelFlops) {
+    for (int64_t i = 0; i < batch; ++i) fn(i, true);
+    return;
+  }
+  ParallelFor(ctx, batch, std::max(flops_per_batch, 1.0), [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) fn(i, false);
+  });
+}
+
+template <typename T>
+absl::Status BatchDotForwardT(const KernelContext& ctx) {
+  const auto& p = ctx.param<DotParam>();
+  int64_t batch = 0;
+  MatMulDims d;
+  SYMX_RETURN_IF_ERROR(
+      GetBatchDotDims(ctx, ctx.inputs[0].shape(), ctx.inputs[1].shape(), &batch, &d));
+  const T* a = ctx.inputs[0].data<T>();
+  const T* b = ctx.inputs[1].data<T>();
+  T* c = ctx.outputs[0].data<T>();
+  const int64_t sa = d.m * d.k, sb = d.k * d.n, sc = d.m * d.n;
+  ForEachBatch(ctx, batch, 2.0 * sa * d.n, [&](int64_t i, bool parallel) {
+    Gemm<T>(ctx, parallel, p.transpose_a, p.transpose_b, d.m, d.n, d.k, a + i * sa,
+            p.transpose_a ? d.m : d.k, b + i * sb, p.transpose_b ? d.k : d.n, c + i * sc, d.n,
+            false);
+  });
+  return absl::OkStatus();
+}
+
+absl::Status BatchDotForward(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[0].dtype(), T, return BatchDotForwardT<T>(ctx));
+}
+
+template <typename T>
+absl::Status BatchDotBackwardT(const KernelContext& ctx) {
+  const auto& p = ctx.param<DotParam>();
+  int64_t batch = 0;
+  MatMulDims d;
+  SYMX_RETURN_IF_ERROR(
+      GetBatchDotDims(ctx, ctx.inputs[1].shape(), ctx.inputs[2].shape(), &batch, &d));
+  const T* dc = ctx.inputs[0].data<T>();
+  const T* a = ctx.inputs[1].data<T>();
+  const T* b = ctx.inputs[2].data<T>();
+  T* da = Wanted(ctx, 0) ? ctx.outputs[0].data<T>() : nullptr;
+  T* db = Wanted(ctx, 1) ? ctx.outputs[1].data<T>() : nullptr;
+  const int64_t sa = d.m * d.k, sb = d.k * d.n, sc = d.m * d.n;
+  ForEachBatch(ctx, batch, 4.0 * sa * d.n, [&](int64_t i, bool parallel) {
+    MatMulBackward<T>(ctx, parallel, p.transpose_a, p.transpose_b, d.m, d.n, d.k, a + i * sa,
+                      b + i * sb, dc + i * sc, da != nullptr ? da + i * sa : nullptr,
+                      db != nullptr ? db + i * sb : nullptr);
+  });
+  return absl::OkStatus();
+}
+
+absl::Status BatchDotBackward(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[1].dtype(), T, return BatchDotBackwardT<T>(ctx));
+}
+
+}  // namespace
+
+SYMX_REGISTER_KERNEL("FullyConnected", kCPU, FullyConnectedForward);
+SYMX_REGISTER_KERNEL("_backward_FullyConnected", kCPU, FullyConnectedBackward);
+SYMX_REGISTER_KERNEL("dot", kCPU, DotForward);
+SYMX_REGISTER_KERNEL("_backward_dot", kCPU, DotBackward);
+SYMX_REGISTER_KERNEL("batch_dot", kCPU, BatchDotForward);
+SYMX_REGISTER_KERNEL("_backward_batch_dot", kCPU, BatchDotBackward);
+
+}  // namespace cpu
+}  // namespace symx

@@ -1,0 +1,327 @@
+// CPU kernels for Pooling and _backward_Pooling: max, avg, sum and lp pooling
+// over 1-D, 2-D and 3-D windows of channel-first data, global pooling, and the
+// valid/full/same output conventions. Every (sample, channel) plane is
+// independent, so planes are spread over the device's pool. Within a plane the
+// forward reduces each output row's window rows elementwise first (vectorized),
+// then each output's span of that row.
+//
+// MXNet's window rules, followed here:
+// - A window starts at o * stride - pad and is cut at input size + pad; that
+//   length is the divisor of avg pooling with count_include_pad (the default).
+//   Elements outside the input are then skipped (max ignores the padding, sum
+//   and lp add zeros); without count_include_pad avg divides by the elements
+//   actually inside the input.
+// - global_pool: the window is the whole plane (stride 1, no padding).
+// - 'same' (1-D, no padding): ceil(size / stride) windows, cut at the end.
+// - max backward sends each output's gradient to the first element of its
+//   window (in row-major order) equal to the output; lp backward uses
+//   grad * (x / out)^(p - 1).
+// - lp: p = 1 is the sum, p = 2 the square root of the sum of squares, p = 3
+//   the (sign-preserving) cube root of the sum of cubes, as in MXNet; larger p
+//   (which MXNet does not implement) extend the rule: odd p keeps the sign of
+//   the sum.
+// - A window with no element inside the input gives the lowest finite value
+//   for max and 0 for the others.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "devices/cpu/kernel_util.h"
+#include "graph/error.h"
+#include "graph/ops/pooling.h"
+
+namespace symx {
+namespace cpu {
+namespace {
+
+enum class PoolType { kMax, kAvg, kSum, kLp };
+
+struct PoolGeom {
+  int64_t planes = 0;  // batch * channels
+  int64_t in[3] = {1, 1, 1};
+  int64_t out[3] = {1, 1, 1};
+  int64_t kernel[3] = {1, 1, 1};
+  int64_t stride[3] = {1, 1, 1};
+  int64_t pad[3] = {0, 0, 0};
+  int64_t in_size = 1, out_size = 1, window = 1;
+  PoolType type = PoolType::kMax;
+  bool count_include_pad = true;
+  int64_t p = 1;
+};
+
+absl::Status MakePoolGeom(const KernelContext& ctx, const Shape& data, const Shape& out,
+                          PoolGeom* g) {
+  const auto& p = ctx.param<PoolParam>();
+  const int nd = data.ndim();
+  if (nd < 3 || nd > 5 || out.ndim() != nd || out[0] != data[0] || out[1] != data[1]) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": data ", data.ToString(),
+                                                   " and output ", out.ToString(),
+                                                   " are not (batch, channel, 1 to 3 dims)"));
+  }
+  const int n = nd - 2;
+  if (!p.global_pool && static_cast<int>(p.kernel.size()) != n) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ctx.Where(), ": a ", p.kernel.size(), "-D kernel does not fit data ", data.ToString()));
+  }
+  g->planes = data[0] * data[1];
+  const int off = 3 - n;
+  for (int i = 0; i < n; ++i) {
+    g->in[off + i] = data[2 + i];
+    g->out[off + i] = out[2 + i];
+    if (p.global_pool) {
+      g->kernel[off + i] = data[2 + i];
+    } else {
+      g->kernel[off + i] = p.kernel[i];
+      g->stride[off + i] = p.stride[i];
+      g->pad[off + i] = p.pad[i];
+    }
+  }
+  for (int d = 0; d < 3; ++d) {
+    g->in_size *= g->in[d];
+    g->out_size *= g->out[d];
+    g->window *= g->kernel[d];
+  }
+  if (p.pool_type == "max") {
+    g->type = PoolType::kMax;
+  } else if (p.pool_type == "avg") {
+    g->type = PoolType::kAvg;
+  } else if (p.pool_type == "sum") {
+    g->type = PoolType::kSum;
+  } else if (p.pool_type == "lp") {
+    g->type = PoolType::kLp;
+    g->p = p.p_value.value_or(1);
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.Where(), ": unsupported pool_type ", p.pool_type));
+  }
+  g->count_include_pad = p.count_include_pad.value_or(true);
+  return absl::OkStatus();
+}
+
+// One dim of an output position's window: [lo, hi) inside the input, and the
+// length counted by avg pooling with padding included.
+struct Span {
+  int64_t lo, hi, padded;
+};
+
+inline Span SpanAt(const PoolGeom& g, int d, int64_t o) {
+  const int64_t start = o * g.stride[d] - g.pad[d];
+  const int64_t end = std::min(start + g.kernel[d], g.in[d] + g.pad[d]);
+  return Span{std::max<int64_t>(start, 0), std::min(end, g.in[d]),
+              std::max<int64_t>(end - start, 0)};
+}
+
+inline int64_t Len(const Span& s) { return std::max<int64_t>(s.hi - s.lo, 0); }
+
+// Visits every output position of a plane in order:
+// fn(flat output index, z span, y span, x span, avg divisor).
+template <typename Fn>
+inline void ForEachWindow(const PoolGeom& g, Fn&& fn) {
+  int64_t idx = 0;
+  for (int64_t oz = 0; oz < g.out[0]; ++oz) {
+    const Span z = SpanAt(g, 0, oz);
+    for (int64_t oy = 0; oy < g.out[1]; ++oy) {
+      const Span y = SpanAt(g, 1, oy);
+      for (int64_t ox = 0; ox < g.out[2]; ++ox, ++idx) {
+        const Span x = SpanAt(g, 2, ox);
+        const int64_t count =
+            g.count_include_pad ? z.padded * y.padded * x.padded : Len(z) * Len(y) * Len(x);
+        fn(idx, z, y, x, count);
+      }
+    }
+  }
+}
+
+// x^p for an integer p >= 1.
+template <typename T>
+inline T IntPow(T x, int64_t p) {
+  T r = x;
+  for (int64_t i = 1; i < p; ++i) r *= x;
+  return r;
+}
+
+template <typename T>
+inline T LpRoot(T sum, int64_t p) {
+  if (p == 1) return sum;
+  if (p == 2) return std::sqrt(sum);
+  if (p == 3) return std::cbrt(sum);
+  if (p % 2 == 1) {
+    return sum < 0 ? -std::pow(-sum, T(1) / p) : std::pow(sum, T(1) / p);
+  }
+  return std::pow(sum, T(1) / p);
+}
+
+// Pools one plane. For each output row (z, y) the window's input rows are first
+// reduced elementwise into `rowbuf` (in[2] values, vectorized), then each output
+// reduces its x span of that buffer.
+template <PoolType kType, typename T>
+void PoolPlane(const PoolGeom& g, const T* in, T* out, T* rowbuf) {
+  const int64_t width = g.in[2];
+  const T identity = kType == PoolType::kMax ? std::numeric_limits<T>::lowest() : T(0);
+  int64_t idx = 0;
+  for (int64_t oz = 0; oz < g.out[0]; ++oz) {
+    const Span z = SpanAt(g, 0, oz);
+    for (int64_t oy = 0; oy < g.out[1]; ++oy) {
+      const Span y = SpanAt(g, 1, oy);
+      std::fill(rowbuf, rowbuf + width, identity);
+      for (int64_t iz = z.lo; iz < z.hi; ++iz) {
+        for (int64_t iy = y.lo; iy < y.hi; ++iy) {
+          const T* row = in + (iz * g.in[1] + iy) * width;
+          if constexpr (kType == PoolType::kMax) {
+            for (int64_t ix = 0; ix < width; ++ix) rowbuf[ix] = std::max(rowbuf[ix], row[ix]);
+          } else if constexpr (kType == PoolType::kLp) {
+            for (int64_t ix = 0; ix < width; ++ix) rowbuf[ix] += IntPow(row[ix], g.p);
+          } else {
+            for (int64_t ix = 0; ix < width; ++ix) rowbuf[ix] += row[ix];
+          }
+        }
+      }
+      const int64_t yz_padded = z.padded * y.padded, yz_inside = Len(z) * Len(y);
+      for (int64_t ox = 0; ox < g.out[2]; ++ox, ++idx) {
+        const Span x = SpanAt(g, 2, ox);
+        T acc = identity;
+        for (int64_t ix = x.lo; ix < x.hi; ++ix) {
+          if constexpr (kType == PoolType::kMax) {
+            acc = std::max(acc, rowbuf[ix]);
+          } else {
+            acc += rowbuf[ix];
+          }
+        }
+        if constexpr (kType == PoolType::kAvg) {
+          const int64_t count = g.count_include_pad ? yz_padded * x.padded : yz_inside * Len(x);
+          acc = count > 0 ? acc / static_cast<T>(count) : T(0);
+        }
+        if constexpr (kType == PoolType::kLp) acc = LpRoot(acc, g.p);
+        out[idx] = acc;
+      }
+    }
+  }
+}
+
+template <PoolType kType, typename T>
+void PoolPlaneBackward(const PoolGeom& g, const T* dy, const T* in, const T* out, T* dx) {
+  std::fill(dx, dx + g.in_size, T(0));
+  ForEachWindow(g, [&](int64_t idx, const Span& z, const Span& y, const Span& x, int64_t count) {
+    const T grad = dy[idx];
+    if constexpr (kType == PoolType::kMax) {
+      // The first element (row-major) equal to the output takes the gradient.
+      const T target = out[idx];
+      for (int64_t iz = z.lo; iz < z.hi; ++iz) {
+        for (int64_t iy = y.lo; iy < y.hi; ++iy) {
+          const int64_t base = (iz * g.in[1] + iy) * g.in[2];
+          for (int64_t ix = x.lo; ix < x.hi; ++ix) {
+            if (in[base + ix] == target) {
+              dx[base + ix] += grad;
+              return;
+            }
+          }
+        }
+      }
+    } else {
+      T share = grad;
+      if constexpr (kType == PoolType::kAvg) {
+        share = count > 0 ? grad / static_cast<T>(count) : T(0);
+      }
+      const T o = out[idx];
+      for (int64_t iz = z.lo; iz < z.hi; ++iz) {
+        for (int64_t iy = y.lo; iy < y.hi; ++iy) {
+          const int64_t base = (iz * g.in[1] + iy) * g.in[2];
+          for (int64_t ix = x.lo; ix < x.hi; ++ix) {
+            if constexpr (kType == PoolType::kLp) {
+              dx[base + ix] += g.p == 1 ? grad : grad * IntPow(in[base + ix] / o, g.p - 1);
+            } else {
+              dx[base + ix] += share;
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
+// Runs fn(std::integral_constant<PoolType, type>) for the geometry's pool type.
+template <typename Fn>
+void DispatchPoolType(PoolType type, Fn&& fn) {
+  switch (type) {
+    case PoolType::kMax:
+      fn(std::integral_constant<PoolType, PoolType::kMax>());
+      break;
+    case PoolType::kAvg:
+      fn(std::integral_constant<PoolType, PoolType::kAvg>());
+      break;
+    case PoolType::kSum:
+      fn(std::integral_constant<PoolType, PoolType::kSum>());
+      break;
+    case PoolType::kLp:
+      fn(std::integral_constant<PoolType, PoolType::kLp>());
+      break;
+  }
+}
+
+template <typename T>
+absl::Status PoolingForwardT(const KernelContext& ctx) {
+  PoolGeom g;
+  SYMX_RETURN_IF_ERROR(MakePoolGeom(ctx, ctx.inputs[0].shape(), ctx.outputs[0].shape(), &g));
+  const T* in = ctx.inputs[0].data<T>();
+  T* out = ctx.outputs[0].data<T>();
+  const double cost = static_cast<double>(g.out_size) * static_cast<double>(g.window) + 1;
+  DispatchPoolType(g.type, [&](auto type) {
+    ParallelFor(ctx, g.planes, cost, [&](int64_t begin, int64_t end) {
+      std::vector<T> rowbuf(g.in[2]);
+      for (int64_t pl = begin; pl < end; ++pl) {
+        PoolPlane<decltype(type)::value, T>(g, in + pl * g.in_size, out + pl * g.out_size,
+                                            rowbuf.data());
+      }
+    });
+  });
+  return absl::OkStatus();
+}
+
+absl::Status PoolingForward(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[0].dtype(), T, return PoolingForwardT<T>(ctx));
+}
+
+// Inputs: ograd, data, output. Output: grad data.
+template <typename T>
+absl::Status PoolingBackwardT(const KernelContext& ctx) {
+  PoolGeom g;
+  SYMX_RETURN_IF_ERROR(MakePoolGeom(ctx, ctx.inputs[1].shape(), ctx.inputs[0].shape(), &g));
+  if (ctx.inputs[2].shape() != ctx.inputs[0].shape()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.Where(), ": output ", ctx.inputs[2].shape().ToString(),
+                     " does not match its gradient ", ctx.inputs[0].shape().ToString()));
+  }
+  if (!ctx.req.empty() && ctx.req[0] == OpReq::kNull) return absl::OkStatus();
+  const T* dy = ctx.inputs[0].data<T>();
+  const T* in = ctx.inputs[1].data<T>();
+  const T* out = ctx.inputs[2].data<T>();
+  T* dx = ctx.outputs[0].data<T>();
+  const double cost =
+      static_cast<double>(g.out_size) * static_cast<double>(g.window) + g.in_size + 1;
+  DispatchPoolType(g.type, [&](auto type) {
+    ParallelFor(ctx, g.planes, cost, [&](int64_t begin, int64_t end) {
+      for (int64_t pl = begin; pl < end; ++pl) {
+        PoolPlaneBackward<decltype(type)::value, T>(g, dy + pl * g.out_size, in + pl * g.in_size,
+                                                    out + pl * g.out_size, dx + pl * g.in_size);
+      }
+    });
+  });
+  return absl::OkStatus();
+}
+
+absl::Status PoolingBackward(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[1].dtype(), T, return PoolingBackwardT<T>(ctx));
+}
+
+}  // namespace
+
+SYMX_REGISTER_KERNEL("Pooling", kCPU, PoolingForward);
+SYMX_REGISTER_KERNEL("_backward_Pooling", kCPU, PoolingBackward);
+
+}  // namespace cpu
+}  // namespace symx
