@@ -124,7 +124,10 @@ absl::Status BackwardActivationKernel(const KernelContext& ctx) {
   const ActivationType type = ctx.param<ActivationParam>().type;
   const Tensor& g = ctx.inputs[0];
   SYMX_FLOAT16_SWITCH(ctx, g.dtype(), T, {
-    ActivationBackward<T>(ctx, type, g, ctx.inputs[1], ctx.inputs[2], ctx.outputs[0]);
+    // The forward input comes third only for the types that need it (see
+    // ActivationNeedsData); the others never read `x`.
+    const Tensor& x = ctx.inputs.size() > 2 ? ctx.inputs[2] : ctx.inputs[1];
+    ActivationBackward<T>(ctx, type, g, ctx.inputs[1], x, ctx.outputs[0]);
   });
   return absl::OkStatus();
 }

@@ -40,7 +40,12 @@ absl::StatusOr<OpParamPtr> ParseActivation(const AttrMap& attrs) {
 std::vector<NodeEntry> ActivationGradient(const NodePtr& node,
                                           const std::vector<NodeEntry>& ograds) {
   if (!ograds[0].node) return {NodeEntry{}};
-  // Most derivatives are cheapest from the output; softsign's needs the input.
+  // Most derivatives come from the output alone; mish and softsign need the
+  // input. Not keeping the input alive for backward lets the forward run in
+  // place (relu over its FullyConnected's output) in training too, as in MXNet.
+  if (!ActivationNeedsData(Param<ActivationParam>(node->attrs))) {
+    return MakeBackwardNode("_backward_Activation", node, {ograds[0], Out(node)});
+  }
   return MakeBackwardNode("_backward_Activation", node, {ograds[0], Out(node), node->inputs[0]});
 }
 
@@ -55,9 +60,15 @@ SYMX_REGISTER_OP("Activation")
     .SetInplace({{0, 0}})
     .SetGradient(ActivationGradient);
 
-Op& backward_activation_registration =
-    RegisterBackwardOp("_backward_Activation", ParseActivation, {"ograd", "output", "data"},
-                       [](const NodeAttrs&) { return 1; });
+Op& backward_activation_registration = RegisterBackwardOp(
+    "_backward_Activation", ParseActivation,
+    [](const NodeAttrs& attrs) {
+      if (!ActivationNeedsData(Param<ActivationParam>(attrs))) {
+        return std::vector<std::string>{"ograd", "output"};
+      }
+      return std::vector<std::string>{"ograd", "output", "data"};
+    },
+    [](const NodeAttrs&) { return 1; });
 
 // ---------------------------------------------------------------------------------------
 // LeakyReLU

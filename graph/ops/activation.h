@@ -17,6 +17,12 @@ struct ActivationParam : OpParam {
   ActivationType type = ActivationType::kRelu;
 };
 
+// Whether _backward_Activation takes the forward input as a third input
+// (ograd, output, data); the other types differentiate from the output alone.
+inline bool ActivationNeedsData(const ActivationParam& p) {
+  return p.type == ActivationType::kMish || p.type == ActivationType::kSoftSign;
+}
+
 enum class LeakyReLUType { kLeaky, kPReLU, kELU, kSELU, kGELU, kRReLU };
 
 struct LeakyReLUParam : OpParam {
