@@ -14,7 +14,12 @@ Storage::~Storage() {
 absl::StatusOr<std::shared_ptr<Storage>> Allocator::Allocate(size_t bytes) {
   size_t limit = limit_.load();
   size_t now = in_use_.load();
-  if (limit != 0 && now + bytes > limit) {
+  if (bytes > (size_t{1} << 62)) {
+    return absl::ResourceExhaustedError(absl::StrCat("out of memory on ", ctx_.ToString(),
+                                                     ": a request of ", bytes,
+                                                     " bytes is beyond any device"));
+  }
+  if (limit != 0 && (bytes > limit || now > limit - bytes)) {
     return absl::ResourceExhaustedError(
         absl::StrCat("out of memory on ", ctx_.ToString(), ": allocating ", bytes, " bytes with ",
                      now, " in use would exceed the device limit of ", limit, " bytes"));

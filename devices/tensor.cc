@@ -1,6 +1,9 @@
 #include "devices/tensor.h"
 
+#include <cmath>
 #include <cstring>
+#include <limits>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "devices/device.h"
@@ -14,22 +17,38 @@ Tensor::Tensor(std::shared_ptr<Storage> storage, size_t offset, Shape shape, DTy
   size_ = shape_.Size();
 }
 
-absl::StatusOr<Tensor> Tensor::Empty(const Shape& shape, DType dtype, Context ctx) {
+absl::StatusOr<size_t> CheckedBytes(const Shape& shape, DType dtype) {
   if (!shape.fully_known()) {
     return absl::InvalidArgumentError(
         absl::StrCat("cannot allocate a tensor of partly unknown shape ", shape.ToString()));
   }
+  if (DTypeSize(dtype) == 0) {
+    return absl::InvalidArgumentError("cannot allocate a tensor of unknown dtype");
+  }
+  // Any zero dim makes the tensor empty, whatever the others are.
   for (int64_t d : shape.dims()) {
     if (d < 0) {
       return absl::InvalidArgumentError(
           absl::StrCat("cannot allocate a tensor of negative shape ", shape.ToString()));
     }
+    if (d == 0) return size_t{0};
   }
-  if (DTypeSize(dtype) == 0) {
-    return absl::InvalidArgumentError("cannot allocate a tensor of unknown dtype");
+  // At most 2^62 bytes: leaves room for alignment and offsets without wrapping.
+  constexpr uint64_t kMaxBytes = uint64_t{1} << 62;
+  uint64_t bytes = DTypeSize(dtype);
+  for (int64_t d : shape.dims()) {
+    if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes) || bytes > kMaxBytes) {
+      return absl::ResourceExhaustedError(absl::StrCat("a ", DTypeName(dtype), " tensor of shape ",
+                                                       shape.ToString(),
+                                                       " is too large to allocate"));
+    }
   }
+  return static_cast<size_t>(bytes);
+}
+
+absl::StatusOr<Tensor> Tensor::Empty(const Shape& shape, DType dtype, Context ctx) {
+  SYMX_ASSIGN_OR_RETURN(size_t bytes, CheckedBytes(shape, dtype));
   SYMX_ASSIGN_OR_RETURN(Device * device, GetDevice(ctx));
-  size_t bytes = static_cast<size_t>(shape.Size()) * DTypeSize(dtype);
   SYMX_ASSIGN_OR_RETURN(std::shared_ptr<Storage> storage, device->allocator().Allocate(bytes));
   return Tensor(std::move(storage), 0, shape, dtype);
 }
@@ -55,11 +74,7 @@ absl::StatusOr<Tensor> Tensor::View(const Shape& shape) const { return View(shap
 
 absl::StatusOr<Tensor> Tensor::View(const Shape& shape, DType dtype) const {
   if (!defined()) return absl::FailedPreconditionError("cannot view an undefined tensor");
-  if (!shape.fully_known()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("cannot view as unknown shape ", shape.ToString()));
-  }
-  size_t need = static_cast<size_t>(shape.Size()) * DTypeSize(dtype);
+  SYMX_ASSIGN_OR_RETURN(size_t need, CheckedBytes(shape, dtype));
   size_t have = storage_->bytes() - offset_;
   if (need > have) {
     return absl::InvalidArgumentError(
@@ -103,9 +118,35 @@ std::string Tensor::DebugString() const {
 
 namespace {
 
+// Integers convert directly (no rounding through double: int64 2^53 + 1
+// survives); floating values going to an integer type are clamped to its range
+// and NaN becomes 0, where a plain cast would be undefined.
+template <typename S, typename D>
+D ConvertOne(S v) {
+  constexpr bool kIntSrc = std::is_integral_v<S>;
+  constexpr bool kIntDst = std::is_integral_v<D>;
+  if constexpr (std::is_same_v<D, bool>) {
+    return ToDouble(v) != 0.0;
+  } else if constexpr (kIntSrc && kIntDst) {
+    return static_cast<D>(v);
+  } else if constexpr (kIntDst) {
+    double x = ToDouble(v);
+    if (std::isnan(x)) return D(0);
+    if (x <= static_cast<double>(std::numeric_limits<D>::lowest())) {
+      return std::numeric_limits<D>::lowest();
+    }
+    if (x >= static_cast<double>(std::numeric_limits<D>::max())) {
+      return std::numeric_limits<D>::max();
+    }
+    return static_cast<D>(x);
+  } else {
+    return FromDouble<D>(ToDouble(v));
+  }
+}
+
 template <typename S, typename D>
 void ConvertTyped(const S* src, D* dst, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) dst[i] = FromDouble<D>(ToDouble(src[i]));
+  for (int64_t i = 0; i < n; ++i) dst[i] = ConvertOne<S, D>(src[i]);
 }
 
 template <typename S, typename D>

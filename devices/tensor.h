@@ -82,6 +82,11 @@ absl::Status CopyTensor(const Tensor& src, const Tensor& dst);
 // A new tensor on `ctx` with src's data converted to `dtype`.
 absl::StatusOr<Tensor> CopyToNew(const Tensor& src, Context ctx, DType dtype);
 
+// Bytes of a tensor of `shape` and `dtype`, or an error when the shape is not
+// fully known, has a negative dim, or its size overflows (a malformed file or
+// flag must not turn into a tiny allocation that kernels then overrun).
+absl::StatusOr<size_t> CheckedBytes(const Shape& shape, DType dtype);
+
 // Converts `n` elements between any two storage dtypes (host memory).
 void ConvertElements(const void* src, DType src_dtype, void* dst, DType dst_dtype, int64_t n);
 

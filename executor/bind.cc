@@ -24,6 +24,8 @@ class ExecutorBuilder {
     exe->output_names_ = symbol.ListOutputs();
     exe->bind_options_ = options;
     if (options.shared_exec != nullptr) bind.pool = options.shared_exec->pool_;
+    // The sharing executor may be destroyed first; only its pool is kept.
+    exe->bind_options_.shared_exec = nullptr;
     exe->plan_ = std::make_unique<ExecPlan>();
     SYMX_RETURN_IF_ERROR(BuildPlan(symbol, bind, exe->plan_.get(), &exe->outputs_, &exe->pool_));
     exe->arg_arrays_ = std::move(bind.args);
@@ -118,7 +120,7 @@ absl::StatusOr<std::unique_ptr<Executor>> TryBind(const Symbol& symbol, const Bi
   if (args_grad) {
     SYMX_ASSIGN_OR_RETURN(bind.grads, ResolveArrays(*args_grad, arg_names, "args_grad", true));
   }
-  SYMX_ASSIGN_OR_RETURN(bind.reqs, options.grad_req.Resolve(arg_names));
+  SYMX_ASSIGN_OR_RETURN(bind.reqs, options.grad_req.Resolve(arg_names, /*allow_empty_map=*/true));
   for (size_t i = 0; i < arg_names.size(); ++i) {
     if (!bind.grads[i].defined()) bind.reqs[i] = GradReq::kNull;
   }
@@ -222,12 +224,16 @@ absl::StatusOr<Tensor> ReshapeOrCreate(const std::string& key, const Shape& shap
   auto it = buffer->find(key);
   if (it != buffer->end()) {
     const Tensor& have = it->second;
-    if (have.dtype() != dtype) {
-      return absl::InvalidArgumentError(absl::StrCat("shared_buffer array ", key, " is ",
-                                                     DTypeName(have.dtype()),
-                                                     ", the executor needs ", DTypeName(dtype)));
+    // Large enough: reuse as a view, which needs the same dtype. Too small:
+    // replaced below whatever its dtype (MXNet's order of checks).
+    if (have.size() >= shape.Size()) {
+      if (have.dtype() != dtype) {
+        return absl::InvalidArgumentError(absl::StrCat("shared_buffer array ", key, " is ",
+                                                       DTypeName(have.dtype()),
+                                                       ", the executor needs ", DTypeName(dtype)));
+      }
+      return have.View(shape);
     }
-    if (have.size() >= shape.Size()) return have.View(shape);
     std::fprintf(stderr,
                  "symx: Bucketing: data %s has a shape %s, which is larger than already allocated "
                  "shape %s. Need to re-allocate. Consider putting default bucket key to be the "

@@ -143,6 +143,14 @@ absl::Status BuildPlan(const Symbol& symbol, const ResolvedBind& bind, ExecPlan*
       return UnknownEntriesError(g, plan->shapes, plan->types);
     }
   }
+  // Every size must be representable before the planner adds them up.
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    for (int j = 0; j < g[nid].node->num_outputs(); ++j) {
+      uint32_t e = g.entry_id(nid, j);
+      auto bytes = CheckedBytes(plan->shapes[e], plan->types[e]);
+      if (!bytes.ok()) return Annotate(bytes.status(), NodeLabel(*g[nid].node));
+    }
+  }
 
   // Which entries live outside the plan, and where.
   std::vector<Tensor> entry(g.num_entries());
@@ -194,8 +202,9 @@ absl::Status BuildPlan(const Symbol& symbol, const ResolvedBind& bind, ExecPlan*
   plan->memory = PlanMemory(g, plan->shapes, plan->types, mopt);
 
   // Blocks, largest first, each taking the smallest free pool block that fits.
+  // A pool is shared only on its own device (MXNet matches blocks by context).
   std::shared_ptr<MemoryPool> pool = bind.pool;
-  if (!pool) {
+  if (!pool || pool->ctx != bind.ctx) {
     pool = std::make_shared<MemoryPool>();
     pool->ctx = bind.ctx;
   }
@@ -207,6 +216,8 @@ absl::Status BuildPlan(const Symbol& symbol, const ResolvedBind& bind, ExecPlan*
                    [&](int a, int b) { return sizes[a] > sizes[b]; });
   std::vector<std::shared_ptr<Storage>> blocks(sizes.size());
   std::vector<bool> pool_used(pool->blocks.size(), false);
+  // New blocks join the pool only once the whole bind has succeeded.
+  std::vector<std::shared_ptr<Storage>> new_blocks;
   size_t allocated = 0;
   for (int id : by_size) {
     int best = -1;
@@ -222,8 +233,7 @@ absl::Status BuildPlan(const Symbol& symbol, const ResolvedBind& bind, ExecPlan*
     }
     SYMX_ASSIGN_OR_RETURN(blocks[id], device->allocator().Allocate(sizes[id]));
     allocated += sizes[id];
-    pool->blocks.push_back(blocks[id]);
-    pool_used.push_back(true);
+    new_blocks.push_back(blocks[id]);
   }
   for (size_t e = 0; e < g.num_entries(); ++e) {
     int id = plan->memory.storage_id[e];
@@ -291,6 +301,7 @@ absl::Status BuildPlan(const Symbol& symbol, const ResolvedBind& bind, ExecPlan*
   }
   plan->stats.allocated_bytes = allocated + head_grad_bytes + bind.allocated_array_bytes;
   plan->stats.array_bytes = array_bytes;
+  pool->blocks.insert(pool->blocks.end(), new_blocks.begin(), new_blocks.end());
   *pool_out = pool;
   return absl::OkStatus();
 }

@@ -16,6 +16,15 @@ absl::Status RunSteps(std::vector<Step>& steps, bool is_train, const IndexedGrap
                       const MonitorCallback& monitor, bool monitor_all) {
   for (Step& step : steps) {
     step.ctx.is_train = is_train;
+    // Inputs are reported before the op runs: an in-place op overwrites them.
+    if (monitor && monitor_all) {
+      const Node& node = *g[step.node_id].node;
+      std::vector<std::string> in_names = node.op()->InputNames(node.attrs);
+      for (size_t i = 0; i < step.ctx.inputs.size(); ++i) {
+        monitor(absl::StrCat(node.name(), "_", i < in_names.size() ? in_names[i] : "input"),
+                step.ctx.inputs[i]);
+      }
+    }
     absl::Status s = step.kernel->fn(step.ctx);
     if (!s.ok()) return s;
     for (const auto& [dst, src] : step.accumulate) {
@@ -23,13 +32,6 @@ absl::Status RunSteps(std::vector<Step>& steps, bool is_train, const IndexedGrap
     }
     if (monitor) {
       const Node& node = *g[step.node_id].node;
-      if (monitor_all) {
-        std::vector<std::string> in_names = node.op()->InputNames(node.attrs);
-        for (size_t i = 0; i < step.ctx.inputs.size(); ++i) {
-          monitor(absl::StrCat(node.name(), "_", i < in_names.size() ? in_names[i] : "input"),
-                  step.ctx.inputs[i]);
-        }
-      }
       std::vector<std::string> out_names = node.op()->OutputNames(node.attrs);
       int visible = node.num_visible_outputs();
       for (int j = 0; j < visible; ++j) {
@@ -78,7 +80,8 @@ void Executor::Forward(bool is_train, const std::map<std::string, Tensor>& input
             "Shape not match! Argument ", name, ", need: ", it->second.shape().ToString(),
             ", received: ", value.defined() ? value.shape().ToString() : "<undefined>")));
       }
-      if (!value.SharesStorageWith(it->second) || value.offset() != it->second.offset()) {
+      if (!value.SharesStorageWith(it->second) || value.offset() != it->second.offset() ||
+          value.dtype() != it->second.dtype()) {
         ThrowIfError(CopyTensor(value, it->second));
       }
     }
@@ -115,17 +118,20 @@ void Executor::Backward(const std::vector<Tensor>& head_grads) {
 }
 
 void Executor::Backward(const std::map<std::string, Tensor>& head_grads) {
+  // As MXNet: one array per output by name, so outputs sharing a name share
+  // the array given for it.
   std::vector<Tensor> list(outputs_.size());
-  std::map<std::string, size_t> index;
-  for (size_t i = 0; i < output_names_.size(); ++i) index[output_names_[i]] = i;
+  for (size_t i = 0; i < output_names_.size(); ++i) {
+    auto it = head_grads.find(output_names_[i]);
+    if (it != head_grads.end()) list[i] = it->second;
+  }
+  std::set<std::string> names(output_names_.begin(), output_names_.end());
   for (const auto& [name, t] : head_grads) {
-    auto it = index.find(name);
-    if (it == index.end()) {
+    if (!names.count(name)) {
       throw Error(absl::InvalidArgumentError(absl::StrCat(
           "head gradient given for ", name,
           ", which is not an output (outputs: ", absl::StrJoin(output_names_, ", "), ")")));
     }
-    list[it->second] = t;
   }
   Backward(list);
 }

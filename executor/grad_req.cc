@@ -30,8 +30,8 @@ absl::StatusOr<GradReqSpec> GradReqSpec::FromString(absl::string_view all) {
   return GradReqSpec(*req);
 }
 
-absl::StatusOr<std::vector<GradReq>> GradReqSpec::Resolve(
-    const std::vector<std::string>& arg_names) const {
+absl::StatusOr<std::vector<GradReq>> GradReqSpec::Resolve(const std::vector<std::string>& arg_names,
+                                                          bool allow_empty_map) const {
   switch (kind_) {
     case kAll:
       return std::vector<GradReq>(arg_names.size(), all_);
@@ -43,7 +43,7 @@ absl::StatusOr<std::vector<GradReq>> GradReqSpec::Resolve(
       }
       return list_;
     case kMap: {
-      if (map_.empty()) {
+      if (map_.empty() && !allow_empty_map) {
         return absl::InvalidArgumentError(
             "grad_req is an empty map; give at least one argument or use \"null\"");
       }

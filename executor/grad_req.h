@@ -32,8 +32,10 @@ class GradReqSpec {
   static absl::StatusOr<GradReqSpec> FromString(absl::string_view all);
 
   // One value per argument (names in ListArguments order). Errors: a list of
-  // the wrong length, an empty list or map.
-  absl::StatusOr<std::vector<GradReq>> Resolve(const std::vector<std::string>& arg_names) const;
+  // the wrong length; an empty map unless `allow_empty_map` (MXNet's bind
+  // reads an empty dict as all null, its simple_bind rejects it).
+  absl::StatusOr<std::vector<GradReq>> Resolve(const std::vector<std::string>& arg_names,
+                                               bool allow_empty_map = false) const;
 
  private:
   enum Kind { kAll, kList, kMap };

@@ -1,6 +1,8 @@
 #include "devices/tensor.h"
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "devices/context.h"
 #include "devices/device.h"
@@ -103,6 +105,32 @@ TEST(HalfTest, RoundTripsAndRounds) {
   EXPECT_TRUE(std::isnan(HalfToFloat(FloatToHalf(std::nanf("")))));
   EXPECT_EQ(BFloat16ToFloat(FloatToBFloat16(1.0f)), 1.0f);
   EXPECT_EQ(BFloat16ToFloat(FloatToBFloat16(3.0f)), 3.0f);
+}
+
+}  // namespace
+}  // namespace symx
+
+namespace symx {
+namespace {
+
+TEST(TensorTest, ConversionsKeepIntegersAndClampFloats) {
+  Tensor big = Tensor::FromVector(Shape{1}, {0}, DType::kInt64);
+  big.data<int64_t>()[0] = (int64_t{1} << 53) + 1;
+  Tensor u = CopyToNew(big, Context::CPU(0), DType::kUint64).value();
+  EXPECT_EQ(u.data<uint64_t>()[0], (uint64_t{1} << 53) + 1);
+  Tensor f = Tensor::FromVector(Shape{3}, {std::nan(""), 1e20, -1e20}, DType::kFloat64);
+  Tensor i = CopyToNew(f, Context::CPU(0), DType::kInt32).value();
+  EXPECT_EQ(i.data<int32_t>()[0], 0);
+  EXPECT_EQ(i.data<int32_t>()[1], std::numeric_limits<int32_t>::max());
+  EXPECT_EQ(i.data<int32_t>()[2], std::numeric_limits<int32_t>::min());
+}
+
+TEST(TensorTest, OverflowingShapesAreRejected) {
+  EXPECT_THAT(Tensor::Empty(Shape{int64_t{1} << 62}, DType::kFloat32).status().message(),
+              HasSubstr("too large"));
+  EXPECT_TRUE(Tensor::Empty(Shape{int64_t{1} << 62, 0}, DType::kFloat32).ok());
+  Device* d = GetDevice(Context::CPU(0)).value();
+  EXPECT_FALSE(d->allocator().Allocate(SIZE_MAX - 10).ok());
 }
 
 }  // namespace

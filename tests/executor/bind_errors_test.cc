@@ -174,3 +174,65 @@ TEST(BindErrorsTest, DictsAndCopyParams) {
 
 }  // namespace
 }  // namespace symx
+
+namespace symx {
+namespace {
+
+// Review findings, kept as regression tests.
+TEST(BindErrorsTest, HugeShapesAreErrorsNotOverruns) {
+  Symbol y = OpCall("relu").Name("r").Input(Symbol::Variable("x"));
+  EXPECT_THAT(ErrorOf([&] {
+                Executor::SimpleBind(y, {.shapes = {{"x", Shape{int64_t{1} << 62}}}});
+              }),
+              HasSubstr("too large to allocate"));
+  EXPECT_THAT(
+      ErrorOf([&] {
+        Executor::SimpleBind(y, {.shapes = {{"x", Shape{int64_t{1} << 32, int64_t{1} << 32}}}});
+      }),
+      HasSubstr("too large to allocate"));
+}
+
+TEST(BindErrorsTest, EmptyGradReqMapMeansNullInBind) {
+  Tensor a = Full(Shape{2}, 1), g = Full(Shape{2}, 5);
+  BindOptions opt;
+  opt.grad_req = std::map<std::string, GradReq>{};
+  auto exe = Executor::Bind(XPlusY(), opt, {a, a}, ArrayArgs({g, g}));
+  EXPECT_EQ(exe->grad_reqs()[0], GradReq::kNull);
+  exe->Forward(true);
+  exe->Backward({Full(Shape{2}, 1)});
+  testing::ExpectNear(g, {5, 5}, 0, "null: untouched");
+}
+
+TEST(BindErrorsTest, SharedExecOnAnotherDeviceLendsNoMemory) {
+  Symbol y = OpCall("exp").Name("e").Input(Symbol::Variable("x"));
+  auto e0 = Executor::SimpleBind(y, {.ctx = Context::CPU(0), .shapes = {{"x", Shape{4}}}});
+  auto e1 = Executor::SimpleBind(
+      y, {.ctx = Context::CPU(1), .shapes = {{"x", Shape{4}}}, .shared_exec = e0.get()});
+  EXPECT_EQ(e1->outputs()[0].ctx(), Context::CPU(1));
+}
+
+TEST(BindErrorsTest, BackwardMapFeedsOutputsSharingAName) {
+  Symbol y = OpCall("exp").Name("e").Input(Symbol::Variable("x"));
+  auto exe = Executor::SimpleBind(Symbol::Group({y, y}), {.shapes = {{"x", Shape{2}}}});
+  exe->Forward(true);
+  exe->Backward(std::map<std::string, Tensor>{{"e_output", Full(Shape{2}, 1)}});
+  testing::ExpectNear(exe->grad_dict().at("x"), {2, 2}, 1e-6, "both heads got the gradient");
+}
+
+TEST(BindErrorsTest, MonitorSeesInputsBeforeAnInPlaceOp) {
+  Symbol x = Symbol::Variable("x");
+  Symbol y = OpCall("relu").Name("r").Input(x * 1.0);
+  auto exe = Executor::SimpleBind(y, {.shapes = {{"x", Shape{2}}}, .grad_req = GradReq::kNull});
+  ThrowIfError(CopyTensor(Tensor::FromVector(Shape{2}, {-1, 2}), exe->arg_dict().at("x")));
+  std::vector<double> seen;
+  exe->SetMonitorCallback(
+      [&](const std::string& name, const Tensor& t) {
+        if (name == "r_data") seen = t.ToDoubles();
+      },
+      /*monitor_all=*/true);
+  exe->Forward(false);
+  EXPECT_EQ(seen, (std::vector<double>{-1, 2}));
+}
+
+}  // namespace
+}  // namespace symx
