@@ -15,7 +15,8 @@
 // Errors: the public API throws symx::Error with MXNet's explanations (missing
 // or extra arguments, wrong lengths, shape mismatches, bad grad_req, a missing
 // head gradient). An Executor must not run Forward/Backward from two threads
-// at once.
+// at once, nor may two executors that share a device's generator (Dropout) or
+// a memory pool (shared_exec, Reshape) run concurrently.
 #ifndef SYMX_EXECUTOR_EXECUTOR_H_
 #define SYMX_EXECUTOR_EXECUTOR_H_
 

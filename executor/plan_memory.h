@@ -26,8 +26,9 @@ struct MemoryPlanOptions {
   std::vector<bool> keep;
   // Op nodes in execution order.
   std::vector<uint32_t> order;
-  // A free block of size s serves requests in [s/R, s*R]; 0 disables reuse
-  // (every entry gets its own block: the "no reuse" baseline).
+  // A request of b bytes takes the smallest free block in [b, b*R), else the
+  // largest in [b/R, b) grown to b; 0 disables reuse (every entry gets its own
+  // block: the "no reuse" baseline).
   int match_range = 16;
   bool allow_inplace = true;
 };
