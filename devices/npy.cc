@@ -1,18 +1,16 @@
 #include "devices/npy.h"
 
-#include <cerrno>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <map>
-#include <memory>
 #include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "devices/context.h"
+#include "devices/file_io.h"
 #include "graph/error.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -350,12 +348,6 @@ absl::Status LoadFromBufferImpl(absl::string_view bytes, Tensor* out) {
   return absl::OkStatus();
 }
 
-struct FileCloser {
-  void operator()(FILE* f) const {
-    if (f != nullptr) std::fclose(f);
-  }
-};
-
 absl::StatusOr<std::string> MakeHeader(const Tensor& tensor) {
   if (!tensor.defined()) return absl::InvalidArgumentError("cannot save an undefined tensor");
   const char* descr = DescrFor(tensor.dtype());
@@ -418,17 +410,7 @@ absl::StatusOr<Tensor> LoadNpyFromBuffer(absl::string_view bytes, absl::string_v
 }
 
 absl::StatusOr<Tensor> LoadNpy(const std::string& path) {
-  std::unique_ptr<FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
-  if (f == nullptr) {
-    return absl::NotFoundError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
-  }
-  std::string bytes;
-  char chunk[1 << 16];
-  size_t got;
-  while ((got = std::fread(chunk, 1, sizeof(chunk), f.get())) > 0) bytes.append(chunk, got);
-  if (std::ferror(f.get())) {
-    return absl::DataLossError(absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));
-  }
+  SYMX_ASSIGN_OR_RETURN(std::string bytes, ReadFileBytes(path));
   return LoadNpyFromBuffer(bytes, path);
 }
 
@@ -444,23 +426,10 @@ absl::Status SaveNpy(const std::string& path, const Tensor& tensor) {
   if (!header.ok()) return Annotate(header.status(), absl::StrCat("saving ", path));
   absl::StatusOr<Tensor> host = ToHost(tensor);
   if (!host.ok()) return Annotate(host.status(), absl::StrCat("saving ", path));
-  std::unique_ptr<FILE, FileCloser> f(std::fopen(path.c_str(), "wb"));
-  if (f == nullptr) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("cannot open ", path, " for writing: ", std::strerror(errno)));
-  }
-  bool ok = std::fwrite(header->data(), 1, header->size(), f.get()) == header->size() &&
-            std::fwrite(host->raw_data(), 1, host->nbytes(), f.get()) == host->nbytes();
-  int err = ok ? 0 : errno;
-  if (std::fclose(f.release()) != 0 && ok) {
-    ok = false;
-    err = errno;
-  }
-  if (!ok) {
-    std::remove(path.c_str());
-    return absl::DataLossError(absl::StrCat("cannot write ", path, ": ", std::strerror(err)));
-  }
-  return absl::OkStatus();
+  return WriteFileBytes(path, [&](const ByteSink& sink) {
+    sink(header->data(), header->size());
+    sink(host->raw_data(), host->nbytes());
+  });
 }
 
 }  // namespace symx

@@ -1,16 +1,14 @@
 #include "devices/params_io.h"
 
-#include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <limits>
-#include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "devices/context.h"
+#include "devices/file_io.h"
 #include "graph/error.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -177,6 +175,8 @@ class Parser {
 
   // Pass 2.
   absl::StatusOr<Tensor> Materialize(const RecordLayout& rec) const;
+  // The densified size fits the byte range and the caller's cap.
+  absl::Status CheckDensifiedSize(const RecordLayout& rec, const std::string& what) const;
   absl::StatusOr<Tensor> DensifyRowSparse(const RecordLayout& rec) const;
   absl::StatusOr<Tensor> DensifyCsr(const RecordLayout& rec) const;
   absl::StatusOr<Tensor> AllocateDense(const RecordLayout& rec) const;
@@ -441,6 +441,19 @@ absl::StatusOr<Tensor> Parser::Materialize(const RecordLayout& rec) const {
   return t;
 }
 
+absl::Status Parser::CheckDensifiedSize(const RecordLayout& rec, const std::string& what) const {
+  uint64_t dense_bytes = 0;
+  if (!CheckedBytes(rec.shape.Size(), DTypeSize(rec.dtype), &dense_bytes)) {
+    return Corrupt(absl::StrCat(what, ": the dense byte size overflows"));
+  }
+  if (options_.max_densified_bytes != 0 && dense_bytes > options_.max_densified_bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat(Where(), what, ": densified it would take ",
+                                                     dense_bytes, " bytes, more than the limit of ",
+                                                     options_.max_densified_bytes));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Tensor> Parser::DensifyRowSparse(const RecordLayout& rec) const {
   const Shape& shape = rec.shape;
   const Shape& sshape = rec.storage_shape;
@@ -454,15 +467,7 @@ absl::StatusOr<Tensor> Parser::DensifyRowSparse(const RecordLayout& rec) const {
   for (int i = 1; i < shape.ndim(); ++i) {
     if (sshape[i] != shape[i]) return Corrupt(absl::StrCat(what, ": inconsistent shapes"));
   }
-  uint64_t dense_bytes = 0;
-  if (!CheckedBytes(shape.Size(), DTypeSize(rec.dtype), &dense_bytes)) {
-    return Corrupt(absl::StrCat(what, ": the dense byte size overflows"));
-  }
-  if (options_.max_densified_bytes != 0 && dense_bytes > options_.max_densified_bytes) {
-    return absl::ResourceExhaustedError(absl::StrCat(Where(), what, ": densified it would take ",
-                                                     dense_bytes, " bytes, more than the limit of ",
-                                                     options_.max_densified_bytes));
-  }
+  SYMX_RETURN_IF_ERROR(CheckDensifiedSize(rec, what));
   const int64_t nnz = sshape[0];
   const int64_t rows = shape[0];
   const size_t row_bytes = nnz == 0 ? 0 : rec.data_bytes / static_cast<size_t>(nnz);
@@ -509,15 +514,7 @@ absl::StatusOr<Tensor> Parser::DensifyCsr(const RecordLayout& rec) const {
     return Corrupt(
         absl::StrCat(what, ": indptr must have one entry more than the ", rows, " rows"));
   }
-  uint64_t dense_bytes = 0;
-  if (!CheckedBytes(shape.Size(), DTypeSize(rec.dtype), &dense_bytes)) {
-    return Corrupt(absl::StrCat(what, ": the dense byte size overflows"));
-  }
-  if (options_.max_densified_bytes != 0 && dense_bytes > options_.max_densified_bytes) {
-    return absl::ResourceExhaustedError(absl::StrCat(Where(), what, ": densified it would take ",
-                                                     dense_bytes, " bytes, more than the limit of ",
-                                                     options_.max_densified_bytes));
-  }
+  SYMX_RETURN_IF_ERROR(CheckDensifiedSize(rec, what));
   const char* indptr_data = buf_.data() + indptr.offset;
   const char* idx_data = buf_.data() + idx.offset;
   if (!empty_indptr) {
@@ -562,7 +559,7 @@ absl::StatusOr<Tensor> Parser::DensifyCsr(const RecordLayout& rec) const {
 // ---------------------------------------------------------------------------
 // Writing.
 
-using Sink = std::function<void(const void*, size_t)>;
+using Sink = ByteSink;
 
 template <typename T>
 void Put(const Sink& sink, T v) {
@@ -648,12 +645,6 @@ void WriteParams(const NamedTensors& params, const std::vector<Tensor>& host,
   }
 }
 
-struct FileCloser {
-  void operator()(FILE* f) const {
-    if (f != nullptr) std::fclose(f);
-  }
-};
-
 }  // namespace
 
 absl::StatusOr<NamedTensors> LoadParamsFromBuffer(absl::string_view bytes,
@@ -663,17 +654,7 @@ absl::StatusOr<NamedTensors> LoadParamsFromBuffer(absl::string_view bytes,
 }
 
 absl::StatusOr<NamedTensors> LoadParams(const std::string& path, const LoadParamsOptions& options) {
-  std::unique_ptr<FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
-  if (f == nullptr) {
-    return absl::NotFoundError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
-  }
-  std::string bytes;
-  char chunk[1 << 16];
-  size_t got;
-  while ((got = std::fread(chunk, 1, sizeof(chunk), f.get())) > 0) bytes.append(chunk, got);
-  if (std::ferror(f.get())) {
-    return absl::DataLossError(absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));
-  }
+  SYMX_ASSIGN_OR_RETURN(std::string bytes, ReadFileBytes(path));
   return LoadParamsFromBuffer(bytes, path, options);
 }
 
@@ -689,26 +670,8 @@ absl::StatusOr<std::string> SaveParamsToString(const NamedTensors& params,
 absl::Status SaveParams(const std::string& path, const NamedTensors& params,
                         const SaveParamsOptions& options) {
   SYMX_ASSIGN_OR_RETURN(std::vector<Tensor> host, PrepareForSave(params, options));
-  std::unique_ptr<FILE, FileCloser> f(std::fopen(path.c_str(), "wb"));
-  if (f == nullptr) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("cannot open ", path, " for writing: ", std::strerror(errno)));
-  }
-  bool ok = true;
-  WriteParams(params, host, options, [&](const void* p, size_t n) {
-    if (ok && std::fwrite(p, 1, n, f.get()) != n) ok = false;
-  });
-  int err = 0;
-  if (!ok) err = errno;
-  if (std::fclose(f.release()) != 0 && ok) {
-    ok = false;
-    err = errno;
-  }
-  if (!ok) {
-    std::remove(path.c_str());
-    return absl::DataLossError(absl::StrCat("cannot write ", path, ": ", std::strerror(err)));
-  }
-  return absl::OkStatus();
+  return WriteFileBytes(path,
+                        [&](const ByteSink& sink) { WriteParams(params, host, options, sink); });
 }
 
 absl::StatusOr<ArgAuxParams> SplitArgAux(const NamedTensors& params) {

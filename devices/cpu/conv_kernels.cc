@@ -348,14 +348,23 @@ absl::Status WorkspaceCheck(const KernelContext& ctx, const ConvGeom& g, bool ba
 
 // ---------------------------------------------------------------- kernels
 
+// The geometry for (data, output) shapes with the weight checked against it;
+// errors name the node.
+absl::Status KernelGeom(const KernelContext& ctx, const ConvParam& p, const Shape& data,
+                        const Shape& out, const Shape& weight, ConvGeom* g) {
+  absl::Status s = MakeGeom(p, data, out, g);
+  if (s.ok()) s = CheckWeight(p, *g, weight);
+  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", s.message()));
+  return absl::OkStatus();
+}
+
 // Inputs: data, weight, [bias]. Output: out.
 template <typename T>
 absl::Status ConvForwardT(const KernelContext& ctx) {
   const auto& p = ctx.param<ConvParam>();
   ConvGeom g;
-  absl::Status s = MakeGeom(p, ctx.inputs[0].shape(), ctx.outputs[0].shape(), &g);
-  if (s.ok()) s = CheckWeight(p, g, ctx.inputs[1].shape());
-  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", s.message()));
+  SYMX_RETURN_IF_ERROR(
+      KernelGeom(ctx, p, ctx.inputs[0].shape(), ctx.outputs[0].shape(), ctx.inputs[1].shape(), &g));
   SYMX_RETURN_IF_ERROR(WorkspaceCheck(ctx, g, false, sizeof(T)));
   T* ws = ctx.workspace.defined() ? ctx.workspace.data<T>() : nullptr;
   const T* data = ctx.inputs[0].data<T>();
@@ -384,9 +393,8 @@ template <typename T>
 absl::Status ConvBackwardT(const KernelContext& ctx) {
   const auto& p = ctx.param<ConvParam>();
   ConvGeom g;
-  absl::Status s = MakeGeom(p, ctx.inputs[1].shape(), ctx.inputs[0].shape(), &g);
-  if (s.ok()) s = CheckWeight(p, g, ctx.inputs[2].shape());
-  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", s.message()));
+  SYMX_RETURN_IF_ERROR(
+      KernelGeom(ctx, p, ctx.inputs[1].shape(), ctx.inputs[0].shape(), ctx.inputs[2].shape(), &g));
   SYMX_RETURN_IF_ERROR(WorkspaceCheck(ctx, g, true, sizeof(T)));
   T* ws = ctx.workspace.defined() ? ctx.workspace.data<T>() : nullptr;
   T* partial_dw = ws + g.slots * g.ColElems();  // used only with several slots

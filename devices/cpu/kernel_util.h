@@ -91,42 +91,22 @@ void ParallelFor(const KernelContext& ctx, int64_t n, double cost_per_unit, Fn&&
 }  // namespace symx
 
 // Runs the body with T = float or double; other dtypes return UnsupportedDType.
-#define SYMX_FLOAT_SWITCH(ctx, dtype, T, ...)      \
-  switch (dtype) {                                 \
-    case ::symx::DType::kFloat32: {                \
-      using T = float;                             \
-      __VA_ARGS__;                                 \
-      break;                                       \
-    }                                              \
-    case ::symx::DType::kFloat64: {                \
-      using T = double;                            \
-      __VA_ARGS__;                                 \
-      break;                                       \
-    }                                              \
-    default:                                       \
-      return ::symx::UnsupportedDType(ctx, dtype); \
+#define SYMX_FLOAT_SWITCH(ctx, dtype, T, ...)          \
+  switch (dtype) {                                     \
+    SYMX_DTYPE_CASE_(kFloat32, float, T, __VA_ARGS__)  \
+    SYMX_DTYPE_CASE_(kFloat64, double, T, __VA_ARGS__) \
+    default:                                           \
+      return ::symx::UnsupportedDType(ctx, dtype);     \
   }
 
 // Same, adding float16 computed as Eigen::half.
-#define SYMX_FLOAT16_SWITCH(ctx, dtype, T, ...)    \
-  switch (dtype) {                                 \
-    case ::symx::DType::kFloat32: {                \
-      using T = float;                             \
-      __VA_ARGS__;                                 \
-      break;                                       \
-    }                                              \
-    case ::symx::DType::kFloat64: {                \
-      using T = double;                            \
-      __VA_ARGS__;                                 \
-      break;                                       \
-    }                                              \
-    case ::symx::DType::kFloat16: {                \
-      using T = Eigen::half;                       \
-      __VA_ARGS__;                                 \
-      break;                                       \
-    }                                              \
-    default:                                       \
-      return ::symx::UnsupportedDType(ctx, dtype); \
+#define SYMX_FLOAT16_SWITCH(ctx, dtype, T, ...)             \
+  switch (dtype) {                                          \
+    SYMX_DTYPE_CASE_(kFloat32, float, T, __VA_ARGS__)       \
+    SYMX_DTYPE_CASE_(kFloat64, double, T, __VA_ARGS__)      \
+    SYMX_DTYPE_CASE_(kFloat16, Eigen::half, T, __VA_ARGS__) \
+    default:                                                \
+      return ::symx::UnsupportedDType(ctx, dtype);          \
   }
 
 #endif  // SYMX_DEVICES_CPU_KERNEL_UTIL_H_

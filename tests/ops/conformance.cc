@@ -208,11 +208,15 @@ std::vector<int64_t> Strides(const Shape& s) {
 }
 
 double BroadcastAt(const Values& v, const Shape& from, const Shape& to, int64_t flat) {
-  std::vector<int64_t> ts = Strides(to), fs = Strides(from);
-  int64_t idx = 0;
-  for (int d = 0; d < to.ndim(); ++d) {
-    int64_t coord = (flat / ts[d]) % to[d];
-    if (from[d] != 1) idx += coord * fs[d];
+  // Walk the output's dims from the last; `from` is right-aligned into them.
+  int64_t idx = 0, stride = 1, rest = flat;
+  for (int d = to.ndim() - 1; d >= 0; --d) {
+    int64_t coord = rest % to[d];
+    rest /= to[d];
+    int fd = d - (to.ndim() - from.ndim());
+    if (fd < 0) continue;
+    if (from[fd] != 1) idx += coord * stride;
+    stride *= from[fd];
   }
   return v[idx];
 }

@@ -67,7 +67,8 @@ int64_t NumElements(const Shape& s);
 // Row-major strides of `s`.
 std::vector<int64_t> Strides(const Shape& s);
 // The value of broadcast input `v` (shape `from`) at the multi-index of
-// output position `flat` in `to` (numpy broadcasting, equal ndim).
+// output position `flat` in `to` (numpy broadcasting: `from` is right-aligned
+// and may have fewer dims).
 double BroadcastAt(const Values& v, const Shape& from, const Shape& to, int64_t flat);
 
 }  // namespace testing

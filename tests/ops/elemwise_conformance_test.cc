@@ -26,6 +26,7 @@ const std::vector<DType> kFloats = {DType::kFloat32, DType::kFloat64, DType::kFl
 // ---------------------------------------------------------------------------
 // Input generators.
 
+using ::symx::testing::BroadcastAt;
 using Init = std::function<Values(int, const Shape&)>;
 
 // Uniform in [lo, hi), seeded by the input index.
@@ -89,28 +90,12 @@ Shape BroadcastShape(const Shape& a, const Shape& b) {
   return Shape(dims);
 }
 
-// v (shape `from`, right-aligned into `to`) at output position `flat`.
-double At(const Values& v, const Shape& from, const Shape& to, int64_t flat) {
-  int64_t idx = 0;
-  int64_t stride = 1;
-  int64_t rest = flat;
-  for (int d = to.ndim() - 1; d >= 0; --d) {
-    int64_t coord = rest % to[d];
-    rest /= to[d];
-    int fd = d - (to.ndim() - from.ndim());
-    if (fd < 0) continue;
-    if (from[fd] != 1) idx += coord * stride;
-    stride *= from[fd];
-  }
-  return v[idx];
-}
-
 Values Map2(const Values& a, const Shape& sa, const Values& b, const Shape& sb,
             const std::function<double(double, double)>& f) {
   Shape out = BroadcastShape(sa, sb);
   Values v(NumElements(out));
   for (int64_t i = 0; i < static_cast<int64_t>(v.size()); ++i) {
-    v[i] = f(At(a, sa, out, i), At(b, sb, out, i));
+    v[i] = f(BroadcastAt(a, sa, out, i), BroadcastAt(b, sb, out, i));
   }
   return v;
 }

@@ -20,10 +20,12 @@
 #include "gmock/gmock.h"
 #include "graph/node.h"
 #include "gtest/gtest.h"
+#include "tests/ops/conformance.h"
 
 namespace symx {
 namespace {
 
+using ::symx::testing::BroadcastAt;
 using ::testing::HasSubstr;
 
 struct KernelRun {
@@ -106,20 +108,6 @@ TEST(ElemwiseKernels, LargeUnaryAndScalar) {
   ExpectNear(out.ToDoubles(), want, 1e-6, "_rminus_scalar");
 }
 
-// Reference broadcast: lhs/rhs right-aligned into `out`.
-double At(const std::vector<double>& v, const Shape& from, const Shape& to, int64_t flat) {
-  int64_t idx = 0, stride = 1, rest = flat;
-  for (int d = to.ndim() - 1; d >= 0; --d) {
-    int64_t coord = rest % to[d];
-    rest /= to[d];
-    int fd = d - (to.ndim() - from.ndim());
-    if (fd < 0) continue;
-    if (from[fd] != 1) idx += coord * stride;
-    stride *= from[fd];
-  }
-  return v[idx];
-}
-
 struct BroadcastCase {
   Shape lhs, rhs, out;
 };
@@ -145,7 +133,8 @@ TEST(ElemwiseKernels, LargeBroadcastForwardAndBackward) {
       Tensor out = Empty(c.out, t);
       ASSERT_TRUE(RunOp("broadcast_mul", {}, {lt, rt}, {out}).ok());
       std::vector<double> want(no);
-      for (int64_t i = 0; i < no; ++i) want[i] = At(lv, c.lhs, c.out, i) * At(rv, c.rhs, c.out, i);
+      for (int64_t i = 0; i < no; ++i)
+        want[i] = BroadcastAt(lv, c.lhs, c.out, i) * BroadcastAt(rv, c.rhs, c.out, i);
       ExpectNear(out.ToDoubles(), want, tol, "broadcast_mul forward");
 
       Tensor dl = Empty(c.lhs, t), dr = Empty(c.rhs, t);

@@ -14,7 +14,8 @@ namespace {
 TEST(KernelCoverageTest, EveryOpHasACpuKernel) {
   std::vector<std::string> missing;
   for (const Op* op : OpRegistry::Global().List()) {
-    if (KernelRegistry::Find(op->name(), DeviceType::kCPU) == nullptr) missing.push_back(op->name());
+    if (KernelRegistry::Find(op->name(), DeviceType::kCPU) == nullptr)
+      missing.push_back(op->name());
   }
   EXPECT_TRUE(missing.empty()) << "ops without a CPU kernel: " << ::testing::PrintToString(missing);
 }

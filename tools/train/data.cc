@@ -5,9 +5,9 @@
 #include <cstring>
 #include <fstream>
 #include <numeric>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "devices/file_io.h"
 #include "graph/error.h"
 
 namespace symx::train {
@@ -105,18 +105,14 @@ Dataset MakeSplit(const std::vector<std::vector<float>>& protos, int64_t n, Rng 
 bool FileExists(const std::string& path) { return std::ifstream(path).good(); }
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    if (FileExists(path + ".gz")) {
-      return absl::NotFoundError(absl::StrCat("cannot open ", path, ": only ", path,
-                                              ".gz exists; gzipped files are not read, gunzip "
-                                              "it first"));
-    }
-    return absl::NotFoundError(absl::StrCat("cannot open ", path, ": no such readable file"));
+  absl::StatusOr<std::string> bytes = ReadFileBytes(path);
+  if (!bytes.ok() && bytes.status().code() == absl::StatusCode::kNotFound &&
+      FileExists(path + ".gz")) {
+    return absl::NotFoundError(absl::StrCat("cannot open ", path, ": only ", path,
+                                            ".gz exists; gzipped files are not read, gunzip "
+                                            "it first"));
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return bytes;
 }
 
 uint32_t BigEndian32(const std::string& bytes, size_t offset) {
