@@ -4,7 +4,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "executor/device_workers.h"
 #include "executor/exec_plan.h"
+#include "executor/place.h"
 #include "executor/executor.h"
 #include "graph/error.h"
 #include "graph/indexed_graph.h"
@@ -23,11 +25,16 @@ class ExecutorBuilder {
     exe->aux_names_ = symbol.ListAuxiliaryStates();
     exe->output_names_ = symbol.ListOutputs();
     exe->bind_options_ = options;
-    if (options.shared_exec != nullptr) bind.pool = options.shared_exec->pool_;
-    // The sharing executor may be destroyed first; only its pool is kept.
+    bind.ctx = options.ctx;
+    bind.group2ctx = options.group2ctx;
+    if (options.shared_exec != nullptr) bind.pools = options.shared_exec->pools_;
+    // The sharing executor may be destroyed first; only its pools are kept.
     exe->bind_options_.shared_exec = nullptr;
     exe->plan_ = std::make_unique<ExecPlan>();
-    SYMX_RETURN_IF_ERROR(BuildPlan(symbol, bind, exe->plan_.get(), &exe->outputs_, &exe->pool_));
+    SYMX_RETURN_IF_ERROR(BuildPlan(symbol, &bind, exe->plan_.get(), &exe->outputs_, &exe->pools_));
+    if (exe->plan_->devices.size() > 1) {
+      exe->workers_ = std::make_unique<DeviceWorkers>(exe->plan_->devices.size());
+    }
     exe->arg_arrays_ = std::move(bind.args);
     exe->grad_arrays_ = std::move(bind.grads);
     exe->aux_arrays_ = std::move(bind.aux);
@@ -35,7 +42,6 @@ class ExecutorBuilder {
     return exe;
   }
 
-  static const std::shared_ptr<MemoryPool>& pool(const Executor& e) { return e.pool_; }
   static const BindOptions& options(const Executor& e) { return e.bind_options_; }
   static void CopyMonitor(const Executor& from, Executor* to) {
     to->monitor_ = from.monitor_;
@@ -44,15 +50,6 @@ class ExecutorBuilder {
 };
 
 namespace {
-
-absl::Status CheckPlacementSupported(const std::map<std::string, Context>& group2ctx) {
-  if (!group2ctx.empty()) {
-    return absl::UnimplementedError(
-        "group2ctx placement across devices is not available in this build yet; bind without "
-        "group2ctx");
-  }
-  return absl::OkStatus();
-}
 
 // One array per name from a list or a map.
 absl::StatusOr<std::vector<Tensor>> ResolveArrays(const ArrayArgs& given,
@@ -107,7 +104,6 @@ absl::StatusOr<std::unique_ptr<Executor>> TryBind(const Symbol& symbol, const Bi
                                                   const ArrayArgs& args,
                                                   const std::optional<ArrayArgs>& args_grad,
                                                   const ArrayArgs& aux_states) {
-  SYMX_RETURN_IF_ERROR(CheckPlacementSupported(options.group2ctx));
   std::vector<std::string> arg_names = symbol.ListArguments();
   std::vector<std::string> aux_names = symbol.ListAuxiliaryStates();
   ResolvedBind bind;
@@ -124,8 +120,13 @@ absl::StatusOr<std::unique_ptr<Executor>> TryBind(const Symbol& symbol, const Bi
   for (size_t i = 0; i < arg_names.size(); ++i) {
     if (!bind.grads[i].defined()) bind.reqs[i] = GradReq::kNull;
   }
-  SYMX_RETURN_IF_ERROR(CheckContexts(bind.args, options.ctx));
-  SYMX_RETURN_IF_ERROR(CheckContexts(bind.grads, options.ctx));
+  // Without group2ctx everything runs on ctx (MXNet's rule); with it, arrays
+  // may live anywhere and Place/Partition move values where they are needed.
+  if (options.group2ctx.empty()) {
+    SYMX_RETURN_IF_ERROR(CheckContexts(bind.args, options.ctx));
+    SYMX_RETURN_IF_ERROR(CheckContexts(bind.grads, options.ctx));
+    SYMX_RETURN_IF_ERROR(CheckContexts(bind.aux, options.ctx));
+  }
   return ExecutorBuilder::Build(symbol, options, std::move(bind));
 }
 
@@ -220,7 +221,7 @@ std::string DescribeSimpleBindArgs(const SimpleBindOptions& o) {
 // when it is large enough, else a new zero array that replaces it.
 absl::StatusOr<Tensor> ReshapeOrCreate(const std::string& key, const Shape& shape, DType dtype,
                                        const Context& ctx, std::map<std::string, Tensor>* buffer,
-                                       size_t* allocated) {
+                                       std::map<Context, size_t>* allocated) {
   auto it = buffer->find(key);
   if (it != buffer->end()) {
     const Tensor& have = it->second;
@@ -241,20 +242,27 @@ absl::StatusOr<Tensor> ReshapeOrCreate(const std::string& key, const Shape& shap
                  key.c_str(), shape.ToString().c_str(), have.shape().ToString().c_str());
   }
   SYMX_ASSIGN_OR_RETURN(Tensor fresh, Tensor::Zeros(shape, dtype, ctx));
-  *allocated += fresh.nbytes();
+  (*allocated)[ctx] += fresh.nbytes();
   (*buffer)[key] = fresh;
   return fresh;
 }
 
 absl::StatusOr<std::unique_ptr<Executor>> TrySimpleBind(const Symbol& symbol,
                                                         const SimpleBindOptions& o) {
-  SYMX_RETURN_IF_ERROR(CheckPlacementSupported(o.group2ctx));
   SYMX_ASSIGN_OR_RETURN(ForwardInference inf, InferForward(symbol, o.shapes, o.type_dict));
   std::vector<std::string> arg_names = symbol.ListArguments();
   std::vector<std::string> aux_names = symbol.ListAuxiliaryStates();
   ResolvedBind bind;
   bind.ctx = o.ctx;
   SYMX_ASSIGN_OR_RETURN(bind.reqs, o.grad_req.Resolve(arg_names));
+  // Each variable is allocated on its ctx_group's context (else o.ctx).
+  std::vector<Context> arg_ctx, aux_ctx;
+  {
+    IndexedGraph g(symbol.outputs());
+    for (uint32_t nid : g.arg_nodes()) arg_ctx.push_back(VariableContext(*g[nid].node, o.ctx, o.group2ctx));
+    for (uint32_t nid : g.aux_nodes()) aux_ctx.push_back(VariableContext(*g[nid].node, o.ctx, o.group2ctx));
+  }
+  bind.allocate_grad.assign(arg_names.size(), false);
   std::set<std::string> shared_names(o.shared_arg_names.begin(), o.shared_arg_names.end());
   std::map<std::string, Tensor> shared_args, shared_grads, shared_aux;
   if (o.shared_exec != nullptr && o.shared_buffer != nullptr) {
@@ -290,19 +298,19 @@ absl::StatusOr<std::unique_ptr<Executor>> TrySimpleBind(const Symbol& symbol,
       }
     } else if (o.shared_buffer != nullptr) {
       SYMX_ASSIGN_OR_RETURN(
-          arr, ReshapeOrCreate(name, s, d, o.ctx, o.shared_buffer, &bind.allocated_array_bytes));
+          arr, ReshapeOrCreate(name, s, d, arg_ctx[i], o.shared_buffer, &bind.allocated_array_bytes));
       if (bind.reqs[i] != GradReq::kNull) {
-        SYMX_ASSIGN_OR_RETURN(grad, ReshapeOrCreate("grad of " + name, s, d, o.ctx, o.shared_buffer,
-                                                    &bind.allocated_array_bytes));
+        SYMX_ASSIGN_OR_RETURN(grad, ReshapeOrCreate("grad of " + name, s, d, arg_ctx[i],
+                                                    o.shared_buffer, &bind.allocated_array_bytes));
       }
     }
     if (!arr.defined()) {
-      SYMX_ASSIGN_OR_RETURN(arr, Tensor::Zeros(s, d, o.ctx));
-      bind.allocated_array_bytes += arr.nbytes();
+      SYMX_ASSIGN_OR_RETURN(arr, Tensor::Zeros(s, d, arg_ctx[i]));
+      bind.allocated_array_bytes[arg_ctx[i]] += arr.nbytes();
     }
     if (!grad.defined() && bind.reqs[i] != GradReq::kNull) {
-      SYMX_ASSIGN_OR_RETURN(grad, Tensor::Zeros(s, d, o.ctx));
-      bind.allocated_array_bytes += grad.nbytes();
+      // Allocated by BuildPlan on the device that computes the gradient.
+      bind.allocate_grad[i] = true;
     }
     bind.args.push_back(arr);
     bind.grads.push_back(grad);
@@ -319,8 +327,8 @@ absl::StatusOr<std::unique_ptr<Executor>> TrySimpleBind(const Symbol& symbol,
           same_array(it->second, inf.aux_shapes[i], inf.aux_types[i], aux_names[i], "aux_array"));
       arr = it->second;
     } else {
-      SYMX_ASSIGN_OR_RETURN(arr, Tensor::Zeros(inf.aux_shapes[i], inf.aux_types[i], o.ctx));
-      bind.allocated_array_bytes += arr.nbytes();
+      SYMX_ASSIGN_OR_RETURN(arr, Tensor::Zeros(inf.aux_shapes[i], inf.aux_types[i], aux_ctx[i]));
+      bind.allocated_array_bytes[aux_ctx[i]] += arr.nbytes();
     }
     bind.aux.push_back(arr);
   }
@@ -383,7 +391,7 @@ std::unique_ptr<Executor> Executor::Reshape(const std::map<std::string, Shape>& 
             "allocation of new arrays."));
       }
       auto fresh = Tensor::Zeros(s, old.dtype(), old.ctx());
-      if (fresh.ok()) bind.allocated_array_bytes += fresh->nbytes();
+      if (fresh.ok()) bind.allocated_array_bytes[old.ctx()] += fresh->nbytes();
       return fresh;
     }
     return old.View(s);

@@ -2,6 +2,7 @@
 // steps for one bound executor.
 #include <algorithm>
 #include <map>
+#include <set>
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
@@ -9,6 +10,7 @@
 #include "devices/device.h"
 #include "devices/dtype_switch.h"
 #include "executor/exec_plan.h"
+#include "executor/place.h"
 #include "graph/gradient.h"
 #include "graph/op.h"
 
@@ -65,28 +67,94 @@ absl::Status AccumulateInto(const Tensor& src, const Tensor& dst) {
   return absl::OkStatus();
 }
 
-absl::Status BuildPlan(const Symbol& symbol, const ResolvedBind& bind, ExecPlan* plan,
-                       std::vector<Tensor>* outputs, std::shared_ptr<MemoryPool>* pool_out) {
+namespace {
+
+// Which device slot runs node `nid` (-1 for variables).
+struct DeviceSlots {
+  std::vector<Context> devices;
+  std::vector<int> slot;  // per node id
+};
+
+DeviceSlots AssignSlots(const IndexedGraph& g, const std::vector<Context>& node_ctx,
+                        const Context& bind_ctx) {
+  std::set<Context> used;
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    if (!g[nid].node->is_variable()) used.insert(node_ctx[nid]);
+  }
+  DeviceSlots out;
+  if (used.empty() || used.count(bind_ctx)) out.devices.push_back(bind_ctx);
+  for (const Context& c : used) {
+    if (c != bind_ctx) out.devices.push_back(c);
+  }
+  out.slot.assign(g.num_nodes(), -1);
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    if (g[nid].node->is_variable()) continue;
+    out.slot[nid] = static_cast<int>(
+        std::find(out.devices.begin(), out.devices.end(), node_ctx[nid]) - out.devices.begin());
+  }
+  return out;
+}
+
+// Blocks for one device's plan, largest first, each taking the smallest free
+// pool block that fits. Newly allocated blocks go to `new_blocks`; they join
+// the pool only once the whole bind has succeeded.
+absl::Status AssignBlocks(const MemoryPlan& plan, MemoryPool* pool, Device* device,
+                          std::vector<std::shared_ptr<Storage>>* blocks,
+                          std::vector<std::shared_ptr<Storage>>* new_blocks, size_t* allocated) {
+  const std::vector<size_t>& sizes = plan.storage_bytes;
+  std::vector<int> by_size(sizes.size());
+  for (size_t i = 0; i < sizes.size(); ++i) by_size[i] = static_cast<int>(i);
+  std::stable_sort(by_size.begin(), by_size.end(),
+                   [&](int a, int b) { return sizes[a] > sizes[b]; });
+  blocks->assign(sizes.size(), nullptr);
+  std::vector<bool> pool_used(pool->blocks.size(), false);
+  for (int id : by_size) {
+    int best = -1;
+    for (size_t p = 0; p < pool->blocks.size(); ++p) {
+      if (pool_used[p] || pool->blocks[p]->bytes() < sizes[id]) continue;
+      if (best < 0 || pool->blocks[p]->bytes() < pool->blocks[best]->bytes())
+        best = static_cast<int>(p);
+    }
+    if (best >= 0) {
+      pool_used[best] = true;
+      (*blocks)[id] = pool->blocks[best];
+      continue;
+    }
+    SYMX_ASSIGN_OR_RETURN((*blocks)[id], device->allocator().Allocate(sizes[id]));
+    *allocated += sizes[id];
+    new_blocks->push_back((*blocks)[id]);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* plan,
+                       std::vector<Tensor>* outputs, PoolMap* pools_out) {
+  ResolvedBind& bind = *bind_io;
   const std::vector<NodeEntry>& fwd_outputs = symbol.outputs();
   IndexedGraph fwd(fwd_outputs);
-  const std::vector<uint32_t> arg_nodes = fwd.arg_nodes();
-  const std::vector<uint32_t> aux_nodes = fwd.aux_nodes();
-  if (arg_nodes.size() != bind.args.size() || aux_nodes.size() != bind.aux.size()) {
+  std::vector<const Node*> arg_vars, aux_vars;
+  for (uint32_t nid : fwd.arg_nodes()) arg_vars.push_back(fwd[nid].node.get());
+  for (uint32_t nid : fwd.aux_nodes()) aux_vars.push_back(fwd[nid].node.get());
+  if (arg_vars.size() != bind.args.size() || aux_vars.size() != bind.aux.size()) {
     return absl::InternalError("argument/aux counts differ from the symbol's");
   }
+  bind.allocate_grad.resize(arg_vars.size(), false);
 
   // The gradient graph for arguments whose req is not null.
   std::vector<NodeEntry> xs;
   std::vector<size_t> x_arg;  // argument index of each x
-  for (size_t i = 0; i < arg_nodes.size(); ++i) {
+  for (size_t i = 0; i < arg_vars.size(); ++i) {
     if (bind.reqs[i] != GradReq::kNull) {
-      xs.push_back(NodeEntry{fwd[arg_nodes[i]].node, 0, 0});
+      xs.push_back(NodeEntry{fwd[fwd.node_id(arg_vars[i])].node, 0, 0});
       x_arg.push_back(i);
     }
   }
   std::vector<NodeEntry> full_outputs = fwd_outputs;
   std::vector<NodePtr> head_vars(fwd_outputs.size());
   plan->head_is_loss.assign(fwd_outputs.size(), false);
+  GradientOrigins origins;
   if (!xs.empty()) {
     std::vector<NodeEntry> heads(fwd_outputs.size());
     for (size_t i = 0; i < fwd_outputs.size(); ++i) {
@@ -98,17 +166,62 @@ absl::Status BuildPlan(const Symbol& symbol, const ResolvedBind& bind, ExecPlan*
       head_vars[i] = MakeVariableNode(absl::StrCat("_head_grad_", i));
       heads[i] = NodeEntry{head_vars[i], 0, 0};
     }
-    SYMX_ASSIGN_OR_RETURN(std::vector<NodeEntry> grads, Gradient(fwd_outputs, heads, xs));
+    SYMX_ASSIGN_OR_RETURN(std::vector<NodeEntry> grads,
+                          Gradient(fwd_outputs, heads, xs, &origins));
     full_outputs.insert(full_outputs.end(), grads.begin(), grads.end());
   }
-  plan->graph = std::make_unique<IndexedGraph>(full_outputs);
-  const IndexedGraph& g = *plan->graph;
-  plan->num_forward_nodes = static_cast<uint32_t>(fwd.num_nodes());
-  for (uint32_t nid = 0; nid < fwd.num_nodes(); ++nid) {
-    if (g[nid].node != fwd[nid].node) {
-      return absl::InternalError("forward nodes are not a prefix of the full graph");
+
+  // Placement on the full graph, then copies where edges cross devices.
+  {
+    IndexedGraph g0(full_outputs);
+    PlaceOptions popt;
+    popt.default_ctx = bind.ctx;
+    popt.group2ctx = bind.group2ctx;
+    popt.origins = &origins;
+    popt.var_ctx.resize(g0.num_nodes());
+    for (size_t i = 0; i < arg_vars.size(); ++i)
+      popt.var_ctx[g0.node_id(arg_vars[i])] = bind.args[i].ctx();
+    for (size_t i = 0; i < aux_vars.size(); ++i)
+      popt.var_ctx[g0.node_id(aux_vars[i])] = bind.aux[i].ctx();
+    SYMX_ASSIGN_OR_RETURN(std::vector<Context> where, Place(g0, popt));
+    for (size_t k = 0; k < xs.size(); ++k) {
+      size_t arg = x_arg[k];
+      if (bind.allocate_grad[arg]) continue;
+      const NodeEntry& ge = full_outputs[fwd_outputs.size() + k];
+      const Context& computed = where[g0.node_id(ge.node.get())];
+      if (bind.grads[arg].ctx() != computed) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Trying to save gradient to ", bind.grads[arg].ctx().ToString(),
+            " while its source node \"", ge.node->name(), "\" computes it on ",
+            computed.ToString(), ". Check your ctx in NDArray allocation: the gradient array of "
+            "argument ", arg_vars[arg]->name(), " must be on ", computed.ToString()));
+      }
+    }
+    SYMX_ASSIGN_OR_RETURN(Partitioned parts, Partition(g0, full_outputs, where));
+    full_outputs = std::move(parts.outputs);
+    plan->num_copies = parts.num_copies;
+    plan->graph = std::make_unique<IndexedGraph>(full_outputs);
+    plan->node_ctx.resize(plan->graph->num_nodes());
+    for (uint32_t nid = 0; nid < plan->graph->num_nodes(); ++nid) {
+      plan->node_ctx[nid] = parts.node_ctx.at((*plan->graph)[nid].node.get());
     }
   }
+  const IndexedGraph& g = *plan->graph;
+  std::vector<NodeEntry> placed_fwd(full_outputs.begin(),
+                                    full_outputs.begin() + fwd_outputs.size());
+  plan->optimized = Symbol(placed_fwd);
+  {
+    IndexedGraph placed(placed_fwd);
+    plan->num_forward_nodes = static_cast<uint32_t>(placed.num_nodes());
+    for (uint32_t nid = 0; nid < placed.num_nodes(); ++nid) {
+      if (g[nid].node != placed[nid].node) {
+        return absl::InternalError("forward nodes are not a prefix of the full graph");
+      }
+    }
+  }
+  std::vector<uint32_t> arg_nodes, aux_nodes;
+  for (const Node* v : arg_vars) arg_nodes.push_back(g.node_id(v));
+  for (const Node* v : aux_vars) aux_nodes.push_back(g.node_id(v));
 
   // Shapes and dtypes: seeded from the bound arrays; head gradients take their
   // output's shape once the forward part is inferred.
@@ -129,7 +242,7 @@ absl::Status BuildPlan(const Symbol& symbol, const ResolvedBind& bind, ExecPlan*
   for (size_t i = 0; i < fwd_outputs.size(); ++i) {
     if (!head_vars[i] || !g.contains(head_vars[i].get())) continue;
     uint32_t he = g.entry_id(NodeEntry{head_vars[i], 0, 0});
-    uint32_t oe = g.entry_id(fwd_outputs[i]);
+    uint32_t oe = g.entry_id(full_outputs[i]);
     plan->shapes[he] = plan->shapes[oe];
     plan->types[he] = plan->types[oe];
     any_head = true;
@@ -152,105 +265,146 @@ absl::Status BuildPlan(const Symbol& symbol, const ResolvedBind& bind, ExecPlan*
     }
   }
 
+  const DeviceSlots slots = AssignSlots(g, plan->node_ctx, bind.ctx);
+  plan->devices = slots.devices;
+  const size_t num_slots = slots.devices.size();
+  // Bytes per context (arrays may live on devices that run no step).
+  std::map<Context, MemoryStats> stats;
+  for (const Context& c : plan->devices) stats[c].ctx = c;
+  auto count_allocated = [&](const Context& c, size_t bytes) {
+    stats[c].ctx = c;
+    stats[c].allocated_bytes += bytes;
+  };
+  auto count_array = [&](const Context& c, size_t bytes) {
+    stats[c].ctx = c;
+    stats[c].array_bytes += bytes;
+  };
+
+  // Gradient arrays BuildPlan allocates, where their gradient is computed.
+  std::vector<Tensor> new_grads(arg_vars.size());
+  for (size_t k = 0; k < xs.size(); ++k) {
+    size_t arg = x_arg[k];
+    if (!bind.allocate_grad[arg]) continue;
+    const NodeEntry& ge = full_outputs[fwd_outputs.size() + k];
+    uint32_t e = g.entry_id(ge);
+    const Context& c = plan->node_ctx[g.node_id(ge.node.get())];
+    SYMX_ASSIGN_OR_RETURN(new_grads[arg], Tensor::Zeros(plan->shapes[e], plan->types[e], c));
+    count_allocated(c, new_grads[arg].nbytes());
+  }
+  std::vector<Tensor> grads = bind.grads;
+  for (size_t i = 0; i < grads.size(); ++i) {
+    if (new_grads[i].defined()) grads[i] = new_grads[i];
+  }
+
   // Which entries live outside the plan, and where.
   std::vector<Tensor> entry(g.num_entries());
   for (size_t i = 0; i < arg_nodes.size(); ++i) entry[g.entry_id(arg_nodes[i], 0)] = bind.args[i];
   for (size_t i = 0; i < aux_nodes.size(); ++i) entry[g.entry_id(aux_nodes[i], 0)] = bind.aux[i];
   plan->head_grads.assign(fwd_outputs.size(), Tensor());
-  size_t head_grad_bytes = 0;
   for (size_t i = 0; i < fwd_outputs.size(); ++i) {
     if (!head_vars[i] || !g.contains(head_vars[i].get())) continue;
-    uint32_t he = g.entry_id(NodeEntry{head_vars[i], 0, 0});
-    SYMX_ASSIGN_OR_RETURN(plan->head_grads[i],
-                          Tensor::Zeros(plan->shapes[he], plan->types[he], bind.ctx));
+    uint32_t hn = g.node_id(head_vars[i].get());
+    uint32_t he = g.entry_id(hn, 0);
+    SYMX_ASSIGN_OR_RETURN(plan->head_grads[i], Tensor::Zeros(plan->shapes[he], plan->types[he],
+                                                             plan->node_ctx[hn]));
     entry[he] = plan->head_grads[i];
-    head_grad_bytes += plan->head_grads[i].nbytes();
+    count_allocated(plan->node_ctx[hn], plan->head_grads[i].nbytes());
+    count_array(plan->node_ctx[hn], plan->head_grads[i].nbytes());
   }
-  MemoryPlanOptions mopt;
-  mopt.external.assign(g.num_entries(), false);
-  mopt.keep.assign(g.num_entries(), false);
+  std::vector<bool> external(g.num_entries(), false), keep(g.num_entries(), false);
+  std::vector<int> producer_slot(g.num_entries(), -1);
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
-    if (g[nid].node->is_variable()) {
-      mopt.external[g.entry_id(nid, 0)] = true;
-    } else {
-      mopt.order.push_back(nid);
+    for (int j = 0; j < g[nid].node->num_outputs(); ++j) {
+      producer_slot[g.entry_id(nid, j)] = slots.slot[nid];
     }
+    if (g[nid].node->is_variable()) external[g.entry_id(nid, 0)] = true;
   }
-  for (const NodeEntry& out : fwd_outputs) mopt.keep[g.entry_id(out)] = true;
+  for (const NodeEntry& out : placed_fwd) keep[g.entry_id(out)] = true;
   // Gradients: `write` goes straight into the gradient array; `add` is
   // computed into planned memory, then accumulated.
   std::map<uint32_t, size_t> add_grads;  // entry -> argument
   for (size_t k = 0; k < xs.size(); ++k) {
-    const NodeEntry& ge = full_outputs[fwd_outputs.size() + k];
-    uint32_t e = g.entry_id(ge);
+    uint32_t e = g.entry_id(full_outputs[fwd_outputs.size() + k]);
     size_t arg = x_arg[k];
-    const Tensor& garr = bind.grads[arg];
+    const Tensor& garr = grads[arg];
     if (garr.shape() != plan->shapes[e] || garr.dtype() != plan->types[e]) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "the gradient array for argument ", fwd[arg_nodes[arg]].node->name(), " is ",
+          "the gradient array for argument ", arg_vars[arg]->name(), " is ",
           DTypeName(garr.dtype()), " ", garr.shape().ToString(), " but its gradient is ",
           DTypeName(plan->types[e]), " ", plan->shapes[e].ToString()));
     }
     if (bind.reqs[arg] == GradReq::kWrite) {
-      mopt.external[e] = true;
+      external[e] = true;
       entry[e] = garr;
     } else {
       add_grads[e] = arg;
-      mopt.keep[e] = false;
+      keep[e] = false;
     }
   }
-  plan->memory = PlanMemory(g, plan->shapes, plan->types, mopt);
-
-  // Blocks, largest first, each taking the smallest free pool block that fits.
-  // A pool is shared only on its own device (MXNet matches blocks by context).
-  std::shared_ptr<MemoryPool> pool = bind.pool;
-  if (!pool || pool->ctx != bind.ctx) {
-    pool = std::make_shared<MemoryPool>();
-    pool->ctx = bind.ctx;
-  }
-  SYMX_ASSIGN_OR_RETURN(Device * device, GetDevice(bind.ctx));
-  const std::vector<size_t>& sizes = plan->memory.storage_bytes;
-  std::vector<int> by_size(sizes.size());
-  for (size_t i = 0; i < sizes.size(); ++i) by_size[i] = static_cast<int>(i);
-  std::stable_sort(by_size.begin(), by_size.end(),
-                   [&](int a, int b) { return sizes[a] > sizes[b]; });
-  std::vector<std::shared_ptr<Storage>> blocks(sizes.size());
-  std::vector<bool> pool_used(pool->blocks.size(), false);
-  // New blocks join the pool only once the whole bind has succeeded.
-  std::vector<std::shared_ptr<Storage>> new_blocks;
-  size_t allocated = 0;
-  for (int id : by_size) {
-    int best = -1;
-    for (size_t p = 0; p < pool->blocks.size(); ++p) {
-      if (pool_used[p] || pool->blocks[p]->bytes() < sizes[id]) continue;
-      if (best < 0 || pool->blocks[p]->bytes() < pool->blocks[best]->bytes())
-        best = static_cast<int>(p);
-    }
-    if (best >= 0) {
-      pool_used[best] = true;
-      blocks[id] = pool->blocks[best];
-      continue;
-    }
-    SYMX_ASSIGN_OR_RETURN(blocks[id], device->allocator().Allocate(sizes[id]));
-    allocated += sizes[id];
-    new_blocks.push_back(blocks[id]);
-  }
-  for (size_t e = 0; e < g.num_entries(); ++e) {
-    int id = plan->memory.storage_id[e];
-    if (id != MemoryPlan::kExternal) {
-      entry[e] = Tensor(blocks[id], 0, plan->shapes[e], plan->types[e]);
+  // An entry another device reads (through its copy node) stays allocated
+  // for the whole run: the copy may run at any time after its producer.
+  std::vector<bool> read_elsewhere(g.num_entries(), false);
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    for (const auto& in : g[nid].inputs) {
+      uint32_t e = g.entry_id(in);
+      if (slots.slot[nid] >= 0 && producer_slot[e] >= 0 && producer_slot[e] != slots.slot[nid]) {
+        read_elsewhere[e] = true;
+      }
     }
   }
 
-  // Kernels and workspace.
-  size_t workspace_bytes = 0;
+  // One memory plan and pool per device.
+  plan->memory.resize(num_slots);
+  plan->workspaces.resize(num_slots);
+  PoolMap pools;
+  std::vector<std::vector<std::shared_ptr<Storage>>> new_blocks(num_slots);
+  std::vector<Device*> devices(num_slots);
+  for (size_t s = 0; s < num_slots; ++s) {
+    const Context& c = plan->devices[s];
+    SYMX_ASSIGN_OR_RETURN(devices[s], GetDevice(c));
+    MemoryPlanOptions mopt;
+    mopt.external.assign(g.num_entries(), false);
+    mopt.keep.assign(g.num_entries(), false);
+    for (size_t e = 0; e < g.num_entries(); ++e) {
+      bool mine = producer_slot[e] == static_cast<int>(s);
+      mopt.external[e] = external[e] || !mine;
+      mopt.keep[e] = keep[e] || (mine && read_elsewhere[e]);
+    }
+    for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+      if (slots.slot[nid] == static_cast<int>(s)) mopt.order.push_back(nid);
+    }
+    plan->memory[s] = PlanMemory(g, plan->shapes, plan->types, mopt);
+    auto it = bind.pools.find(c);
+    std::shared_ptr<MemoryPool> pool;
+    if (it != bind.pools.end() && it->second) {
+      pool = it->second;
+    } else {
+      pool = std::make_shared<MemoryPool>();
+      pool->ctx = c;
+    }
+    std::vector<std::shared_ptr<Storage>> blocks;
+    SYMX_RETURN_IF_ERROR(AssignBlocks(plan->memory[s], pool.get(), devices[s], &blocks,
+                                      &new_blocks[s], &stats[c].allocated_bytes));
+    for (size_t e = 0; e < g.num_entries(); ++e) {
+      int id = plan->memory[s].storage_id[e];
+      if (id != MemoryPlan::kExternal) {
+        entry[e] = Tensor(blocks[id], 0, plan->shapes[e], plan->types[e]);
+      }
+    }
+    pools[c] = pool;
+  }
+
+  // Kernels and one workspace per device.
+  std::vector<size_t> workspace_bytes(num_slots, 0);
   std::vector<const KernelInfo*> kernels(g.num_nodes(), nullptr);
-  for (uint32_t nid : mopt.order) {
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
     const Node& node = *g[nid].node;
-    const KernelInfo* k = KernelRegistry::Find(node.op()->name(), bind.ctx.type);
+    if (node.is_variable()) continue;
+    const Context& c = plan->node_ctx[nid];
+    const KernelInfo* k = KernelRegistry::Find(node.op()->name(), c.type);
     if (k == nullptr) {
       return absl::UnimplementedError(
-          absl::StrCat(NodeLabel(node), " has no kernel for ", bind.ctx.ToString()));
+          absl::StrCat(NodeLabel(node), " has no kernel for ", c.ToString()));
     }
     kernels[nid] = k;
     if (k->workspace != nullptr) {
@@ -259,50 +413,86 @@ absl::Status BuildPlan(const Symbol& symbol, const ResolvedBind& bind, ExecPlan*
       for (int j = 0; j < node.num_outputs(); ++j) out.push_back(plan->shapes[g.entry_id(nid, j)]);
       DType dt =
           in.empty() ? plan->types[g.entry_id(nid, 0)] : plan->types[g.entry_id(g[nid].inputs[0])];
-      workspace_bytes = std::max(workspace_bytes, k->workspace(node.attrs, in, out, dt));
+      size_t& ws = workspace_bytes[slots.slot[nid]];
+      ws = std::max(ws, k->workspace(node.attrs, in, out, dt));
     }
   }
-  if (workspace_bytes > 0) {
-    SYMX_ASSIGN_OR_RETURN(
-        plan->workspace,
-        Tensor::Empty(Shape{static_cast<int64_t>(workspace_bytes)}, DType::kUint8, bind.ctx));
-    allocated += workspace_bytes;
+  for (size_t s = 0; s < num_slots; ++s) {
+    if (workspace_bytes[s] == 0) continue;
+    SYMX_ASSIGN_OR_RETURN(plan->workspaces[s],
+                          Tensor::Empty(Shape{static_cast<int64_t>(workspace_bytes[s])},
+                                        DType::kUint8, plan->devices[s]));
+    stats[plan->devices[s]].allocated_bytes += workspace_bytes[s];
   }
 
-  for (uint32_t nid : mopt.order) {
+  // Steps, per phase in graph order; a copy waits for its producer on another
+  // device when both run in the same phase.
+  std::vector<int64_t> step_of(g.num_nodes(), -1);  // index within its phase
+  plan->forward.per_device.assign(num_slots, {});
+  plan->backward.per_device.assign(num_slots, {});
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
     const Node& node = *g[nid].node;
+    if (node.is_variable()) continue;
+    const size_t s = static_cast<size_t>(slots.slot[nid]);
+    const bool forward = nid < plan->num_forward_nodes;
+    Phase& phase = forward ? plan->forward : plan->backward;
     Step step;
     step.node_id = nid;
     step.kernel = kernels[nid];
     step.ctx.attrs = &node.attrs;
-    step.ctx.device = device;
-    step.ctx.workspace = plan->workspace;
-    for (const auto& i : g[nid].inputs) step.ctx.inputs.push_back(entry[g.entry_id(i)]);
+    step.ctx.device = devices[s];
+    step.ctx.workspace = plan->workspaces[s];
+    for (const auto& i : g[nid].inputs) {
+      step.ctx.inputs.push_back(entry[g.entry_id(i)]);
+      const int ps = producer_slot[g.entry_id(i)];
+      if (ps >= 0 && ps != static_cast<int>(s) && (i.node_id < plan->num_forward_nodes) == forward) {
+        uint32_t producer = static_cast<uint32_t>(step_of[i.node_id]);
+        step.waits.push_back(producer);
+        phase.steps[producer].signals = true;
+      }
+    }
     for (int j = 0; j < node.num_outputs(); ++j) {
       uint32_t e = g.entry_id(nid, j);
       step.ctx.outputs.push_back(entry[e]);
-      step.ctx.req.push_back(plan->memory.inplace_from[e] >= 0 ? OpReq::kInplace : OpReq::kWrite);
+      step.ctx.req.push_back(plan->memory[s].inplace_from[e] >= 0 ? OpReq::kInplace
+                                                                  : OpReq::kWrite);
       auto add = add_grads.find(e);
-      if (add != add_grads.end()) step.accumulate.emplace_back(bind.grads[add->second], entry[e]);
+      if (add != add_grads.end()) step.accumulate.emplace_back(grads[add->second], entry[e]);
     }
-    (nid < plan->num_forward_nodes ? plan->forward_steps : plan->backward_steps)
-        .push_back(std::move(step));
+    step_of[nid] = static_cast<int64_t>(phase.steps.size());
+    phase.per_device[s].push_back(static_cast<uint32_t>(phase.steps.size()));
+    phase.steps.push_back(std::move(step));
   }
 
   outputs->clear();
-  for (const NodeEntry& out : fwd_outputs) outputs->push_back(entry[g.entry_id(out)]);
+  for (const NodeEntry& out : placed_fwd) outputs->push_back(entry[g.entry_id(out)]);
 
-  size_t array_bytes = head_grad_bytes;
-  plan->stats.ctx = bind.ctx;
-  plan->stats.planned_bytes = plan->memory.total_bytes + workspace_bytes;
-  plan->stats.no_reuse_bytes = plan->memory.no_reuse_bytes;
-  for (const std::vector<Tensor>* arrays : {&bind.args, &bind.grads, &bind.aux}) {
-    for (const Tensor& t : *arrays) array_bytes += t.defined() ? t.nbytes() : 0;
+  for (const std::vector<Tensor>* arrays : {&bind.args, &grads, &bind.aux}) {
+    for (const Tensor& t : *arrays) {
+      if (t.defined()) count_array(t.ctx(), t.nbytes());
+    }
   }
-  plan->stats.allocated_bytes = allocated + head_grad_bytes + bind.allocated_array_bytes;
-  plan->stats.array_bytes = array_bytes;
-  pool->blocks.insert(pool->blocks.end(), new_blocks.begin(), new_blocks.end());
-  *pool_out = pool;
+  for (const auto& [c, bytes] : bind.allocated_array_bytes) count_allocated(c, bytes);
+  for (size_t s = 0; s < num_slots; ++s) {
+    MemoryStats& m = stats[plan->devices[s]];
+    m.planned_bytes = plan->memory[s].total_bytes + workspace_bytes[s];
+    m.no_reuse_bytes = plan->memory[s].no_reuse_bytes;
+  }
+  // The devices that run steps (bind context first), then those that only hold arrays.
+  for (const Context& c : plan->devices) plan->stats.push_back(stats[c]);
+  for (const auto& [c, m] : stats) {
+    if (std::find(plan->devices.begin(), plan->devices.end(), c) == plan->devices.end()) {
+      plan->stats.push_back(m);
+    }
+  }
+  for (size_t s = 0; s < num_slots; ++s) {
+    MemoryPool& pool = *pools[plan->devices[s]];
+    pool.blocks.insert(pool.blocks.end(), new_blocks[s].begin(), new_blocks[s].end());
+  }
+  // Pools of devices this plan does not use are passed on unchanged.
+  for (const auto& [c, pool] : bind.pools) pools.emplace(c, pool);
+  bind.grads = std::move(grads);
+  *pools_out = std::move(pools);
   return absl::OkStatus();
 }
 

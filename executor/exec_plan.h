@@ -2,6 +2,8 @@
 #ifndef SYMX_EXECUTOR_EXEC_PLAN_H_
 #define SYMX_EXECUTOR_EXEC_PLAN_H_
 
+#include <atomic>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -19,11 +21,15 @@
 namespace symx {
 
 // Intermediate memory blocks on one device, shared by executors bound with
-// shared_exec (they must not run concurrently).
+// shared_exec or made by Reshape. Such executors must not run concurrently:
+// `running` holds the executor that is running on the pool, and a second one
+// is refused instead of corrupting the first one's values.
 struct MemoryPool {
   Context ctx;
   std::vector<std::shared_ptr<Storage>> blocks;
+  std::atomic<const void*> running{nullptr};
 };
+using PoolMap = std::map<Context, std::shared_ptr<MemoryPool>>;
 
 struct Step {
   uint32_t node_id = 0;
@@ -31,40 +37,62 @@ struct Step {
   KernelContext ctx;
   // After the kernel: dst += src (grad_req add for kernels that only write).
   std::vector<std::pair<Tensor, Tensor>> accumulate;
+  // Multi-device only: steps of this phase on other devices that must finish
+  // first (the producers a copy node reads), and whether another device waits
+  // for this one.
+  std::vector<uint32_t> waits;
+  bool signals = false;
+};
+
+// The steps of Forward or Backward: in one valid global order, and per device
+// slot (ExecPlan::devices) the indices of that device's steps in that order.
+struct Phase {
+  std::vector<Step> steps;
+  std::vector<std::vector<uint32_t>> per_device;
 };
 
 // Everything Bind decided, immutable afterwards (except the step contexts'
 // is_train flag, set per call).
 class ExecPlan {
  public:
-  std::unique_ptr<IndexedGraph> graph;
+  std::unique_ptr<IndexedGraph> graph;  // forward + backward, copies inserted
   uint32_t num_forward_nodes = 0;
   ShapeTable shapes;
   TypeTable types;
-  MemoryPlan memory;
-  std::vector<Step> forward_steps;
-  std::vector<Step> backward_steps;
+  std::vector<Context> node_ctx;  // per node id
+  std::vector<Context> devices;   // the devices that run steps; the bind context first
+  std::vector<MemoryPlan> memory;  // per device slot
+  Phase forward, backward;
   // Per forward output: the array Backward copies its head gradient into
   // (undefined when the output needs none: a loss head, or no gradient flows).
   std::vector<Tensor> head_grads;
   std::vector<bool> head_is_loss;
-  Tensor workspace;
-  MemoryStats stats;
+  std::vector<Tensor> workspaces;  // per device slot (undefined: none needed)
+  std::vector<MemoryStats> stats;  // per device slot
+  size_t num_copies = 0;
+  Symbol optimized;  // the forward graph as executed
 };
 
 // Everything Bind/SimpleBind resolved from the user's arguments: one array per
 // argument and aux state, a gradient array (or undefined) per argument.
 struct ResolvedBind {
   Context ctx;
+  std::map<std::string, Context> group2ctx;
   std::vector<Tensor> args, grads, aux;
   std::vector<GradReq> reqs;
-  std::shared_ptr<MemoryPool> pool;  // null: a new pool
-  size_t allocated_array_bytes = 0;  // arrays SimpleBind/Reshape allocated for this bind
+  // Per argument: BuildPlan allocates the gradient array (zeros) on the device
+  // that computes the gradient (SimpleBind's arrays it made itself).
+  std::vector<bool> allocate_grad;
+  PoolMap pools;  // from shared_exec/Reshape; missing devices get new pools
+  std::map<Context, size_t> allocated_array_bytes;  // arrays SimpleBind/Reshape allocated
 };
 
-// Builds the plan; fills `outputs` with the forward output tensors.
-absl::Status BuildPlan(const Symbol& symbol, const ResolvedBind& bind, ExecPlan* plan,
-                       std::vector<Tensor>* outputs, std::shared_ptr<MemoryPool>* pool);
+// Builds the plan.
+// Fills `outputs` with the forward output tensors, `pools` with the pool of
+// every device the plan uses, and allocates the gradients `allocate_grad` asks
+// for into bind->grads.
+absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind, ExecPlan* plan,
+                       std::vector<Tensor>* outputs, PoolMap* pools);
 
 // dst += src, elementwise (same size).
 absl::Status AccumulateInto(const Tensor& src, const Tensor& dst);

@@ -1,10 +1,14 @@
 // Executor: running a built plan, and the accessors.
 #include "executor/executor.h"
 
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "executor/device_workers.h"
 #include "executor/exec_plan.h"
 #include "graph/error.h"
 #include "graph/op.h"
@@ -12,37 +16,129 @@
 namespace symx {
 namespace {
 
-absl::Status RunSteps(std::vector<Step>& steps, bool is_train, const IndexedGraph& g,
-                      const MonitorCallback& monitor, bool monitor_all) {
-  for (Step& step : steps) {
-    step.ctx.is_train = is_train;
-    // Inputs are reported before the op runs: an in-place op overwrites them.
-    if (monitor && monitor_all) {
-      const Node& node = *g[step.node_id].node;
-      std::vector<std::string> in_names = node.op()->InputNames(node.attrs);
-      for (size_t i = 0; i < step.ctx.inputs.size(); ++i) {
-        monitor(absl::StrCat(node.name(), "_", i < in_names.size() ? in_names[i] : "input"),
-                step.ctx.inputs[i]);
-      }
-    }
-    absl::Status s = step.kernel->fn(step.ctx);
-    if (!s.ok()) return s;
-    for (const auto& [dst, src] : step.accumulate) {
-      SYMX_RETURN_IF_ERROR(AccumulateInto(src, dst));
-    }
-    if (monitor) {
-      const Node& node = *g[step.node_id].node;
-      std::vector<std::string> out_names = node.op()->OutputNames(node.attrs);
-      int visible = node.num_visible_outputs();
-      for (int j = 0; j < visible; ++j) {
-        monitor(absl::StrCat(node.name(), "_",
-                             j < static_cast<int>(out_names.size()) ? out_names[j] : "output"),
-                step.ctx.outputs[j]);
-      }
-    }
+// Reports a step's inputs (monitor_all) before it runs, as an in-place op
+// overwrites them, and its visible outputs after.
+void ReportInputs(const Step& step, const IndexedGraph& g, const MonitorCallback& monitor) {
+  const Node& node = *g[step.node_id].node;
+  std::vector<std::string> in_names = node.op()->InputNames(node.attrs);
+  for (size_t i = 0; i < step.ctx.inputs.size(); ++i) {
+    monitor(absl::StrCat(node.name(), "_", i < in_names.size() ? in_names[i] : "input"),
+            step.ctx.inputs[i]);
   }
+}
+
+void ReportOutputs(const Step& step, const IndexedGraph& g, const MonitorCallback& monitor) {
+  const Node& node = *g[step.node_id].node;
+  std::vector<std::string> out_names = node.op()->OutputNames(node.attrs);
+  int visible = node.num_visible_outputs();
+  for (int j = 0; j < visible; ++j) {
+    monitor(absl::StrCat(node.name(), "_",
+                         j < static_cast<int>(out_names.size()) ? out_names[j] : "output"),
+            step.ctx.outputs[j]);
+  }
+}
+
+absl::Status RunStep(Step& step, bool is_train, const IndexedGraph& g,
+                     const MonitorCallback& monitor, bool monitor_all) {
+  step.ctx.is_train = is_train;
+  if (monitor && monitor_all) ReportInputs(step, g, monitor);
+  SYMX_RETURN_IF_ERROR(step.kernel->fn(step.ctx));
+  for (const auto& [dst, src] : step.accumulate) SYMX_RETURN_IF_ERROR(AccumulateInto(src, dst));
+  if (monitor) ReportOutputs(step, g, monitor);
   return absl::OkStatus();
 }
+
+// Shared by the device workers of one multi-device run.
+struct RunState {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<char> done;  // per step, for steps other devices wait on
+  std::atomic<bool> failed{false};
+  absl::Status error;  // the first failure, under mu
+  std::mutex monitor_mu;  // the user's callback is called from one thread at a time
+};
+
+// Runs one device's steps in order, waiting where a step reads another
+// device's value; the first failure stops every device.
+void RunDeviceSteps(Phase& phase, size_t slot, bool is_train, const IndexedGraph& g,
+                    const MonitorCallback& monitor, bool monitor_all, RunState* state) {
+  MonitorCallback locked;
+  if (monitor) {
+    locked = [&](const std::string& name, const Tensor& t) {
+      std::lock_guard<std::mutex> lock(state->monitor_mu);
+      monitor(name, t);
+    };
+  }
+  for (uint32_t index : phase.per_device[slot]) {
+    Step& step = phase.steps[index];
+    if (!step.waits.empty()) {
+      std::unique_lock<std::mutex> lock(state->mu);
+      state->cv.wait(lock, [&] {
+        if (state->failed) return true;
+        for (uint32_t w : step.waits) {
+          if (!state->done[w]) return false;
+        }
+        return true;
+      });
+      if (state->failed) return;
+    }
+    absl::Status s = RunStep(step, is_train, g, locked, monitor_all);
+    if (!s.ok() || step.signals) {
+      std::lock_guard<std::mutex> lock(state->mu);
+      if (!s.ok() && !state->failed) {
+        state->failed = true;
+        state->error = s;
+      }
+      state->done[index] = 1;
+      state->cv.notify_all();
+      if (!s.ok()) return;
+    } else if (state->failed) {
+      return;
+    }
+  }
+}
+
+absl::Status RunPhase(Phase& phase, bool is_train, const IndexedGraph& g,
+                      const MonitorCallback& monitor, bool monitor_all, DeviceWorkers* workers) {
+  if (workers == nullptr) {
+    for (Step& step : phase.steps) SYMX_RETURN_IF_ERROR(RunStep(step, is_train, g, monitor, monitor_all));
+    return absl::OkStatus();
+  }
+  RunState state;
+  state.done.assign(phase.steps.size(), 0);
+  workers->RunAll([&](size_t slot) {
+    RunDeviceSteps(phase, slot, is_train, g, monitor, monitor_all, &state);
+  });
+  return state.error;
+}
+
+// Marks every pool of `exe` as in use by it for the guard's lifetime; refuses
+// when another executor sharing a pool is running (or this one already is).
+class PoolGuard {
+ public:
+  PoolGuard(const Executor* exe, const std::map<Context, std::shared_ptr<MemoryPool>>& pools) {
+    for (const auto& [ctx, pool] : pools) {
+      const void* expected = nullptr;
+      if (!pool->running.compare_exchange_strong(expected, exe)) {
+        Release();
+        throw Error(absl::FailedPreconditionError(absl::StrCat(
+            expected == exe ? "this executor is already running on another thread"
+                            : "another executor that shares this executor's memory pool on " +
+                                  ctx.ToString() + " (shared_exec or Reshape) is running",
+            ": executors sharing memory must not run Forward/Backward concurrently")));
+      }
+      held_.push_back(pool.get());
+    }
+  }
+  ~PoolGuard() { Release(); }
+
+ private:
+  void Release() {
+    for (MemoryPool* p : held_) p->running.store(nullptr);
+    held_.clear();
+  }
+  std::vector<MemoryPool*> held_;
+};
 
 std::map<std::string, Tensor> MakeDict(const std::vector<std::string>& names,
                                        const std::vector<Tensor>& arrays, bool skip_undefined) {
@@ -86,11 +182,13 @@ void Executor::Forward(bool is_train, const std::map<std::string, Tensor>& input
       }
     }
   }
-  ThrowIfError(RunSteps(plan_->forward_steps, is_train, *plan_->graph, monitor_, monitor_all_));
+  PoolGuard guard(this, pools_);
+  ThrowIfError(
+      RunPhase(plan_->forward, is_train, *plan_->graph, monitor_, monitor_all_, workers_.get()));
 }
 
 void Executor::Backward(const std::vector<Tensor>& head_grads) {
-  if (plan_->backward_steps.empty()) return;
+  if (plan_->backward.steps.empty()) return;
   if (!head_grads.empty() && head_grads.size() != outputs_.size()) {
     throw Error(absl::InvalidArgumentError(
         absl::StrCat("Backward got ", head_grads.size(), " head gradients for ", outputs_.size(),
@@ -114,7 +212,9 @@ void Executor::Backward(const std::vector<Tensor>& head_grads) {
     }
     ThrowIfError(CopyTensor(head_grads[i], dst));
   }
-  ThrowIfError(RunSteps(plan_->backward_steps, true, *plan_->graph, monitor_, monitor_all_));
+  PoolGuard guard(this, pools_);
+  ThrowIfError(
+      RunPhase(plan_->backward, true, *plan_->graph, monitor_, monitor_all_, workers_.get()));
 }
 
 void Executor::Backward(const std::map<std::string, Tensor>& head_grads) {
@@ -190,32 +290,34 @@ void Executor::CopyParamsFrom(const std::map<std::string, Tensor>& args,
   }
 }
 
-Symbol Executor::OptimizedSymbol() const { return symbol_; }
+Symbol Executor::OptimizedSymbol() const { return plan_->optimized; }
 
 void Executor::SetMonitorCallback(MonitorCallback callback, bool monitor_all) {
   monitor_ = std::move(callback);
   monitor_all_ = monitor_all;
 }
 
-std::vector<MemoryStats> Executor::memory_stats() const { return {plan_->stats}; }
+std::vector<MemoryStats> Executor::memory_stats() const { return plan_->stats; }
 
 std::string Executor::DebugStr() const {
   const IndexedGraph& g = *plan_->graph;
   std::string out;
-  auto dump = [&](const std::vector<Step>& steps, const char* phase) {
-    for (const Step& s : steps) {
+  auto dump = [&](const Phase& phase, const char* name) {
+    for (const Step& s : phase.steps) {
       const Node& node = *g[s.node_id].node;
-      absl::StrAppend(&out, phase, " ", node.op()->name(), " ", node.name(), " ->");
+      absl::StrAppend(&out, name, " ", node.op()->name(), " ", node.name(), " on ",
+                      plan_->node_ctx[s.node_id].ToString(), " ->");
       for (const Tensor& t : s.ctx.outputs) absl::StrAppend(&out, " ", t.shape().ToString());
       absl::StrAppend(&out, "\n");
     }
   };
-  dump(plan_->forward_steps, "forward");
-  dump(plan_->backward_steps, "backward");
-  const MemoryStats& m = plan_->stats;
-  absl::StrAppend(&out, "Memory on ", m.ctx.ToString(), ": ", m.planned_bytes,
-                  " bytes planned for intermediates (", m.no_reuse_bytes, " without reuse), ",
-                  m.allocated_bytes, " bytes allocated\n");
+  dump(plan_->forward, "forward");
+  dump(plan_->backward, "backward");
+  for (const MemoryStats& m : plan_->stats) {
+    absl::StrAppend(&out, "Memory on ", m.ctx.ToString(), ": ", m.planned_bytes,
+                    " bytes planned for intermediates (", m.no_reuse_bytes, " without reuse), ",
+                    m.allocated_bytes, " bytes allocated\n");
+  }
   return out;
 }
 

@@ -15,8 +15,14 @@
 // Errors: the public API throws symx::Error with MXNet's explanations (missing
 // or extra arguments, wrong lengths, shape mismatches, bad grad_req, a missing
 // head gradient). An Executor must not run Forward/Backward from two threads
-// at once, nor may two executors that share a device's generator (Dropout) or
-// a memory pool (shared_exec, Reshape) run concurrently.
+// at once, nor may two executors that share a memory pool (shared_exec,
+// Reshape) run concurrently: both are detected and refused with an error.
+// Executors that share a device's generator (Dropout) must not run
+// concurrently either (not detected).
+//
+// Multi-device: with group2ctx, nodes run where Place puts them (executor/
+// place.h) and values cross devices through copy nodes; each device runs its
+// steps on its own worker, concurrently, ordered by the copies' dependencies.
 #ifndef SYMX_EXECUTOR_EXECUTOR_H_
 #define SYMX_EXECUTOR_EXECUTOR_H_
 
@@ -35,6 +41,7 @@
 namespace symx {
 
 class ExecPlan;
+class DeviceWorkers;
 struct MemoryPool;
 
 // Arrays given to Bind: a list in the symbol's order, or a map by name.
@@ -142,6 +149,8 @@ class Executor {
   // monitor_all also with each input ("<node>_<input name>").
   void SetMonitorCallback(MonitorCallback callback, bool monitor_all = false);
 
+  // One entry per device: those that run steps (the bind context first), then
+  // those that only hold bound arrays.
   std::vector<MemoryStats> memory_stats() const;
   // Per-node summary and memory totals.
   std::string DebugStr() const;
@@ -155,7 +164,8 @@ class Executor {
   std::vector<Tensor> arg_arrays_, grad_arrays_, aux_arrays_, outputs_;
   std::vector<GradReq> grad_reqs_;
   std::unique_ptr<ExecPlan> plan_;
-  std::shared_ptr<MemoryPool> pool_;
+  std::map<Context, std::shared_ptr<MemoryPool>> pools_;
+  std::unique_ptr<DeviceWorkers> workers_;  // multi-device plans only
   BindOptions bind_options_;
   MonitorCallback monitor_;
   bool monitor_all_ = false;

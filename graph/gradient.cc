@@ -35,11 +35,28 @@ std::string EntryLabel(const NodeEntry& e) {
   return absl::StrCat(e.node->name(), "_output", e.index);
 }
 
+// Records `origin` for every node reachable from `entry` that is neither in the
+// forward graph nor already recorded (head-gradient variables are left out).
+void RecordOrigin(const NodeEntry& entry, const Node* origin, const IndexedGraph& fwd,
+                  GradientOrigins* origins) {
+  if (origins == nullptr || !entry.node) return;
+  std::vector<const Node*> stack{entry.node.get()};
+  while (!stack.empty()) {
+    const Node* n = stack.back();
+    stack.pop_back();
+    if (n->is_variable() || fwd.contains(n) || origins->count(n)) continue;
+    (*origins)[n] = origin;
+    for (const NodeEntry& in : n->inputs) stack.push_back(in.node.get());
+    for (const NodePtr& dep : n->control_deps) stack.push_back(dep.get());
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<NodeEntry>> Gradient(const std::vector<NodeEntry>& ys,
                                                 const std::vector<NodeEntry>& head_grads,
-                                                const std::vector<NodeEntry>& xs) {
+                                                const std::vector<NodeEntry>& xs,
+                                                GradientOrigins* origins) {
   if (head_grads.size() != ys.size()) {
     return absl::InvalidArgumentError(absl::StrCat("Gradient: ", ys.size(), " outputs but ",
                                                    head_grads.size(), " head gradients"));
@@ -77,6 +94,7 @@ absl::StatusOr<std::vector<NodeEntry>> Gradient(const std::vector<NodeEntry>& ys
           Sum(contributions[eid], absl::StrCat(node->name(), "_out", i, "_grad_sum"));
       if (!sum.ok()) return sum.status();
       any = any || sum->node != nullptr;
+      RecordOrigin(*sum, node.get(), g, origins);
       out_grads.push_back(*sum);
     }
     // Only a loss computes a gradient from nothing; elsewhere zero in, zero out.
@@ -86,6 +104,7 @@ absl::StatusOr<std::vector<NodeEntry>> Gradient(const std::vector<NodeEntry>& ys
           absl::StrCat("operator '", node->name(), "' (", op->name(), ") has no gradient"));
     }
     std::vector<NodeEntry> in_grads = op->gradient()(node, out_grads);
+    for (const NodeEntry& ig : in_grads) RecordOrigin(ig, node.get(), g, origins);
     if (in_grads.size() != node->inputs.size()) {
       return absl::InternalError(absl::StrCat("gradient of ", op->name(), " returned ",
                                               in_grads.size(), " entries for ", node->inputs.size(),
@@ -121,6 +140,7 @@ absl::StatusOr<std::vector<NodeEntry>> Gradient(const std::vector<NodeEntry>& ys
       if (!copy.ok()) return copy.status();
       grad = *copy;
     }
+    RecordOrigin(grad, x.node.get(), g, origins);
     used.insert({grad.node.get(), grad.index});
     result.push_back(grad);
   }

@@ -12,6 +12,7 @@
 #ifndef SYMX_GRAPH_GRADIENT_H_
 #define SYMX_GRAPH_GRADIENT_H_
 
+#include <unordered_map>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -23,9 +24,16 @@ namespace symx {
 // empty entry where there is none (a loss head, which needs none). `xs`: the
 // variables to differentiate, as entries of variable nodes. Returns one gradient
 // entry per x. Errors name an op that has no gradient.
+//
+// `origins` (optional) receives, for every node the pass creates, the forward
+// node it belongs to: the op it differentiates, the producer whose output
+// gradients a sum adds up, or the variable x for its final sum or copy. The
+// placement pass puts backward nodes with their forward node through it.
+using GradientOrigins = std::unordered_map<const Node*, const Node*>;
 absl::StatusOr<std::vector<NodeEntry>> Gradient(const std::vector<NodeEntry>& ys,
                                                 const std::vector<NodeEntry>& head_grads,
-                                                const std::vector<NodeEntry>& xs);
+                                                const std::vector<NodeEntry>& xs,
+                                                GradientOrigins* origins = nullptr);
 
 }  // namespace symx
 

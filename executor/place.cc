@@ -1,0 +1,239 @@
+#include "executor/place.h"
+
+#include <algorithm>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "devices/device.h"
+#include "graph/infer_graph.h"
+#include "graph/op.h"
+
+namespace symx {
+namespace {
+
+std::string NodeLabel(const Node& node) {
+  if (node.is_variable()) return absl::StrCat("variable '", node.name(), "'");
+  return absl::StrCat("operator '", node.name(), "' (", node.op()->name(), ")");
+}
+
+std::string GroupNames(const std::map<std::string, Context>& group2ctx) {
+  std::vector<std::string> names;
+  for (const auto& [name, ctx] : group2ctx) names.push_back(name);
+  return absl::StrJoin(names, ", ");
+}
+
+}  // namespace
+
+const std::string& CtxGroupOf(const Node& node) {
+  static const std::string* const kNone = new std::string();
+  auto it = node.attrs.dict.find("__ctx_group__");
+  return it == node.attrs.dict.end() ? *kNone : it->second;
+}
+
+Context VariableContext(const Node& var, const Context& ctx,
+                        const std::map<std::string, Context>& group2ctx) {
+  auto it = group2ctx.find(CtxGroupOf(var));
+  return it == group2ctx.end() ? ctx : it->second;
+}
+
+absl::StatusOr<std::vector<Context>> Place(const IndexedGraph& g, const PlaceOptions& o) {
+  const size_t n = g.num_nodes();
+  std::vector<std::optional<Context>> where(n);
+  std::set<Context> checked;
+  // A context is usable once GetDevice has found (or created) it.
+  auto check = [&](const Context& ctx, const std::string& what) -> absl::Status {
+    if (checked.count(ctx)) return absl::OkStatus();
+    absl::StatusOr<Device*> device = GetDevice(ctx);
+    if (!device.ok()) {
+      return absl::Status(device.status().code(),
+                          absl::StrCat(what, ": ", device.status().message()));
+    }
+    checked.insert(ctx);
+    return absl::OkStatus();
+  };
+  SYMX_RETURN_IF_ERROR(check(o.default_ctx, absl::StrCat("the bind context ",
+                                                         o.default_ctx.ToString())));
+  const bool grouped = !o.group2ctx.empty();
+
+  // Forward sweep in topological order (inputs and control deps come first).
+  for (uint32_t nid = 0; nid < n; ++nid) {
+    const Node& node = *g[nid].node;
+    if (node.is_variable()) {
+      if (nid < o.var_ctx.size() && o.var_ctx[nid]) where[nid] = *o.var_ctx[nid];
+      continue;
+    }
+    const std::string& group = CtxGroupOf(node);
+    if (grouped && !group.empty()) {
+      auto it = o.group2ctx.find(group);
+      if (it == o.group2ctx.end()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "The device assignment not found for group ", group, ": ctx_group '", group, "' of ",
+            NodeLabel(node), " is not in group2ctx (groups given: ", GroupNames(o.group2ctx),
+            ")"));
+      }
+      SYMX_RETURN_IF_ERROR(check(it->second, absl::StrCat("group2ctx maps ctx_group '", group,
+                                                          "' to ", it->second.ToString())));
+      where[nid] = it->second;
+      continue;
+    }
+    const Node* origin = nullptr;
+    if (node.op()->is_backward() && !node.control_deps.empty()) {
+      origin = node.control_deps[0].get();
+    } else if (o.origins != nullptr) {
+      auto it = o.origins->find(&node);
+      if (it != o.origins->end()) origin = it->second;
+    }
+    if (origin != nullptr && g.contains(origin) && where[g.node_id(origin)]) {
+      where[nid] = *where[g.node_id(origin)];
+    } else {
+      where[nid] = o.default_ctx;
+    }
+  }
+  // Backward sweep: unbound variables go with a consumer.
+  for (uint32_t nid = static_cast<uint32_t>(n); nid-- > 0;) {
+    if (g[nid].node->is_variable()) continue;
+    for (const IndexedGraph::Entry& in : g[nid].inputs) {
+      if (!where[in.node_id]) where[in.node_id] = where[nid];
+    }
+  }
+  std::vector<Context> out(n);
+  for (uint32_t nid = 0; nid < n; ++nid) out[nid] = where[nid] ? *where[nid] : o.default_ctx;
+
+  // Mutable state cannot be copied across devices: the op would update a copy.
+  for (uint32_t nid = 0; nid < n; ++nid) {
+    const Node& node = *g[nid].node;
+    if (node.is_variable()) continue;
+    for (int a : node.op()->AuxInputs(node.attrs)) {
+      if (a >= static_cast<int>(g[nid].inputs.size())) continue;
+      uint32_t src = g[nid].inputs[a].node_id;
+      if (out[src] != out[nid]) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "mutable state cannot go across device: auxiliary state '", g[src].node->name(),
+            "' lives on ", out[src].ToString(), " but ", NodeLabel(node), ", which updates it, runs on ",
+            out[nid].ToString(), "; bind the state on ", out[nid].ToString(),
+            " or give both the same ctx_group"));
+      }
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<Partitioned> Partition(const IndexedGraph& g,
+                                      const std::vector<NodeEntry>& outputs,
+                                      const std::vector<Context>& node_ctx) {
+  Partitioned result;
+  std::vector<NodePtr> mapped(g.num_nodes());
+  // (source entry id, destination) -> the copy node.
+  std::map<std::pair<uint32_t, Context>, NodePtr> copies;
+  std::map<uint32_t, int> copies_of_entry;
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    const IndexedGraph::NodeInfo& info = g[nid];
+    const Context& ctx = node_ctx[nid];
+    bool changed = false;
+    std::vector<NodeEntry> inputs = info.node->inputs;
+    for (size_t i = 0; i < info.inputs.size(); ++i) {
+      const IndexedGraph::Entry& in = info.inputs[i];
+      NodeEntry src{mapped[in.node_id], in.index, in.version};
+      if (mapped[in.node_id] != g[in.node_id].node) changed = true;
+      if (node_ctx[in.node_id] != ctx) {
+        uint32_t eid = g.entry_id(in);
+        NodePtr& copy = copies[{eid, ctx}];
+        if (!copy) {
+          // MXNet's name, <source>_<output>_copy; later destinations get a number.
+          int k = copies_of_entry[eid]++;
+          std::string name = absl::StrCat(g[in.node_id].node->name(), "_", in.index, "_copy",
+                                          k == 0 ? "" : absl::StrCat(k));
+          SYMX_ASSIGN_OR_RETURN(copy, MakeOpNode("_CrossDeviceCopy", std::move(name), {}, {src}));
+          result.node_ctx[copy.get()] = ctx;
+          ++result.num_copies;
+        }
+        src = NodeEntry{copy, 0, 0};
+        changed = true;
+      }
+      inputs[i] = src;
+    }
+    std::vector<NodePtr> deps = info.node->control_deps;
+    for (size_t i = 0; i < info.control_deps.size() && i < deps.size(); ++i) {
+      uint32_t dep = info.control_deps[i];
+      if (mapped[dep] != deps[i]) {
+        deps[i] = mapped[dep];
+        changed = true;
+      }
+    }
+    if (changed) {
+      auto clone = std::make_shared<Node>(*info.node);
+      clone->inputs = std::move(inputs);
+      clone->control_deps = std::move(deps);
+      mapped[nid] = clone;
+    } else {
+      mapped[nid] = info.node;
+    }
+    result.node_ctx[mapped[nid].get()] = ctx;
+  }
+  for (const NodeEntry& out : outputs) {
+    uint32_t nid = g.node_id(out.node.get());
+    result.outputs.push_back(NodeEntry{mapped[nid], out.index, out.version});
+  }
+  return result;
+}
+
+absl::StatusOr<std::vector<PlacedNode>> PlaceForward(
+    const Symbol& symbol, const Context& ctx, const std::map<std::string, Context>& group2ctx,
+    const std::map<std::string, Shape>& shapes) {
+  IndexedGraph g0(symbol.outputs());
+  PlaceOptions popt;
+  popt.default_ctx = ctx;
+  popt.group2ctx = group2ctx;
+  popt.var_ctx.resize(g0.num_nodes());
+  for (uint32_t nid : g0.input_nodes()) {
+    popt.var_ctx[nid] = VariableContext(*g0[nid].node, ctx, group2ctx);
+  }
+  SYMX_ASSIGN_OR_RETURN(std::vector<Context> where, Place(g0, popt));
+  SYMX_ASSIGN_OR_RETURN(Partitioned parts, Partition(g0, symbol.outputs(), where));
+  IndexedGraph g(parts.outputs);
+
+  SYMX_ASSIGN_OR_RETURN(ShapeTable st, InitialShapes(g));
+  SYMX_ASSIGN_OR_RETURN(TypeTable tt, InitialTypes(g));
+  std::set<std::string> names;
+  for (uint32_t nid : g.input_nodes()) {
+    const std::string& name = g[nid].node->name();
+    names.insert(name);
+    auto it = shapes.find(name);
+    if (it != shapes.end()) {
+      st[g.entry_id(nid, 0)] =
+          it->second.ndim_known() ? Shape::FromLegacy(it->second.dims()) : it->second;
+    }
+  }
+  for (uint32_t nid : g.arg_nodes()) {
+    if (tt[g.entry_id(nid, 0)] == DType::kUnknown) tt[g.entry_id(nid, 0)] = DType::kFloat32;
+  }
+  for (const auto& [name, shape] : shapes) {
+    if (!names.count(name)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "a shape given for '", name, "', which is not an input of the symbol (inputs: ",
+          absl::StrJoin(names, ", "), ")"));
+    }
+  }
+  size_t unknown = 0;
+  SYMX_RETURN_IF_ERROR(InferShapes(g, &st, &unknown));
+  SYMX_RETURN_IF_ERROR(InferTypes(g, &tt, &unknown));
+
+  std::vector<PlacedNode> out(g.num_nodes());
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    const Node& node = *g[nid].node;
+    PlacedNode& p = out[nid];
+    p.name = node.name();
+    p.op = node.is_variable() ? "" : node.op()->name();
+    p.ctx = parts.node_ctx.at(&node);
+    p.is_copy = p.op == "_CrossDeviceCopy";
+    for (const IndexedGraph::Entry& in : g[nid].inputs) p.inputs.emplace_back(in.node_id, in.index);
+    for (int j = 0; j < node.num_outputs(); ++j) {
+      p.output_shapes.push_back(st[g.entry_id(nid, j)]);
+      p.output_types.push_back(tt[g.entry_id(nid, j)]);
+    }
+  }
+  return out;
+}
+
+}  // namespace symx
