@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs what is missing, then runs every test: the normal build, then the
-# same suite under AddressSanitizer + UndefinedBehaviorSanitizer. This is the
-# README's test command and what CI runs (.ci/run). Extra arguments go to both
-# `bazel test` runs. Ends with one line "N passed, N failed" over both runs.
+# same suite under AddressSanitizer + UndefinedBehaviorSanitizer, then the
+# multi-device tests (and the trainer, which uses them) under ThreadSanitizer.
+# This is the README's test command and what CI runs (.ci/run). Extra
+# arguments go to every `bazel test` run. Ends with one line
+# "N passed, N failed" over all runs.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash tools/setup.sh || exit 1
@@ -23,6 +25,8 @@ run_suite() {
 
 run_suite //... "$@"
 run_suite --config=asan //... "$@"
+run_suite --config=tsan //tests/executor:model_parallel_test //tests/executor:shared_exec_test \
+  //tests/train:trainer_test "$@"
 echo "${passed} passed, ${failed} failed"
 if [ "$status" = 0 ] && [ "$failed" != 0 ]; then status=1; fi
 exit "$status"
