@@ -10,6 +10,7 @@
 #include "devices/npy.h"
 #include "devices/params_io.h"
 #include "graph/error.h"
+#include "graph/scope.h"
 #include "graph/symbol.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -25,9 +26,11 @@ std::string TempDir() {
 
 Tensor T(const Shape& s, const std::vector<double>& v) { return Tensor::FromVector(s, v); }
 
-// fc (num_hidden 2) on data [3, 2]: y = x W^T + b.
-std::string WriteFcModel(const std::string& name) {
+// fc (num_hidden 2) on data [3, 2]: y = x W^T + b; with `group`, fc and its
+// parameters are in that ctx_group.
+std::string WriteFcModel(const std::string& name, const std::string& group = "") {
   Symbol data = Symbol::Variable("data");
+  AttrScope scope(group.empty() ? AttrMap{} : AttrMap{{"ctx_group", group}});
   Symbol fc = OpCall("FullyConnected").Name("fc").Attr("num_hidden", 2).Input("data", data);
   std::string path = TempDir() + "/" + name + "-symbol.json";
   fc.Save(path);
@@ -211,12 +214,17 @@ TEST(RunMain, ExitCodes) {
   EXPECT_EQ(RunMain({"m.json", "--bogus"}, out, err), 2);
   EXPECT_EQ(RunMain({"m.json", "--shape", "data=x"}, out, err), 2);
   EXPECT_EQ(RunMain({"/nonexistent-symbol.json"}, out, err), 1);
+  const std::string grouped = WriteFcModel("fc_main", "g");
+  auto run_with = [&](const std::string& group2ctx) {
+    return RunMain({grouped, "--shape", "data=3,2", "--group2ctx", group2ctx, "--out-dir",
+                    TempDir() + "/fc_main_out"},
+                   out, err);
+  };
+  EXPECT_EQ(run_with("g=cpu(1)"), 0) << err.str();
+  EXPECT_EQ(run_with("g=bogus"), 2);
   err.str("");
-  EXPECT_EQ(RunMain({WriteFcModel("fc_main"), "--shape", "data=3,2", "--group2ctx", "a=cpu(1)",
-                     "--out-dir", TempDir() + "/fc_main_out"},
-                    out, err),
-            3);
-  EXPECT_NE(err.str().find("group2ctx"), std::string::npos) << err.str();
+  EXPECT_EQ(run_with("other=cpu(1)"), 1);  // the model's group g has no device
+  EXPECT_NE(err.str().find("not found for group g"), std::string::npos) << err.str();
   EXPECT_EQ(RunMain({"--help"}, out, err), 0);
 }
 

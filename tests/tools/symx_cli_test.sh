@@ -26,7 +26,6 @@ expect_file() {
 
 check 2 "usage: symx" -- 
 check 2 "unknown command 'frobnicate'" -- frobnicate
-check 3 "not available in this build yet" -- viz model-symbol.json
 check 1 "cannot open file" -- inspect /nonexistent-symbol.json
 check 1 "malformed JSON" -- inspect tests/testdata/bad_json/truncated.json
 out=$("$SYMX" inspect tools/examples/resnet_block-symbol.json --shape data=1,3,224,224 --json)
@@ -35,6 +34,7 @@ if [ $? != 0 ] || ! grep -q '"num_parameters": 148520' <<<"$out"; then
 fi
 "$SYMX" --help | grep -q "inspect MODEL-symbol.json" || { echo "FAIL: --help"; fail=1; }
 "$SYMX" --help | grep -q "train   \[--model mlp|lenet\]" || { echo "FAIL: --help lists train"; fail=1; }
+"$SYMX" --help | grep -q "viz     MODEL-symbol.json" || { echo "FAIL: --help lists viz"; fail=1; }
 
 # run
 check 1 "cannot open file" -- run /nonexistent-symbol.json --shape data=1,784
@@ -44,7 +44,9 @@ check 2 "expected NAME=D0,D1" -- run $MLP --shape data=2,x
 check 2 "invalid context 'bogus'" -- run $MLP --shape data=2,784 --ctx bogus
 check 1 "cannot decide shapes" -- run $MLP --out-dir "$TMP/none"
 check 1 "'foo' is not an input" -- run $MLP --shape foo=1,2
-check 3 "group2ctx" -- run $MLP --shape data=2,784 --group2ctx dev1="cpu(1)" --out-dir "$TMP/none"
+check 1 "not found for group stage1" -- run $MLP --shape data=2,784 --group2ctx dev1="cpu(1)" \
+  --out-dir "$TMP/none"
+check 2 "--group2ctx expects NAME=VALUE" -- run $MLP --shape data=2,784 --group2ctx dev1
 printf 'not a numpy file' >"$TMP/bad.npy"
 check 1 "bad.npy" -- run $MLP --input data="$TMP/bad.npy"
 check 1 "missing.npy" -- run $MLP --input data="$TMP/missing.npy"
@@ -60,6 +62,50 @@ expect_file "$TMP/run/data_grad.npy" "run --train"
   { echo "FAIL: run --input"; fail=1; }
 expect_file "$TMP/run2/softmax_output.npy" "run --input"
 
+# A model in two ctx_groups, written by hand in MXNet's format: (d1 + d2) * 3 in
+# dev1, + d3 in dev2.
+TWO="$TMP/two-symbol.json"
+cat >"$TWO" <<'JSON'
+{
+  "nodes": [
+    {"op": "null", "name": "d1", "attrs": {"__ctx_group__": "dev1"}, "inputs": []},
+    {"op": "null", "name": "d2", "attrs": {"__ctx_group__": "dev1"}, "inputs": []},
+    {"op": "elemwise_add", "name": "sum", "attrs": {"__ctx_group__": "dev1"},
+     "inputs": [[0, 0, 0], [1, 0, 0]]},
+    {"op": "_mul_scalar", "name": "times3", "attrs": {"__ctx_group__": "dev1", "scalar": "3"},
+     "inputs": [[2, 0, 0]]},
+    {"op": "null", "name": "d3", "attrs": {"__ctx_group__": "dev2"}, "inputs": []},
+    {"op": "elemwise_add", "name": "out", "attrs": {"__ctx_group__": "dev2"},
+     "inputs": [[3, 0, 0], [4, 0, 0]]}
+  ],
+  "arg_nodes": [0, 1, 4],
+  "node_row_ptr": [0, 1, 2, 3, 4, 5, 6],
+  "heads": [[5, 0, 0]],
+  "attrs": {"mxnet_version": ["int", 10901]}
+}
+JSON
+G2C_TWO=(--group2ctx "dev1=cpu(1)" --group2ctx "dev2=cpu(2)")
+G2C_STAGES=(--group2ctx "stage1=cpu(1)" --group2ctx "stage2=cpu(2)")
+same_outputs() {  # same_outputs DIR1 DIR2 WHAT: every .npy in DIR1 is in DIR2, byte for byte
+  local n=0 f
+  for f in "$1"/*.npy; do
+    [ -e "$f" ] || break
+    n=$((n + 1))
+    cmp -s "$f" "$2/$(basename "$f")" || { echo "FAIL: $3: $(basename "$f") differs"; fail=1; }
+  done
+  [ "$n" -gt 0 ] || { echo "FAIL: $3: no outputs in $1"; fail=1; }
+}
+# Placed over two devices, run writes the same bytes as on one.
+"$SYMX" run "$TWO" --shape d1=4,5 --train --seed 5 --out-dir "$TMP/two1" >/dev/null &&
+  "$SYMX" run "$TWO" --shape d1=4,5 --train --seed 5 "${G2C_TWO[@]}" --out-dir "$TMP/two2" \
+    >/dev/null || { echo "FAIL: run --group2ctx on the two-group model"; fail=1; }
+same_outputs "$TMP/two1" "$TMP/two2" "run --group2ctx (two-group model)"
+"$SYMX" run $MLP --shape data=2,784 --train --seed 3 "${G2C_STAGES[@]}" --out-dir "$TMP/run_g2c" \
+  >/dev/null || { echo "FAIL: run --group2ctx on the MLP"; fail=1; }
+same_outputs "$TMP/run" "$TMP/run_g2c" "run --group2ctx (MLP)"
+check 1 "not found for group dev2" -- run "$TWO" --shape d1=4,5 --group2ctx "dev1=cpu(1)" \
+  --out-dir "$TMP/none"
+
 # bench
 check 2 "--iters must be at least 1" -- bench $MLP --shape data=8,784 --iters 0
 check 2 "unknown option --out-dir" -- bench $MLP --shape data=8,784 --out-dir x
@@ -70,6 +116,67 @@ if [ $? != 0 ] || ! grep -q '^{"ms_per_iter":{"median":.*"min":.*"max":.*},"iter
 fi
 out=$("$SYMX" bench $MLP --shape data=8,784 --iters 3)
 grep -q "ms per iter: median" <<<"$out" || { echo "FAIL: bench text: $out"; fail=1; }
+# Two devices: the totals stay at the top level, "devices" has one entry per device.
+totals='"bytes_planned":[0-9]*,"bytes_allocated":[0-9]*'
+out=$("$SYMX" bench "$TWO" --shape d1=4,5 --iters 2 --train --json "${G2C_TWO[@]}")
+if [ $? != 0 ] || ! grep -q "$totals,\"devices\":\\[" <<<"$out" ||
+  [ "$(grep -o "{\"ctx\":\"cpu([0-9])\",$totals}" <<<"$out" | sort -u | wc -l)" != 2 ]; then
+  echo "FAIL: bench --json --group2ctx has no two-entry devices list: $out"; fail=1
+fi
+out=$("$SYMX" bench "$TWO" --shape d1=4,5 --iters 2 --json)
+grep -q '"devices"' <<<"$out" && { echo "FAIL: bench --json lists devices for one: $out"; fail=1; }
+out=$("$SYMX" bench "$TWO" --shape d1=4,5 --iters 2 "${G2C_TWO[@]}")
+if ! grep -q "memory on cpu(1):" <<<"$out" || ! grep -q "memory on cpu(2):" <<<"$out"; then
+  echo "FAIL: bench text does not report each device: $out"; fail=1
+fi
+
+# viz
+out=$("$SYMX" viz "$TWO" --shape d1=4,5 "${G2C_TWO[@]}" -o "$TMP/two.dot")
+[ $? = 0 ] || { echo "FAIL: viz -o .dot: $out"; fail=1; }
+dot_text=$(cat "$TMP/two.dot" 2>/dev/null)
+grep -qF 'label="copy to cpu(2)"' <<<"$dot_text" || { echo "FAIL: viz: no copy node"; fail=1; }
+grep -q 'times3.*(_CrossDeviceCopy) on cpu(2)' <<<"$dot_text" ||
+  { echo "FAIL: viz: the copy's tooltip"; fail=1; }
+grep -qF 'label="times3\n_mul_scalar", shape=box' <<<"$dot_text" ||
+  { echo "FAIL: viz: ops are not boxes labelled name, op"; fail=1; }
+grep -qF 'label="d3", shape=ellipse' <<<"$dot_text" || { echo "FAIL: viz: variables"; fail=1; }
+grep -qF 'label="4x5"' <<<"$dot_text" || { echo "FAIL: viz: edge shapes"; fail=1; }
+node_colors() { grep '^  n[0-9]* \[' <<<"$1" | grep -o 'fillcolor="#[0-9a-f]*"' | sort -u | wc -l; }
+[ "$(node_colors "$dot_text")" = 2 ] ||
+  { echo "FAIL: viz: not two device colors: $dot_text"; fail=1; }
+for dev in "cpu(1)" "cpu(2)"; do
+  grep -q "device[0-9] \[label=\"$dev\"" <<<"$dot_text" ||
+    { echo "FAIL: viz: $dev missing from the legend"; fail=1; }
+done
+# Without group2ctx the groups are ignored: one device, no copies; unknown dims as "?".
+"$SYMX" viz "$TWO" --shape d1=4,0 -o "$TMP/one.dot" >/dev/null || { echo "FAIL: viz"; fail=1; }
+dot_text=$(cat "$TMP/one.dot" 2>/dev/null)
+[ "$(node_colors "$dot_text")" = 1 ] || { echo "FAIL: viz: one device, one color"; fail=1; }
+grep -q "copy to" <<<"$dot_text" && { echo "FAIL: viz: a copy on one device"; fail=1; }
+grep -qF 'label="4x?"' <<<"$dot_text" || { echo "FAIL: viz: unknown dims"; fail=1; }
+if command -v dot >/dev/null; then
+  "$SYMX" viz "$TWO" --shape d1=4,5 "${G2C_TWO[@]}" -o "$TMP/two.svg" >/dev/null &&
+    grep -q "<svg" "$TMP/two.svg" && grep -qF "copy to cpu(2)" "$TMP/two.svg" ||
+    { echo "FAIL: viz -o .svg"; fail=1; }
+  "$SYMX" viz $MLP -o "$TMP/mlp.png" >/dev/null &&
+    [ "$(head -c 4 "$TMP/mlp.png" | tail -c 3)" = PNG ] || { echo "FAIL: viz -o .png"; fail=1; }
+else
+  echo "note: Graphviz's dot is not installed; viz .svg/.png not checked (bash tools/setup.sh)"
+fi
+err=$(PATH=/nonexistent "$SYMX" viz "$TWO" -o "$TMP/nodot.svg" 2>&1 >/dev/null)
+code=$?
+if [ $code != 1 ] || ! grep -q "install graphviz" <<<"$err" || [ "$(wc -l <<<"$err")" != 1 ]; then
+  echo "FAIL: viz without dot -> exit $code: $err"; fail=1
+fi
+ls "$TMP"/nodot.svg* >/dev/null 2>&1 && { echo "FAIL: viz without dot left a file"; fail=1; }
+check 2 "missing -o" -- viz "$TWO"
+check 2 "must end in .dot, .svg or .png" -- viz "$TWO" -o "$TMP/two.jpg"
+check 2 "expected a MODEL-symbol.json" -- viz -o "$TMP/x.dot"
+check 2 "--group2ctx expects NAME=VALUE" -- viz "$TWO" --group2ctx dev1 -o "$TMP/x.dot"
+check 1 "not found for group dev2" -- viz "$TWO" --group2ctx "dev1=cpu(1)" -o "$TMP/x.dot"
+check 1 "malformed JSON" -- viz tests/testdata/bad_json/truncated.json -o "$TMP/x.dot"
+check 1 "cannot open file" -- viz /nonexistent-symbol.json -o "$TMP/x.dot"
+check 1 "cannot open $TMP/nodir/x.dot for writing" -- viz "$TWO" -o "$TMP/nodir/x.dot"
 
 # train
 check 2 "--model must be mlp or lenet" -- train --model vgg
@@ -86,6 +193,18 @@ grep -q "checkpoint: $TMP/ckpt-symbol.json $TMP/ckpt-0001.params" <<<"$out" ||
   { echo "FAIL: train does not print its checkpoint: $out"; fail=1; }
 expect_file "$TMP/ckpt-symbol.json" "train"
 expect_file "$TMP/ckpt-0001.params" "train"
+# Split over two devices, training gives the same loss and accuracy.
+out_g2c=$("$SYMX" train --epochs 1 "${G2C_STAGES[@]}" --prefix "$TMP/ckpt_g2c" 2>/dev/null)
+[ $? = 0 ] || { echo "FAIL: train --group2ctx: $out_g2c"; fail=1; }
+epoch_lines() { grep '^epoch ' <<<"$1" | sed 's/  time .*//'; }
+epochs=$(epoch_lines "$out")
+if [ -z "$epochs" ] || [ "$epochs" != "$(epoch_lines "$out_g2c")" ]; then
+  echo "FAIL: train --group2ctx differs: $out_g2c (without: $out)"; fail=1
+fi
+grep -qF "group2ctx stage1=cpu(1) stage2=cpu(2)" <<<"$out_g2c" ||
+  { echo "FAIL: train does not print its placement: $out_g2c"; fail=1; }
+check 1 "not found for group stage2" -- train --epochs 1 --group2ctx "stage1=cpu(1)" \
+  --prefix "$TMP/none"
 # The checkpoint runs, and its parameters are checked against the model.
 "$SYMX" run "$TMP/ckpt-symbol.json" --params "$TMP/ckpt-0001.params" --shape data=4,1,28,28 \
   --out-dir "$TMP/ckpt_run" >/dev/null || { echo "FAIL: run on the checkpoint"; fail=1; }

@@ -32,12 +32,23 @@ Symbol Bn(const std::string& name, const Symbol& in) {
       .Input("data", in);
 }
 
+// The ctx_group of pipeline stage `n` ("stage1", "stage2"). Weights created
+// inside an AttrScope inherit it, so `--group2ctx stage1=cpu(1) --group2ctx
+// stage2=cpu(2)` splits a model over two devices; without group2ctx the groups
+// are ignored.
+AttrMap Stage(int n) { return {{"ctx_group", "stage" + std::to_string(n)}}; }
+
 }  // namespace
 
 Symbol Mlp() {
   NameScope names;
   Symbol data = Symbol::Variable("data");
-  Symbol h = Act("relu1", Fc("fc1", data, 128), "relu");
+  Symbol h;
+  {
+    AttrScope stage(Stage(1));
+    h = Act("relu1", Fc("fc1", data, 128), "relu");
+  }
+  AttrScope stage(Stage(2));
   h = Act("relu2", Fc("fc2", h, 64), "relu");
   return OpCall("SoftmaxOutput").Name("softmax").Input("data", Fc("fc3", h, 10));
 }
@@ -46,17 +57,21 @@ Symbol LeNet() {
   NameScope names;
   Symbol data = Symbol::Variable("data");
   Symbol h = data;
-  int filters[] = {20, 50};
-  for (int i = 0; i < 2; ++i) {
-    std::string n = std::to_string(i + 1);
-    h = Act("tanh" + n, Conv("conv" + n, h, filters[i], 5, 1, 0, false), "tanh");
-    h = OpCall("Pooling")
-            .Name("pool" + n)
-            .Attr("pool_type", "max")
-            .Attr("kernel", {2, 2})
-            .Attr("stride", {2, 2})
-            .Input("data", h);
+  {
+    AttrScope stage(Stage(1));
+    int filters[] = {20, 50};
+    for (int i = 0; i < 2; ++i) {
+      std::string n = std::to_string(i + 1);
+      h = Act("tanh" + n, Conv("conv" + n, h, filters[i], 5, 1, 0, false), "tanh");
+      h = OpCall("Pooling")
+              .Name("pool" + n)
+              .Attr("pool_type", "max")
+              .Attr("kernel", {2, 2})
+              .Attr("stride", {2, 2})
+              .Input("data", h);
+    }
   }
+  AttrScope stage(Stage(2));
   h = OpCall("Flatten").Name("flatten").Input("data", h);
   h = Act("tanh3", Fc("fc1", h, 500), "tanh");
   return OpCall("SoftmaxOutput").Name("softmax").Input("data", Fc("fc2", h, 10));

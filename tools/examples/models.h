@@ -12,9 +12,14 @@
 
 namespace symx::examples {
 
-// 784-128-64-10 perceptron with a softmax loss.
+// The MLP and LeNet are split into two pipeline stages by ctx_group: "stage1"
+// (the first layers; the data variable has no group) and "stage2" (the rest,
+// the loss and its label). Groups only matter when binding with group2ctx.
+
+// 784-128-64-10 perceptron with a softmax loss; stage1 is fc1/relu1.
 Symbol Mlp();
-// LeNet-5 style: two conv/tanh/max-pool stages, two dense layers, softmax loss.
+// LeNet-5 style: two conv/tanh/max-pool stages (stage1), two dense layers and
+// a softmax loss (stage2).
 Symbol LeNet();
 // A ResNet-18 style stem and one basic residual block with BatchNorm.
 Symbol ResNetBlock();

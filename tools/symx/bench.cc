@@ -84,6 +84,10 @@ void PrintBench(const BenchOptions& options, const BenchResult& r, std::ostream&
         << s.no_reuse_bytes << " without reuse), " << s.allocated_bytes << " bytes allocated, "
         << s.array_bytes << " bytes of bound arrays\n";
   }
+  if (r.memory.size() > 1) {
+    out << "memory on " << r.memory.size() << " devices: " << planned << " bytes planned, "
+        << allocated << " bytes allocated\n";
+  }
 }
 
 int BenchMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {

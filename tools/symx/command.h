@@ -3,9 +3,9 @@
 //
 // Exit codes: 0 success; 1 bad input (a missing or malformed file, a shape
 // mismatch, an engine error); 2 bad usage (unknown flag, malformed flag value,
-// missing argument); 3 a feature this build does not have (for example
-// --group2ctx placement before multi-device support). The cause is always one
-// line on stderr, "symx <command>: <cause>".
+// missing argument); 3 a feature this build does not have (the engine
+// reports it as unimplemented: an op with no kernel for a device or dtype, or
+// no gradient). The cause is always one line on stderr, "symx <command>: <cause>".
 #ifndef SYMX_TOOLS_SYMX_COMMAND_H_
 #define SYMX_TOOLS_SYMX_COMMAND_H_
 

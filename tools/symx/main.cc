@@ -1,5 +1,4 @@
-// symx: the command line. Subcommands: inspect, run, bench, train (viz is not
-// built yet; see docs/architecture.md).
+// symx: the command line. Subcommands: inspect, run, bench, viz, train.
 #include <unistd.h>
 
 #include <cstdio>
@@ -11,6 +10,7 @@
 #include "tools/symx/inspect.h"
 #include "tools/symx/run.h"
 #include "tools/symx/train.h"
+#include "tools/symx/viz.h"
 
 namespace {
 
@@ -25,12 +25,13 @@ constexpr char kUsage[] =
     "  bench   MODEL-symbol.json --shape ... [--ctx CTX] [--group2ctx ...] [--train] [--iters N]\n"
     "          [--json]\n"
     "      time forward (and backward) iterations; report ms per iteration and memory\n"
+    "  viz     MODEL-symbol.json [--shape ...] [--ctx CTX] [--group2ctx GROUP=CTX]...\n"
+    "          -o FILE.(dot|svg|png)\n"
+    "      draw the forward graph as placed on devices (Graphviz; svg/png need `dot`)\n"
     "  train   [--model mlp|lenet] [--data-dir MNIST_DIR] [--epochs N] [--batch-size N] [--lr X]\n"
     "          [--ctx CTX] [--group2ctx GROUP=CTX]... [--prefix PATH] [--optimizer sgd|adam]\n"
     "          [--momentum X] [--wd X] [--seed N] [--save-every-epoch]\n"
-    "      train an example classifier (synthetic data without --data-dir); save a checkpoint\n"
-    "  viz\n"
-    "      not built yet (see README.md, Status)\n";
+    "      train an example classifier (synthetic data without --data-dir); save a checkpoint\n";
 
 }  // namespace
 
@@ -52,11 +53,7 @@ int main(int argc, char** argv) {
   if (command == "train") {
     return symx::cli::TrainMain(args, std::cout, std::cerr, isatty(fileno(stderr)) != 0);
   }
-  if (command == "viz") {
-    std::cerr << "symx viz: not available in this build yet: it needs multi-device placement "
-                 "(see README.md, Status)\n";
-    return 3;
-  }
+  if (command == "viz") return symx::cli::VizMain(args, std::cout, std::cerr);
   std::cerr << "symx: unknown command '" << command << "'\n" << kUsage;
   return 2;
 }

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "graph/error.h"
 #include "tools/symx/command.h"
 #include "tools/symx/flags.h"
@@ -121,7 +122,13 @@ int TrainMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
         << " training / " << data.test.size() << " test examples; batch " << o.batch_size << ", "
         << o.optimizer << " lr " << o.lr;
     if (o.optimizer == "sgd") out << " momentum " << o.momentum;
-    out << " wd " << o.wd << ", " << o.ctx.ToString() << "\n" << std::flush;
+    out << " wd " << o.wd << ", " << o.ctx.ToString();
+    if (!o.group2ctx.empty()) {
+      std::vector<std::string> groups;
+      for (const auto& [group, ctx] : o.group2ctx) groups.push_back(group + "=" + ctx.ToString());
+      out << " (group2ctx " << absl::StrJoin(groups, " ") << ")";
+    }
+    out << "\n" << std::flush;
 
     train::TrainCallbacks cb;
     auto last_draw = std::chrono::steady_clock::now() - std::chrono::seconds(1);
