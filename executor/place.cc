@@ -100,17 +100,21 @@ absl::StatusOr<std::vector<Context>> Place(const IndexedGraph& g, const PlaceOpt
   std::vector<Context> out(n);
   for (uint32_t nid = 0; nid < n; ++nid) out[nid] = where[nid] ? *where[nid] : o.default_ctx;
 
-  // Mutable state cannot be copied across devices: the op would update a copy.
+  // Mutable state cannot be copied across devices: the op updating it would
+  // update a copy, and a copy read elsewhere would race with the update.
   for (uint32_t nid = 0; nid < n; ++nid) {
     const Node& node = *g[nid].node;
     if (node.is_variable()) continue;
-    for (int a : node.op()->AuxInputs(node.attrs)) {
-      if (a >= static_cast<int>(g[nid].inputs.size())) continue;
-      uint32_t src = g[nid].inputs[a].node_id;
+    std::vector<int> aux = node.op()->AuxInputs(node.attrs);
+    for (size_t i = 0; i < g[nid].inputs.size(); ++i) {
+      uint32_t src = g[nid].inputs[i].node_id;
+      bool updates = std::find(aux.begin(), aux.end(), static_cast<int>(i)) != aux.end();
+      if (!updates && !g.is_mutable_input(src)) continue;
       if (out[src] != out[nid]) {
         return absl::InvalidArgumentError(absl::StrCat(
             "mutable state cannot go across device: auxiliary state '", g[src].node->name(),
-            "' lives on ", out[src].ToString(), " but ", NodeLabel(node), ", which updates it, runs on ",
+            "' lives on ", out[src].ToString(), " but ", NodeLabel(node),
+            updates ? ", which updates it, runs on " : ", which reads it, runs on ",
             out[nid].ToString(), "; bind the state on ", out[nid].ToString(),
             " or give both the same ctx_group"));
       }

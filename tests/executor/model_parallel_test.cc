@@ -361,7 +361,22 @@ TEST(ModelParallelErrors, AuxStateAcrossDevices) {
   });
   EXPECT_THAT(err, HasSubstr("mutable state cannot go across device"));
   EXPECT_THAT(err, HasSubstr("'bn_moving_mean' lives on cpu(0)"));
-  EXPECT_THAT(err, HasSubstr("'bn' (BatchNorm)"));
+  EXPECT_THAT(err, HasSubstr("'bn' (BatchNorm), which updates it"));
+
+  // Read on another device while its op updates it: refused as well.
+  Symbol mean, bn2;
+  {
+    AttrScope scope(AttrMap{{"ctx_group", "g"}});
+    mean = Symbol::Variable("bn_moving_mean");
+    bn2 = OpCall("BatchNorm").Name("bn").Input("data", data).Input("moving_mean", mean);
+  }
+  Symbol both = Symbol::Group({bn2, mean * 2.0});
+  std::string read = ErrorOf([&] {
+    Executor::SimpleBind(both,
+                         {.ctx = kCpu0, .shapes = {{"data", s}}, .group2ctx = {{"g", kCpu1}}});
+  });
+  EXPECT_THAT(read, HasSubstr("mutable state cannot go across device"));
+  EXPECT_THAT(read, HasSubstr("which reads it, runs on cpu(0)"));
 }
 
 TEST(ModelParallelErrors, GradientArrayOnAnotherDevice) {
@@ -387,6 +402,35 @@ TEST(ModelParallelErrors, ArraysOnOtherDevicesNeedGroup2Ctx) {
                    std::nullopt);
   });
   EXPECT_THAT(err, HasSubstr("Input array is in cpu(1) while binding with ctx=cpu(0)"));
+}
+
+// A step that fails at run time (FullyConnected has no float16 kernel) stops
+// every device: the device waiting for its value must not hang.
+TEST(ModelParallelErrors, FailingStepStopsEveryDevice) {
+  VariableOptions f16;
+  f16.dtype = DType::kFloat16;
+  Symbol x = Symbol::Variable("x", f16);
+  Symbol y = Symbol::Variable("y", f16);
+  Symbol net;
+  {
+    AttrScope scope(AttrMap{{"ctx_group", "dev1"}});
+    net = OpCall("FullyConnected").Name("fc").Attr("num_hidden", 3).Input(x);
+  }
+  {
+    AttrScope scope(AttrMap{{"ctx_group", "dev2"}});
+    net = OpCall("exp").Input(y) + net;
+  }
+  auto exe = Executor::SimpleBind(net, {.ctx = kCpu0,
+                                        .shapes = {{"x", Shape{2, 4}}, {"y", Shape{2, 3}}},
+                                        .grad_req = GradReq::kNull,
+                                        .type_dict = std::map<std::string, DType>{
+                                            {"x", DType::kFloat16}, {"y", DType::kFloat16}},
+                                        .group2ctx = {{"dev1", kCpu1}, {"dev2", kCpu2}}});
+  for (int i = 0; i < 3; ++i) {
+    std::string err = ErrorOf([&] { exe->Forward(false); });
+    EXPECT_THAT(err, HasSubstr("float16")) << i;
+    EXPECT_THAT(err, HasSubstr("fc")) << i;
+  }
 }
 
 // Without group2ctx, ctx_group attributes are ignored: one device, no copies.
