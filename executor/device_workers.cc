@@ -1,12 +1,23 @@
 #include "executor/device_workers.h"
 
+#include <exception>
+
 namespace symx {
 
 DeviceWorkers::DeviceWorkers(size_t num_slots) {
-  for (size_t slot = 1; slot < num_slots; ++slot) threads_.emplace_back([this, slot] { Loop(slot); });
+  try {
+    for (size_t slot = 1; slot < num_slots; ++slot) {
+      threads_.emplace_back([this, slot] { Loop(slot); });
+    }
+  } catch (...) {
+    Stop();  // joins the threads already started before the error propagates
+    throw;
+  }
 }
 
-DeviceWorkers::~DeviceWorkers() {
+DeviceWorkers::~DeviceWorkers() { Stop(); }
+
+void DeviceWorkers::Stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
@@ -23,10 +34,17 @@ void DeviceWorkers::RunAll(const std::function<void(size_t)>& fn) {
     ++generation_;
   }
   start_cv_.notify_all();
-  fn(0);
+  // The workers use `fn` until they are done: wait for them even if fn(0) throws.
+  std::exception_ptr error;
+  try {
+    fn(0);
+  } catch (...) {
+    error = std::current_exception();
+  }
   std::unique_lock<std::mutex> lock(mu_);
   done_cv_.wait(lock, [this] { return pending_ == 0; });
   job_ = nullptr;
+  if (error) std::rethrow_exception(error);
 }
 
 void DeviceWorkers::Loop(size_t slot) {

@@ -24,11 +24,13 @@ class DeviceWorkers {
   DeviceWorkers& operator=(const DeviceWorkers&) = delete;
 
   size_t num_slots() const { return threads_.size() + 1; }
-  // `fn` must not throw.
+  // fn(1..n-1) must not throw; an exception from fn(0) is raised again once
+  // every worker has finished.
   void RunAll(const std::function<void(size_t slot)>& fn);
 
  private:
   void Loop(size_t slot);
+  void Stop();
 
   std::mutex mu_;
   std::condition_variable start_cv_, done_cv_;

@@ -60,7 +60,7 @@ class ExecPlan {
   ShapeTable shapes;
   TypeTable types;
   std::vector<Context> node_ctx;  // per node id
-  std::vector<Context> devices;   // the devices that run steps; the bind context first
+  std::vector<Context> devices;   // the devices that run steps (the bind context first if so)
   std::vector<MemoryPlan> memory;  // per device slot
   Phase forward, backward;
   // Per forward output: the array Backward copies its head gradient into

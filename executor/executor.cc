@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <exception>
 #include <mutex>
 #include <set>
 
@@ -54,7 +55,8 @@ struct RunState {
   std::condition_variable cv;
   std::vector<char> done;  // per step, for steps other devices wait on
   std::atomic<bool> failed{false};
-  absl::Status error;  // the first failure, under mu
+  absl::Status error;            // the first failure, under mu
+  std::exception_ptr exception;  // or the first exception (a monitor callback's), under mu
   std::mutex monitor_mu;  // the user's callback is called from one thread at a time
 };
 
@@ -82,7 +84,17 @@ void RunDeviceSteps(Phase& phase, size_t slot, bool is_train, const IndexedGraph
       });
       if (state->failed) return;
     }
-    absl::Status s = RunStep(step, is_train, g, locked, monitor_all);
+    absl::Status s;
+    try {
+      s = RunStep(step, is_train, g, locked, monitor_all);
+    } catch (...) {
+      // Raised again on the calling thread once every device has stopped.
+      std::lock_guard<std::mutex> lock(state->mu);
+      if (!state->failed) state->exception = std::current_exception();
+      state->failed = true;
+      state->cv.notify_all();
+      return;
+    }
     if (!s.ok() || step.signals) {
       std::lock_guard<std::mutex> lock(state->mu);
       if (!s.ok() && !state->failed) {
@@ -109,6 +121,7 @@ absl::Status RunPhase(Phase& phase, bool is_train, const IndexedGraph& g,
   workers->RunAll([&](size_t slot) {
     RunDeviceSteps(phase, slot, is_train, g, monitor, monitor_all, &state);
   });
+  if (state.exception) std::rethrow_exception(state.exception);
   return state.error;
 }
 
@@ -116,8 +129,12 @@ absl::Status RunPhase(Phase& phase, bool is_train, const IndexedGraph& g,
 // when another executor sharing a pool is running (or this one already is).
 class PoolGuard {
  public:
-  PoolGuard(const Executor* exe, const std::map<Context, std::shared_ptr<MemoryPool>>& pools) {
-    for (const auto& [ctx, pool] : pools) {
+  PoolGuard(const Executor* exe, const std::map<Context, std::shared_ptr<MemoryPool>>& pools,
+            const std::vector<Context>& devices) {
+    for (const Context& ctx : devices) {
+      auto it = pools.find(ctx);
+      if (it == pools.end()) continue;
+      MemoryPool* pool = it->second.get();
       const void* expected = nullptr;
       if (!pool->running.compare_exchange_strong(expected, exe)) {
         Release();
@@ -127,7 +144,7 @@ class PoolGuard {
                                   ctx.ToString() + " (shared_exec or Reshape) is running",
             ": executors sharing memory must not run Forward/Backward concurrently")));
       }
-      held_.push_back(pool.get());
+      held_.push_back(pool);
     }
   }
   ~PoolGuard() { Release(); }
@@ -162,6 +179,9 @@ Executor::Executor() = default;
 Executor::~Executor() = default;
 
 void Executor::Forward(bool is_train, const std::map<std::string, Tensor>& inputs) {
+  // Claimed before the inputs are copied: a refused call must not have
+  // written into arrays a running executor reads.
+  PoolGuard guard(this, pools_, plan_->devices);
   if (!inputs.empty()) {
     std::map<std::string, Tensor> args = arg_dict();
     for (const auto& [name, value] : inputs) {
@@ -182,13 +202,13 @@ void Executor::Forward(bool is_train, const std::map<std::string, Tensor>& input
       }
     }
   }
-  PoolGuard guard(this, pools_);
   ThrowIfError(
       RunPhase(plan_->forward, is_train, *plan_->graph, monitor_, monitor_all_, workers_.get()));
 }
 
 void Executor::Backward(const std::vector<Tensor>& head_grads) {
   if (plan_->backward.steps.empty()) return;
+  PoolGuard guard(this, pools_, plan_->devices);
   if (!head_grads.empty() && head_grads.size() != outputs_.size()) {
     throw Error(absl::InvalidArgumentError(
         absl::StrCat("Backward got ", head_grads.size(), " head gradients for ", outputs_.size(),
@@ -212,7 +232,6 @@ void Executor::Backward(const std::vector<Tensor>& head_grads) {
     }
     ThrowIfError(CopyTensor(head_grads[i], dst));
   }
-  PoolGuard guard(this, pools_);
   ThrowIfError(
       RunPhase(plan_->backward, true, *plan_->graph, monitor_, monitor_all_, workers_.get()));
 }

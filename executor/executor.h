@@ -66,7 +66,8 @@ struct BindOptions {
   GradReqSpec grad_req = GradReq::kWrite;
   // ctx_group name -> context (multi-device placement).
   std::map<std::string, Context> group2ctx;
-  // Intermediate memory is taken from (and grows) this executor's pool.
+  // Intermediate memory is taken from (and grows) this executor's pools, one
+  // per device (a pool is used only by plans on its own device).
   const class Executor* shared_exec = nullptr;
 };
 
@@ -149,7 +150,8 @@ class Executor {
   // monitor_all also with each input ("<node>_<input name>").
   void SetMonitorCallback(MonitorCallback callback, bool monitor_all = false);
 
-  // One entry per device: those that run steps (the bind context first), then
+  // One entry per device: those that run steps (the bind context first when it
+  // runs any), then
   // those that only hold bound arrays.
   std::vector<MemoryStats> memory_stats() const;
   // Per-node summary and memory totals.

@@ -81,8 +81,8 @@ absl::StatusOr<std::vector<Context>> Place(const IndexedGraph& g, const PlaceOpt
     if (node.op()->is_backward() && !node.control_deps.empty()) {
       origin = node.control_deps[0].get();
     } else if (o.origins != nullptr) {
-      auto it = o.origins->find(&node);
-      if (it != o.origins->end()) origin = it->second;
+      auto it = o.origins->of.find(&node);
+      if (it != o.origins->of.end()) origin = it->second;
     }
     if (origin != nullptr && g.contains(origin) && where[g.node_id(origin)]) {
       where[nid] = *where[g.node_id(origin)];

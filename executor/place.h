@@ -11,7 +11,7 @@
 //     entry's gradients runs with the entry's producer;
 //   - any other op runs on the bind context;
 //   - a variable is where its array lives; unbound variables (head gradients)
-//     go to their first consumer's device.
+//     go to the device of a consumer (the last in topological order).
 // An op that mutates an auxiliary state must run where the state lives.
 //
 // Partition inserts one _CrossDeviceCopy per (source entry, destination

@@ -40,14 +40,15 @@ std::string EntryLabel(const NodeEntry& e) {
 void RecordOrigin(const NodeEntry& entry, const Node* origin, const IndexedGraph& fwd,
                   GradientOrigins* origins) {
   if (origins == nullptr || !entry.node) return;
-  std::vector<const Node*> stack{entry.node.get()};
+  std::vector<NodePtr> stack{entry.node};
   while (!stack.empty()) {
-    const Node* n = stack.back();
+    NodePtr n = std::move(stack.back());
     stack.pop_back();
-    if (n->is_variable() || fwd.contains(n) || origins->count(n)) continue;
-    (*origins)[n] = origin;
-    for (const NodeEntry& in : n->inputs) stack.push_back(in.node.get());
-    for (const NodePtr& dep : n->control_deps) stack.push_back(dep.get());
+    if (n->is_variable() || fwd.contains(n.get()) || origins->of.count(n.get())) continue;
+    origins->of[n.get()] = origin;
+    for (const NodeEntry& in : n->inputs) stack.push_back(in.node);
+    for (const NodePtr& dep : n->control_deps) stack.push_back(dep);
+    origins->keep_alive.push_back(std::move(n));
   }
 }
 

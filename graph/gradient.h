@@ -29,7 +29,12 @@ namespace symx {
 // node it belongs to: the op it differentiates, the producer whose output
 // gradients a sum adds up, or the variable x for its final sum or copy. The
 // placement pass puts backward nodes with their forward node through it.
-using GradientOrigins = std::unordered_map<const Node*, const Node*>;
+struct GradientOrigins {
+  std::unordered_map<const Node*, const Node*> of;
+  // Keeps every recorded node alive, so a node the pass created and then
+  // dropped cannot free its address for a later node to inherit its entry.
+  std::vector<NodePtr> keep_alive;
+};
 absl::StatusOr<std::vector<NodeEntry>> Gradient(const std::vector<NodeEntry>& ys,
                                                 const std::vector<NodeEntry>& head_grads,
                                                 const std::vector<NodeEntry>& xs,

@@ -433,6 +433,25 @@ TEST(ModelParallelErrors, FailingStepStopsEveryDevice) {
   }
 }
 
+// An exception from the monitor callback on any device's worker reaches the
+// caller once every device has stopped; the executor stays usable.
+TEST(ModelParallelErrors, MonitorExceptionOnAWorkerReachesTheCaller) {
+  auto exe = Executor::SimpleBind(TwoBranches(), {.ctx = kCpu0,
+                                                  .shapes = {{"data", Shape{2, 3}}},
+                                                  .grad_req = GradReq::kNull,
+                                                  .group2ctx = {{"a", kCpu1}, {"b", kCpu2}}});
+  for (const char* where : {"b_fc2_output", "a_act_output", "data_0_copy_output"}) {
+    std::string name = where;
+    exe->SetMonitorCallback([name](const std::string& n, const Tensor&) {
+      if (n == name) throw Error(absl::InternalError("monitor gave up at " + n));
+    });
+    std::string err = ErrorOf([&] { exe->Forward(false); });
+    EXPECT_THAT(err, HasSubstr("monitor gave up at " + name));
+  }
+  exe->SetMonitorCallback(nullptr);
+  EXPECT_EQ(ErrorOf([&] { exe->Forward(false); }), "");
+}
+
 // Without group2ctx, ctx_group attributes are ignored: one device, no copies.
 TEST(ModelParallel, GroupsIgnoredWithoutGroup2Ctx) {
   auto exe = Executor::SimpleBind(TwoBranches(), {.ctx = kCpu2, .shapes = {{"data", Shape{2, 3}}}});

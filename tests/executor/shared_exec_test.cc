@@ -333,5 +333,39 @@ TEST(SharedExec, ConcurrentUseOfASharedPoolIsRefused) {
   }
 }
 
+// A refused call writes nothing: inputs are copied only once the pools are
+// claimed. Executors on other devices share no pool and may run concurrently.
+TEST(SharedExec, RefusedCallWritesNothingAndOtherDevicesRun) {
+  SimpleBindOptions o{.ctx = Context::CPU(0), .shapes = {{"data", Shape{8, 10}}}};
+  Symbol net = Symbol::Load("tools/examples/legacy_mlp-symbol.json");
+  auto exe = Executor::SimpleBind(net, o);
+  auto same_pool = exe->Reshape({{"data", Shape{8, 10}}});
+  SimpleBindOptions elsewhere = o;
+  elsewhere.ctx = Context::CPU(3);
+  elsewhere.shared_exec = exe.get();
+  auto other_device = Executor::SimpleBind(net, elsewhere);
+  Latch started, release;
+  bool first = true;
+  exe->SetMonitorCallback([&](const std::string&, const Tensor&) {
+    if (!first) return;
+    first = false;
+    started.Open();
+    release.Wait();
+  });
+  std::thread running([&] { exe->Forward(false); });
+  started.Wait();
+  // same_pool's data is exe's data (same shape): a refused Forward must not
+  // have overwritten it.
+  ASSERT_TRUE(SameMemory(same_pool->arg_dict().at("data"), exe->arg_dict().at("data")));
+  std::vector<double> before = exe->arg_dict().at("data").ToDoubles();
+  std::string err =
+      ErrorOf([&] { same_pool->Forward(false, {{"data", Full(Shape{8, 10}, 9.0)}}); });
+  EXPECT_THAT(err, HasSubstr("shares this executor's memory pool"));
+  EXPECT_EQ(exe->arg_dict().at("data").ToDoubles(), before);
+  EXPECT_EQ(ErrorOf([&] { other_device->Forward(false); }), "");
+  release.Open();
+  running.join();
+}
+
 }  // namespace
 }  // namespace symx
