@@ -305,29 +305,44 @@ class Latch {
   bool open_ = false;
 };
 
+// Runs exe->Forward on another thread and holds it inside its first monitor
+// call (pools claimed, nothing finished) until Release().
+class HeldForward {
+ public:
+  explicit HeldForward(Executor* exe) {
+    exe->SetMonitorCallback([this](const std::string&, const Tensor&) {
+      if (!first_) return;
+      first_ = false;
+      started_.Open();
+      release_.Wait();
+    });
+    thread_ = std::thread([exe] { exe->Forward(false); });
+    started_.Wait();
+  }
+  void Release() {
+    release_.Open();
+    thread_.join();
+  }
+
+ private:
+  Latch started_, release_;
+  bool first_ = true;
+  std::thread thread_;
+};
+
 TEST(SharedExec, ConcurrentUseOfASharedPoolIsRefused) {
   for (bool split : {false, true}) {
     SimpleBindOptions o{.ctx = Context::CPU(0), .shapes = {{"data", Shape{8, 10}}}};
     if (split) o.group2ctx = {{"stage1", Context::CPU(1)}, {"stage2", Context::CPU(2)}};
     auto exe = Executor::SimpleBind(Symbol::Load("tools/examples/legacy_mlp-symbol.json"), o);
     auto smaller = exe->Reshape({{"data", Shape{4, 10}}, {"softmax_label", Shape{4}}});
-    Latch started, release;
-    bool first = true;
-    exe->SetMonitorCallback([&](const std::string&, const Tensor&) {
-      if (!first) return;
-      first = false;
-      started.Open();
-      release.Wait();
-    });
-    std::thread running([&] { exe->Forward(false); });
-    started.Wait();
+    HeldForward held(exe.get());
     std::string err = ErrorOf([&] { smaller->Forward(false); });
     EXPECT_THAT(err, HasSubstr("shares this executor's memory pool"));
     EXPECT_THAT(err, HasSubstr("must not run Forward/Backward concurrently"));
     std::string again = ErrorOf([&] { exe->Forward(false); });
     EXPECT_THAT(again, HasSubstr("already running on another thread"));
-    release.Open();
-    running.join();
+    held.Release();
     // Once the first is done, the second runs.
     EXPECT_EQ(ErrorOf([&] { smaller->Forward(false); }), "");
   }
@@ -344,16 +359,7 @@ TEST(SharedExec, RefusedCallWritesNothingAndOtherDevicesRun) {
   elsewhere.ctx = Context::CPU(3);
   elsewhere.shared_exec = exe.get();
   auto other_device = Executor::SimpleBind(net, elsewhere);
-  Latch started, release;
-  bool first = true;
-  exe->SetMonitorCallback([&](const std::string&, const Tensor&) {
-    if (!first) return;
-    first = false;
-    started.Open();
-    release.Wait();
-  });
-  std::thread running([&] { exe->Forward(false); });
-  started.Wait();
+  HeldForward held(exe.get());
   // same_pool's data is exe's data (same shape): a refused Forward must not
   // have overwritten it.
   ASSERT_TRUE(SameMemory(same_pool->arg_dict().at("data"), exe->arg_dict().at("data")));
@@ -363,8 +369,7 @@ TEST(SharedExec, RefusedCallWritesNothingAndOtherDevicesRun) {
   EXPECT_THAT(err, HasSubstr("shares this executor's memory pool"));
   EXPECT_EQ(exe->arg_dict().at("data").ToDoubles(), before);
   EXPECT_EQ(ErrorOf([&] { other_device->Forward(false); }), "");
-  release.Open();
-  running.join();
+  held.Release();
 }
 
 }  // namespace
