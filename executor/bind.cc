@@ -140,36 +140,9 @@ absl::StatusOr<ForwardInference> InferForward(
     const Symbol& symbol, const std::map<std::string, Shape>& shapes,
     const std::optional<std::map<std::string, DType>>& type_dict) {
   IndexedGraph g(symbol.outputs());
-  std::map<std::string, std::vector<uint32_t>> inputs;  // name -> entry ids
-  for (uint32_t nid : g.input_nodes()) inputs[g[nid].node->name()].push_back(g.entry_id(nid, 0));
-  auto not_an_input = [&](const std::string& name, const char* what) {
-    std::vector<std::string> names;
-    for (const auto& [n, ids] : inputs) names.push_back(n);
-    return absl::InvalidArgumentError(absl::StrCat(what, " given for '", name,
-                                                   "', which is not an input of the symbol "
-                                                   "(inputs: ",
-                                                   absl::StrJoin(names, ", "), ")"));
-  };
   SYMX_ASSIGN_OR_RETURN(ShapeTable st, InitialShapes(g));
   SYMX_ASSIGN_OR_RETURN(TypeTable tt, InitialTypes(g));
-  for (const auto& [name, shape] : shapes) {
-    auto it = inputs.find(name);
-    if (it == inputs.end()) return not_an_input(name, "a shape");
-    for (uint32_t e : it->second)
-      st[e] = shape.ndim_known() ? Shape::FromLegacy(shape.dims()) : shape;
-  }
-  if (type_dict) {
-    for (const auto& [name, dtype] : *type_dict) {
-      auto it = inputs.find(name);
-      if (it == inputs.end()) return not_an_input(name, "a dtype");
-      for (uint32_t e : it->second) tt[e] = dtype;
-    }
-  } else {
-    for (uint32_t nid : g.arg_nodes()) {
-      uint32_t e = g.entry_id(nid, 0);
-      if (tt[e] == DType::kUnknown) tt[e] = DType::kFloat32;
-    }
-  }
+  SYMX_RETURN_IF_ERROR(SeedInputs(g, shapes, type_dict, &st, &tt));
   size_t unknown = 0;
   SYMX_RETURN_IF_ERROR(InferShapes(g, &st, &unknown));
   SYMX_RETURN_IF_ERROR(InferTypes(g, &tt, &unknown));

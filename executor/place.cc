@@ -199,26 +199,7 @@ absl::StatusOr<std::vector<PlacedNode>> PlaceForward(
 
   SYMX_ASSIGN_OR_RETURN(ShapeTable st, InitialShapes(g));
   SYMX_ASSIGN_OR_RETURN(TypeTable tt, InitialTypes(g));
-  std::set<std::string> names;
-  for (uint32_t nid : g.input_nodes()) {
-    const std::string& name = g[nid].node->name();
-    names.insert(name);
-    auto it = shapes.find(name);
-    if (it != shapes.end()) {
-      st[g.entry_id(nid, 0)] =
-          it->second.ndim_known() ? Shape::FromLegacy(it->second.dims()) : it->second;
-    }
-  }
-  for (uint32_t nid : g.arg_nodes()) {
-    if (tt[g.entry_id(nid, 0)] == DType::kUnknown) tt[g.entry_id(nid, 0)] = DType::kFloat32;
-  }
-  for (const auto& [name, shape] : shapes) {
-    if (!names.count(name)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "a shape given for '", name, "', which is not an input of the symbol (inputs: ",
-          absl::StrJoin(names, ", "), ")"));
-    }
-  }
+  SYMX_RETURN_IF_ERROR(SeedInputs(g, shapes, std::nullopt, &st, &tt));
   size_t unknown = 0;
   SYMX_RETURN_IF_ERROR(InferShapes(g, &st, &unknown));
   SYMX_RETURN_IF_ERROR(InferTypes(g, &tt, &unknown));

@@ -1,6 +1,7 @@
 #include "graph/infer_graph.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "graph/error.h"
 #include "graph/op.h"
 
@@ -146,6 +147,43 @@ absl::StatusOr<TypeTable> InitialTypes(const IndexedGraph& graph) {
     table[graph.entry_id(nid, 0)] = *t;
   }
   return table;
+}
+
+absl::Status SeedInputs(const IndexedGraph& graph, const std::map<std::string, Shape>& shapes,
+                        const std::optional<std::map<std::string, DType>>& types,
+                        ShapeTable* shape_table, TypeTable* type_table) {
+  std::map<std::string, std::vector<uint32_t>> inputs;  // name -> entry ids
+  for (uint32_t nid : graph.input_nodes()) {
+    inputs[graph[nid].node->name()].push_back(graph.entry_id(nid, 0));
+  }
+  auto not_an_input = [&](const std::string& name, const char* what) {
+    std::vector<std::string> names;
+    for (const auto& [n, ids] : inputs) names.push_back(n);
+    return absl::InvalidArgumentError(absl::StrCat(what, " given for '", name,
+                                                   "', which is not an input of the symbol "
+                                                   "(inputs: ",
+                                                   absl::StrJoin(names, ", "), ")"));
+  };
+  for (const auto& [name, shape] : shapes) {
+    auto it = inputs.find(name);
+    if (it == inputs.end()) return not_an_input(name, "a shape");
+    for (uint32_t e : it->second) {
+      (*shape_table)[e] = shape.ndim_known() ? Shape::FromLegacy(shape.dims()) : shape;
+    }
+  }
+  if (types) {
+    for (const auto& [name, dtype] : *types) {
+      auto it = inputs.find(name);
+      if (it == inputs.end()) return not_an_input(name, "a dtype");
+      for (uint32_t e : it->second) (*type_table)[e] = dtype;
+    }
+  } else {
+    for (uint32_t nid : graph.arg_nodes()) {
+      DType& t = (*type_table)[graph.entry_id(nid, 0)];
+      if (t == DType::kUnknown) t = DType::kFloat32;
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace symx

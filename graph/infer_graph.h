@@ -8,6 +8,9 @@
 #ifndef SYMX_GRAPH_INFER_GRAPH_H_
 #define SYMX_GRAPH_INFER_GRAPH_H_
 
+#include <map>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -29,6 +32,15 @@ absl::Status InferTypes(const IndexedGraph& graph, TypeTable* types, size_t* num
 // (a malformed hint is an error naming the variable).
 absl::StatusOr<ShapeTable> InitialShapes(const IndexedGraph& graph);
 absl::StatusOr<TypeTable> InitialTypes(const IndexedGraph& graph);
+
+// Puts the user's values on top of initial tables: shapes by input name
+// (MXNet's convention: 0 is an unknown dim) and dtypes by input name; without
+// `types`, arguments whose dtype is still unknown become float32. A name that
+// is not an input is an error listing the inputs (bind-style, Status-based;
+// Symbol::InferShape keeps its own MXNet-worded errors).
+absl::Status SeedInputs(const IndexedGraph& graph, const std::map<std::string, Shape>& shapes,
+                        const std::optional<std::map<std::string, DType>>& types,
+                        ShapeTable* shape_table, TypeTable* type_table);
 
 }  // namespace symx
 
