@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/error.h"
+#include "graph/file_io.h"
 #include "graph/indexed_graph.h"
 #include "graph/json.h"
 #include "graph/op.h"
@@ -75,10 +76,8 @@ Symbol Symbol::Load(const std::string& path) { return Symbol(ValueOrThrow(LoadJs
 std::string Symbol::ToJson() const { return SaveJson(outputs_); }
 
 void Symbol::Save(const std::string& path) const {
-  std::ofstream out(path, std::ios::binary);
-  out << ToJson();
-  out.close();
-  if (!out) throw Error(absl::UnavailableError(absl::StrCat("cannot write ", path)));
+  const std::string json = ToJson();
+  ThrowIfError(WriteFileBytes(path, [&](const ByteSink& sink) { sink(json.data(), json.size()); }));
 }
 
 Symbol Symbol::operator[](size_t index) const {

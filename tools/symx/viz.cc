@@ -17,7 +17,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "devices/file_io.h"
+#include "graph/file_io.h"
 #include "graph/error.h"
 #include "graph/symbol.h"
 #include "tools/symx/bound_model.h"

@@ -7,7 +7,7 @@
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
-#include "devices/file_io.h"
+#include "graph/file_io.h"
 #include "graph/error.h"
 
 namespace symx::train {
