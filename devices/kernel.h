@@ -35,6 +35,10 @@ namespace symx {
 
 enum class OpReq : uint8_t { kNull, kWrite, kInplace, kAdd };
 
+// The communicator, deadline and pending-send list of a cross-rank bind
+// (distributed/communicator.h); only the _send/_recv kernels use it.
+struct RankChannel;
+
 struct KernelContext {
   const NodeAttrs* attrs = nullptr;
   Device* device = nullptr;
@@ -43,6 +47,7 @@ struct KernelContext {
   std::vector<Tensor> outputs;
   std::vector<OpReq> req;
   Tensor workspace;  // uint8, at least the bytes the WorkspaceFn asked for
+  const RankChannel* rank_channel = nullptr;  // cross-rank binds only
 
   template <typename P>
   const P& param() const {

@@ -144,6 +144,12 @@ void PendingSends::Add(std::unique_ptr<Work> work) {
   works_.push_back(std::move(work));
 }
 
+void PendingSends::Clear() {
+  std::vector<std::unique_ptr<Work>> works;
+  std::lock_guard<std::mutex> lock(mu_);
+  works.swap(works_);
+}
+
 absl::Status PendingSends::WaitAll(absl::Duration timeout) {
   std::vector<std::unique_ptr<Work>> works;
   {

@@ -112,6 +112,9 @@ class PendingSends {
   // forgets them; the first error is returned after all were waited for or
   // one timed out.
   absl::Status WaitAll(absl::Duration timeout);
+  // Forgets every Work without waiting (after a failure; MPI keeps the
+  // buffers of unfinished sends alive, see mpi_communicator.h).
+  void Clear();
 
  private:
   std::mutex mu_;

@@ -106,7 +106,7 @@ class RecvWork : public Work {
     if (!ready) {
       lock.unlock();
       absl::Status s = absl::DeadlineExceededError(absl::StrCat(
-          Describe(), " did not complete within ", absl::FormatDuration(absl::Now() - start),
+          Describe(), " did not complete within ", absl::FormatDuration(absl::Trunc(absl::Now() - start, absl::Milliseconds(1))),
           ": waiting for rank ", peer_, ", which has not sent it"));
       MarkBroken(comm_, s);
       return Finish(s);
@@ -175,7 +175,7 @@ class CollectiveWork : public Work {
       }
       lock.unlock();
       absl::Status s = absl::DeadlineExceededError(absl::StrCat(
-          Prefix(), " did not complete within ", absl::FormatDuration(absl::Now() - start),
+          Prefix(), " did not complete within ", absl::FormatDuration(absl::Trunc(absl::Now() - start, absl::Milliseconds(1))),
           ": waiting for rank", missing.size() > 1 ? "s " : " ", absl::StrJoin(missing, ", "),
           ", which ", missing.size() > 1 ? "have" : "has", " not joined it"));
       MarkBroken(comm_, s);

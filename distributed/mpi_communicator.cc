@@ -339,7 +339,7 @@ absl::Status MpiWork::Wait(absl::Time deadline) {
                              spec_.is_recv ? ", which has not sent it" : ", which has not received it")
               : comm_->DiagnoseCollective(spec_.seq, spec_.kind);
       absl::Status s = absl::DeadlineExceededError(absl::StrCat(
-          spec_.what, " did not complete within ", absl::FormatDuration(now - start), ": ", why));
+          spec_.what, " did not complete within ", absl::FormatDuration(absl::Trunc(now - start, absl::Milliseconds(1))), ": ", why));
       comm_->Break(s);
       return Finish(s);
     }

@@ -27,6 +27,9 @@ class ExecutorBuilder {
     exe->bind_options_ = options;
     bind.ctx = options.ctx;
     bind.group2ctx = options.group2ctx;
+    bind.comm = options.comm;
+    bind.comm_timeout = options.comm_timeout;
+    bind.ranks = RanksOf(options.comm);
     if (options.shared_exec != nullptr) bind.pools = options.shared_exec->pools_;
     // The sharing executor may be destroyed first; only its pools are kept.
     exe->bind_options_.shared_exec = nullptr;
@@ -43,6 +46,17 @@ class ExecutorBuilder {
   }
 
   static const BindOptions& options(const Executor& e) { return e.bind_options_; }
+  static RankView RanksOf(const std::shared_ptr<Communicator>& comm) {
+    RankView ranks;
+    if (comm != nullptr && comm->size() > 1) {
+      ranks.self = comm->rank();
+      ranks.size = comm->size();
+    }
+    return ranks;
+  }
+  static absl::StatusOr<std::unique_ptr<Executor>> TryReshape(
+      const Executor& old, const std::map<std::string, Shape>& shapes, bool partial_shaping,
+      bool allow_up_sizing, Rendezvous* rendezvous);
   static void CopyMonitor(const Executor& from, Executor* to) {
     to->monitor_ = from.monitor_;
     to->monitor_all_ = from.monitor_all_;
@@ -50,6 +64,19 @@ class ExecutorBuilder {
 };
 
 namespace {
+
+using ExecutorOr = absl::StatusOr<std::unique_ptr<Executor>>;
+
+// Runs a bind; in a cross-rank bind, under a Rendezvous so that a rank that
+// fails makes every rank fail (distributed/agreement.h).
+ExecutorOr Collective(const std::shared_ptr<Communicator>& comm, absl::Duration timeout,
+                      const std::function<ExecutorOr(Rendezvous*)>& try_bind) {
+  if (!ExecutorBuilder::RanksOf(comm).cross_rank()) return try_bind(nullptr);
+  Rendezvous rendezvous(*comm, "bind", timeout);
+  ExecutorOr exe = try_bind(&rendezvous);
+  if (!exe.ok() && !rendezvous.settled()) rendezvous.Abandon(exe.status());
+  return exe;
+}
 
 // One array per name from a list or a map.
 absl::StatusOr<std::vector<Tensor>> ResolveArrays(const ArrayArgs& given,
@@ -100,29 +127,32 @@ absl::Status CheckContexts(const std::vector<Tensor>& arrays, const Context& ctx
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<Executor>> TryBind(const Symbol& symbol, const BindOptions& options,
-                                                  const ArrayArgs& args,
-                                                  const std::optional<ArrayArgs>& args_grad,
-                                                  const ArrayArgs& aux_states) {
+ExecutorOr TryBind(const Symbol& symbol, const BindOptions& options, const ArrayArgs& args,
+                   const std::optional<ArrayArgs>& args_grad, const ArrayArgs& aux_states,
+                   Rendezvous* rendezvous) {
   std::vector<std::string> arg_names = symbol.ListArguments();
   std::vector<std::string> aux_names = symbol.ListAuxiliaryStates();
+  // Across ranks an array is bound on one rank only; BuildPlan finds it.
+  const bool cross_rank = rendezvous != nullptr;
   ResolvedBind bind;
   bind.ctx = options.ctx;
-  SYMX_ASSIGN_OR_RETURN(bind.args, ResolveArrays(args, arg_names, "args", false));
-  SYMX_RETURN_IF_ERROR(CheckDefined(bind.args, arg_names, "argument"));
-  SYMX_ASSIGN_OR_RETURN(bind.aux, ResolveArrays(aux_states, aux_names, "aux_states", false));
-  SYMX_RETURN_IF_ERROR(CheckDefined(bind.aux, aux_names, "auxiliary state"));
+  bind.rendezvous = rendezvous;
+  bind.request.push_back("bind");
+  SYMX_ASSIGN_OR_RETURN(bind.args, ResolveArrays(args, arg_names, "args", cross_rank));
+  SYMX_ASSIGN_OR_RETURN(bind.aux, ResolveArrays(aux_states, aux_names, "aux_states", cross_rank));
+  if (!cross_rank) {
+    SYMX_RETURN_IF_ERROR(CheckDefined(bind.args, arg_names, "argument"));
+    SYMX_RETURN_IF_ERROR(CheckDefined(bind.aux, aux_names, "auxiliary state"));
+  }
   bind.grads.assign(arg_names.size(), Tensor());
   if (args_grad) {
     SYMX_ASSIGN_OR_RETURN(bind.grads, ResolveArrays(*args_grad, arg_names, "args_grad", true));
   }
+  // Arguments without a gradient array (on any rank) get null in BuildPlan.
   SYMX_ASSIGN_OR_RETURN(bind.reqs, options.grad_req.Resolve(arg_names, /*allow_empty_map=*/true));
-  for (size_t i = 0; i < arg_names.size(); ++i) {
-    if (!bind.grads[i].defined()) bind.reqs[i] = GradReq::kNull;
-  }
   // Without group2ctx everything runs on ctx (MXNet's rule); with it, arrays
   // may live anywhere and Place/Partition move values where they are needed.
-  if (options.group2ctx.empty()) {
+  if (options.group2ctx.empty() && !cross_rank) {
     SYMX_RETURN_IF_ERROR(CheckContexts(bind.args, options.ctx));
     SYMX_RETURN_IF_ERROR(CheckContexts(bind.grads, options.ctx));
     SYMX_RETURN_IF_ERROR(CheckContexts(bind.aux, options.ctx));
@@ -220,20 +250,39 @@ absl::StatusOr<Tensor> ReshapeOrCreate(const std::string& key, const Shape& shap
   return fresh;
 }
 
-absl::StatusOr<std::unique_ptr<Executor>> TrySimpleBind(const Symbol& symbol,
-                                                        const SimpleBindOptions& o) {
+ExecutorOr TrySimpleBind(const Symbol& symbol, const SimpleBindOptions& o,
+                         Rendezvous* rendezvous) {
   SYMX_ASSIGN_OR_RETURN(ForwardInference inf, InferForward(symbol, o.shapes, o.type_dict));
   std::vector<std::string> arg_names = symbol.ListArguments();
   std::vector<std::string> aux_names = symbol.ListAuxiliaryStates();
   ResolvedBind bind;
   bind.ctx = o.ctx;
+  bind.rendezvous = rendezvous;
+  bind.request.push_back("simple_bind");
+  for (const auto& [name, shape] : o.shapes) {
+    bind.request.push_back(absl::StrCat("shape ", name, "=", shape.ToString()));
+  }
+  if (o.type_dict) {
+    for (const auto& [name, dtype] : *o.type_dict) {
+      bind.request.push_back(absl::StrCat("dtype ", name, "=", DTypeName(dtype)));
+    }
+  }
   SYMX_ASSIGN_OR_RETURN(bind.reqs, o.grad_req.Resolve(arg_names));
-  // Each variable is allocated on its ctx_group's context (else o.ctx).
-  std::vector<Context> arg_ctx, aux_ctx;
+  // Each variable is allocated on its ctx_group's context (else o.ctx); in a
+  // cross-rank bind only by the rank that context belongs to.
+  const RankView ranks = ExecutorBuilder::RanksOf(o.comm);
+  std::map<std::string, Context> group2ctx;
+  for (const auto& [group, c] : o.group2ctx) group2ctx[group] = ranks.FromOption(c);
+  std::vector<std::optional<Context>> arg_ctx, aux_ctx;
   {
     IndexedGraph g(symbol.outputs());
-    for (uint32_t nid : g.arg_nodes()) arg_ctx.push_back(VariableContext(*g[nid].node, o.ctx, o.group2ctx));
-    for (uint32_t nid : g.aux_nodes()) aux_ctx.push_back(VariableContext(*g[nid].node, o.ctx, o.group2ctx));
+    auto home = [&](uint32_t nid) -> std::optional<Context> {
+      Context c = VariableContext(*g[nid].node, ranks.FromOption(o.ctx), group2ctx);
+      if (!ranks.IsLocal(c)) return std::nullopt;
+      return RankView::Local(c);
+    };
+    for (uint32_t nid : g.arg_nodes()) arg_ctx.push_back(home(nid));
+    for (uint32_t nid : g.aux_nodes()) aux_ctx.push_back(home(nid));
   }
   bind.allocate_grad.assign(arg_names.size(), false);
   std::set<std::string> shared_names(o.shared_arg_names.begin(), o.shared_arg_names.end());
@@ -257,6 +306,14 @@ absl::StatusOr<std::unique_ptr<Executor>> TrySimpleBind(const Symbol& symbol,
     const Shape& s = inf.arg_shapes[i];
     DType d = inf.arg_types[i];
     Tensor arr, grad;
+    if (!arg_ctx[i]) {
+      // Another rank's array; BuildPlan allocates its gradient where it is
+      // computed, which may be here.
+      if (bind.reqs[i] != GradReq::kNull) bind.allocate_grad[i] = true;
+      bind.args.push_back(arr);
+      bind.grads.push_back(grad);
+      continue;
+    }
     if (o.shared_buffer != nullptr && shared_names.count(name)) {
       if (o.shared_exec != nullptr) {
         auto it = shared_args.find(name);
@@ -270,16 +327,16 @@ absl::StatusOr<std::unique_ptr<Executor>> TrySimpleBind(const Symbol& symbol,
         if (bind.reqs[i] != GradReq::kNull && git != shared_grads.end()) grad = git->second;
       }
     } else if (o.shared_buffer != nullptr) {
-      SYMX_ASSIGN_OR_RETURN(
-          arr, ReshapeOrCreate(name, s, d, arg_ctx[i], o.shared_buffer, &bind.allocated_array_bytes));
+      SYMX_ASSIGN_OR_RETURN(arr, ReshapeOrCreate(name, s, d, *arg_ctx[i], o.shared_buffer,
+                                                 &bind.allocated_array_bytes));
       if (bind.reqs[i] != GradReq::kNull) {
-        SYMX_ASSIGN_OR_RETURN(grad, ReshapeOrCreate("grad of " + name, s, d, arg_ctx[i],
+        SYMX_ASSIGN_OR_RETURN(grad, ReshapeOrCreate("grad of " + name, s, d, *arg_ctx[i],
                                                     o.shared_buffer, &bind.allocated_array_bytes));
       }
     }
     if (!arr.defined()) {
-      SYMX_ASSIGN_OR_RETURN(arr, Tensor::Zeros(s, d, arg_ctx[i]));
-      bind.allocated_array_bytes[arg_ctx[i]] += arr.nbytes();
+      SYMX_ASSIGN_OR_RETURN(arr, Tensor::Zeros(s, d, *arg_ctx[i]));
+      bind.allocated_array_bytes[*arg_ctx[i]] += arr.nbytes();
     }
     if (!grad.defined() && bind.reqs[i] != GradReq::kNull) {
       // Allocated by BuildPlan on the device that computes the gradient.
@@ -290,6 +347,10 @@ absl::StatusOr<std::unique_ptr<Executor>> TrySimpleBind(const Symbol& symbol,
   }
   for (size_t i = 0; i < aux_names.size(); ++i) {
     Tensor arr;
+    if (!aux_ctx[i]) {  // another rank's
+      bind.aux.push_back(arr);
+      continue;
+    }
     if (o.shared_buffer != nullptr && o.shared_exec != nullptr) {
       auto it = shared_aux.find(aux_names[i]);
       if (it == shared_aux.end()) {
@@ -300,8 +361,8 @@ absl::StatusOr<std::unique_ptr<Executor>> TrySimpleBind(const Symbol& symbol,
           same_array(it->second, inf.aux_shapes[i], inf.aux_types[i], aux_names[i], "aux_array"));
       arr = it->second;
     } else {
-      SYMX_ASSIGN_OR_RETURN(arr, Tensor::Zeros(inf.aux_shapes[i], inf.aux_types[i], aux_ctx[i]));
-      bind.allocated_array_bytes[aux_ctx[i]] += arr.nbytes();
+      SYMX_ASSIGN_OR_RETURN(arr, Tensor::Zeros(inf.aux_shapes[i], inf.aux_types[i], *aux_ctx[i]));
+      bind.allocated_array_bytes[*aux_ctx[i]] += arr.nbytes();
     }
     bind.aux.push_back(arr);
   }
@@ -309,6 +370,8 @@ absl::StatusOr<std::unique_ptr<Executor>> TrySimpleBind(const Symbol& symbol,
   bo.ctx = o.ctx;
   bo.group2ctx = o.group2ctx;
   bo.shared_exec = o.shared_exec;
+  bo.comm = o.comm;
+  bo.comm_timeout = o.comm_timeout;
   return ExecutorBuilder::Build(symbol, bo, std::move(bind));
 }
 
@@ -318,12 +381,15 @@ std::unique_ptr<Executor> Executor::Bind(const Symbol& symbol, const BindOptions
                                          const ArrayArgs& args,
                                          const std::optional<ArrayArgs>& args_grad,
                                          const ArrayArgs& aux_states) {
-  return ValueOrThrow(TryBind(symbol, options, args, args_grad, aux_states));
+  return ValueOrThrow(Collective(options.comm, options.comm_timeout, [&](Rendezvous* rv) {
+    return TryBind(symbol, options, args, args_grad, aux_states, rv);
+  }));
 }
 
 std::unique_ptr<Executor> Executor::SimpleBind(const Symbol& symbol,
                                                const SimpleBindOptions& options) {
-  auto exe = TrySimpleBind(symbol, options);
+  auto exe = Collective(options.comm, options.comm_timeout,
+                        [&](Rendezvous* rv) { return TrySimpleBind(symbol, options, rv); });
   if (!exe.ok()) {
     throw Error(absl::Status(exe.status().code(), absl::StrCat("simple_bind error. Arguments:\n",
                                                                DescribeSimpleBindArgs(options),
@@ -334,58 +400,80 @@ std::unique_ptr<Executor> Executor::SimpleBind(const Symbol& symbol,
 
 std::unique_ptr<Executor> Executor::Reshape(const std::map<std::string, Shape>& shapes,
                                             bool partial_shaping, bool allow_up_sizing) const {
-  // Dtypes stay those of the bound arrays; shapes are re-inferred.
+  std::unique_ptr<Executor> exe =
+      ValueOrThrow(Collective(bind_options_.comm, bind_options_.comm_timeout, [&](Rendezvous* rv) {
+        return ExecutorBuilder::TryReshape(*this, shapes, partial_shaping, allow_up_sizing, rv);
+      }));
+  ExecutorBuilder::CopyMonitor(*this, exe.get());
+  return exe;
+}
+
+absl::StatusOr<std::unique_ptr<Executor>> ExecutorBuilder::TryReshape(
+    const Executor& old, const std::map<std::string, Shape>& shapes, bool partial_shaping,
+    bool allow_up_sizing, Rendezvous* rendezvous) {
+  // Dtypes stay those of the bound arrays (every rank's); shapes are re-inferred.
   std::map<std::string, DType> dtypes;
-  for (size_t i = 0; i < arg_names_.size(); ++i) dtypes[arg_names_[i]] = arg_arrays_[i].dtype();
-  for (size_t i = 0; i < aux_names_.size(); ++i) dtypes[aux_names_[i]] = aux_arrays_[i].dtype();
-  ForwardInference inf = ValueOrThrow(InferForward(symbol_, shapes, dtypes));
+  for (size_t i = 0; i < old.arg_names_.size(); ++i) {
+    dtypes[old.arg_names_[i]] = old.plan_->arg_dtypes[i];
+  }
+  for (size_t i = 0; i < old.aux_names_.size(); ++i) {
+    dtypes[old.aux_names_[i]] = old.plan_->aux_dtypes[i];
+  }
+  SYMX_ASSIGN_OR_RETURN(ForwardInference inf, InferForward(old.symbol_, shapes, dtypes));
   ResolvedBind bind;
-  bind.ctx = bind_options_.ctx;
-  bind.reqs = grad_reqs_;
-  auto resize = [&](const std::string& name, const Tensor& old, const Shape& s, bool named,
+  bind.ctx = old.bind_options_.ctx;
+  bind.reqs = old.grad_reqs_;
+  bind.rendezvous = rendezvous;
+  bind.request.push_back(absl::StrCat("reshape partial_shaping=", partial_shaping,
+                                      " allow_up_sizing=", allow_up_sizing));
+  for (const auto& [name, shape] : shapes) {
+    bind.request.push_back(absl::StrCat("shape ", name, "=", shape.ToString()));
+  }
+  auto resize = [&](const std::string& name, const Tensor& array, const Shape& s, bool named,
                     const char* kind) -> absl::StatusOr<Tensor> {
-    if (!old.defined()) return old;
-    if (old.shape() == s) return old;
+    if (!array.defined()) return array;  // none, or another rank's
+    if (array.shape() == s) return array;
     if (!named && !partial_shaping) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "Shape of unspecified ", kind, ": ", name, " changed from ", old.shape().ToString(),
+          "Shape of unspecified ", kind, ": ", name, " changed from ", array.shape().ToString(),
           " to ", s.ToString(),
           ". This can cause the new executor to not share parameters with the old one. Please "
           "check for error in network. If this is intended, set partial_shaping=True to "
           "suppress this warning."));
     }
-    if (s.Size() > old.size()) {
+    if (s.Size() > array.size()) {
       if (!allow_up_sizing) {
         return absl::InvalidArgumentError(absl::StrCat(
             "New shape of ", kind, ": ", name, " (", s.ToString(), ") is larger than original (",
-            old.shape().ToString(),
+            array.shape().ToString(),
             "). First making a big executor and then down sizing it is more efficient than the "
             "reverse. If you really want to up size, set allow_up_sizing=True to enable "
             "allocation of new arrays."));
       }
-      auto fresh = Tensor::Zeros(s, old.dtype(), old.ctx());
-      if (fresh.ok()) bind.allocated_array_bytes[old.ctx()] += fresh->nbytes();
+      auto fresh = Tensor::Zeros(s, array.dtype(), array.ctx());
+      if (fresh.ok()) bind.allocated_array_bytes[array.ctx()] += fresh->nbytes();
       return fresh;
     }
-    return old.View(s);
+    return array.View(s);
   };
-  for (size_t i = 0; i < arg_names_.size(); ++i) {
-    bool named = shapes.count(arg_names_[i]) != 0;
-    bind.args.push_back(
-        ValueOrThrow(resize(arg_names_[i], arg_arrays_[i], inf.arg_shapes[i], named, "arg")));
-    bind.grads.push_back(
-        ValueOrThrow(resize(arg_names_[i], grad_arrays_[i], inf.arg_shapes[i], named, "arg")));
+  for (size_t i = 0; i < old.arg_names_.size(); ++i) {
+    const std::string& name = old.arg_names_[i];
+    const bool named = shapes.count(name) != 0;
+    SYMX_ASSIGN_OR_RETURN(Tensor arg,
+                          resize(name, old.arg_arrays_[i], inf.arg_shapes[i], named, "arg"));
+    SYMX_ASSIGN_OR_RETURN(Tensor grad,
+                          resize(name, old.grad_arrays_[i], inf.arg_shapes[i], named, "arg"));
+    bind.args.push_back(arg);
+    bind.grads.push_back(grad);
   }
-  for (size_t i = 0; i < aux_names_.size(); ++i) {
-    bind.aux.push_back(
-        ValueOrThrow(resize(aux_names_[i], aux_arrays_[i], inf.aux_shapes[i], false, "aux")));
+  for (size_t i = 0; i < old.aux_names_.size(); ++i) {
+    SYMX_ASSIGN_OR_RETURN(Tensor aux, resize(old.aux_names_[i], old.aux_arrays_[i],
+                                             inf.aux_shapes[i], false, "aux"));
+    bind.aux.push_back(aux);
   }
-  BindOptions bo = bind_options_;
-  bo.shared_exec = this;
-  std::unique_ptr<Executor> exe =
-      ValueOrThrow(ExecutorBuilder::Build(symbol_, bo, std::move(bind)));
-  ExecutorBuilder::CopyMonitor(*this, exe.get());
-  return exe;
+  BindOptions bo = old.bind_options_;
+  bo.shared_exec = &old;
+  return Build(old.symbol_, bo, std::move(bind));
 }
 
 }  // namespace symx

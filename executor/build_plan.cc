@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "devices/device.h"
 #include "devices/dtype_switch.h"
+#include "executor/cross_rank.h"
 #include "executor/exec_plan.h"
 #include "executor/place.h"
 #include "graph/gradient.h"
@@ -75,22 +76,27 @@ struct DeviceSlots {
   std::vector<int> slot;  // per node id
 };
 
+// Only this process's op nodes get a slot; `devices` are local contexts.
 DeviceSlots AssignSlots(const IndexedGraph& g, const std::vector<Context>& node_ctx,
-                        const Context& bind_ctx) {
+                        const Context& bind_ctx, const RankView& ranks) {
   std::set<Context> used;
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
-    if (!g[nid].node->is_variable()) used.insert(node_ctx[nid]);
+    if (!g[nid].node->is_variable() && ranks.IsLocal(node_ctx[nid])) {
+      used.insert(RankView::Local(node_ctx[nid]));
+    }
   }
+  const Context local_bind = RankView::Local(bind_ctx);
   DeviceSlots out;
-  if (used.empty() || used.count(bind_ctx)) out.devices.push_back(bind_ctx);
+  if (used.empty() || used.count(local_bind)) out.devices.push_back(local_bind);
   for (const Context& c : used) {
-    if (c != bind_ctx) out.devices.push_back(c);
+    if (c != local_bind) out.devices.push_back(c);
   }
   out.slot.assign(g.num_nodes(), -1);
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
-    if (g[nid].node->is_variable()) continue;
+    if (g[nid].node->is_variable() || !ranks.IsLocal(node_ctx[nid])) continue;
     out.slot[nid] = static_cast<int>(
-        std::find(out.devices.begin(), out.devices.end(), node_ctx[nid]) - out.devices.begin());
+        std::find(out.devices.begin(), out.devices.end(), RankView::Local(node_ctx[nid])) -
+        out.devices.begin());
   }
   return out;
 }
@@ -132,15 +138,53 @@ absl::Status AssignBlocks(const MemoryPlan& plan, MemoryPool* pool, Device* devi
 absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* plan,
                        std::vector<Tensor>* outputs, PoolMap* pools_out) {
   ResolvedBind& bind = *bind_io;
+  const RankView& ranks = bind.ranks;
   const std::vector<NodeEntry>& fwd_outputs = symbol.outputs();
   IndexedGraph fwd(fwd_outputs);
   std::vector<const Node*> arg_vars, aux_vars;
-  for (uint32_t nid : fwd.arg_nodes()) arg_vars.push_back(fwd[nid].node.get());
-  for (uint32_t nid : fwd.aux_nodes()) aux_vars.push_back(fwd[nid].node.get());
+  std::vector<std::string> arg_names, aux_names;
+  for (uint32_t nid : fwd.arg_nodes()) {
+    arg_vars.push_back(fwd[nid].node.get());
+    arg_names.push_back(fwd[nid].node->name());
+  }
+  for (uint32_t nid : fwd.aux_nodes()) {
+    aux_vars.push_back(fwd[nid].node.get());
+    aux_names.push_back(fwd[nid].node->name());
+  }
   if (arg_vars.size() != bind.args.size() || aux_vars.size() != bind.aux.size()) {
     return absl::InternalError("argument/aux counts differ from the symbol's");
   }
+  // Transfers exist only inside a plan: an OptimizedSymbol of a cross-rank
+  // executor cannot be bound again (its placement is lost).
+  for (uint32_t nid = 0; nid < fwd.num_nodes(); ++nid) {
+    const Node& node = *fwd[nid].node;
+    if (!node.is_variable() && (node.op()->name() == "_send" || node.op()->name() == "_recv")) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot bind a symbol with ", node.op()->name(), " node '", node.name(),
+          "': it is the optimized symbol of a cross-rank executor; bind the original symbol"));
+    }
+  }
   bind.allocate_grad.resize(arg_vars.size(), false);
+  if (ranks.cross_rank()) {
+    std::vector<std::string> request = bind.request;
+    request.push_back(absl::StrCat("ctx ", ranks.FromOption(bind.ctx).ToString()));
+    for (const auto& [group, c] : bind.group2ctx) {
+      request.push_back(absl::StrCat("group2ctx ", group, "=", ranks.FromOption(c).ToString()));
+    }
+    for (size_t i = 0; i < arg_names.size(); ++i) {
+      request.push_back(absl::StrCat("grad_req ", arg_names[i], "=", GradReqName(bind.reqs[i])));
+    }
+    SYMX_RETURN_IF_ERROR(bind.rendezvous->Agree(absl::OkStatus(), request));
+  }
+
+  // Where every array lives (every rank's, in a cross-rank bind). A gradient
+  // no rank holds an array for (and none is to be allocated) is not computed.
+  SYMX_ASSIGN_OR_RETURN(ArrayHomes homes, LocateArrays(bind, arg_names, aux_names));
+  for (size_t i = 0; i < arg_vars.size(); ++i) {
+    if (!homes.grads[i].found && !bind.allocate_grad[i]) bind.reqs[i] = GradReq::kNull;
+    plan->arg_dtypes.push_back(homes.args[i].dtype);
+  }
+  for (const ArrayHome& h : homes.aux) plan->aux_dtypes.push_back(h.dtype);
 
   // The gradient graph for arguments whose req is not null.
   std::vector<NodeEntry> xs;
@@ -171,27 +215,30 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
     full_outputs.insert(full_outputs.end(), grads.begin(), grads.end());
   }
 
-  // Placement on the full graph, then copies where edges cross devices.
+  // Placement on the full graph (global contexts), then copies and transfers
+  // where edges cross devices and ranks.
+  const Context bind_ctx = ranks.FromOption(bind.ctx);
   {
     IndexedGraph g0(full_outputs);
     PlaceOptions popt;
-    popt.default_ctx = bind.ctx;
-    popt.group2ctx = bind.group2ctx;
+    popt.default_ctx = bind_ctx;
+    for (const auto& [group, c] : bind.group2ctx) popt.group2ctx[group] = ranks.FromOption(c);
     popt.origins = &origins;
+    popt.ranks = ranks;
     popt.var_ctx.resize(g0.num_nodes());
     for (size_t i = 0; i < arg_vars.size(); ++i)
-      popt.var_ctx[g0.node_id(arg_vars[i])] = bind.args[i].ctx();
+      popt.var_ctx[g0.node_id(arg_vars[i])] = homes.args[i].ctx;
     for (size_t i = 0; i < aux_vars.size(); ++i)
-      popt.var_ctx[g0.node_id(aux_vars[i])] = bind.aux[i].ctx();
+      popt.var_ctx[g0.node_id(aux_vars[i])] = homes.aux[i].ctx;
     SYMX_ASSIGN_OR_RETURN(std::vector<Context> where, Place(g0, popt));
     for (size_t k = 0; k < xs.size(); ++k) {
       size_t arg = x_arg[k];
-      if (bind.allocate_grad[arg]) continue;
+      if (bind.allocate_grad[arg] || !homes.grads[arg].found) continue;
       const NodeEntry& ge = full_outputs[fwd_outputs.size() + k];
       const Context& computed = where[g0.node_id(ge.node.get())];
-      if (bind.grads[arg].ctx() != computed) {
+      if (homes.grads[arg].ctx != computed) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "Trying to save gradient to ", bind.grads[arg].ctx().ToString(),
+            "Trying to save gradient to ", homes.grads[arg].ctx.ToString(),
             " while its source node \"", ge.node->name(), "\" computes it on ",
             computed.ToString(), ". Check your ctx in NDArray allocation: the gradient array of "
             "argument ", arg_vars[arg]->name(), " must be on ", computed.ToString()));
@@ -200,6 +247,7 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
     SYMX_ASSIGN_OR_RETURN(Partitioned parts, Partition(g0, full_outputs, where));
     full_outputs = std::move(parts.outputs);
     plan->num_copies = parts.num_copies;
+    plan->num_transfers = parts.num_transfers;
     plan->graph = std::make_unique<IndexedGraph>(full_outputs);
     plan->node_ctx.resize(plan->graph->num_nodes());
     for (uint32_t nid = 0; nid < plan->graph->num_nodes(); ++nid) {
@@ -222,18 +270,19 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
   std::vector<uint32_t> arg_nodes, aux_nodes;
   for (const Node* v : arg_vars) arg_nodes.push_back(g.node_id(v));
   for (const Node* v : aux_vars) aux_nodes.push_back(g.node_id(v));
+  auto local = [&](uint32_t nid) { return ranks.IsLocal(plan->node_ctx[nid]); };
 
-  // Shapes and dtypes: seeded from the bound arrays; head gradients take their
-  // output's shape once the forward part is inferred.
+  // Shapes and dtypes: seeded from the bound arrays (every rank's); head
+  // gradients take their output's shape once the forward part is inferred.
   plan->shapes.assign(g.num_entries(), Shape());
   plan->types.assign(g.num_entries(), DType::kUnknown);
   for (size_t i = 0; i < arg_nodes.size(); ++i) {
-    plan->shapes[g.entry_id(arg_nodes[i], 0)] = bind.args[i].shape();
-    plan->types[g.entry_id(arg_nodes[i], 0)] = bind.args[i].dtype();
+    plan->shapes[g.entry_id(arg_nodes[i], 0)] = homes.args[i].shape;
+    plan->types[g.entry_id(arg_nodes[i], 0)] = homes.args[i].dtype;
   }
   for (size_t i = 0; i < aux_nodes.size(); ++i) {
-    plan->shapes[g.entry_id(aux_nodes[i], 0)] = bind.aux[i].shape();
-    plan->types[g.entry_id(aux_nodes[i], 0)] = bind.aux[i].dtype();
+    plan->shapes[g.entry_id(aux_nodes[i], 0)] = homes.aux[i].shape;
+    plan->types[g.entry_id(aux_nodes[i], 0)] = homes.aux[i].dtype;
   }
   size_t unknown = 0;
   SYMX_RETURN_IF_ERROR(InferShapes(g, &plan->shapes, &unknown));
@@ -265,9 +314,30 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
     }
   }
 
-  const DeviceSlots slots = AssignSlots(g, plan->node_ctx, bind.ctx);
+  const DeviceSlots slots = AssignSlots(g, plan->node_ctx, bind_ctx, ranks);
   plan->devices = slots.devices;
   const size_t num_slots = slots.devices.size();
+
+  // Kernels of this process's nodes.
+  std::vector<const KernelInfo*> kernels(g.num_nodes(), nullptr);
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    const Node& node = *g[nid].node;
+    if (node.is_variable() || slots.slot[nid] < 0) continue;
+    const Context& c = plan->node_ctx[nid];
+    const KernelInfo* k = KernelRegistry::Find(node.op()->name(), c.type);
+    if (k == nullptr) {
+      return absl::UnimplementedError(
+          absl::StrCat(NodeLabel(node), " has no kernel for ", c.ToString()));
+    }
+    kernels[nid] = k;
+  }
+  // Ranks compare what they are about to run before anything is allocated.
+  if (ranks.cross_rank()) {
+    SYMX_RETURN_IF_ERROR(bind.rendezvous->Agree(
+        absl::OkStatus(),
+        DescribePlan(g, plan->node_ctx, plan->shapes, plan->types, arg_names, bind.reqs)));
+  }
+
   // Bytes per context (arrays may live on devices that run no step).
   std::map<Context, MemoryStats> stats;
   for (const Context& c : plan->devices) stats[c].ctx = c;
@@ -280,14 +350,17 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
     stats[c].array_bytes += bytes;
   };
 
-  // Gradient arrays BuildPlan allocates, where their gradient is computed.
+  // Gradient arrays BuildPlan allocates, where their gradient is computed
+  // (when that is here).
   std::vector<Tensor> new_grads(arg_vars.size());
   for (size_t k = 0; k < xs.size(); ++k) {
     size_t arg = x_arg[k];
     if (!bind.allocate_grad[arg]) continue;
     const NodeEntry& ge = full_outputs[fwd_outputs.size() + k];
+    const uint32_t producer = g.node_id(ge.node.get());
+    if (!local(producer)) continue;
     uint32_t e = g.entry_id(ge);
-    const Context& c = plan->node_ctx[g.node_id(ge.node.get())];
+    const Context c = RankView::Local(plan->node_ctx[producer]);
     SYMX_ASSIGN_OR_RETURN(new_grads[arg], Tensor::Zeros(plan->shapes[e], plan->types[e], c));
     count_allocated(c, new_grads[arg].nbytes());
   }
@@ -304,12 +377,14 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
   for (size_t i = 0; i < fwd_outputs.size(); ++i) {
     if (!head_vars[i] || !g.contains(head_vars[i].get())) continue;
     uint32_t hn = g.node_id(head_vars[i].get());
+    if (!local(hn)) continue;
     uint32_t he = g.entry_id(hn, 0);
-    SYMX_ASSIGN_OR_RETURN(plan->head_grads[i], Tensor::Zeros(plan->shapes[he], plan->types[he],
-                                                             plan->node_ctx[hn]));
+    const Context c = RankView::Local(plan->node_ctx[hn]);
+    SYMX_ASSIGN_OR_RETURN(plan->head_grads[i],
+                          Tensor::Zeros(plan->shapes[he], plan->types[he], c));
     entry[he] = plan->head_grads[i];
-    count_allocated(plan->node_ctx[hn], plan->head_grads[i].nbytes());
-    count_array(plan->node_ctx[hn], plan->head_grads[i].nbytes());
+    count_allocated(c, plan->head_grads[i].nbytes());
+    count_array(c, plan->head_grads[i].nbytes());
   }
   std::vector<bool> external(g.num_entries(), false), keep(g.num_entries(), false);
   std::vector<int> producer_slot(g.num_entries(), -1);
@@ -324,9 +399,17 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
   // computed into planned memory, then accumulated.
   std::map<uint32_t, size_t> add_grads;  // entry -> argument
   for (size_t k = 0; k < xs.size(); ++k) {
-    uint32_t e = g.entry_id(full_outputs[fwd_outputs.size() + k]);
+    const NodeEntry& ge = full_outputs[fwd_outputs.size() + k];
+    uint32_t e = g.entry_id(ge);
     size_t arg = x_arg[k];
+    if (!local(g.node_id(ge.node.get()))) continue;  // another rank's gradient
     const Tensor& garr = grads[arg];
+    if (!garr.defined()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the gradient of argument ", arg_vars[arg]->name(), " is computed on ",
+          plan->node_ctx[g.node_id(ge.node.get())].ToString(),
+          ", where no gradient array was bound for it"));
+    }
     if (garr.shape() != plan->shapes[e] || garr.dtype() != plan->types[e]) {
       return absl::InvalidArgumentError(absl::StrCat(
           "the gradient array for argument ", arg_vars[arg]->name(), " is ",
@@ -342,14 +425,25 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
     }
   }
   // An entry another device reads (through its copy node) stays allocated
-  // for the whole run: the copy may run at any time after its producer.
+  // for the whole run: the copy may run at any time after its producer. So
+  // does what a _send sends: the send completes in the background, until the
+  // end of the phase. A _send's output is its input itself (no memory).
   std::vector<bool> read_elsewhere(g.num_entries(), false);
+  std::vector<int64_t> alias_of(g.num_entries(), -1);
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    const Node& node = *g[nid].node;
+    const bool is_send = !node.is_variable() && node.op()->name() == "_send";
     for (const auto& in : g[nid].inputs) {
       uint32_t e = g.entry_id(in);
-      if (slots.slot[nid] >= 0 && producer_slot[e] >= 0 && producer_slot[e] != slots.slot[nid]) {
+      if (slots.slot[nid] >= 0 && producer_slot[e] >= 0 &&
+          (producer_slot[e] != slots.slot[nid] || is_send)) {
         read_elsewhere[e] = true;
       }
+    }
+    if (is_send) {
+      const uint32_t out = g.entry_id(nid, 0);
+      external[out] = true;
+      alias_of[out] = g.entry_id(g[nid].inputs[0]);
     }
   }
 
@@ -393,29 +487,23 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
     }
     pools[c] = pool;
   }
+  for (size_t e = 0; e < g.num_entries(); ++e) {
+    if (alias_of[e] >= 0) entry[e] = entry[alias_of[e]];
+  }
 
-  // Kernels and one workspace per device.
+  // One workspace per device.
   std::vector<size_t> workspace_bytes(num_slots, 0);
-  std::vector<const KernelInfo*> kernels(g.num_nodes(), nullptr);
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    const KernelInfo* k = kernels[nid];
+    if (k == nullptr || k->workspace == nullptr) continue;
     const Node& node = *g[nid].node;
-    if (node.is_variable()) continue;
-    const Context& c = plan->node_ctx[nid];
-    const KernelInfo* k = KernelRegistry::Find(node.op()->name(), c.type);
-    if (k == nullptr) {
-      return absl::UnimplementedError(
-          absl::StrCat(NodeLabel(node), " has no kernel for ", c.ToString()));
-    }
-    kernels[nid] = k;
-    if (k->workspace != nullptr) {
-      std::vector<Shape> in, out;
-      for (const auto& i : g[nid].inputs) in.push_back(plan->shapes[g.entry_id(i)]);
-      for (int j = 0; j < node.num_outputs(); ++j) out.push_back(plan->shapes[g.entry_id(nid, j)]);
-      DType dt =
-          in.empty() ? plan->types[g.entry_id(nid, 0)] : plan->types[g.entry_id(g[nid].inputs[0])];
-      size_t& ws = workspace_bytes[slots.slot[nid]];
-      ws = std::max(ws, k->workspace(node.attrs, in, out, dt));
-    }
+    std::vector<Shape> in, out;
+    for (const auto& i : g[nid].inputs) in.push_back(plan->shapes[g.entry_id(i)]);
+    for (int j = 0; j < node.num_outputs(); ++j) out.push_back(plan->shapes[g.entry_id(nid, j)]);
+    DType dt =
+        in.empty() ? plan->types[g.entry_id(nid, 0)] : plan->types[g.entry_id(g[nid].inputs[0])];
+    size_t& ws = workspace_bytes[slots.slot[nid]];
+    ws = std::max(ws, k->workspace(node.attrs, in, out, dt));
   }
   for (size_t s = 0; s < num_slots; ++s) {
     if (workspace_bytes[s] == 0) continue;
@@ -425,6 +513,11 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
     stats[plan->devices[s]].allocated_bytes += workspace_bytes[s];
   }
 
+  plan->ranks = ranks;
+  plan->comm = bind.comm;
+  plan->comm_timeout = bind.comm_timeout;
+  plan->channel = RankChannel{bind.comm.get(), bind.comm_timeout, &plan->pending};
+
   // Steps, per phase in graph order; a copy waits for its producer on another
   // device when both run in the same phase.
   std::vector<int64_t> step_of(g.num_nodes(), -1);  // index within its phase
@@ -432,7 +525,7 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
   plan->backward.per_device.assign(num_slots, {});
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
     const Node& node = *g[nid].node;
-    if (node.is_variable()) continue;
+    if (node.is_variable() || slots.slot[nid] < 0) continue;
     const size_t s = static_cast<size_t>(slots.slot[nid]);
     const bool forward = nid < plan->num_forward_nodes;
     Phase& phase = forward ? plan->forward : plan->backward;
@@ -442,6 +535,9 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
     step.ctx.attrs = &node.attrs;
     step.ctx.device = devices[s];
     step.ctx.workspace = plan->workspaces[s];
+    if (node.op()->name() == "_send" || node.op()->name() == "_recv") {
+      step.ctx.rank_channel = &plan->channel;
+    }
     for (const auto& i : g[nid].inputs) {
       step.ctx.inputs.push_back(entry[g.entry_id(i)]);
       const int ps = producer_slot[g.entry_id(i)];
@@ -484,6 +580,10 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
     if (std::find(plan->devices.begin(), plan->devices.end(), c) == plan->devices.end()) {
       plan->stats.push_back(m);
     }
+  }
+  // The last collective step: every rank has what it needs, or all fail.
+  if (ranks.cross_rank()) {
+    SYMX_RETURN_IF_ERROR(bind.rendezvous->Exchange(absl::OkStatus(), "").status());
   }
   for (size_t s = 0; s < num_slots; ++s) {
     MemoryPool& pool = *pools[plan->devices[s]];

@@ -12,8 +12,11 @@
 #include "absl/status/status.h"
 #include "devices/kernel.h"
 #include "devices/tensor.h"
+#include "distributed/agreement.h"
+#include "distributed/communicator.h"
 #include "executor/executor.h"
 #include "executor/plan_memory.h"
+#include "executor/ranks.h"
 #include "graph/indexed_graph.h"
 #include "graph/infer_graph.h"
 #include "graph/symbol.h"
@@ -59,6 +62,8 @@ class ExecPlan {
   uint32_t num_forward_nodes = 0;
   ShapeTable shapes;
   TypeTable types;
+  // Per argument / aux state: its dtype (known on every rank).
+  std::vector<DType> arg_dtypes, aux_dtypes;
   std::vector<Context> node_ctx;  // per node id
   std::vector<Context> devices;   // the devices that run steps (the bind context first if so)
   std::vector<MemoryPlan> memory;  // per device slot
@@ -70,7 +75,16 @@ class ExecPlan {
   std::vector<Tensor> workspaces;  // per device slot (undefined: none needed)
   std::vector<MemoryStats> stats;  // per device slot
   size_t num_copies = 0;
+  size_t num_transfers = 0;  // cross-rank _send/_recv pairs
   Symbol optimized;  // the forward graph as executed
+  // Cross-rank binds: the communicator, and the sends in flight that a phase
+  // waits for before it returns. `channel` points at both; _send/_recv steps
+  // point at `channel`.
+  RankView ranks;
+  std::shared_ptr<Communicator> comm;
+  absl::Duration comm_timeout;
+  PendingSends pending;
+  RankChannel channel;
 };
 
 // Everything Bind/SimpleBind resolved from the user's arguments: one array per
@@ -85,6 +99,15 @@ struct ResolvedBind {
   std::vector<bool> allocate_grad;
   PoolMap pools;  // from shared_exec/Reshape; missing devices get new pools
   std::map<Context, size_t> allocated_array_bytes;  // arrays SimpleBind/Reshape allocated
+  // Cross-rank binds: arrays of other ranks are undefined here; the
+  // rendezvous runs the bind's collective steps (distributed/agreement.h).
+  RankView ranks;
+  std::shared_ptr<Communicator> comm;
+  absl::Duration comm_timeout = absl::Seconds(300);
+  Rendezvous* rendezvous = nullptr;
+  // What the user asked for (shapes, dtypes, contexts, grad_req), one line
+  // per item: the ranks agree on it before anything else.
+  std::vector<std::string> request;
 };
 
 // Builds the plan.

@@ -110,7 +110,7 @@ void RunDeviceSteps(Phase& phase, size_t slot, bool is_train, const IndexedGraph
   }
 }
 
-absl::Status RunPhase(Phase& phase, bool is_train, const IndexedGraph& g,
+absl::Status RunSteps(Phase& phase, bool is_train, const IndexedGraph& g,
                       const MonitorCallback& monitor, bool monitor_all, DeviceWorkers* workers) {
   if (workers == nullptr) {
     for (Step& step : phase.steps) SYMX_RETURN_IF_ERROR(RunStep(step, is_train, g, monitor, monitor_all));
@@ -123,6 +123,25 @@ absl::Status RunPhase(Phase& phase, bool is_train, const IndexedGraph& g,
   });
   if (state.exception) std::rethrow_exception(state.exception);
   return state.error;
+}
+
+// Runs a phase; in a cross-rank plan it returns once the sends its _send
+// steps started have completed, as the values they read may change next.
+absl::Status RunPhase(Phase& phase, bool is_train, ExecPlan& plan, const MonitorCallback& monitor,
+                      bool monitor_all, DeviceWorkers* workers) {
+  absl::Status s;
+  try {
+    s = RunSteps(phase, is_train, *plan.graph, monitor, monitor_all, workers);
+  } catch (...) {
+    plan.pending.Clear();
+    throw;
+  }
+  if (!s.ok()) {
+    // A peer that failed or hung would make waiting for sends to it futile.
+    plan.pending.Clear();
+    return s;
+  }
+  return plan.pending.WaitAll(plan.comm_timeout);
 }
 
 // Marks every pool of `exe` as in use by it for the guard's lifetime; refuses
@@ -191,6 +210,7 @@ void Executor::Forward(bool is_train, const std::map<std::string, Tensor>& input
             absl::StrCat("Unknown argument ", name,
                          " in Forward (arguments: ", absl::StrJoin(arg_names_, ", "), ")")));
       }
+      if (!it->second.defined()) continue;  // another rank's array
       if (!value.defined() || value.shape() != it->second.shape()) {
         throw Error(absl::InvalidArgumentError(absl::StrCat(
             "Shape not match! Argument ", name, ", need: ", it->second.shape().ToString(),
@@ -202,8 +222,7 @@ void Executor::Forward(bool is_train, const std::map<std::string, Tensor>& input
       }
     }
   }
-  ThrowIfError(
-      RunPhase(plan_->forward, is_train, *plan_->graph, monitor_, monitor_all_, workers_.get()));
+  ThrowIfError(RunPhase(plan_->forward, is_train, *plan_, monitor_, monitor_all_, workers_.get()));
 }
 
 void Executor::Backward(const std::vector<Tensor>& head_grads) {
@@ -232,8 +251,7 @@ void Executor::Backward(const std::vector<Tensor>& head_grads) {
     }
     ThrowIfError(CopyTensor(head_grads[i], dst));
   }
-  ThrowIfError(
-      RunPhase(plan_->backward, true, *plan_->graph, monitor_, monitor_all_, workers_.get()));
+  ThrowIfError(RunPhase(plan_->backward, true, *plan_, monitor_, monitor_all_, workers_.get()));
 }
 
 void Executor::Backward(const std::map<std::string, Tensor>& head_grads) {
@@ -280,7 +298,7 @@ void Executor::CopyParamsFrom(const std::map<std::string, Tensor>& args,
       throw Error(absl::InvalidArgumentError(
           absl::StrCat("Find name \"", name, "\" that is not in the arguments")));
     }
-    if (t.shape() != it->second.shape()) {
+    if (it->second.defined() && t.shape() != it->second.shape()) {
       throw Error(absl::InvalidArgumentError(
           absl::StrCat("CopyParamsFrom: argument ", name, " has shape ",
                        it->second.shape().ToString(), ", the given array ", t.shape().ToString())));
@@ -293,19 +311,20 @@ void Executor::CopyParamsFrom(const std::map<std::string, Tensor>& args,
       throw Error(absl::InvalidArgumentError(
           absl::StrCat("Find name ", name, " that is not in the auxiliary states")));
     }
-    if (t.shape() != it->second.shape()) {
+    if (it->second.defined() && t.shape() != it->second.shape()) {
       throw Error(absl::InvalidArgumentError(
           absl::StrCat("CopyParamsFrom: auxiliary state ", name, " has shape ",
                        it->second.shape().ToString(), ", the given array ", t.shape().ToString())));
     }
   }
+  // Arrays of other ranks are undefined here: their rank copies them.
   for (const auto& [name, t] : args) {
     auto it = my_args.find(name);
-    if (it != my_args.end()) ThrowIfError(CopyTensor(t, it->second));
+    if (it != my_args.end() && it->second.defined()) ThrowIfError(CopyTensor(t, it->second));
   }
   for (const auto& [name, t] : aux) {
     auto it = my_aux.find(name);
-    if (it != my_aux.end()) ThrowIfError(CopyTensor(t, it->second));
+    if (it != my_aux.end() && it->second.defined()) ThrowIfError(CopyTensor(t, it->second));
   }
 }
 

@@ -23,6 +23,19 @@
 // Multi-device: with group2ctx, nodes run where Place puts them (executor/
 // place.h) and values cross devices through copy nodes; each device runs its
 // steps on its own worker, concurrently, ordered by the copies' dependencies.
+//
+// Across ranks (a `comm` of more than one rank in the options): every rank
+// binds the same symbol with the same options (SPMD), and Bind, SimpleBind,
+// Reshape, Forward and Backward are collective: all ranks call them in the
+// same order. group2ctx may name other ranks' devices (`cpu(0)@rank1`); in
+// the options a context without @rank is rank 0's. Each rank allocates and
+// runs only its own part; edges between ranks become _send/_recv pairs.
+// Arrays that live on another rank are undefined here (arg_arrays, outputs,
+// ...); Forward's inputs and CopyParamsFrom skip them, so every rank may pass
+// the same values. Ranks that bound different things fail at bind on every
+// rank, naming both ranks and the first difference; a rank that fails alone
+// makes every rank fail. Every wait on another rank ends after comm_timeout
+// with an error naming the rank and the operation.
 #ifndef SYMX_EXECUTOR_EXECUTOR_H_
 #define SYMX_EXECUTOR_EXECUTOR_H_
 
@@ -33,6 +46,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "devices/context.h"
 #include "devices/tensor.h"
 #include "executor/grad_req.h"
@@ -43,6 +57,7 @@ namespace symx {
 class ExecPlan;
 class DeviceWorkers;
 struct MemoryPool;
+class Communicator;  // distributed/communicator.h
 
 // Arrays given to Bind: a list in the symbol's order, or a map by name.
 class ArrayArgs {
@@ -69,6 +84,10 @@ struct BindOptions {
   // Intermediate memory is taken from (and grows) this executor's pools, one
   // per device (a pool is used only by plans on its own device).
   const class Executor* shared_exec = nullptr;
+  // The ranks of a cross-rank bind (nullptr or one rank: this process only),
+  // and how long any wait on another rank may take.
+  std::shared_ptr<Communicator> comm;
+  absl::Duration comm_timeout = absl::Seconds(300);
 };
 
 struct SimpleBindOptions {
@@ -82,6 +101,9 @@ struct SimpleBindOptions {
   const class Executor* shared_exec = nullptr;
   // Input arrays shared across executors (bucketing): name -> array. Updated in place.
   std::map<std::string, Tensor>* shared_buffer = nullptr;
+  // As in BindOptions.
+  std::shared_ptr<Communicator> comm;
+  absl::Duration comm_timeout = absl::Seconds(300);
 };
 
 // Bytes per device.
@@ -99,7 +121,9 @@ class Executor {
  public:
   // `args`/`aux_states`: every argument/aux state (list or map; a map may hold
   // extra names). `args_grad`: nullopt for no backward graph; arguments without
-  // a gradient array get grad_req null whatever `options.grad_req` says.
+  // a gradient array get grad_req null whatever `options.grad_req` says. In a
+  // cross-rank bind, each array is given on the one rank that holds it and is
+  // undefined (or missing from a map) on the others.
   static std::unique_ptr<Executor> Bind(const Symbol& symbol, const BindOptions& options,
                                         const ArrayArgs& args,
                                         const std::optional<ArrayArgs>& args_grad,

@@ -44,7 +44,21 @@ absl::StatusOr<std::vector<Context>> Place(const IndexedGraph& g, const PlaceOpt
   // A context is usable once GetDevice has found (or created) it.
   auto check = [&](const Context& ctx, const std::string& what) -> absl::Status {
     if (checked.count(ctx)) return absl::OkStatus();
-    absl::StatusOr<Device*> device = GetDevice(ctx);
+    if (!o.ranks.IsLocal(ctx)) {
+      // Another rank's device: that rank checks that it exists.
+      if (ctx.rank >= o.ranks.size) {
+        std::string job =
+            o.ranks.size == 1
+                ? absl::StrCat("1 rank (start it with mpirun -np ", ctx.rank + 1, " or more)")
+                : absl::StrCat(o.ranks.size, " ranks (0 to ", o.ranks.size - 1, ")");
+        return absl::NotFoundError(absl::StrCat(what, ": device ", ctx.ToString(),
+                                                " belongs to rank ", ctx.rank,
+                                                ", but this job has ", job));
+      }
+      checked.insert(ctx);
+      return absl::OkStatus();
+    }
+    absl::StatusOr<Device*> device = GetDevice(RankView::Local(ctx));
     if (!device.ok()) {
       return absl::Status(device.status().code(),
                           absl::StrCat(what, ": ", device.status().message()));
@@ -140,17 +154,31 @@ absl::StatusOr<Partitioned> Partition(const IndexedGraph& g,
       const IndexedGraph::Entry& in = info.inputs[i];
       NodeEntry src{mapped[in.node_id], in.index, in.version};
       if (mapped[in.node_id] != g[in.node_id].node) changed = true;
-      if (node_ctx[in.node_id] != ctx) {
+      const Context& from = node_ctx[in.node_id];
+      if (from != ctx) {
         uint32_t eid = g.entry_id(in);
         NodePtr& copy = copies[{eid, ctx}];
         if (!copy) {
           // MXNet's name, <source>_<output>_copy; later destinations get a number.
           int k = copies_of_entry[eid]++;
-          std::string name = absl::StrCat(g[in.node_id].node->name(), "_", in.index, "_copy",
-                                          k == 0 ? "" : absl::StrCat(k));
-          SYMX_ASSIGN_OR_RETURN(copy, MakeOpNode("_CrossDeviceCopy", std::move(name), {}, {src}));
+          std::string base = absl::StrCat(g[in.node_id].node->name(), "_", in.index);
+          std::string suffix = k == 0 ? "" : absl::StrCat(k);
+          if (from.rank == ctx.rank) {
+            SYMX_ASSIGN_OR_RETURN(copy, MakeOpNode("_CrossDeviceCopy",
+                                                   absl::StrCat(base, "_copy", suffix), {}, {src}));
+            ++result.num_copies;
+          } else {
+            const std::string tag = absl::StrCat(result.num_transfers++);
+            SYMX_ASSIGN_OR_RETURN(
+                NodePtr send,
+                MakeOpNode("_send", absl::StrCat(base, "_send", suffix),
+                           {{"peer", absl::StrCat(ctx.rank)}, {"tag", tag}}, {src}));
+            result.node_ctx[send.get()] = from;
+            SYMX_ASSIGN_OR_RETURN(copy, MakeOpNode("_recv", absl::StrCat(base, "_recv", suffix),
+                                                   {{"peer", absl::StrCat(from.rank)}, {"tag", tag}},
+                                                   {NodeEntry{send, 0, 0}}));
+          }
           result.node_ctx[copy.get()] = ctx;
-          ++result.num_copies;
         }
         src = NodeEntry{copy, 0, 0};
         changed = true;
@@ -182,13 +210,29 @@ absl::StatusOr<Partitioned> Partition(const IndexedGraph& g,
   return result;
 }
 
+RankView ViewerRanks(const Context& ctx, const std::map<std::string, Context>& group2ctx) {
+  int highest = ctx.rank;
+  for (const auto& [group, c] : group2ctx) highest = std::max(highest, c.rank);
+  RankView ranks;
+  if (highest >= 1) {
+    ranks.self = 0;
+    ranks.size = highest + 1;
+  }
+  return ranks;
+}
+
 absl::StatusOr<std::vector<PlacedNode>> PlaceForward(
-    const Symbol& symbol, const Context& ctx, const std::map<std::string, Context>& group2ctx,
-    const std::map<std::string, Shape>& shapes) {
+    const Symbol& symbol, const Context& bind_ctx,
+    const std::map<std::string, Context>& bind_group2ctx,
+    const std::map<std::string, Shape>& shapes, const RankView& ranks) {
+  const Context ctx = ranks.FromOption(bind_ctx);
+  std::map<std::string, Context> group2ctx;
+  for (const auto& [group, c] : bind_group2ctx) group2ctx[group] = ranks.FromOption(c);
   IndexedGraph g0(symbol.outputs());
   PlaceOptions popt;
   popt.default_ctx = ctx;
   popt.group2ctx = group2ctx;
+  popt.ranks = ranks;
   popt.var_ctx.resize(g0.num_nodes());
   for (uint32_t nid : g0.input_nodes()) {
     popt.var_ctx[nid] = VariableContext(*g0[nid].node, ctx, group2ctx);
@@ -212,6 +256,8 @@ absl::StatusOr<std::vector<PlacedNode>> PlaceForward(
     p.op = node.is_variable() ? "" : node.op()->name();
     p.ctx = parts.node_ctx.at(&node);
     p.is_copy = p.op == "_CrossDeviceCopy";
+    p.is_send = p.op == "_send";
+    p.is_recv = p.op == "_recv";
     for (const IndexedGraph::Entry& in : g[nid].inputs) p.inputs.emplace_back(in.node_id, in.index);
     for (int j = 0; j < node.num_outputs(); ++j) {
       p.output_shapes.push_back(st[g.entry_id(nid, j)]);

@@ -199,15 +199,6 @@ SYMX_REGISTER_OP("_copy")
     .SetInplace({{0, 0}})
     .SetGradient(PassGradient);
 
-// Inserted by the executor's partition pass where an edge crosses devices; it
-// runs on the destination device. Never in place: input and output live on
-// different devices.
-SYMX_REGISTER_OP("_CrossDeviceCopy")
-    .Describe("Copies the input to the device this node is placed on.")
-    .SetInputNames({"data"})
-    .SetInferShape(SameShape)
-    .SetGradient(PassGradient);
-
 SYMX_REGISTER_OP("Cast")
     .Describe("Converts the input to `dtype`.")
     .AddAlias("cast")

@@ -6,13 +6,12 @@
 #include "distributed/mpi_communicator.h"
 #include "graph/error.h"
 #include "tests/distributed/comm_conformance.h"
+#include "tests/distributed/mpi_test_main.h"
 
 namespace symx {
 namespace {
 
-std::shared_ptr<Communicator> g_world;
-
-Communicator& World() { return *g_world; }
+Communicator& World() { return *MpiWorld(); }
 
 TEST(MpiCommunicator, RankAndSize) {
   EXPECT_EQ(World().backend(), "mpi");
@@ -52,22 +51,3 @@ TEST(MpiCommunicator, CollectiveTimeoutNamesTheMissingRank) {
 
 }  // namespace
 }  // namespace symx
-
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  if (!symx::StartedByMpiLauncher()) {
-    std::fprintf(stderr, "run this test under mpirun (tests/distributed/mpirun.sh)\n");
-    return 2;
-  }
-  symx::g_world = symx::ValueOrThrow(symx::InitMpiWorld(&argc, &argv));
-  int rc = RUN_ALL_TESTS();
-  // Every rank exits with the worst result, so a failure on any rank fails the job.
-  symx::Tensor worst = symx::Tensor::FromVector(symx::Shape{1}, {double(rc)}, symx::DType::kInt32);
-  absl::Status s = symx::WaitFor(symx::g_world->Allreduce(worst, symx::ReduceOp::kMax),
-                                 absl::Seconds(60));
-  if (!s.ok()) return 1;
-  rc = static_cast<int>(worst.ToDoubles()[0]);
-  symx::g_world.reset();
-  symx::FinalizeMpi();
-  return rc;
-}
