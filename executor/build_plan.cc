@@ -560,6 +560,18 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
     phase.steps.push_back(std::move(step));
   }
 
+  // Which backward step finishes each gradient computed here.
+  std::vector<std::pair<int64_t, size_t>> finished;  // (step, argument)
+  for (size_t k = 0; k < xs.size(); ++k) {
+    const uint32_t producer = g.node_id(full_outputs[fwd_outputs.size() + k].node.get());
+    if (step_of[producer] < 0 || producer < plan->num_forward_nodes) continue;
+    plan->backward.steps[step_of[producer]].finishes_gradients.push_back(x_arg[k]);
+    finished.emplace_back(step_of[producer], x_arg[k]);
+  }
+  std::stable_sort(finished.begin(), finished.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [step, arg] : finished) plan->gradient_order.push_back(arg);
+
   outputs->clear();
   for (const NodeEntry& out : placed_fwd) outputs->push_back(entry[g.entry_id(out)]);
 

@@ -45,6 +45,9 @@ struct Step {
   // for this one.
   std::vector<uint32_t> waits;
   bool signals = false;
+  // Arguments whose gradient array is final once this step (and its
+  // accumulation) is done.
+  std::vector<size_t> finishes_gradients;
 };
 
 // The steps of Forward or Backward: in one valid global order, and per device
@@ -72,6 +75,8 @@ class ExecPlan {
   // (undefined when the output needs none: a loss head, or no gradient flows).
   std::vector<Tensor> head_grads;
   std::vector<bool> head_is_loss;
+  // Arguments with a gradient computed here, in backward step order.
+  std::vector<size_t> gradient_order;
   std::vector<Tensor> workspaces;  // per device slot (undefined: none needed)
   std::vector<MemoryStats> stats;  // per device slot
   size_t num_copies = 0;

@@ -39,13 +39,22 @@ void ReportOutputs(const Step& step, const IndexedGraph& g, const MonitorCallbac
   }
 }
 
-absl::Status RunStep(Step& step, bool is_train, const IndexedGraph& g,
-                     const MonitorCallback& monitor, bool monitor_all) {
+// What a run calls besides kernels.
+struct RunHooks {
+  MonitorCallback monitor;
+  bool monitor_all = false;
+  GradientReadyCallback gradient_ready;
+};
+
+absl::Status RunStep(Step& step, bool is_train, const IndexedGraph& g, const RunHooks& hooks) {
   step.ctx.is_train = is_train;
-  if (monitor && monitor_all) ReportInputs(step, g, monitor);
+  if (hooks.monitor && hooks.monitor_all) ReportInputs(step, g, hooks.monitor);
   SYMX_RETURN_IF_ERROR(step.kernel->fn(step.ctx));
   for (const auto& [dst, src] : step.accumulate) SYMX_RETURN_IF_ERROR(AccumulateInto(src, dst));
-  if (monitor) ReportOutputs(step, g, monitor);
+  if (hooks.monitor) ReportOutputs(step, g, hooks.monitor);
+  if (hooks.gradient_ready) {
+    for (size_t arg : step.finishes_gradients) hooks.gradient_ready(arg);
+  }
   return absl::OkStatus();
 }
 
@@ -63,12 +72,14 @@ struct RunState {
 // Runs one device's steps in order, waiting where a step reads another
 // device's value; the first failure stops every device.
 void RunDeviceSteps(Phase& phase, size_t slot, bool is_train, const IndexedGraph& g,
-                    const MonitorCallback& monitor, bool monitor_all, RunState* state) {
-  MonitorCallback locked;
-  if (monitor) {
-    locked = [&](const std::string& name, const Tensor& t) {
+                    const RunHooks& hooks, RunState* state) {
+  // The gradient-ready callback is thread-safe by contract; the monitor is
+  // the user's and gets one call at a time.
+  RunHooks locked = hooks;
+  if (hooks.monitor) {
+    locked.monitor = [&](const std::string& name, const Tensor& t) {
       std::lock_guard<std::mutex> lock(state->monitor_mu);
-      monitor(name, t);
+      hooks.monitor(name, t);
     };
   }
   for (uint32_t index : phase.per_device[slot]) {
@@ -86,7 +97,7 @@ void RunDeviceSteps(Phase& phase, size_t slot, bool is_train, const IndexedGraph
     }
     absl::Status s;
     try {
-      s = RunStep(step, is_train, g, locked, monitor_all);
+      s = RunStep(step, is_train, g, locked);
     } catch (...) {
       // Raised again on the calling thread once every device has stopped.
       std::lock_guard<std::mutex> lock(state->mu);
@@ -110,28 +121,26 @@ void RunDeviceSteps(Phase& phase, size_t slot, bool is_train, const IndexedGraph
   }
 }
 
-absl::Status RunSteps(Phase& phase, bool is_train, const IndexedGraph& g,
-                      const MonitorCallback& monitor, bool monitor_all, DeviceWorkers* workers) {
+absl::Status RunSteps(Phase& phase, bool is_train, const IndexedGraph& g, const RunHooks& hooks,
+                      DeviceWorkers* workers) {
   if (workers == nullptr) {
-    for (Step& step : phase.steps) SYMX_RETURN_IF_ERROR(RunStep(step, is_train, g, monitor, monitor_all));
+    for (Step& step : phase.steps) SYMX_RETURN_IF_ERROR(RunStep(step, is_train, g, hooks));
     return absl::OkStatus();
   }
   RunState state;
   state.done.assign(phase.steps.size(), 0);
-  workers->RunAll([&](size_t slot) {
-    RunDeviceSteps(phase, slot, is_train, g, monitor, monitor_all, &state);
-  });
+  workers->RunAll([&](size_t slot) { RunDeviceSteps(phase, slot, is_train, g, hooks, &state); });
   if (state.exception) std::rethrow_exception(state.exception);
   return state.error;
 }
 
 // Runs a phase; in a cross-rank plan it returns once the sends its _send
 // steps started have completed, as the values they read may change next.
-absl::Status RunPhase(Phase& phase, bool is_train, ExecPlan& plan, const MonitorCallback& monitor,
-                      bool monitor_all, DeviceWorkers* workers) {
+absl::Status RunPhase(Phase& phase, bool is_train, ExecPlan& plan, const RunHooks& hooks,
+                      DeviceWorkers* workers) {
   absl::Status s;
   try {
-    s = RunSteps(phase, is_train, *plan.graph, monitor, monitor_all, workers);
+    s = RunSteps(phase, is_train, *plan.graph, hooks, workers);
   } catch (...) {
     plan.pending.Clear();
     throw;
@@ -222,7 +231,8 @@ void Executor::Forward(bool is_train, const std::map<std::string, Tensor>& input
       }
     }
   }
-  ThrowIfError(RunPhase(plan_->forward, is_train, *plan_, monitor_, monitor_all_, workers_.get()));
+  ThrowIfError(RunPhase(plan_->forward, is_train, *plan_, {monitor_, monitor_all_, nullptr},
+                        workers_.get()));
 }
 
 void Executor::Backward(const std::vector<Tensor>& head_grads) {
@@ -251,7 +261,8 @@ void Executor::Backward(const std::vector<Tensor>& head_grads) {
     }
     ThrowIfError(CopyTensor(head_grads[i], dst));
   }
-  ThrowIfError(RunPhase(plan_->backward, true, *plan_, monitor_, monitor_all_, workers_.get()));
+  ThrowIfError(RunPhase(plan_->backward, true, *plan_, {monitor_, monitor_all_, gradient_ready_},
+                        workers_.get()));
 }
 
 void Executor::Backward(const std::map<std::string, Tensor>& head_grads) {
@@ -329,6 +340,12 @@ void Executor::CopyParamsFrom(const std::map<std::string, Tensor>& args,
 }
 
 Symbol Executor::OptimizedSymbol() const { return plan_->optimized; }
+
+std::vector<size_t> Executor::GradientReadyOrder() const { return plan_->gradient_order; }
+
+void Executor::SetGradientReadyCallback(GradientReadyCallback callback) {
+  gradient_ready_ = std::move(callback);
+}
 
 void Executor::SetMonitorCallback(MonitorCallback callback, bool monitor_all) {
   monitor_ = std::move(callback);

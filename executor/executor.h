@@ -116,6 +116,9 @@ struct MemoryStats {
 };
 
 using MonitorCallback = std::function<void(const std::string& name, const Tensor& value)>;
+// Called with an argument's index once its gradient array holds this
+// Backward's final value.
+using GradientReadyCallback = std::function<void(size_t arg)>;
 
 class Executor {
  public:
@@ -174,6 +177,15 @@ class Executor {
   // monitor_all also with each input ("<node>_<input name>").
   void SetMonitorCallback(MonitorCallback callback, bool monitor_all = false);
 
+  // Data parallelism (distributed/gradient_reducer.h): the arguments whose
+  // gradient this process computes, in the order Backward finishes them (the
+  // plan fixes it at bind), and a callback run right after the step that
+  // finishes each (grad_req add: after the accumulation), on the thread of
+  // the device that ran it. The callback must be thread-safe when the plan
+  // has several devices; set it before Backward, not during.
+  std::vector<size_t> GradientReadyOrder() const;
+  void SetGradientReadyCallback(GradientReadyCallback callback);
+
   // One entry per device: those that run steps (the bind context first when it
   // runs any), then
   // those that only hold bound arrays.
@@ -195,6 +207,7 @@ class Executor {
   BindOptions bind_options_;
   MonitorCallback monitor_;
   bool monitor_all_ = false;
+  GradientReadyCallback gradient_ready_;
 };
 
 }  // namespace symx

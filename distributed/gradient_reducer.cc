@@ -1,0 +1,238 @@
+#include "distributed/gradient_reducer.h"
+
+#include <cstring>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "distributed/agreement.h"
+#include "graph/error.h"
+
+namespace symx {
+
+absl::StatusOr<std::unique_ptr<GradientReducer>> GradientReducer::Create(
+    const std::vector<Executor*>& replicas, const std::vector<std::string>& params,
+    std::shared_ptr<Communicator> comm, const ReducerOptions& options) {
+  const bool ranks = comm != nullptr && comm->size() > 1;
+  std::unique_ptr<Rendezvous> rendezvous;
+  if (ranks) rendezvous = std::make_unique<Rendezvous>(*comm, "gradient reducer", options.timeout);
+  std::unique_ptr<GradientReducer> r(new GradientReducer());
+  std::vector<std::string> layout;
+  // Checks and layout; on a failure every rank learns of it (Agree below).
+  absl::Status local = [&]() -> absl::Status {
+    if (replicas.empty()) return absl::InvalidArgumentError("gradient reducer: no replicas");
+    const std::vector<std::string> args = replicas[0]->symbol().ListArguments();
+    std::map<std::string, size_t> arg_index;
+    for (size_t i = 0; i < args.size(); ++i) arg_index.emplace(args[i], i);
+    std::vector<size_t> param_arg;
+    for (const std::string& name : params) {
+      auto it = arg_index.find(name);
+      if (it == arg_index.end()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "gradient reducer: '", name, "' is not an argument of the model (arguments: ",
+            absl::StrJoin(args, ", "), ")"));
+      }
+      param_arg.push_back(it->second);
+    }
+    r->grads_.assign(replicas.size(), std::vector<Tensor>(params.size()));
+    for (size_t k = 0; k < replicas.size(); ++k) {
+      if (replicas[k]->symbol().ListArguments() != args) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "gradient reducer: replica ", k, " binds another symbol than replica 0"));
+      }
+      for (size_t p = 0; p < params.size(); ++p) {
+        const Tensor& g = replicas[k]->grad_arrays()[param_arg[p]];
+        if (!g.defined()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "gradient reducer: replica ", k, " computes no gradient for ", params[p],
+              " (grad_req null, or it lives on another rank)"));
+        }
+        if (g.ctx().type != DeviceType::kCPU) {
+          return absl::UnimplementedError(absl::StrCat(
+              "gradient reducer: the gradient of ", params[p], " is on ", g.ctx().ToString(),
+              "; this reducer sums host (CPU) gradients"));
+        }
+        const Tensor& g0 = r->grads_[0][p];
+        if (k > 0 && (g.shape() != g0.shape() || g.dtype() != g0.dtype())) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "gradient reducer: the gradient of ", params[p], " is ", g.DebugString(),
+              " in replica ", k, " but ", g0.DebugString(), " in replica 0"));
+        }
+        r->grads_[k][p] = g;
+      }
+    }
+    // Buckets in the order backward finishes the gradients.
+    std::vector<size_t> order = replicas[0]->GradientReadyOrder();
+    std::vector<int> param_of_arg(args.size(), -1);
+    for (size_t p = 0; p < params.size(); ++p) param_of_arg[param_arg[p]] = static_cast<int>(p);
+    r->bucket_of_arg_.assign(args.size(), -1);
+    std::vector<bool> placed(params.size(), false);
+    size_t bytes = 0;
+    for (size_t arg : order) {
+      const int p = param_of_arg[arg];
+      if (p < 0 || placed[p]) continue;
+      placed[p] = true;
+      const Tensor& g = r->grads_[0][p];
+      if (r->buckets_.empty() || r->buckets_.back().dtype != g.dtype() ||
+          (bytes + g.nbytes() > options.bucket_bytes && !r->buckets_.back().params.empty())) {
+        r->buckets_.emplace_back();
+        r->buckets_.back().dtype = g.dtype();
+        bytes = 0;
+      }
+      Bucket& b = r->buckets_.back();
+      b.params.push_back(static_cast<size_t>(p));
+      b.elements += g.size();
+      bytes += g.nbytes();
+      r->bucket_of_arg_[arg] = static_cast<int>(r->buckets_.size() - 1);
+    }
+    for (size_t p = 0; p < params.size(); ++p) {
+      if (!placed[p]) {
+        return absl::InternalError(absl::StrCat(
+            "gradient reducer: no backward step finishes the gradient of ", params[p]));
+      }
+    }
+    for (size_t b = 0; b < r->buckets_.size(); ++b) {
+      std::string line = absl::StrCat("bucket ", b, " ", DTypeName(r->buckets_[b].dtype), ":");
+      for (size_t p : r->buckets_[b].params) {
+        absl::StrAppend(&line, " ", params[p], " ", r->grads_[0][p].shape().ToString());
+      }
+      layout.push_back(std::move(line));
+      SYMX_ASSIGN_OR_RETURN(Tensor flat, Tensor::Empty(Shape{r->buckets_[b].elements},
+                                                       r->buckets_[b].dtype));
+      r->flat_.push_back(flat);
+    }
+    return absl::OkStatus();
+  }();
+  if (ranks) {
+    SYMX_RETURN_IF_ERROR(rendezvous->Agree(local, layout));
+  } else {
+    SYMX_RETURN_IF_ERROR(local);
+  }
+  r->replicas_ = replicas;
+  r->comm_ = ranks ? comm : nullptr;
+  r->options_ = options;
+  r->total_replicas_ = static_cast<int>(replicas.size());
+  if (ranks) {
+    Tensor count = Tensor::FromVector(Shape{1}, {double(replicas.size())}, DType::kInt64);
+    SYMX_RETURN_IF_ERROR(WaitFor(comm->Allreduce(count, ReduceOp::kSum), options.timeout));
+    r->total_replicas_ = static_cast<int>(count.ToDoubles()[0]);
+  }
+  r->pending_.assign(r->buckets_.size(), 0);
+  GradientReducer* self = r.get();
+  for (size_t k = 0; k < replicas.size(); ++k) {
+    replicas[k]->SetGradientReadyCallback([self, k](size_t arg) { self->OnReady(k, arg); });
+  }
+  r->thread_ = std::thread([self] { self->Loop(); });
+  return r;
+}
+
+GradientReducer::~GradientReducer() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  for (Executor* e : replicas_) e->SetGradientReadyCallback(nullptr);
+}
+
+void GradientReducer::Start() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (size_t b = 0; b < buckets_.size(); ++b) {
+    pending_[b] = static_cast<int>(buckets_[b].params.size() * replicas_.size());
+  }
+  error_ = absl::OkStatus();
+  ++round_;
+  cv_.notify_all();
+}
+
+void GradientReducer::OnReady(size_t replica, size_t arg) {
+  (void)replica;
+  const int b = arg < bucket_of_arg_.size() ? bucket_of_arg_[arg] : -1;
+  if (b < 0) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (--pending_[b] == 0) cv_.notify_all();
+}
+
+void GradientReducer::Loop() {
+  uint64_t seen = 0;
+  for (;;) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return stop_ || round_ > seen; });
+    if (stop_) return;
+    seen = round_;
+    absl::Duration busy;
+    absl::Status error;
+    // Strictly in bucket order: every rank issues the same collectives in
+    // the same order.
+    for (size_t b = 0; b < buckets_.size(); ++b) {
+      cv_.wait(lock, [&] { return stop_ || pending_[b] <= 0 || round_ != seen; });
+      if (stop_) return;
+      if (round_ != seen) break;  // restarted after a failed round
+      if (!error.ok()) continue;
+      lock.unlock();
+      const absl::Time start = absl::Now();
+      error = Reduce(b);
+      busy += absl::Now() - start;
+      lock.lock();
+    }
+    error_ = error;
+    last_busy_ = busy;
+    done_round_ = seen;
+    cv_.notify_all();
+  }
+}
+
+absl::Status GradientReducer::Reduce(size_t b) {
+  const Bucket& bucket = buckets_[b];
+  const bool local_only = comm_ == nullptr;
+  if (local_only && replicas_.size() == 1 && !options_.average) return absl::OkStatus();
+  char* flat = static_cast<char*>(flat_[b].raw_data());
+  // Sum the replicas' gradients in replica order (deterministic).
+  size_t offset = 0;
+  for (size_t p : bucket.params) {
+    const Tensor& g0 = grads_[0][p];
+    std::memcpy(flat + offset, g0.raw_data(), g0.nbytes());
+    for (size_t k = 1; k < replicas_.size(); ++k) {
+      ReduceInto(ReduceOp::kSum, bucket.dtype, grads_[k][p].raw_data(), flat + offset, g0.size());
+    }
+    offset += g0.nbytes();
+  }
+  if (!local_only) {
+    absl::Status s = WaitFor(comm_->Allreduce(flat_[b], ReduceOp::kSum), options_.timeout);
+    if (!s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("gradient bucket ", b, ": ", s.message()));
+    }
+  }
+  if (options_.average) DivideInPlace(bucket.dtype, flat, bucket.elements, total_replicas_);
+  offset = 0;
+  for (size_t p : bucket.params) {
+    const size_t bytes = grads_[0][p].nbytes();
+    for (size_t k = 0; k < replicas_.size(); ++k) {
+      std::memcpy(grads_[k][p].raw_data(), flat + offset, bytes);
+    }
+    offset += bytes;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status GradientReducer::Finish() {
+  const absl::Time start = absl::Now();
+  std::unique_lock<std::mutex> lock(mu_);
+  const bool done = cv_.wait_until(lock, absl::ToChronoTime(start + options_.timeout),
+                                   [&] { return done_round_ == round_; });
+  last_finish_wait_ = absl::Now() - start;
+  if (!done) {
+    std::vector<std::string> waiting;
+    for (size_t b = 0; b < buckets_.size(); ++b) {
+      if (pending_[b] > 0) waiting.push_back(absl::StrCat(b));
+    }
+    return absl::DeadlineExceededError(absl::StrCat(
+        "gradient reducer: the gradients of bucket(s) ", absl::StrJoin(waiting, ", "),
+        " were not all finished within ", absl::FormatDuration(options_.timeout),
+        " (did every replica run Backward after Start?)"));
+  }
+  return error_;
+}
+
+}  // namespace symx
