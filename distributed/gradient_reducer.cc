@@ -219,14 +219,20 @@ absl::Status GradientReducer::Reduce(size_t b) {
 absl::Status GradientReducer::Finish() {
   const absl::Time start = absl::Now();
   std::unique_lock<std::mutex> lock(mu_);
-  const bool done = cv_.wait_until(lock, absl::ToChronoTime(start + options_.timeout),
-                                   [&] { return done_round_ == round_; });
+  auto done = [&] { return done_round_ == round_; };
+  // The deadline is for backward finishing its gradients; once every bucket
+  // is ready the communication thread's own waits have deadlines.
+  bool finished = cv_.wait_until(lock, absl::ToChronoTime(start + options_.timeout), done);
+  std::vector<std::string> waiting;
+  for (size_t b = 0; b < buckets_.size() && !finished; ++b) {
+    if (pending_[b] > 0) waiting.push_back(absl::StrCat(b));
+  }
+  if (!finished && waiting.empty()) {
+    cv_.wait(lock, done);
+    finished = true;
+  }
   last_finish_wait_ = absl::Now() - start;
-  if (!done) {
-    std::vector<std::string> waiting;
-    for (size_t b = 0; b < buckets_.size(); ++b) {
-      if (pending_[b] > 0) waiting.push_back(absl::StrCat(b));
-    }
+  if (!finished) {
     return absl::DeadlineExceededError(absl::StrCat(
         "gradient reducer: the gradients of bucket(s) ", absl::StrJoin(waiting, ", "),
         " were not all finished within ", absl::FormatDuration(options_.timeout),

@@ -175,6 +175,19 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
       request.push_back(absl::StrCat("grad_req ", arg_names[i], "=", GradReqName(bind.reqs[i])));
     }
     SYMX_RETURN_IF_ERROR(bind.rendezvous->Agree(absl::OkStatus(), request));
+    // Every rank reaches the same verdict on the same request.
+    absl::Status ranks_ok = CheckRankExists(ranks.FromOption(bind.ctx), ranks,
+                                            absl::StrCat("the bind context ", bind.ctx.ToString()));
+    for (const auto& [group, c] : bind.group2ctx) {
+      if (!ranks_ok.ok()) break;
+      ranks_ok = CheckRankExists(ranks.FromOption(c), ranks,
+                                 absl::StrCat("group2ctx maps ctx_group '", group, "' to ",
+                                              ranks.FromOption(c).ToString()));
+    }
+    if (!ranks_ok.ok()) {
+      bind.rendezvous->MarkSettled();
+      return ranks_ok;
+    }
   }
 
   // Where every array lives (every rank's, in a cross-rank bind). A gradient

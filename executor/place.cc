@@ -8,6 +8,7 @@
 #include "devices/device.h"
 #include "graph/infer_graph.h"
 #include "graph/op.h"
+#include "graph/ops/transfer.h"
 
 namespace symx {
 namespace {
@@ -37,6 +38,15 @@ Context VariableContext(const Node& var, const Context& ctx,
   return it == group2ctx.end() ? ctx : it->second;
 }
 
+absl::Status CheckRankExists(const Context& ctx, const RankView& ranks, const std::string& what) {
+  if (ranks.IsLocal(ctx) || ctx.rank < ranks.size) return absl::OkStatus();
+  std::string job = ranks.size == 1
+                        ? absl::StrCat("1 rank (start it with mpirun -np ", ctx.rank + 1, " or more)")
+                        : absl::StrCat(ranks.size, " ranks (0 to ", ranks.size - 1, ")");
+  return absl::NotFoundError(absl::StrCat(what, ": device ", ctx.ToString(), " belongs to rank ",
+                                          ctx.rank, ", but this job has ", job));
+}
+
 absl::StatusOr<std::vector<Context>> Place(const IndexedGraph& g, const PlaceOptions& o) {
   const size_t n = g.num_nodes();
   std::vector<std::optional<Context>> where(n);
@@ -46,15 +56,7 @@ absl::StatusOr<std::vector<Context>> Place(const IndexedGraph& g, const PlaceOpt
     if (checked.count(ctx)) return absl::OkStatus();
     if (!o.ranks.IsLocal(ctx)) {
       // Another rank's device: that rank checks that it exists.
-      if (ctx.rank >= o.ranks.size) {
-        std::string job =
-            o.ranks.size == 1
-                ? absl::StrCat("1 rank (start it with mpirun -np ", ctx.rank + 1, " or more)")
-                : absl::StrCat(o.ranks.size, " ranks (0 to ", o.ranks.size - 1, ")");
-        return absl::NotFoundError(absl::StrCat(what, ": device ", ctx.ToString(),
-                                                " belongs to rank ", ctx.rank,
-                                                ", but this job has ", job));
-      }
+      SYMX_RETURN_IF_ERROR(CheckRankExists(ctx, o.ranks, what));
       checked.insert(ctx);
       return absl::OkStatus();
     }
@@ -258,6 +260,11 @@ absl::StatusOr<std::vector<PlacedNode>> PlaceForward(
     p.is_copy = p.op == "_CrossDeviceCopy";
     p.is_send = p.op == "_send";
     p.is_recv = p.op == "_recv";
+    if (p.is_send || p.is_recv) {
+      const TransferParam& t = Param<TransferParam>(node.attrs);
+      p.peer = t.peer;
+      p.tag = t.tag;
+    }
     for (const IndexedGraph::Entry& in : g[nid].inputs) p.inputs.emplace_back(in.node_id, in.index);
     for (int j = 0; j < node.num_outputs(); ++j) {
       p.output_shapes.push_back(st[g.entry_id(nid, j)]);

@@ -60,6 +60,11 @@ struct PlaceOptions {
   RankView ranks;
 };
 
+// OK when `ctx` is this process's or belongs to a rank of the job; else
+// NotFound "<what>: device cpu(0)@rank3 belongs to rank 3, but this job has
+// 2 ranks (0 to 1)". The device itself is checked by its own rank.
+absl::Status CheckRankExists(const Context& ctx, const RankView& ranks, const std::string& what);
+
 // One context per node id. Every context returned exists in this process.
 absl::StatusOr<std::vector<Context>> Place(const IndexedGraph& g, const PlaceOptions& options);
 
@@ -82,6 +87,7 @@ struct PlacedNode {
   Context ctx;
   bool is_copy = false;                                // a _CrossDeviceCopy Partition inserted
   bool is_send = false, is_recv = false;               // a cross-rank transfer
+  int64_t peer = -1, tag = -1;                         // of a transfer
   std::vector<std::pair<uint32_t, uint32_t>> inputs;  // (index in the list, output index)
   std::vector<Shape> output_shapes;                    // unknown dims where inference can't tell
   std::vector<DType> output_types;                     // kUnknown where inference can't tell

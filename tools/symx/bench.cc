@@ -4,6 +4,12 @@
 #include <chrono>
 #include <iomanip>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "distributed/agreement.h"
+#include "graph/error.h"
 #include "nlohmann/json.hpp"
 #include "tools/symx/command.h"
 #include "tools/symx/flags.h"
@@ -13,7 +19,39 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: symx bench MODEL-symbol.json --shape NAME=D0,D1,... [--shape ...]... [--ctx CTX]\n"
-    "                  [--group2ctx GROUP=CTX]... [--train] [--iters N] [--json]\n";
+    "                  [--group2ctx GROUP=CTX]... [--train] [--iters N] [--json]\n"
+    "                  [--comm-timeout SECONDS]\n";
+
+// Every rank's memory statistics, contexts with their rank, in rank order.
+std::vector<MemoryStats> GatherMemory(Communicator& comm, const std::vector<MemoryStats>& mine,
+                                      absl::Duration timeout) {
+  std::vector<std::string> lines;
+  for (const MemoryStats& m : mine) {
+    Context c = m.ctx;
+    c.rank = comm.rank();
+    lines.push_back(absl::StrCat(c.ToString(), " ", m.planned_bytes, " ", m.no_reuse_bytes, " ",
+                                 m.allocated_bytes, " ", m.array_bytes));
+  }
+  std::vector<std::string> all =
+      ValueOrThrow(AllGather(comm, absl::StrJoin(lines, "\n"), timeout));
+  std::vector<MemoryStats> out;
+  for (const std::string& text : all) {
+    for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+      std::vector<std::string> f = absl::StrSplit(line, ' ');
+      MemoryStats m;
+      absl::StatusOr<Context> c = f.size() == 5 ? ParseContext(f[0])
+                                                : absl::InternalError("bad memory record");
+      if (!c.ok() || !absl::SimpleAtoi(f[1], &m.planned_bytes) ||
+          !absl::SimpleAtoi(f[2], &m.no_reuse_bytes) ||
+          !absl::SimpleAtoi(f[3], &m.allocated_bytes) || !absl::SimpleAtoi(f[4], &m.array_bytes)) {
+        throw Error(absl::InternalError(absl::StrCat("bench: bad memory record '", line, "'")));
+      }
+      m.ctx = *c;
+      out.push_back(m);
+    }
+  }
+  return out;
+}
 
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -27,7 +65,7 @@ BenchResult RunBench(const BenchOptions& options) {
   BoundModel m = BindModel(options.model);
   const bool train = options.model.train;
   std::vector<Tensor> heads;
-  if (train) heads = OnesHeadGrads(*m.exe);
+  if (train) heads = OnesHeadGrads(m);
   auto step = [&] {
     m.exe->Forward(train);
     if (train) m.exe->Backward(heads);
@@ -48,6 +86,10 @@ BenchResult RunBench(const BenchOptions& options) {
   r.min = *std::min_element(r.ms.begin(), r.ms.end());
   r.max = *std::max_element(r.ms.begin(), r.ms.end());
   r.memory = m.exe->memory_stats();
+  const std::shared_ptr<Communicator>& comm = options.model.comm;
+  if (comm != nullptr && comm->size() > 1) {
+    r.memory = GatherMemory(*comm, r.memory, options.model.comm_timeout);
+  }
   return r;
 }
 
@@ -90,7 +132,8 @@ void PrintBench(const BenchOptions& options, const BenchResult& r, std::ostream&
   }
 }
 
-int BenchMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int BenchMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+              const Job& job) {
   for (const std::string& a : args) {
     if (a == "--help" || a == "-h") {
       out << kUsage;
@@ -98,18 +141,22 @@ int BenchMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
     }
   }
   return RunCommand("bench", err, [&] {
-    absl::StatusOr<ParsedArgs> parsed = ParseArgs(
-        args, {"--shape", "--ctx", "--group2ctx", "--iters", "--seed"}, {"--train", "--json"});
+    absl::StatusOr<ParsedArgs> parsed =
+        ParseArgs(args, {"--shape", "--ctx", "--group2ctx", "--iters", "--seed", "--comm-timeout"},
+                  {"--train", "--json"});
     if (!parsed.ok()) throw UsageError(std::string(parsed.status().message()));
     BenchOptions options;
+    options.model.comm = job.comm;
     ApplyModelFlags(*parsed, kUsage, &options.model);
     if (auto iters = SingleValue(*parsed, "--iters")) {
       options.iters = ParseIntFlag("--iters", *iters, 1);
     }
     options.json = HasSwitch(*parsed, "--json");
     BenchResult r = RunBench(options);
-    PrintBench(options, r, out);
-  });
+    // Every rank times its own part; rank 0's timings and every rank's
+    // memory are reported.
+    if (job.root()) PrintBench(options, r, out);
+  }, job);
 }
 
 }  // namespace symx::cli

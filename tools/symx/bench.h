@@ -7,6 +7,8 @@
 //    "bytes_allocated"}
 // plus "devices": [{"ctx", "bytes_planned", "bytes_allocated"}, ...] when the
 // executor uses several devices (the top-level numbers are then totals).
+// Under mpirun every rank runs its part of each iteration; rank 0 prints its
+// timings and every rank's devices (contexts with @rankN).
 #ifndef SYMX_TOOLS_SYMX_BENCH_H_
 #define SYMX_TOOLS_SYMX_BENCH_H_
 
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "tools/symx/bound_model.h"
+#include "tools/symx/command.h"
 
 namespace symx::cli {
 
@@ -36,7 +39,8 @@ BenchResult RunBench(const BenchOptions& options);
 void PrintBench(const BenchOptions& options, const BenchResult& result, std::ostream& out);
 
 // Entry point from main: parses `args` (after "bench"), returns the exit code.
-int BenchMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int BenchMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+              const Job& job = {});
 
 }  // namespace symx::cli
 

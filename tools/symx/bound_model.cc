@@ -218,6 +218,9 @@ void ApplyModelFlags(const ParsedArgs& parsed, const std::string& usage, ModelSp
   if (auto seed = SingleValue(parsed, "--seed")) {
     spec->seed = static_cast<uint64_t>(ParseIntFlag("--seed", *seed, 0));
   }
+  if (auto t = SingleValue(parsed, "--comm-timeout")) {
+    spec->comm_timeout = ParseSecondsFlag("--comm-timeout", *t);
+  }
   spec->train = HasSwitch(parsed, "--train");
 }
 
@@ -279,37 +282,52 @@ BoundModel BindModel(const ModelSpec& spec) {
   o.group2ctx = spec.group2ctx;
   o.grad_req = spec.train ? GradReq::kWrite : GradReq::kNull;
   o.shapes = shapes;
+  o.comm = spec.comm;
+  o.comm_timeout = spec.comm_timeout;
   m.exe = Executor::SimpleBind(m.symbol, o);
+  m.output_shapes = m.symbol.InferShapePartial(shapes).out_shapes;
+  m.output_types = m.symbol.InferTypePartial({}).out_types;
 
+  // Arrays of other ranks are undefined here; their ranks fill them.
   m.exe->CopyParamsFrom(params.arg, params.aux);
-  for (const auto& [name, t] : params.arg) m.from_params.push_back(name);
-  for (const auto& [name, t] : params.aux) m.from_params.push_back(name);
   std::map<std::string, Tensor> arg_arrays = m.exe->arg_dict();
+  std::map<std::string, Tensor> aux_arrays = m.exe->aux_dict();
+  auto here = [&](const std::map<std::string, Tensor>& arrays, const std::string& name) {
+    return arrays.at(name).defined();
+  };
+  for (const auto& [name, t] : params.arg) {
+    if (here(arg_arrays, name)) m.from_params.push_back(name);
+  }
+  for (const auto& [name, t] : params.aux) {
+    if (here(aux_arrays, name)) m.from_params.push_back(name);
+  }
   for (const auto& [name, t] : inputs) {
+    if (!here(arg_arrays, name)) continue;
     ThrowIfError(CopyTensor(t, arg_arrays.at(name)));
     m.from_inputs.push_back(name);
   }
 
   std::map<std::string, int64_t> ints = IntegerInputs(m.symbol, shapes);
   for (const std::string& name : args) {
-    if (params.arg.count(name) || inputs.count(name)) continue;
+    if (params.arg.count(name) || inputs.count(name) || !here(arg_arrays, name)) continue;
     auto it = ints.find(name);
     Fill(arg_arrays.at(name), name, spec.seed, -1.0, 1.0, it == ints.end() ? 0 : it->second);
     m.filled.push_back(name);
   }
-  std::map<std::string, Tensor> aux_arrays = m.exe->aux_dict();
   for (const std::string& name : aux) {
-    if (params.aux.count(name)) continue;
+    if (params.aux.count(name) || !here(aux_arrays, name)) continue;
     Fill(aux_arrays.at(name), name, spec.seed, 0.0, 1.0, 0);
     m.filled.push_back(name);
   }
   return m;
 }
 
-std::vector<Tensor> OnesHeadGrads(const Executor& exe) {
+std::vector<Tensor> OnesHeadGrads(const BoundModel& model) {
   std::vector<Tensor> out;
-  for (const Tensor& o : exe.outputs()) {
-    Tensor t = ValueOrThrow(Tensor::Empty(o.shape(), o.dtype(), o.ctx()));
+  for (size_t i = 0; i < model.output_shapes.size(); ++i) {
+    const DType dtype =
+        model.output_types[i] == DType::kUnknown ? DType::kFloat32 : model.output_types[i];
+    Tensor t = ValueOrThrow(Tensor::Empty(model.output_shapes[i], dtype));
     t.Fill(1.0);
     out.push_back(t);
   }

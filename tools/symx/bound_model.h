@@ -19,6 +19,11 @@
 //     in [0, input_dim);
 //   - auxiliary states: uniform in [0, 1) (a positive variance for BatchNorm).
 // Every array is bound as float32 unless its variable has __dtype__.
+//
+// Under mpirun (a communicator of several ranks), the bind is cross-rank
+// (executor.h): every rank reads the same files and flags, binds, and fills
+// and copies only the arrays that live on it, so the ranks together hold
+// what one process would.
 #ifndef SYMX_TOOLS_SYMX_BOUND_MODEL_H_
 #define SYMX_TOOLS_SYMX_BOUND_MODEL_H_
 
@@ -29,7 +34,9 @@
 #include <utility>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "devices/context.h"
+#include "distributed/communicator.h"
 #include "executor/executor.h"
 #include "graph/symbol.h"
 #include "tools/symx/flags.h"
@@ -45,6 +52,8 @@ struct ModelSpec {
   std::map<std::string, Context> group2ctx;
   uint64_t seed = 0;
   bool train = false;  // gradients for every argument (grad_req write)
+  std::shared_ptr<Communicator> comm;  // the ranks of an mpirun job, else nullptr
+  absl::Duration comm_timeout = absl::Seconds(300);  // --comm-timeout
 };
 
 struct BoundModel {
@@ -52,19 +61,24 @@ struct BoundModel {
   std::unique_ptr<Executor> exe;
   std::vector<std::string> from_params;  // names set from the .params file
   std::vector<std::string> from_inputs;  // names set from .npy files
-  std::vector<std::string> filled;       // names filled from the seed
+  std::vector<std::string> filled;       // names filled from the seed (arrays of this rank)
+  // Every output's shape and dtype (also those another rank computes).
+  std::vector<Shape> output_shapes;
+  std::vector<DType> output_types;
 };
 
 // Reads the model flags present in `parsed` into `spec`: the positional
 // MODEL-symbol.json, --shape, --ctx, --group2ctx, --params, --input, --seed,
-// --train. Throws UsageError (with `usage`) for malformed values.
+// --train, --comm-timeout. Throws UsageError (with `usage`) for malformed
+// values.
 void ApplyModelFlags(const ParsedArgs& parsed, const std::string& usage, ModelSpec* spec);
 
 // Throws symx::Error (bad input).
 BoundModel BindModel(const ModelSpec& spec);
 
-// One array of ones per output, for Backward (loss heads ignore theirs).
-std::vector<Tensor> OnesHeadGrads(const Executor& exe);
+// One host array of ones per output, for Backward (loss heads ignore theirs;
+// outputs of other ranks too, unless their head gradient is consumed here).
+std::vector<Tensor> OnesHeadGrads(const BoundModel& model);
 
 }  // namespace symx::cli
 

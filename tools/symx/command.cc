@@ -14,18 +14,22 @@ void UsageIfError(const absl::Status& status) {
   if (!status.ok()) throw UsageError(std::string(status.message()));
 }
 
-int RunCommand(const std::string& command, std::ostream& err, const std::function<void()>& body) {
+std::string Job::Tag() const { return size() > 1 ? absl::StrCat("rank ", rank(), ": ") : ""; }
+
+int RunCommand(const std::string& command, std::ostream& err, const std::function<void()>& body,
+               const Job& job) {
+  const std::string prefix = absl::StrCat("symx ", command, ": ", job.Tag());
   try {
     body();
   } catch (const UsageError& e) {
-    err << "symx " << command << ": " << OneLine(e.what()) << "\n";
-    if (!e.usage().empty()) err << e.usage();
+    err << prefix << OneLine(e.what()) << "\n";
+    if (!e.usage().empty() && job.root()) err << e.usage();
     return 2;
   } catch (const Error& e) {
-    err << "symx " << command << ": " << OneLine(e.what()) << "\n";
+    err << prefix << OneLine(e.what()) << "\n";
     return e.code() == absl::StatusCode::kUnimplemented ? 3 : 1;
   } catch (const std::exception& e) {
-    err << "symx " << command << ": " << OneLine(e.what()) << "\n";
+    err << prefix << OneLine(e.what()) << "\n";
     return 1;
   }
   return 0;
@@ -60,6 +64,12 @@ double ParseDoubleFlag(absl::string_view flag, absl::string_view text) {
     throw UsageError(absl::StrCat(flag, " expects a number, got \"", text, "\""));
   }
   return v;
+}
+
+absl::Duration ParseSecondsFlag(absl::string_view flag, absl::string_view text) {
+  double v = ParseDoubleFlag(flag, text);
+  if (!(v > 0)) throw UsageError(absl::StrCat(flag, " must be a positive number of seconds"));
+  return absl::Seconds(v);
 }
 
 }  // namespace symx::cli

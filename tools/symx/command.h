@@ -18,6 +18,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "distributed/communicator.h"
 #include "tools/symx/flags.h"
 
 namespace symx::cli {
@@ -36,9 +38,26 @@ class UsageError : public std::runtime_error {
 // Throws UsageError for a failed flag-parsing status.
 void UsageIfError(const absl::Status& status);
 
+// The job this process belongs to, made once by main: under mpirun with
+// several ranks, the MPI world; otherwise one process (no communicator).
+struct Job {
+  std::shared_ptr<Communicator> comm;
+  // Intra-op threads this process may use in all (its share of the host's
+  // cores under mpirun); 0: leave the CPU devices' default
+  // (SYMX_CPU_THREADS or every core).
+  int cpu_threads = 0;
+  int rank() const { return comm == nullptr ? 0 : comm->rank(); }
+  int size() const { return comm == nullptr ? 1 : comm->size(); }
+  bool root() const { return rank() == 0; }
+  // "rank 1: " in a job of several ranks, "" otherwise.
+  std::string Tag() const;
+};
+
 // Runs `body`, mapping UsageError to 2, symx::Error to 1 (3 when the engine
-// says unimplemented) and other exceptions to 1, printing the one-line cause.
-int RunCommand(const std::string& command, std::ostream& err, const std::function<void()>& body);
+// says unimplemented) and other exceptions to 1, printing the one-line cause
+// ("symx <command>: [rank R: ]<cause>").
+int RunCommand(const std::string& command, std::ostream& err, const std::function<void()>& body,
+               const Job& job = {});
 
 // The value of a flag that may be given at most once (nullopt when absent).
 std::optional<std::string> SingleValue(const ParsedArgs& parsed, const std::string& flag);
@@ -47,6 +66,8 @@ bool HasSwitch(const ParsedArgs& parsed, const std::string& flag);
 // Flag values: "--epochs 3". Errors are UsageErrors naming the flag.
 int64_t ParseIntFlag(absl::string_view flag, absl::string_view text, int64_t min_value);
 double ParseDoubleFlag(absl::string_view flag, absl::string_view text);
+// "--comm-timeout 30": positive seconds.
+absl::Duration ParseSecondsFlag(absl::string_view flag, absl::string_view text);
 
 }  // namespace symx::cli
 

@@ -1,12 +1,22 @@
 // symx: the command line. Subcommands: inspect, run, bench, viz, train.
+//
+// Started by mpirun (its environment says so), symx joins the MPI job:
+// run, bench and train work across its ranks; inspect and viz act on rank 0
+// only. A command that fails on any rank ends the whole job (MPI_Abort), so
+// no rank is left waiting for one that gave up.
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "devices/cpu/cpu_device.h"
+#include "distributed/mpi_communicator.h"
 #include "tools/symx/bench.h"
+#include "tools/symx/command.h"
 #include "tools/symx/inspect.h"
 #include "tools/symx/run.h"
 #include "tools/symx/train.h"
@@ -15,45 +25,83 @@
 namespace {
 
 constexpr char kUsage[] =
-    "usage: symx <command> [options]\n"
+    "usage: symx <command> [options]            (under mpirun: run, bench and train span the ranks)\n"
     "commands:\n"
     "  inspect MODEL-symbol.json [--shape NAME=D0,D1,...]... [--dtype NAME=TYPE]... [--json]\n"
     "      list arguments, auxiliary states, outputs and node shapes of a symbol file\n"
     "  run     MODEL-symbol.json [--params FILE.params] [--shape ...] [--input NAME=FILE.npy]...\n"
     "          [--ctx CTX] [--group2ctx GROUP=CTX]... [--train] [--out-dir DIR] [--seed N]\n"
+    "          [--comm-timeout SECONDS]\n"
     "      run forward (and backward with --train); write outputs and gradients as .npy\n"
     "  bench   MODEL-symbol.json --shape ... [--ctx CTX] [--group2ctx ...] [--train] [--iters N]\n"
-    "          [--json]\n"
+    "          [--json] [--comm-timeout SECONDS]\n"
     "      time forward (and backward) iterations; report ms per iteration and memory\n"
     "  viz     MODEL-symbol.json [--shape ...] [--ctx CTX] [--group2ctx GROUP=CTX]...\n"
     "          -o FILE.(dot|svg|png)\n"
-    "      draw the forward graph as placed on devices (Graphviz; svg/png need `dot`)\n"
+    "      draw the forward graph as placed on devices and ranks (Graphviz; svg/png need `dot`)\n"
     "  train   [--model mlp|lenet] [--data-dir MNIST_DIR] [--epochs N] [--batch-size N] [--lr X]\n"
-    "          [--ctx CTX] [--group2ctx GROUP=CTX]... [--prefix PATH] [--optimizer sgd|adam]\n"
-    "          [--momentum X] [--wd X] [--seed N] [--save-every-epoch]\n"
-    "      train an example classifier (synthetic data without --data-dir); save a checkpoint\n";
+    "          [--ctx CTX[,CTX...]] [--group2ctx GROUP=CTX]... [--prefix PATH]\n"
+    "          [--optimizer sgd|adam] [--momentum X] [--wd X] [--seed N] [--save-every-epoch]\n"
+    "          [--comm-timeout SECONDS] [--bucket-mb MB]\n"
+    "      train an example classifier (synthetic data without --data-dir); save a checkpoint;\n"
+    "      several --ctx devices or mpirun ranks train data parallel\n"
+    "contexts: cpu, cpu(N), gpu(N), and another rank's device as cpu(N)@rankR\n";
+
+int Dispatch(const std::string& command, const std::vector<std::string>& args,
+             const symx::cli::Job& job) {
+  using namespace symx::cli;  // NOLINT
+  if (command == "run") return RunMain(args, std::cout, std::cerr, job);
+  if (command == "bench") return BenchMain(args, std::cout, std::cerr, job);
+  if (command == "train") {
+    return TrainMain(args, std::cout, std::cerr, isatty(fileno(stderr)) != 0, job);
+  }
+  // One rank is enough for commands that only read and draw.
+  if ((command == "inspect" || command == "viz") && !job.root()) return 0;
+  if (command == "inspect") return InspectMain(args, std::cout, std::cerr);
+  if (command == "viz") return VizMain(args, std::cout, std::cerr);
+  std::cerr << "symx: unknown command '" << command << "'\n" << kUsage;
+  return 2;
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  symx::cli::Job job;
+  if (symx::StartedByMpiLauncher()) {
+    auto world = symx::InitMpiWorld(&argc, &argv);
+    if (!world.ok()) {
+      std::cerr << "symx: " << world.status().message() << "\n";
+      return 1;
+    }
+    if ((*world)->size() > 1) job.comm = *world;
+    // Ranks on one host share its cores, unless SYMX_CPU_THREADS says otherwise.
+    if (std::getenv("SYMX_CPU_THREADS") == nullptr) {
+      const int cores = static_cast<int>(std::thread::hardware_concurrency());
+      job.cpu_threads = std::max(1, cores / std::max(1, symx::MpiLocalSize()));
+      symx::SetCpuThreadsForNewDevices(job.cpu_threads);
+    }
+  } else if (std::getenv("SYMX_CPU_THREADS") == nullptr) {
+    job.cpu_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  }
   std::vector<std::string> args(argv + 1, argv + argc);
+  int rc;
   if (args.empty()) {
     std::cerr << kUsage;
-    return 2;
+    rc = 2;
+  } else if (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+    if (job.root()) std::cout << kUsage;
+    rc = 0;
+  } else {
+    std::string command = args[0];
+    args.erase(args.begin());
+    rc = Dispatch(command, args, job);
   }
-  if (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-    std::cout << kUsage;
-    return 0;
+  if (rc != 0 && job.comm != nullptr) {
+    std::cout.flush();
+    std::cerr.flush();
+    job.comm->Abort(absl::AbortedError("a command failed"));
   }
-  std::string command = args[0];
-  args.erase(args.begin());
-  if (command == "inspect") return symx::cli::InspectMain(args, std::cout, std::cerr);
-  if (command == "run") return symx::cli::RunMain(args, std::cout, std::cerr);
-  if (command == "bench") return symx::cli::BenchMain(args, std::cout, std::cerr);
-  if (command == "train") {
-    return symx::cli::TrainMain(args, std::cout, std::cerr, isatty(fileno(stderr)) != 0);
-  }
-  if (command == "viz") return symx::cli::VizMain(args, std::cout, std::cerr);
-  std::cerr << "symx: unknown command '" << command << "'\n" << kUsage;
-  return 2;
+  job.comm.reset();
+  symx::FinalizeMpi();
+  return rc;
 }

@@ -16,7 +16,7 @@ namespace {
 constexpr char kUsage[] =
     "usage: symx run MODEL-symbol.json [--params FILE.params] [--shape NAME=D0,D1,...]...\n"
     "                [--input NAME=FILE.npy]... [--ctx CTX] [--group2ctx GROUP=CTX]...\n"
-    "                [--train] [--out-dir DIR] [--seed N]\n";
+    "                [--train] [--out-dir DIR] [--seed N] [--comm-timeout SECONDS]\n";
 
 // Output names become file names: anything but [A-Za-z0-9_.-] turns into '_'.
 std::string FileStem(const std::string& name) {
@@ -30,19 +30,27 @@ std::string FileStem(const std::string& name) {
   return out;
 }
 
-void WriteNpy(const std::string& dir, const std::string& stem, const Tensor& t, std::ostream& out) {
+void WriteNpy(const std::string& dir, const std::string& stem, const Tensor& t,
+              const std::string& tag, std::ostream& out) {
   std::string path = dir + "/" + FileStem(stem) + ".npy";
   Tensor host = t;
   if (t.ctx().type == DeviceType::kGPU)
     host = ValueOrThrow(CopyToNew(t, Context::CPU(), t.dtype()));
   ThrowIfError(SaveNpy(path, host));
-  out << "wrote " << path << "  " << DTypeName(t.dtype()) << " " << t.shape().ToString() << "\n";
+  out << tag << "wrote " << path << "  " << DTypeName(t.dtype()) << " " << t.shape().ToString()
+      << "\n";
 }
 
 }  // namespace
 
 void RunRun(const RunOptions& options, std::ostream& out) {
   BoundModel m = BindModel(options.model);
+  // Under mpirun each rank writes what lives on it: together, what one
+  // process writes.
+  const std::string tag =
+      options.model.comm != nullptr && options.model.comm->size() > 1
+          ? absl::StrCat("rank ", options.model.comm->rank(), ": ")
+          : "";
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir, ec);
   if (ec) {
@@ -50,26 +58,28 @@ void RunRun(const RunOptions& options, std::ostream& out) {
         absl::StrCat("cannot create output directory ", options.out_dir, ": ", ec.message())));
   }
   m.exe->Forward(options.model.train);
-  if (options.model.train) m.exe->Backward(OnesHeadGrads(*m.exe));
+  if (options.model.train) m.exe->Backward(OnesHeadGrads(m));
 
   if (!m.filled.empty()) {
-    out << "filled from seed " << options.model.seed << ": " << absl::StrJoin(m.filled, ", ")
-        << "\n";
+    out << tag << "filled from seed " << options.model.seed << ": "
+        << absl::StrJoin(m.filled, ", ") << "\n";
   }
   std::vector<std::string> outputs = m.symbol.ListOutputs();
   for (size_t i = 0; i < outputs.size(); ++i) {
-    WriteNpy(options.out_dir, outputs[i], m.exe->outputs()[i], out);
+    const Tensor& t = m.exe->outputs()[i];
+    if (t.defined()) WriteNpy(options.out_dir, outputs[i], t, tag, out);
   }
   if (options.model.train) {
     std::vector<std::string> args = m.symbol.ListArguments();
     const std::vector<Tensor>& grads = m.exe->grad_arrays();
     for (size_t i = 0; i < args.size(); ++i) {
-      if (grads[i].defined()) WriteNpy(options.out_dir, args[i] + "_grad", grads[i], out);
+      if (grads[i].defined()) WriteNpy(options.out_dir, args[i] + "_grad", grads[i], tag, out);
     }
   }
 }
 
-int RunMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int RunMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+            const Job& job) {
   for (const std::string& a : args) {
     if (a == "--help" || a == "-h") {
       out << kUsage;
@@ -77,15 +87,18 @@ int RunMain(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     }
   }
   return RunCommand("run", err, [&] {
-    absl::StatusOr<ParsedArgs> parsed = ParseArgs(
-        args, {"--params", "--shape", "--input", "--ctx", "--group2ctx", "--out-dir", "--seed"},
-        {"--train"});
+    absl::StatusOr<ParsedArgs> parsed =
+        ParseArgs(args,
+                  {"--params", "--shape", "--input", "--ctx", "--group2ctx", "--out-dir", "--seed",
+                   "--comm-timeout"},
+                  {"--train"});
     if (!parsed.ok()) throw UsageError(std::string(parsed.status().message()));
     RunOptions options;
+    options.model.comm = job.comm;
     ApplyModelFlags(*parsed, kUsage, &options.model);
     if (auto dir = SingleValue(*parsed, "--out-dir")) options.out_dir = *dir;
     RunRun(options, out);
-  });
+  }, job);
 }
 
 }  // namespace symx::cli

@@ -1,5 +1,6 @@
 #include "tools/symx/train.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iomanip>
@@ -7,6 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "devices/cpu/cpu_device.h"
 #include "graph/error.h"
 #include "tools/symx/command.h"
 #include "tools/symx/flags.h"
@@ -17,15 +20,16 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: symx train [--model mlp|lenet] [--data-dir MNIST_DIR] [--epochs N] [--batch-size N]\n"
-    "                  [--lr X] [--ctx CTX] [--group2ctx GROUP=CTX]... [--prefix PATH]\n"
+    "                  [--lr X] [--ctx CTX[,CTX...]] [--group2ctx GROUP=CTX]... [--prefix PATH]\n"
     "                  [--optimizer sgd|adam] [--momentum X] [--wd X] [--seed N]\n"
-    "                  [--save-every-epoch]\n";
+    "                  [--save-every-epoch] [--comm-timeout SECONDS] [--bucket-mb MB]\n";
 
 train::TrainOptions ParseTrainFlags(const std::vector<std::string>& args) {
   absl::StatusOr<ParsedArgs> parsed =
       ParseArgs(args,
                 {"--model", "--data-dir", "--epochs", "--batch-size", "--lr", "--ctx",
-                 "--group2ctx", "--prefix", "--optimizer", "--momentum", "--wd", "--seed"},
+                 "--group2ctx", "--prefix", "--optimizer", "--momentum", "--wd", "--seed",
+                 "--comm-timeout", "--bucket-mb"},
                 {"--save-every-epoch"});
   if (!parsed.ok()) throw UsageError(std::string(parsed.status().message()));
   if (!parsed->positional.empty()) {
@@ -63,9 +67,23 @@ train::TrainOptions ParseTrainFlags(const std::vector<std::string>& args) {
   }
   if (auto v = single("--seed")) o.seed = static_cast<uint64_t>(ParseIntFlag("--seed", *v, 0));
   if (auto v = single("--ctx")) {
-    absl::StatusOr<Context> ctx = ParseContext(*v);
-    if (!ctx.ok()) throw UsageError(std::string(ctx.status().message()));
-    o.ctx = *ctx;
+    // One device, or several for data parallelism: "cpu(0),cpu(1)".
+    for (absl::string_view text : absl::StrSplit(*v, ',')) {
+      absl::StatusOr<Context> ctx = ParseContext(text);
+      if (!ctx.ok()) throw UsageError(std::string(ctx.status().message()));
+      if (std::find(o.contexts.begin(), o.contexts.end(), *ctx) != o.contexts.end()) {
+        throw UsageError(absl::StrCat("--ctx lists ", ctx->ToString(), " twice"));
+      }
+      o.contexts.push_back(*ctx);
+    }
+    o.ctx = o.contexts[0];
+    if (o.contexts.size() == 1) o.contexts.clear();
+  }
+  if (auto v = single("--comm-timeout")) o.comm_timeout = ParseSecondsFlag("--comm-timeout", *v);
+  if (auto v = single("--bucket-mb")) {
+    const double mb = ParseDoubleFlag("--bucket-mb", *v);
+    if (!(mb > 0)) throw UsageError("--bucket-mb must be positive");
+    o.bucket_bytes = static_cast<size_t>(mb * (1 << 20));
   }
   for (auto [it, end] = parsed->values.equal_range("--group2ctx"); it != end; ++it) {
     auto kv = ParseGroup2CtxFlag(it->second);
@@ -103,32 +121,50 @@ std::string ProgressLine(const train::BatchProgress& p, int epochs) {
 }  // namespace
 
 int TrainMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
-              bool progress_tty) {
+              bool progress_tty, const Job& job) {
   for (const std::string& a : args) {
     if (a == "--help" || a == "-h") {
       out << kUsage;
       return 0;
     }
   }
+  // Under mpirun rank 0 alone reports; the others speak only of errors.
+  std::ostringstream discard;
+  std::ostream& report = job.root() ? out : discard;
+  progress_tty = progress_tty && job.root();
   return RunCommand("train", err, [&] {
     train::TrainOptions o = ParseTrainFlags(args);
+    o.comm = job.comm;
+    // Devices share this process's cores instead of each taking them all.
+    if (o.contexts.size() > 1 && job.cpu_threads > 0) {
+      SetCpuThreadsForNewDevices(
+          std::max(1, job.cpu_threads / static_cast<int>(o.contexts.size())));
+    }
     train::DataSplits data = train::LoadData(o);
     if (data.train.size() < o.batch_size) {
       throw Error(absl::InvalidArgumentError(absl::StrCat("--batch-size ", o.batch_size,
                                                           " is larger than the training set (",
                                                           data.train.size(), " examples)")));
     }
-    out << "model " << o.model << ", data " << data.description << ": " << data.train.size()
+    report << "model " << o.model << ", data " << data.description << ": " << data.train.size()
         << " training / " << data.test.size() << " test examples; batch " << o.batch_size << ", "
         << o.optimizer << " lr " << o.lr;
-    if (o.optimizer == "sgd") out << " momentum " << o.momentum;
-    out << " wd " << o.wd << ", " << o.ctx.ToString();
+    if (o.optimizer == "sgd") report << " momentum " << o.momentum;
+    report << " wd " << o.wd << ", ";
+    if (o.contexts.empty()) {
+      report << o.ctx.ToString();
+    } else {
+      std::vector<std::string> devices;
+      for (const Context& c : o.contexts) devices.push_back(c.ToString());
+      report << absl::StrJoin(devices, ",");
+    }
+    if (job.size() > 1) report << " x " << job.size() << " ranks";
     if (!o.group2ctx.empty()) {
       std::vector<std::string> groups;
       for (const auto& [group, ctx] : o.group2ctx) groups.push_back(group + "=" + ctx.ToString());
-      out << " (group2ctx " << absl::StrJoin(groups, " ") << ")";
+      report << " (group2ctx " << absl::StrJoin(groups, " ") << ")";
     }
-    out << "\n" << std::flush;
+    report << "\n" << std::flush;
 
     train::TrainCallbacks cb;
     auto last_draw = std::chrono::steady_clock::now() - std::chrono::seconds(1);
@@ -142,17 +178,18 @@ int TrainMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
     }
     cb.on_epoch = [&](const train::EpochResult& e) {
       if (progress_tty) err << "\r\033[K" << std::flush;
-      out << "epoch " << e.epoch << "/" << o.epochs << ": loss " << Fixed(e.train_loss, 4)
+      report << "epoch " << e.epoch << "/" << o.epochs << ": loss " << Fixed(e.train_loss, 4)
           << "  train accuracy " << Fixed(e.train_accuracy, 4) << "  test accuracy "
           << Fixed(e.test_accuracy, 4) << "  time " << Fixed(e.train_seconds, 2) << "s (eval "
           << Fixed(e.eval_seconds, 2) << "s)\n"
           << std::flush;
     };
     train::TrainResult r = train::Train(o, data, cb);
-    out << "checkpoint:";
-    for (const std::string& f : r.saved_files) out << " " << f;
-    out << "\n";
-  });
+    report << "trained on " << r.layout << "\n";
+    report << "checkpoint:";
+    for (const std::string& f : r.saved_files) report << " " << f;
+    report << "\n";
+  }, job);
 }
 
 }  // namespace symx::cli

@@ -10,12 +10,17 @@
 #include <string>
 #include <vector>
 
+#include "tools/symx/command.h"
+
 namespace symx::cli {
 
 // Entry point from main: parses `args` (after "train"), returns the exit code.
 // `progress_tty`: draw a progress bar on `err`.
+// Under mpirun (`job`) every rank trains (data parallel, or split across
+// ranks when --group2ctx names other ranks' devices); rank 0 alone prints and
+// writes the checkpoint.
 int TrainMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
-              bool progress_tty);
+              bool progress_tty, const Job& job = {});
 
 }  // namespace symx::cli
 

@@ -201,22 +201,42 @@ std::string PlacedGraphToDot(const std::vector<PlacedNode>& nodes) {
       "digraph symx {\n"
       "  node [fontname=\"Helvetica\", fontsize=10, style=\"filled\"];\n"
       "  edge [fontname=\"Helvetica\", fontsize=9];\n";
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const PlacedNode& n = nodes[i];
-    const std::string ctx = n.ctx.ToString();
-    std::string attrs;
-    if (n.op.empty()) {
-      attrs = absl::StrCat("label=", Quoted(n.name), ", shape=ellipse");
-    } else if (n.is_copy) {
-      attrs = absl::StrCat("label=", Quoted("copy to " + ctx),
-                           ", shape=hexagon, style=\"filled,dashed\", penwidth=1.5");
-    } else {
-      attrs = absl::StrCat("label=", Quoted(n.name + "\n" + n.op), ", shape=box");
+  // A job of several ranks: each rank's nodes in a box of their own.
+  std::map<int, std::vector<size_t>> by_rank;
+  for (size_t i = 0; i < nodes.size(); ++i) by_rank[nodes[i].ctx.rank].push_back(i);
+  const bool ranks = by_rank.size() > 1 || by_rank.begin()->first >= 1;
+  for (const auto& [rank, members] : by_rank) {
+    std::string indent = "  ";
+    if (ranks) {
+      absl::StrAppend(&out, "  subgraph cluster_rank", rank, " {\n    label=",
+                      Quoted(absl::StrCat("rank ", rank)),
+                      ";\n    fontname=\"Helvetica\";\n    style=\"dashed\";\n");
+      indent = "    ";
     }
-    const std::string tooltip =
-        absl::StrCat(n.name, n.op.empty() ? "" : " (" + n.op + ")", " on ", ctx);
-    absl::StrAppend(&out, "  n", i, " [", attrs, ", fillcolor=", Quoted(color.at(n.ctx)),
-                    ", tooltip=", Quoted(tooltip), "];\n");
+    for (size_t i : members) {
+      const PlacedNode& n = nodes[i];
+      const std::string ctx = n.ctx.ToString();
+      constexpr char kTransfer[] = ", shape=hexagon, style=\"filled,dashed\", penwidth=1.5";
+      std::string attrs;
+      if (n.op.empty()) {
+        attrs = absl::StrCat("label=", Quoted(n.name), ", shape=ellipse");
+      } else if (n.is_copy) {
+        attrs = absl::StrCat("label=", Quoted("copy to " + ctx), kTransfer);
+      } else if (n.is_send) {
+        attrs = absl::StrCat("label=", Quoted(absl::StrCat("send to rank ", n.peer, "\ntag ", n.tag)),
+                             kTransfer);
+      } else if (n.is_recv) {
+        attrs = absl::StrCat(
+            "label=", Quoted(absl::StrCat("recv from rank ", n.peer, "\ntag ", n.tag)), kTransfer);
+      } else {
+        attrs = absl::StrCat("label=", Quoted(n.name + "\n" + n.op), ", shape=box");
+      }
+      const std::string tooltip =
+          absl::StrCat(n.name, n.op.empty() ? "" : " (" + n.op + ")", " on ", ctx);
+      absl::StrAppend(&out, indent, "n", i, " [", attrs, ", fillcolor=", Quoted(color.at(n.ctx)),
+                      ", tooltip=", Quoted(tooltip), "];\n");
+    }
+    if (ranks) out += "  }\n";
   }
   for (size_t i = 0; i < nodes.size(); ++i) {
     for (const auto& [src, index] : nodes[i].inputs) {
@@ -246,7 +266,8 @@ std::string PlacedGraphToDot(const std::vector<PlacedNode>& nodes) {
 void RunViz(const VizOptions& options, std::ostream& out) {
   Symbol symbol = Symbol::Load(options.symbol_path);
   std::vector<PlacedNode> nodes =
-      ValueOrThrow(PlaceForward(symbol, options.ctx, options.group2ctx, options.shapes));
+      ValueOrThrow(PlaceForward(symbol, options.ctx, options.group2ctx, options.shapes,
+                                ViewerRanks(options.ctx, options.group2ctx)));
   const std::string dot = PlacedGraphToDot(nodes);
   switch (options.format) {
     case VizFormat::kDot:
@@ -261,14 +282,23 @@ void RunViz(const VizOptions& options, std::ostream& out) {
       break;
   }
   std::set<Context> devices;
-  size_t copies = 0;
+  std::set<int> ranks;
+  size_t copies = 0, transfers = 0;
   for (const PlacedNode& n : nodes) {
     devices.insert(n.ctx);
+    ranks.insert(n.ctx.rank);
     if (n.is_copy) ++copies;
+    if (n.is_send) ++transfers;
   }
   out << "wrote " << options.output_path << ": " << nodes.size() << " nodes on " << devices.size()
-      << (devices.size() == 1 ? " device" : " devices") << ", " << copies
-      << (copies == 1 ? " copy" : " copies") << "\n";
+      << (devices.size() == 1 ? " device" : " devices");
+  if (transfers > 0 || ranks.size() > 1) out << " of " << ranks.size() << " ranks";
+  out << ", " << copies << (copies == 1 ? " copy" : " copies");
+  if (transfers > 0) {
+    out << ", " << transfers << (transfers == 1 ? " transfer" : " transfers")
+        << " between ranks";
+  }
+  out << "\n";
 }
 
 int VizMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {

@@ -7,7 +7,11 @@
 // hexagons labelled "copy to <ctx>"; every node is filled with its device's
 // color (a fixed palette in sorted device order) and a legend lists device ->
 // color; each edge is labelled with the shape of the value it carries ("4x5",
-// "?" for an unknown dim).
+// "?" for an unknown dim). When --group2ctx names other ranks' devices
+// (`cpu(0)@rank1`), the graph is the job's as rank 0 partitions it: each
+// rank's nodes sit in a dashed box "rank R", and every edge between ranks
+// goes through a "send to rank R / tag T" and a "recv from rank R / tag T"
+// hexagon.
 //
 // -o FILE.dot writes the DOT text. FILE.svg and FILE.png run Graphviz's `dot`
 // (found on PATH, started without a shell) on a temporary DOT file; the output

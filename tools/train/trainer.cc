@@ -16,12 +16,10 @@
 #include "tools/train/checkpoint.h"
 #include "tools/train/initializer.h"
 #include "tools/train/optimizer.h"
+#include "tools/train/parallel_model.h"
 
 namespace symx::train {
 namespace {
-
-constexpr char kData[] = "data";
-constexpr char kLabel[] = "softmax_label";
 
 [[noreturn]] void Fail(const std::string& message) {
   throw Error(absl::InvalidArgumentError(message));
@@ -54,16 +52,6 @@ std::optional<double> NumberAttr(const std::map<std::string, AttrMap>& attrs,
   return v;
 }
 
-Metrics Evaluate(Executor& exe, const Dataset& test, int64_t batch_size) {
-  Metrics m;
-  BatchIterator it(test, batch_size, /*shuffle=*/false, 0, BatchIterator::LastBatch::kPad);
-  while (it.Next()) {
-    exe.Forward(/*is_train=*/false, {{kData, it.data()}});
-    m.Add(exe.outputs()[0], it.label(), batch_size - it.pad());
-  }
-  return m;
-}
-
 }  // namespace
 
 Symbol BuildModel(const std::string& name) {
@@ -77,26 +65,6 @@ DataSplits LoadData(const TrainOptions& options) {
     return SyntheticDataset(options.synthetic_train, options.synthetic_test, options.seed);
   }
   return ValueOrThrow(LoadMnist(options.data_dir));
-}
-
-void Metrics::Add(const Tensor& probabilities, const Tensor& labels, int64_t rows) {
-  const Shape& s = probabilities.shape();
-  if (s.ndim() != 2 || labels.shape().ndim() != 1 || labels.shape()[0] != s[0] || rows > s[0]) {
-    Fail(absl::StrCat("metrics: expected probabilities [B, C] and labels [B], got ", s.ToString(),
-                      " and ", labels.shape().ToString()));
-  }
-  const int64_t classes = s[1];
-  std::vector<double> p = probabilities.ToDoubles();
-  std::vector<double> l = labels.ToDoubles();
-  for (int64_t r = 0; r < rows; ++r) {
-    const double* row = p.data() + r * classes;
-    const int64_t label = static_cast<int64_t>(l[r]);
-    const int64_t best = std::max_element(row, row + classes) - row;
-    correct += (best == label);
-    const double pl = (label >= 0 && label < classes) ? row[label] : 0.0;
-    loss_sum += -std::log(std::max(pl, 1e-12));
-    ++count;
-  }
 }
 
 TrainResult Train(const TrainOptions& options, const DataSplits& data,
@@ -113,40 +81,38 @@ TrainResult Train(const TrainOptions& options, const DataSplits& data,
   result.symbol = BuildModel(options.model);
   const Symbol& net = result.symbol;
 
-  std::vector<int64_t> data_dims = {batch};
-  const Shape example = data.train.example_shape();
-  for (int64_t d : example.dims()) data_dims.push_back(d);
-  const Shape data_shape(data_dims), label_shape{batch};
+  ParallelOptions po;
+  po.ctx = options.ctx;
+  po.contexts = options.contexts;
+  po.group2ctx = options.group2ctx;
+  po.comm = options.comm;
+  po.comm_timeout = options.comm_timeout;
+  po.bucket_bytes = options.bucket_bytes;
+  po.batch_size = batch;
+  po.example_shape = data.train.example_shape();
+  ParallelModel model(net, po);
+  result.layout = model.Describe();
+  const std::vector<std::string>& param_names = model.param_names();
 
-  // Gradients for the parameters only.
-  std::vector<std::string> arg_names = net.ListArguments();
-  std::vector<std::string> param_names;
-  std::map<std::string, GradReq> grad_req;
-  for (const std::string& name : arg_names) {
-    if (name == kData || name == kLabel) continue;
-    param_names.push_back(name);
-    grad_req[name] = GradReq::kWrite;
+  // Initial values made on the host as one process makes them (the same
+  // generator draws in the same order), then set into every replica.
+  std::map<std::string, Tensor> init_args, init_aux;
+  for (const std::string& name : param_names) {
+    init_args[name] = ValueOrThrow(Tensor::Zeros(model.shapes().at(name), DType::kFloat32));
   }
-
-  SimpleBindOptions bind;
-  bind.ctx = options.ctx;
-  bind.group2ctx = options.group2ctx;
-  bind.grad_req = grad_req;
-  bind.shapes = {{kData, data_shape}, {kLabel, label_shape}};
-  std::unique_ptr<Executor> exe = Executor::SimpleBind(net, bind);
-
-  std::map<std::string, Tensor> args = exe->arg_dict();
-  std::map<std::string, Tensor> grads = exe->grad_dict();
-  std::map<std::string, Tensor> aux = exe->aux_dict();
-
+  for (const std::string& name : net.ListAuxiliaryStates()) {
+    init_aux[name] = ValueOrThrow(Tensor::Zeros(model.shapes().at(name), DType::kFloat32));
+  }
   Rng rng(options.seed);
   std::unique_ptr<Initializer> init = CreateInitializer(options.initializer);
-  InitParameters(net, *init, args, {kData, kLabel}, rng);
-  InitParameters(net, *init, aux, {}, rng);
+  InitParameters(net, *init, init_args, {}, rng);
+  InitParameters(net, *init, init_aux, {}, rng);
+  model.SetParams(init_args, init_aux);
 
   OptimizerOptions oo;
   oo.lr = options.lr;
   oo.wd = options.wd;
+  // Gradients are sums over the global batch, on every layout.
   oo.rescale_grad = 1.0 / static_cast<double>(batch);
   oo.clip_gradient = options.clip_gradient;
   std::unique_ptr<Optimizer> opt = CreateOptimizer(options.optimizer, oo, options.momentum);
@@ -160,18 +126,10 @@ TrainResult Train(const TrainOptions& options, const DataSplits& data,
     if (auto m = NumberAttr(attrs, name, "__wd_mult__")) opt->set_wd_mult(index, *m);
     if (auto m = NumberAttr(attrs, name, "__lr_mult__")) opt->set_lr_mult(index, *m);
   }
+  const std::map<std::string, Tensor> params = model.params();
+  const std::map<std::string, Tensor> grads = model.grads();
 
-  // The inference executor uses the training executor's parameter and aux
-  // arrays themselves; only data and label are its own.
-  std::map<std::string, Tensor> infer_args = args;
-  infer_args[kData] = ValueOrThrow(Tensor::Zeros(data_shape, args[kData].dtype(), options.ctx));
-  infer_args[kLabel] = ValueOrThrow(Tensor::Zeros(label_shape, args[kLabel].dtype(), options.ctx));
-  BindOptions infer_bind;
-  infer_bind.ctx = options.ctx;
-  infer_bind.group2ctx = options.group2ctx;
-  std::unique_ptr<Executor> infer = Executor::Bind(net, infer_bind, infer_args, std::nullopt, aux);
-
-  if (!options.prefix.empty()) {
+  if (!options.prefix.empty() && model.is_root()) {
     result.saved_files.push_back(SaveSymbolFile(options.prefix, net));
     if (callbacks.on_save) callbacks.on_save(result.saved_files.back());
   }
@@ -186,39 +144,45 @@ TrainResult Train(const TrainOptions& options, const DataSplits& data,
     train_it.Reset(epoch - 1);
     int64_t b = 0;
     while (train_it.Next()) {
-      exe->Forward(/*is_train=*/true, {{kData, train_it.data()}, {kLabel, train_it.label()}});
-      exe->Backward();
+      model.TrainStep(train_it.data(), train_it.label(), &m);
       for (size_t i = 0; i < param_names.size(); ++i) {
-        opt->Update(static_cast<int>(i), args[param_names[i]], grads[param_names[i]]);
+        const Tensor& w = params.at(param_names[i]);
+        if (w.defined()) opt->Update(static_cast<int>(i), w, grads.at(param_names[i]));
       }
-      m.Add(exe->outputs()[0], train_it.label(), batch);
+      model.SyncReplicas();
       ++b;
       if (callbacks.on_batch) {
         callbacks.on_batch(BatchProgress{epoch, b, train_it.num_batches(), m.loss(), m.accuracy()});
       }
     }
     er.train_seconds = Seconds(start);
-    er.train_loss = m.loss();
-    er.train_accuracy = m.accuracy();
-    er.train_examples = m.count;
+    const Metrics total = model.SumOverRanks(m);
+    er.train_loss = total.loss();
+    er.train_accuracy = total.accuracy();
+    er.train_examples = total.count;
 
+    model.AverageAux();
     start = std::chrono::steady_clock::now();
-    Metrics t = Evaluate(*infer, data.test, batch);
+    Metrics t;
+    BatchIterator test_it(data.test, batch, /*shuffle=*/false, 0, BatchIterator::LastBatch::kPad);
+    while (test_it.Next()) model.EvalStep(test_it.data(), test_it.label(), batch - test_it.pad(), &t);
+    const Metrics test = model.SumOverRanks(t);
     er.eval_seconds = Seconds(start);
-    er.test_accuracy = t.accuracy();
-    er.test_examples = t.count;
+    er.test_accuracy = test.accuracy();
+    er.test_examples = test.count;
     result.epochs.push_back(er);
     if (callbacks.on_epoch) callbacks.on_epoch(er);
 
     if (!options.prefix.empty() && (options.save_every_epoch || epoch == options.epochs)) {
-      std::map<std::string, Tensor> params;
-      for (const std::string& name : param_names) params[name] = args[name];
-      result.saved_files.push_back(SaveParamsFile(options.prefix, epoch, params, aux));
-      if (callbacks.on_save) callbacks.on_save(result.saved_files.back());
+      std::map<std::string, Tensor> args, aux;
+      model.Gather(&args, &aux);
+      if (model.is_root()) {
+        result.saved_files.push_back(SaveParamsFile(options.prefix, epoch, args, aux));
+        if (callbacks.on_save) callbacks.on_save(result.saved_files.back());
+      }
     }
   }
-  for (const std::string& name : param_names) result.arg_params[name] = args[name];
-  result.aux_params = aux;
+  model.Gather(&result.arg_params, &result.aux_params);
   return result;
 }
 

@@ -24,10 +24,13 @@
 #include <string>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "devices/context.h"
 #include "devices/tensor.h"
+#include "distributed/communicator.h"
 #include "graph/symbol.h"
 #include "tools/train/data.h"
+#include "tools/train/metrics.h"
 
 namespace symx::train {
 
@@ -49,7 +52,17 @@ struct TrainOptions {
       "[\"xavier\", {\"rnd_type\": \"gaussian\", \"factor_type\": \"in\", \"magnitude\": 2}]";
   uint64_t seed = 42;
   Context ctx;
+  // Several devices train data parallel, a replica on each (parallel_model.h);
+  // empty: `ctx` alone.
+  std::vector<Context> contexts;
   std::map<std::string, Context> group2ctx;
+  // The ranks of an mpirun job (nullptr: this process alone). Without
+  // group2ctx naming other ranks' devices, every rank trains replicas on its
+  // share of each batch (data parallel); with it, the model is split across
+  // ranks. batch_size is the global batch either way.
+  std::shared_ptr<Communicator> comm;
+  absl::Duration comm_timeout = absl::Seconds(300);
+  size_t bucket_bytes = size_t{25} << 20;  // gradient buckets (data parallel)
   std::string prefix;  // empty: save nothing
   bool save_every_epoch = false;
 };
@@ -82,7 +95,10 @@ struct TrainCallbacks {
 struct TrainResult {
   std::vector<EpochResult> epochs;
   Symbol symbol;
-  // The trained parameters (the training executor's arrays).
+  // How the model ran ("cpu(0)", "data parallel: ...").
+  std::string layout;
+  // The trained parameters (the training executor's arrays; with several
+  // ranks, on rank 0 only).
   std::map<std::string, Tensor> arg_params;
   std::map<std::string, Tensor> aux_params;
   // Files written, in order (symbol first).
@@ -95,20 +111,12 @@ Symbol BuildModel(const std::string& name);
 // The synthetic set (data_dir empty) or MNIST from data_dir. Throws symx::Error.
 DataSplits LoadData(const TrainOptions& options);
 
-// Running classification metrics of a softmax output.
-struct Metrics {
-  double loss_sum = 0;  // sum of -log p[label]
-  int64_t correct = 0;
-  int64_t count = 0;
-  // Adds the first `rows` rows of `probabilities` [B, C] against `labels` [B].
-  void Add(const Tensor& probabilities, const Tensor& labels, int64_t rows);
-  double loss() const { return count ? loss_sum / count : 0.0; }
-  double accuracy() const { return count ? static_cast<double>(correct) / count : 0.0; }
-};
-
 // Trains on `data` (whose example shape must suit the model). Throws
 // symx::Error on bad options (unknown model/optimizer, batch size larger than
-// the training set, ...) and on engine errors.
+// the training set, ...) and on engine errors. With several ranks every rank
+// calls it (SPMD) with the same options and data; metrics are over all
+// ranks; only rank 0 writes the checkpoint. Callbacks run on every rank
+// (on_batch with this rank's running metrics).
 TrainResult Train(const TrainOptions& options, const DataSplits& data,
                   const TrainCallbacks& callbacks = {});
 
