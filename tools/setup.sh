@@ -16,6 +16,7 @@ PACKAGES=(
   nlohmann-json3-dev   # JSON (header only)
   graphviz             # dot, for symx viz
   python3              # test wrappers
+  iproute2             # ip netns: the two-hosts MPI test
 )
 
 missing=()
