@@ -97,9 +97,6 @@ absl::StatusOr<std::unique_ptr<GradientReducer>> GradientReducer::Create(
         absl::StrAppend(&line, " ", params[p], " ", r->grads_[0][p].shape().ToString());
       }
       layout.push_back(std::move(line));
-      SYMX_ASSIGN_OR_RETURN(Tensor flat, Tensor::Empty(Shape{r->buckets_[b].elements},
-                                                       r->buckets_[b].dtype));
-      r->flat_.push_back(flat);
     }
     return absl::OkStatus();
   }();
@@ -187,31 +184,33 @@ absl::Status GradientReducer::Reduce(size_t b) {
   const Bucket& bucket = buckets_[b];
   const bool local_only = comm_ == nullptr;
   if (local_only && replicas_.size() == 1 && !options_.average) return absl::OkStatus();
-  char* flat = static_cast<char*>(flat_[b].raw_data());
-  // Sum the replicas' gradients in replica order (deterministic).
-  size_t offset = 0;
+  // Sum into replica 0's gradients, adding the others in replica order
+  // (deterministic), then across ranks in place: no packing copies.
   for (size_t p : bucket.params) {
     const Tensor& g0 = grads_[0][p];
-    std::memcpy(flat + offset, g0.raw_data(), g0.nbytes());
     for (size_t k = 1; k < replicas_.size(); ++k) {
-      ReduceInto(ReduceOp::kSum, bucket.dtype, grads_[k][p].raw_data(), flat + offset, g0.size());
+      ReduceInto(ReduceOp::kSum, bucket.dtype, grads_[k][p].raw_data(), g0.raw_data(), g0.size());
     }
-    offset += g0.nbytes();
   }
   if (!local_only) {
-    absl::Status s = WaitFor(comm_->Allreduce(flat_[b], ReduceOp::kSum), options_.timeout);
-    if (!s.ok()) {
-      return absl::Status(s.code(), absl::StrCat("gradient bucket ", b, ": ", s.message()));
+    // Every gradient of the bucket in flight at once; MPI matches the
+    // collectives in the order they are started, the same on every rank.
+    std::vector<std::unique_ptr<Work>> works;
+    for (size_t p : bucket.params) works.push_back(comm_->Allreduce(grads_[0][p], ReduceOp::kSum));
+    const absl::Time deadline = absl::Now() + options_.timeout;
+    for (auto& w : works) {
+      absl::Status s = w->Wait(deadline);
+      if (!s.ok()) {
+        return absl::Status(s.code(), absl::StrCat("gradient bucket ", b, ": ", s.message()));
+      }
     }
   }
-  if (options_.average) DivideInPlace(bucket.dtype, flat, bucket.elements, total_replicas_);
-  offset = 0;
   for (size_t p : bucket.params) {
-    const size_t bytes = grads_[0][p].nbytes();
-    for (size_t k = 0; k < replicas_.size(); ++k) {
-      std::memcpy(grads_[k][p].raw_data(), flat + offset, bytes);
+    const Tensor& g0 = grads_[0][p];
+    if (options_.average) DivideInPlace(bucket.dtype, g0.raw_data(), g0.size(), total_replicas_);
+    for (size_t k = 1; k < replicas_.size(); ++k) {
+      std::memcpy(grads_[k][p].raw_data(), g0.raw_data(), g0.nbytes());
     }
-    offset += bytes;
   }
   return absl::OkStatus();
 }

@@ -9,9 +9,10 @@
 // their gradients (Executor::GradientReadyOrder: a table the plan fixed at
 // bind, so bucket assignment is part of the plan). Each executor calls back
 // as each gradient becomes final; when a bucket's gradients are final on
-// every local replica, a communication thread sums the replicas' copies in
-// replica order, allreduces the sum across ranks and writes it back to every
-// replica, while backward goes on computing the next buckets.
+// every local replica, a communication thread adds the other replicas'
+// gradients into replica 0's in replica order, allreduces those across ranks
+// in place (all of the bucket's at once) and copies the result to the other
+// replicas, while backward goes on computing the next buckets.
 //
 // Buckets are launched strictly in bucket order, so every rank issues the
 // same collectives in the same order whatever the timing, and the sums are
@@ -106,7 +107,6 @@ class GradientReducer {
   std::vector<int> bucket_of_arg_;  // per argument index; -1: not reduced
   // grads_[replica][param]
   std::vector<std::vector<Tensor>> grads_;
-  std::vector<Tensor> flat_;  // per bucket
 
   std::mutex mu_;
   std::condition_variable cv_;

@@ -1,6 +1,7 @@
 #include "distributed/mpi_communicator.h"
 
 #include <mpi.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -19,6 +20,7 @@ namespace {
 constexpr size_t kChunk = size_t{1} << 30;  // bytes per MPI message
 constexpr int kProbeTag = 1;
 const absl::Duration kProbeGrace = absl::Seconds(2);
+const absl::Duration kSpinFor = absl::Milliseconds(2);
 
 std::string MpiErrorText(int code) {
   char text[MPI_MAX_ERROR_STRING];
@@ -311,8 +313,8 @@ absl::Status MpiWork::Wait(absl::Time deadline) {
   if (done_) return status_;
   const absl::Time start = absl::Now();
   std::vector<MPI_Status> statuses(reqs_.size());
-  absl::Duration nap = absl::Microseconds(5);
-  for (int polls = 0;; ++polls) {
+  absl::Duration nap = absl::Microseconds(20);
+  for (int polls = 0;;) {
     int flag = 0;
     int rc = MPI_Testall(static_cast<int>(reqs_.size()), reqs_.data(), &flag, statuses.data());
     if (rc != MPI_SUCCESS) {
@@ -343,11 +345,16 @@ absl::Status MpiWork::Wait(absl::Time deadline) {
       comm_->Break(s);
       return Finish(s);
     }
-    // Spin for the first polls (a message in flight on shared memory lands
-    // in microseconds), then sleep with backoff so a long wait costs no core.
-    if (polls > 200) {
+    // MPI progresses a non-blocking operation only inside MPI calls, so the
+    // first stretch polls continuously (yielding the core to other threads
+    // between polls): large messages move at full speed. A wait that lasts
+    // longer is a peer that is late, not data in flight; it backs off to
+    // sleeping so it costs no core.
+    if (now - start < kSpinFor) {
+      if (++polls % 16 == 0) sched_yield();
+    } else {
       absl::SleepFor(std::min(nap, deadline - now));
-      nap = std::min(nap * 2, absl::Milliseconds(1));
+      nap = std::min(nap * 2, absl::Microseconds(200));
     }
   }
   done_ = true;
@@ -442,6 +449,10 @@ absl::StatusOr<std::shared_ptr<Communicator>> InitMpiWorld(int* argc, char*** ar
   std::lock_guard<std::mutex> lock(p.mu);
   if (p.initialized) return p.world;
   if (p.finalized) return absl::FailedPreconditionError("MPI was already finalized");
+  // libnbc's default MPI_Iallreduce here is a binomial tree that reaches half
+  // of MPI_Allreduce's bandwidth; Rabenseifner's reduce-scatter + allgather
+  // matches it (tools/bench/comm_bench). A user's own setting wins.
+  setenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm", "3", /*overwrite=*/0);
   int provided = 0;
   int rc = MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
   if (rc != MPI_SUCCESS) {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what is missing, then runs every test: the normal build, then the
 # same suite under AddressSanitizer + UndefinedBehaviorSanitizer, then the
-# multi-device tests (and the trainer, which uses them) under ThreadSanitizer.
+# multi-device and multi-rank tests that run as threads of one process (and
+# the trainer, which uses them) under ThreadSanitizer. Multi-rank tests under
+# mpirun are part of //... (tests/distributed/mpirun.sh launches them).
 # This is the README's test command and what CI runs (.ci/run). Extra
 # arguments go to every `bazel test` run. Ends with one line
 # "N passed, N failed" over all runs.
@@ -26,7 +28,9 @@ run_suite() {
 run_suite //... "$@"
 run_suite --config=asan //... "$@"
 run_suite --config=tsan //tests/executor:model_parallel_test //tests/executor:shared_exec_test \
-  //tests/train:trainer_test "$@"
+  //tests/train:trainer_test //tests/distributed:inprocess_communicator_test \
+  //tests/distributed:cross_rank_test //tests/distributed:gradient_reducer_test \
+  //tests/train:parallel_trainer_test "$@"
 echo "${passed} passed, ${failed} failed"
 if [ "$status" = 0 ] && [ "$failed" != 0 ]; then status=1; fi
 exit "$status"

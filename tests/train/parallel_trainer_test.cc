@@ -1,0 +1,132 @@
+// Training data parallel (over devices of one process, and over ranks as
+// threads of the in-process communicator) and split across ranks: the
+// per-epoch metrics of one process (to 3 decimals for data parallelism,
+// exactly for the split), the same parameters, one checkpoint from rank 0.
+// Runs under TSan.
+#include <thread>
+
+#include "distributed/inprocess_communicator.h"
+#include "gmock/gmock.h"
+#include "graph/error.h"
+#include "gtest/gtest.h"
+#include "tools/train/trainer.h"
+
+namespace symx::train {
+namespace {
+
+using ::testing::HasSubstr;
+
+TrainOptions Base() {
+  TrainOptions o;
+  o.epochs = 2;
+  o.batch_size = 40;
+  o.seed = 9;
+  return o;
+}
+
+const DataSplits& Data() {
+  static const DataSplits* data = new DataSplits(SyntheticDataset(1200, 200, 9));
+  return *data;
+}
+
+// Runs Train on `n` in-process ranks; returns each rank's result.
+std::vector<TrainResult> OnRanks(int n, const TrainOptions& options) {
+  std::vector<std::shared_ptr<Communicator>> group = CreateInProcessGroup(n);
+  std::vector<TrainResult> results(n);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < n; ++r) {
+    threads.emplace_back([&, r] {
+      TrainOptions o = options;
+      o.comm = group[r];
+      results[r] = Train(o, Data());
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  return results;
+}
+
+void ExpectSameMetrics(const TrainResult& a, const TrainResult& b, double tol) {
+  ASSERT_EQ(a.epochs.size(), b.epochs.size());
+  for (size_t e = 0; e < a.epochs.size(); ++e) {
+    EXPECT_NEAR(a.epochs[e].train_loss, b.epochs[e].train_loss, tol) << "epoch " << e;
+    EXPECT_NEAR(a.epochs[e].train_accuracy, b.epochs[e].train_accuracy, tol) << "epoch " << e;
+    EXPECT_NEAR(a.epochs[e].test_accuracy, b.epochs[e].test_accuracy, tol) << "epoch " << e;
+    EXPECT_EQ(a.epochs[e].train_examples, b.epochs[e].train_examples);
+    EXPECT_EQ(a.epochs[e].test_examples, b.epochs[e].test_examples);
+  }
+}
+
+void ExpectCloseParams(const TrainResult& a, const TrainResult& b, double tol) {
+  ASSERT_EQ(a.arg_params.size(), b.arg_params.size());
+  for (const auto& [name, t] : a.arg_params) {
+    std::vector<double> x = t.ToDoubles(), y = b.arg_params.at(name).ToDoubles();
+    ASSERT_EQ(x.size(), y.size()) << name;
+    for (size_t i = 0; i < x.size(); ++i) ASSERT_NEAR(x[i], y[i], tol) << name << " " << i;
+  }
+}
+
+TEST(ParallelTrainer, DevicesOfOneProcess) {
+  TrainResult one = Train(Base(), Data());
+  TrainOptions o = Base();
+  o.contexts = {Context::CPU(1), Context::CPU(2), Context::CPU(3)};  // uneven shares of 40
+  TrainResult dp = Train(o, Data());
+  EXPECT_EQ(dp.layout, "data parallel: 1 rank x 3 devices (cpu(1), cpu(2), cpu(3)), 3 replicas");
+  ExpectSameMetrics(one, dp, 1e-3);
+  ExpectCloseParams(one, dp, 1e-4);
+}
+
+TEST(ParallelTrainer, RanksAndDevicesWriteOneCheckpoint) {
+  TrainResult one = Train(Base(), Data());
+  TrainOptions o = Base();
+  o.contexts = {Context::CPU(1), Context::CPU(2)};
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  o.prefix = std::string(tmp != nullptr ? tmp : "/tmp") + "/parallel_trainer";
+  o.bucket_bytes = 4096;  // many buckets
+  std::vector<TrainResult> ranks = OnRanks(2, o);
+  EXPECT_EQ(ranks[0].layout,
+            "data parallel: 2 ranks x 2 devices (cpu(1), cpu(2)), 4 replicas");
+  for (const TrainResult& r : ranks) ExpectSameMetrics(one, r, 1e-3);
+  ExpectCloseParams(one, ranks[0], 1e-4);
+  EXPECT_EQ(ranks[0].saved_files.size(), 2u);  // symbol and params, by rank 0
+  EXPECT_TRUE(ranks[1].saved_files.empty());
+  EXPECT_TRUE(ranks[1].arg_params.empty());
+}
+
+TEST(ParallelTrainer, SplitAcrossRanksIsOneProcessExactly) {
+  TrainOptions o = Base();
+  o.ctx = Context::CPU(1);
+  o.group2ctx = {{"stage1", Context::CPU(1)}, {"stage2", Context::CPU(2)}};
+  TrainResult one = Train(o, Data());
+  Context stage2 = Context::CPU(2);
+  stage2.rank = 1;
+  o.group2ctx = {{"stage1", Context::CPU(1)}, {"stage2", stage2}};
+  std::vector<TrainResult> ranks = OnRanks(2, o);
+  EXPECT_EQ(ranks[0].layout, "split over 2 ranks (rank 0 runs its part)");
+  ExpectSameMetrics(one, ranks[0], 0);
+  ExpectCloseParams(one, ranks[0], 0);  // gathered on rank 0 from both
+  EXPECT_TRUE(ranks[1].arg_params.empty());
+}
+
+TEST(ParallelTrainer, BadLayoutsAreErrors) {
+  TrainOptions o = Base();
+  o.contexts = {Context::CPU(1), Context::CPU(2)};
+  o.group2ctx = {{"stage1", Context::CPU(1)}, {"stage2", Context::CPU(2)}};
+  try {
+    Train(o, Data());
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("cannot be combined with data parallelism"));
+  }
+  o = Base();
+  o.batch_size = 2;
+  o.contexts = {Context::CPU(1), Context::CPU(2), Context::CPU(3)};
+  try {
+    Train(o, Data());
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("batch size 2 is smaller than the number of replicas (3)"));
+  }
+}
+
+}  // namespace
+}  // namespace symx::train
