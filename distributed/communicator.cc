@@ -78,6 +78,18 @@ const char* ReduceOpName(ReduceOp op) {
   return "?";
 }
 
+const char* CollectiveName(Collective c) {
+  switch (c) {
+    case Collective::kAllreduce:
+      return "allreduce";
+    case Collective::kBroadcast:
+      return "broadcast";
+    case Collective::kBarrier:
+      return "barrier";
+  }
+  return "an unknown collective";
+}
+
 std::unique_ptr<Work> DoneWork(absl::Status status) {
   return std::make_unique<FinishedWork>(std::move(status));
 }

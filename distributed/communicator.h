@@ -45,6 +45,11 @@ namespace symx {
 enum class ReduceOp { kSum, kAverage, kMax, kMin };
 const char* ReduceOpName(ReduceOp op);
 
+// The collectives, as implementations name and match them ("allreduce #12").
+enum class Collective : int64_t { kAllreduce = 1, kBroadcast = 2, kBarrier = 3 };
+// "allreduce", "broadcast", "barrier"; "an unknown collective" otherwise.
+const char* CollectiveName(Collective c);
+
 // An operation in flight.
 class Work {
  public:
@@ -56,6 +61,22 @@ class Work {
 
 // A Work that is already finished with `status` (e.g. an argument error).
 std::unique_ptr<Work> DoneWork(absl::Status status);
+
+// Base of implementations' Works: once finished, Wait returns the same status.
+class WorkOnce : public Work {
+ protected:
+  bool done() const { return done_; }
+  const absl::Status& status() const { return status_; }
+  absl::Status Finish(absl::Status s) {
+    done_ = true;
+    status_ = std::move(s);
+    return status_;
+  }
+
+ private:
+  bool done_ = false;
+  absl::Status status_;
+};
 
 class Communicator {
  public:

@@ -13,19 +13,7 @@
 namespace symx {
 namespace {
 
-enum class Kind { kAllreduce, kBroadcast, kBarrier };
-
-const char* KindName(Kind k) {
-  switch (k) {
-    case Kind::kAllreduce:
-      return "allreduce";
-    case Kind::kBroadcast:
-      return "broadcast";
-    case Kind::kBarrier:
-      return "barrier";
-  }
-  return "?";
-}
+using Kind = Collective;
 
 // What a rank asked for under one collective number; every rank must agree.
 struct CollectiveCall {
@@ -39,7 +27,7 @@ struct CollectiveCall {
     return kind == o.kind && op == o.op && root == o.root && dtype == o.dtype && bytes == o.bytes;
   }
   std::string Describe(uint64_t seq) const {
-    std::string out = absl::StrCat(KindName(kind), " #", seq);
+    std::string out = absl::StrCat(CollectiveName(kind), " #", seq);
     if (kind == Kind::kAllreduce) {
       absl::StrAppend(&out, " (", ReduceOpName(op), ", ", DTypeName(dtype), ", ", bytes,
                       " bytes)");
@@ -87,7 +75,7 @@ class InProcessCommunicator;
 void MarkBroken(InProcessCommunicator* comm, const absl::Status& status);
 absl::Status BrokenStatus(InProcessCommunicator* comm);
 
-class RecvWork : public Work {
+class RecvWork : public WorkOnce {
  public:
   RecvWork(std::shared_ptr<Group> g, InProcessCommunicator* comm, int rank, Tensor t, int peer,
            int64_t tag, uint64_t seq)
@@ -95,7 +83,7 @@ class RecvWork : public Work {
         seq_(seq) {}
 
   absl::Status Wait(absl::Time deadline) override {
-    if (done_) return status_;
+    if (done()) return status();
     const absl::Time start = absl::Now();
     const MessageKey key{peer_, rank_, tag_, seq_};
     std::unique_lock<std::mutex> lock(g_->mu);
@@ -132,12 +120,6 @@ class RecvWork : public Work {
   absl::Status Aborted(const absl::Status& why) const {
     return absl::Status(why.code(), absl::StrCat(Describe(), " aborted: ", why.message()));
   }
-  absl::Status Finish(absl::Status s) {
-    done_ = true;
-    status_ = std::move(s);
-    return status_;
-  }
-
   std::shared_ptr<Group> g_;
   InProcessCommunicator* comm_;
   int rank_;
@@ -145,18 +127,16 @@ class RecvWork : public Work {
   int peer_;
   int64_t tag_;
   uint64_t seq_;
-  bool done_ = false;
-  absl::Status status_;
 };
 
-class CollectiveWork : public Work {
+class CollectiveWork : public WorkOnce {
  public:
   CollectiveWork(std::shared_ptr<Group> g, InProcessCommunicator* comm, int rank, uint64_t seq,
                  CollectiveCall call, Tensor t)
       : g_(std::move(g)), comm_(comm), rank_(rank), seq_(seq), call_(call), t_(std::move(t)) {}
 
   absl::Status Wait(absl::Time deadline) override {
-    if (done_) return status_;
+    if (done()) return status();
     const absl::Time start = absl::Now();
     std::unique_lock<std::mutex> lock(g_->mu);
     Slot& slot = g_->slots[seq_];
@@ -208,11 +188,6 @@ class CollectiveWork : public Work {
     slot->reduced = true;
   }
   std::string Prefix() const { return absl::StrCat("rank ", rank_, ": ", call_.Describe(seq_)); }
-  absl::Status Finish(absl::Status s) {
-    done_ = true;
-    status_ = std::move(s);
-    return status_;
-  }
 
   std::shared_ptr<Group> g_;
   InProcessCommunicator* comm_;
@@ -220,8 +195,6 @@ class CollectiveWork : public Work {
   uint64_t seq_;
   CollectiveCall call_;
   Tensor t_;
-  bool done_ = false;
-  absl::Status status_;
 };
 
 class InProcessCommunicator : public Communicator {

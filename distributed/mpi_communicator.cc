@@ -50,24 +50,11 @@ MpiProcess& Process() {
   return *p;
 }
 
-// Collective kinds as sent in probes.
-enum class Kind : int64_t { kAllreduce = 1, kBroadcast = 2, kBarrier = 3 };
-
-const char* KindName(int64_t k) {
-  switch (static_cast<Kind>(k)) {
-    case Kind::kAllreduce:
-      return "allreduce";
-    case Kind::kBroadcast:
-      return "broadcast";
-    case Kind::kBarrier:
-      return "barrier";
-  }
-  return "an unknown collective";
-}
+using Kind = Collective;  // its numbers travel in probes
 
 class MpiCommunicator;
 
-class MpiWork : public Work {
+class MpiWork : public WorkOnce {
  public:
   struct Spec {
     std::string what;        // "rank 0: recv from rank 1 (tag 3, 16 bytes)"
@@ -84,18 +71,11 @@ class MpiWork : public Work {
   absl::Status Wait(absl::Time deadline) override;
 
  private:
-  absl::Status Finish(absl::Status s) {
-    done_ = true;
-    status_ = std::move(s);
-    return status_;
-  }
-
   MpiCommunicator* comm_;
   Spec spec_;
   Tensor keep_;  // the buffer MPI reads or writes stays alive while requests are active
   std::vector<MPI_Request> reqs_;
-  bool done_ = false;
-  absl::Status status_;
+  bool completed_ = false;  // the requests are done (MPI no longer touches the buffer)
 };
 
 class MpiCommunicator : public Communicator {
@@ -306,11 +286,11 @@ class MpiCommunicator : public Communicator {
 };
 
 MpiWork::~MpiWork() {
-  if (!done_) comm_->Abandon(std::move(reqs_), std::move(keep_));
+  if (!completed_) comm_->Abandon(std::move(reqs_), std::move(keep_));
 }
 
 absl::Status MpiWork::Wait(absl::Time deadline) {
-  if (done_) return status_;
+  if (done()) return status();
   const absl::Time start = absl::Now();
   std::vector<MPI_Status> statuses(reqs_.size());
   absl::Duration nap = absl::Microseconds(20);
@@ -357,7 +337,7 @@ absl::Status MpiWork::Wait(absl::Time deadline) {
       nap = std::min(nap * 2, absl::Microseconds(200));
     }
   }
-  done_ = true;
+  completed_ = true;
   if (spec_.is_recv) {
     size_t got = 0;
     for (MPI_Status& st : statuses) {
@@ -409,7 +389,7 @@ std::string MpiCommunicator::DiagnoseCollective(int64_t seq, int64_t kind) {
     if (!answered[p]) {
       silent.push_back(absl::StrCat(p));
     } else if (theirs[2 * p] != seq || theirs[2 * p + 1] != kind) {
-      elsewhere.push_back(absl::StrCat("rank ", p, " is in ", KindName(theirs[2 * p + 1]), " #",
+      elsewhere.push_back(absl::StrCat("rank ", p, " is in ", CollectiveName(static_cast<Collective>(theirs[2 * p + 1])), " #",
                                        theirs[2 * p]));
     }
   }

@@ -69,7 +69,7 @@ using ExecutorOr = absl::StatusOr<std::unique_ptr<Executor>>;
 
 // Runs a bind; in a cross-rank bind, under a Rendezvous so that a rank that
 // fails makes every rank fail (distributed/agreement.h).
-ExecutorOr Collective(const std::shared_ptr<Communicator>& comm, absl::Duration timeout,
+ExecutorOr AcrossRanks(const std::shared_ptr<Communicator>& comm, absl::Duration timeout,
                       const std::function<ExecutorOr(Rendezvous*)>& try_bind) {
   if (!ExecutorBuilder::RanksOf(comm).cross_rank()) return try_bind(nullptr);
   Rendezvous rendezvous(*comm, "bind", timeout);
@@ -381,14 +381,14 @@ std::unique_ptr<Executor> Executor::Bind(const Symbol& symbol, const BindOptions
                                          const ArrayArgs& args,
                                          const std::optional<ArrayArgs>& args_grad,
                                          const ArrayArgs& aux_states) {
-  return ValueOrThrow(Collective(options.comm, options.comm_timeout, [&](Rendezvous* rv) {
+  return ValueOrThrow(AcrossRanks(options.comm, options.comm_timeout, [&](Rendezvous* rv) {
     return TryBind(symbol, options, args, args_grad, aux_states, rv);
   }));
 }
 
 std::unique_ptr<Executor> Executor::SimpleBind(const Symbol& symbol,
                                                const SimpleBindOptions& options) {
-  auto exe = Collective(options.comm, options.comm_timeout,
+  auto exe = AcrossRanks(options.comm, options.comm_timeout,
                         [&](Rendezvous* rv) { return TrySimpleBind(symbol, options, rv); });
   if (!exe.ok()) {
     throw Error(absl::Status(exe.status().code(), absl::StrCat("simple_bind error. Arguments:\n",
@@ -401,7 +401,7 @@ std::unique_ptr<Executor> Executor::SimpleBind(const Symbol& symbol,
 std::unique_ptr<Executor> Executor::Reshape(const std::map<std::string, Shape>& shapes,
                                             bool partial_shaping, bool allow_up_sizing) const {
   std::unique_ptr<Executor> exe =
-      ValueOrThrow(Collective(bind_options_.comm, bind_options_.comm_timeout, [&](Rendezvous* rv) {
+      ValueOrThrow(AcrossRanks(bind_options_.comm, bind_options_.comm_timeout, [&](Rendezvous* rv) {
         return ExecutorBuilder::TryReshape(*this, shapes, partial_shaping, allow_up_sizing, rv);
       }));
   ExecutorBuilder::CopyMonitor(*this, exe.get());

@@ -22,6 +22,7 @@
 #include "graph/scope.h"
 #include "graph/symbol.h"
 #include "gtest/gtest.h"
+#include "tests/executor/executor_test_util.h"
 
 namespace symx::cross_rank {
 
@@ -33,14 +34,7 @@ inline Context OnRank(Context c, int rank) {
   return c;
 }
 
-inline std::string ErrorOf(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using ::symx::testing::ErrorOf;
 
 inline void ExpectBitwiseEqual(const Tensor& a, const Tensor& b, const std::string& what) {
   ASSERT_TRUE(a.defined() && b.defined()) << what;
@@ -160,21 +154,9 @@ inline void LegacyMlpTraining(const std::shared_ptr<Communicator>& comm) {
   EXPECT_EQ(split->arg_dict().at("fc2_weight").defined(), comm->rank() == last);
   EXPECT_EQ(split->aux_dict().at("bn_moving_mean").defined(), comm->rank() == last);
   // The same random values everywhere; CopyParamsFrom skips other ranks' arrays.
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<double> u(-1, 1);
-  std::map<std::string, Tensor> args, aux;
-  for (const auto& [name, t] : single->arg_dict()) {
-    std::vector<double> v(t.size());
-    for (double& x : v) x = name.find("label") != std::string::npos ? (rng() % 3) : u(rng);
-    args[name] = Tensor::FromVector(t.shape(), v, t.dtype());
-  }
-  for (const auto& [name, t] : single->aux_dict()) {
-    std::vector<double> v(t.size());
-    for (double& x : v) x = 0.5 + 0.25 * u(rng);
-    aux[name] = Tensor::FromVector(t.shape(), v, t.dtype());
-  }
-  split->CopyParamsFrom(args, aux);
-  single->CopyParamsFrom(args, aux);
+  testing::RandomParams p = testing::MakeRandomParams(*single, 7, /*label_classes=*/3);
+  split->CopyParamsFrom(p.args, p.aux);
+  single->CopyParamsFrom(p.args, p.aux);
   auto sgd = [](Executor& exe) {
     std::map<std::string, Tensor> grads = exe.grad_dict(), params = exe.arg_dict();
     for (const auto& [name, g] : grads) {
@@ -231,16 +213,9 @@ inline void TwoBranchesTwoDevicesPerRank(const std::shared_ptr<Communicator>& co
     o.group2ctx = {{"a", OnRank(Context::CPU(1), 0)}, {"b", OnRank(Context::CPU(2), 1)}};
     o.comm = comm;
     auto split = Executor::SimpleBind(net, o);
-    std::mt19937 rng(11);
-    std::uniform_real_distribution<double> u(-1, 1);
-    std::map<std::string, Tensor> args;
-    for (const auto& [name, t] : single->arg_dict()) {
-      std::vector<double> v(t.size());
-      for (double& x : v) x = u(rng);
-      args[name] = Tensor::FromVector(t.shape(), v, t.dtype());
-    }
-    split->CopyParamsFrom(args);
-    single->CopyParamsFrom(args);
+    testing::RandomParams p = testing::MakeRandomParams(*single, 11);
+    split->CopyParamsFrom(p.args, p.aux);
+    single->CopyParamsFrom(p.args, p.aux);
     std::vector<double> hv(40);
     for (size_t i = 0; i < hv.size(); ++i) hv[i] = 0.1 * (i % 7) - 0.3;
     Tensor head = Tensor::FromVector(Shape{5, 8}, hv);

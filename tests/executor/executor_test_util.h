@@ -3,10 +3,13 @@
 #define SYMX_TESTS_EXECUTOR_EXECUTOR_TEST_UTIL_H_
 
 #include <functional>
+#include <map>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "devices/tensor.h"
+#include "executor/executor.h"
 #include "graph/error.h"
 #include "gtest/gtest.h"
 
@@ -42,6 +45,32 @@ inline std::string ErrorOf(const std::function<void()>& fn) {
     return e.what();
   }
   return "";
+}
+
+// Random values for every argument and aux state of `like`: arguments in
+// [-1, 1) (those named *label*: class ids below `label_classes`), aux states
+// in [0.25, 0.75) (a positive variance). The same values can be copied into
+// several executors of one symbol.
+struct RandomParams {
+  std::map<std::string, Tensor> args, aux;
+};
+inline RandomParams MakeRandomParams(const Executor& like, uint32_t seed, int label_classes = 2) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  RandomParams p;
+  for (const auto& [name, t] : like.arg_dict()) {
+    std::vector<double> v(t.size());
+    for (double& x : v) {
+      x = name.find("label") != std::string::npos ? (rng() % label_classes) : u(rng);
+    }
+    p.args[name] = Tensor::FromVector(t.shape(), v, t.dtype());
+  }
+  for (const auto& [name, t] : like.aux_dict()) {
+    std::vector<double> v(t.size());
+    for (double& x : v) x = 0.5 + 0.25 * u(rng);
+    p.aux[name] = Tensor::FromVector(t.shape(), v, t.dtype());
+  }
+  return p;
 }
 
 }  // namespace testing

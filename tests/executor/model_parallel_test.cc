@@ -128,21 +128,9 @@ INSTANTIATE_TEST_SUITE_P(DtypesAndDevices, ChainTest,
 
 // Random values for every argument and aux state, the same for both executors.
 void FillRandom(Executor* a, Executor* b, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  std::map<std::string, Tensor> args, aux;
-  for (const auto& [name, t] : a->arg_dict()) {
-    std::vector<double> v(t.size());
-    for (double& x : v) x = name.find("label") != std::string::npos ? (rng() % 2) : u(rng);
-    args[name] = Tensor::FromVector(t.shape(), v, t.dtype());
-  }
-  for (const auto& [name, t] : a->aux_dict()) {
-    std::vector<double> v(t.size());
-    for (double& x : v) x = 0.5 + 0.25 * u(rng);
-    aux[name] = Tensor::FromVector(t.shape(), v, t.dtype());
-  }
-  a->CopyParamsFrom(args, aux);
-  b->CopyParamsFrom(args, aux);
+  testing::RandomParams p = testing::MakeRandomParams(*a, seed);
+  a->CopyParamsFrom(p.args, p.aux);
+  b->CopyParamsFrom(p.args, p.aux);
 }
 
 // Trains a few steps on both and compares outputs, gradients and aux states.
