@@ -12,7 +12,8 @@ namespace {
 class FinishedWork : public Work {
  public:
   explicit FinishedWork(absl::Status status) : status_(std::move(status)) {}
-  absl::Status Wait(absl::Time) override { return status_; }
+  using Work::Wait;
+  absl::Status Wait(absl::Time, const std::atomic<bool>*) override { return status_; }
 
  private:
   absl::Status status_;

@@ -30,6 +30,7 @@
 #ifndef SYMX_DISTRIBUTED_COMMUNICATOR_H_
 #define SYMX_DISTRIBUTED_COMMUNICATOR_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -56,7 +57,12 @@ class Work {
   virtual ~Work() = default;
   // Blocks until the operation completes or `deadline` passes. Calling Wait
   // again after it returned gives the same status.
-  virtual absl::Status Wait(absl::Time deadline) = 0;
+  absl::Status Wait(absl::Time deadline) { return Wait(deadline, nullptr); }
+  // The same, and returns Cancelled as soon as `*cancel` becomes true
+  // (checked every few milliseconds): the caller gave up for reasons of its
+  // own, so the communicator is not broken (the operation is abandoned; its
+  // buffer stays valid).
+  virtual absl::Status Wait(absl::Time deadline, const std::atomic<bool>* cancel) = 0;
 };
 
 // A Work that is already finished with `status` (e.g. an argument error).
@@ -64,6 +70,9 @@ std::unique_ptr<Work> DoneWork(absl::Status status);
 
 // Base of implementations' Works: once finished, Wait returns the same status.
 class WorkOnce : public Work {
+ public:
+  using Work::Wait;
+
  protected:
   bool done() const { return done_; }
   const absl::Status& status() const { return status_; }
@@ -129,9 +138,8 @@ void DivideInPlace(DType dtype, void* data, int64_t n, int64_t divisor);
 class PendingSends {
  public:
   void Add(std::unique_ptr<Work> work);
-  // Waits for every added Work (each against `timeout` from the call) and
-  // forgets them; the first error is returned after all were waited for or
-  // one timed out.
+  // Waits for every added Work (all against one deadline, `timeout` from the
+  // call) and forgets them; returns at the first error.
   absl::Status WaitAll(absl::Duration timeout);
   // Forgets every Work without waiting (after a failure; MPI keeps the
   // buffers of unfinished sends alive, see mpi_communicator.h).
@@ -143,12 +151,15 @@ class PendingSends {
 };
 
 // What a cross-rank step (_send/_recv) needs: the bind's communicator, how
-// long one wait may take, and where sends in flight are handed over. Owned by
-// the executor; KernelContext::rank_channel points at it.
+// long one wait may take, where sends in flight are handed over, and a flag
+// the executor raises when another step of the run failed (a _recv then
+// stops waiting at once). Owned by the executor; KernelContext::rank_channel
+// points at it.
 struct RankChannel {
   Communicator* comm = nullptr;
   absl::Duration timeout = absl::Seconds(300);
   PendingSends* pending = nullptr;
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 }  // namespace symx

@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -25,7 +26,12 @@ absl::StatusOr<std::unique_ptr<GradientReducer>> GradientReducer::Create(
     std::map<std::string, size_t> arg_index;
     for (size_t i = 0; i < args.size(); ++i) arg_index.emplace(args[i], i);
     std::vector<size_t> param_arg;
+    std::set<std::string> seen;
     for (const std::string& name : params) {
+      if (!seen.insert(name).second) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("gradient reducer: parameter '", name, "' is listed twice"));
+      }
       auto it = arg_index.find(name);
       if (it == arg_index.end()) {
         return absl::InvalidArgumentError(absl::StrCat(

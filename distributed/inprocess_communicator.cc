@@ -1,5 +1,6 @@
 #include "distributed/inprocess_communicator.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstring>
 #include <map>
@@ -14,6 +15,25 @@ namespace symx {
 namespace {
 
 using Kind = Collective;
+
+// Waits on `cv` for `ready` until `deadline`, looking at `cancel` every few
+// milliseconds (whoever raises it cannot notify this group's condition).
+template <typename Pred>
+bool WaitUntil(std::condition_variable& cv, std::unique_lock<std::mutex>& lock,
+               absl::Time deadline, const std::atomic<bool>* cancel, Pred ready) {
+  auto stop = [&] { return ready() || (cancel != nullptr && cancel->load()); };
+  while (!stop()) {
+    const absl::Time now = absl::Now();
+    if (now >= deadline) return false;
+    cv.wait_until(lock, absl::ToChronoTime(std::min(deadline, now + absl::Milliseconds(20))), stop);
+  }
+  return true;
+}
+
+absl::Status CancelledStatus(const std::string& what) {
+  return absl::CancelledError(
+      absl::StrCat(what, " was abandoned: another step of this rank failed"));
+}
 
 // What a rank asked for under one collective number; every rank must agree.
 struct CollectiveCall {
@@ -82,15 +102,17 @@ class RecvWork : public WorkOnce {
       : g_(std::move(g)), comm_(comm), rank_(rank), t_(std::move(t)), peer_(peer), tag_(tag),
         seq_(seq) {}
 
-  absl::Status Wait(absl::Time deadline) override {
+  using WorkOnce::Wait;
+  absl::Status Wait(absl::Time deadline, const std::atomic<bool>* cancel) override {
     if (done()) return status();
     const absl::Time start = absl::Now();
     const MessageKey key{peer_, rank_, tag_, seq_};
     std::unique_lock<std::mutex> lock(g_->mu);
-    bool ready = g_->cv.wait_until(lock, absl::ToChronoTime(deadline), [&] {
+    bool ready = WaitUntil(g_->cv, lock, deadline, cancel, [&] {
       return !g_->aborted.ok() || g_->mailbox.count(key) != 0;
     });
     if (!g_->aborted.ok()) return Finish(Aborted(g_->aborted));
+    if (ready && g_->mailbox.count(key) == 0) return Finish(CancelledStatus(Describe()));
     if (!ready) {
       lock.unlock();
       absl::Status s = absl::DeadlineExceededError(absl::StrCat(
@@ -135,14 +157,17 @@ class CollectiveWork : public WorkOnce {
                  CollectiveCall call, Tensor t)
       : g_(std::move(g)), comm_(comm), rank_(rank), seq_(seq), call_(call), t_(std::move(t)) {}
 
-  absl::Status Wait(absl::Time deadline) override {
+  using WorkOnce::Wait;
+  absl::Status Wait(absl::Time deadline, const std::atomic<bool>* cancel) override {
     if (done()) return status();
     const absl::Time start = absl::Now();
     std::unique_lock<std::mutex> lock(g_->mu);
     Slot& slot = g_->slots[seq_];
-    bool complete = g_->cv.wait_until(lock, absl::ToChronoTime(deadline), [&] {
+    auto finished = [&] {
       return !g_->aborted.ok() || !slot.mismatch.ok() || slot.num_arrived == g_->size;
-    });
+    };
+    bool complete = WaitUntil(g_->cv, lock, deadline, cancel, finished);
+    if (complete && !finished()) return Finish(CancelledStatus(Prefix()));
     if (!g_->aborted.ok()) {
       return Finish(absl::Status(g_->aborted.code(),
                                  absl::StrCat(Prefix(), " aborted: ", g_->aborted.message())));

@@ -18,7 +18,10 @@ namespace symx {
 namespace {
 
 constexpr size_t kChunk = size_t{1} << 30;  // bytes per MPI message
+// On the probe communicator: a rank asking what the others wait for, and
+// their answers.
 constexpr int kProbeTag = 1;
+constexpr int kAnswerTag = 2;
 const absl::Duration kProbeGrace = absl::Seconds(2);
 const absl::Duration kSpinFor = absl::Milliseconds(2);
 
@@ -61,14 +64,15 @@ class MpiWork : public WorkOnce {
     int peer = -1;           // point to point; -1 for collectives
     bool is_recv = false;
     size_t expected_bytes = 0;
-    int64_t seq = -1;        // collectives
-    int64_t kind = 0;        // collectives
+    int64_t seq = -1;        // collectives; -1 for point to point
+    int64_t kind = 0;        // collectives; 0 for point to point
     std::function<void()> after;  // on success (averaging)
   };
   MpiWork(MpiCommunicator* comm, Spec spec, Tensor keep, std::vector<MPI_Request> reqs)
       : comm_(comm), spec_(std::move(spec)), keep_(std::move(keep)), reqs_(std::move(reqs)) {}
   ~MpiWork() override;
-  absl::Status Wait(absl::Time deadline) override;
+  using WorkOnce::Wait;
+  absl::Status Wait(absl::Time deadline, const std::atomic<bool>* cancel) override;
 
  private:
   MpiCommunicator* comm_;
@@ -87,6 +91,10 @@ class MpiCommunicator : public Communicator {
     MPI_Comm_set_errhandler(probe_comm_, MPI_ERRORS_RETURN);
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
+    int* tag_ub = nullptr;
+    int found = 0;
+    MPI_Comm_get_attr(comm_, MPI_TAG_UB, &tag_ub, &found);
+    if (found && tag_ub != nullptr) max_tag_ = static_cast<int64_t>(*tag_ub) - kFirstTag;
   }
 
   int rank() const override { return rank_; }
@@ -189,6 +197,9 @@ class MpiCommunicator : public Communicator {
 
   // Why a collective did not complete, asking the other ranks (see header).
   std::string DiagnoseCollective(int64_t seq, int64_t kind);
+  // Tells ranks that asked what this rank waits for: collective `seq` of
+  // `kind`, or a transfer (seq -1). Called from every wait that lasts.
+  void AnswerProbes(int64_t seq, int64_t kind);
 
  private:
   std::unique_ptr<Work> PointToPoint(bool recv, const Tensor& t, int peer, int64_t tag) {
@@ -196,15 +207,18 @@ class MpiCommunicator : public Communicator {
     if (absl::Status s = Check(op, &t); !s.ok()) return DoneWork(s);
     if (absl::Status s = CheckPeer(*this, op, peer); !s.ok()) return DoneWork(s);
     if (absl::Status s = CheckTag(op, tag); !s.ok()) return DoneWork(s);
+    if (tag > max_tag_) {
+      return DoneWork(absl::InvalidArgumentError(absl::StrCat(
+          op, " on rank ", rank_, ": tag ", tag, " is above what this MPI library allows (",
+          max_tag_, ")")));
+    }
     MpiWork::Spec spec;
     spec.peer = peer;
     spec.is_recv = recv;
     spec.expected_bytes = t.nbytes();
     spec.what = absl::StrCat("rank ", rank_, ": ", op, recv ? " from rank " : " to rank ", peer,
                              " (tag ", tag, ", ", t.nbytes(), " bytes)");
-    // Tag 0 is reserved so probes (tag 1, own communicator) never collide;
-    // user tags map to 2 + tag.
-    const int mpi_tag = static_cast<int>(tag + 2);
+    const int mpi_tag = static_cast<int>(tag + kFirstTag);
     std::vector<MPI_Request> reqs;
     char* data = static_cast<char*>(t.raw_data());
     size_t off = 0;
@@ -272,9 +286,18 @@ class MpiCommunicator : public Communicator {
     return absl::OkStatus();
   }
 
+  // User tags are offset so that small numbers stay free for the library.
+  static constexpr int64_t kFirstTag = 2;
   MPI_Comm comm_, probe_comm_;
   int rank_ = 0, size_ = 1;
+  int64_t max_tag_ = (int64_t{1} << 30) - 1;
   std::mutex mu_;
+  // Answers to probes still being sent, with their buffers.
+  struct Answer {
+    MPI_Request request;
+    std::unique_ptr<int64_t[]> data;
+  };
+  std::vector<Answer> answers_;
   absl::Status broken_;
   int64_t next_collective_ = 0;
   struct Leftover {
@@ -286,10 +309,19 @@ class MpiCommunicator : public Communicator {
 };
 
 MpiWork::~MpiWork() {
-  if (!completed_) comm_->Abandon(std::move(reqs_), std::move(keep_));
+  if (completed_) return;
+  // A receive nobody waits for any more is cancelled, so a late message does
+  // not land in it and MPI_Finalize finds no receive pending. Sends and
+  // collectives cannot be taken back.
+  if (spec_.is_recv) {
+    for (MPI_Request& r : reqs_) {
+      if (r != MPI_REQUEST_NULL) MPI_Cancel(&r);
+    }
+  }
+  comm_->Abandon(std::move(reqs_), std::move(keep_));
 }
 
-absl::Status MpiWork::Wait(absl::Time deadline) {
+absl::Status MpiWork::Wait(absl::Time deadline, const std::atomic<bool>* cancel) {
   if (done()) return status();
   const absl::Time start = absl::Now();
   std::vector<MPI_Status> statuses(reqs_.size());
@@ -298,9 +330,14 @@ absl::Status MpiWork::Wait(absl::Time deadline) {
     int flag = 0;
     int rc = MPI_Testall(static_cast<int>(reqs_.size()), reqs_.data(), &flag, statuses.data());
     if (rc != MPI_SUCCESS) {
+      // The first request that failed (others may only be pending).
       int code = rc;
       for (const MPI_Status& st : statuses) {
-        if (rc == MPI_ERR_IN_STATUS && st.MPI_ERROR != MPI_SUCCESS) code = st.MPI_ERROR;
+        if (rc == MPI_ERR_IN_STATUS && st.MPI_ERROR != MPI_SUCCESS &&
+            st.MPI_ERROR != MPI_ERR_PENDING) {
+          code = st.MPI_ERROR;
+          break;
+        }
       }
       int cls = 0;
       MPI_Error_class(code, &cls);
@@ -313,6 +350,10 @@ absl::Status MpiWork::Wait(absl::Time deadline) {
       return Finish(comm_->Failed(spec_.what, code));
     }
     if (flag) break;
+    if (cancel != nullptr && cancel->load()) {
+      return Finish(absl::CancelledError(
+          absl::StrCat(spec_.what, " was abandoned: another step of this rank failed")));
+    }
     const absl::Time now = absl::Now();
     if (now >= deadline) {
       std::string why =
@@ -321,7 +362,8 @@ absl::Status MpiWork::Wait(absl::Time deadline) {
                              spec_.is_recv ? ", which has not sent it" : ", which has not received it")
               : comm_->DiagnoseCollective(spec_.seq, spec_.kind);
       absl::Status s = absl::DeadlineExceededError(absl::StrCat(
-          spec_.what, " did not complete within ", absl::FormatDuration(absl::Trunc(now - start, absl::Milliseconds(1))), ": ", why));
+          spec_.what, " did not complete within ",
+          absl::FormatDuration(absl::Trunc(now - start, absl::Milliseconds(1))), ": ", why));
       comm_->Break(s);
       return Finish(s);
     }
@@ -329,10 +371,11 @@ absl::Status MpiWork::Wait(absl::Time deadline) {
     // first stretch polls continuously (yielding the core to other threads
     // between polls): large messages move at full speed. A wait that lasts
     // longer is a peer that is late, not data in flight; it backs off to
-    // sleeping so it costs no core.
+    // sleeping so it costs no core, and answers other ranks' probes.
     if (now - start < kSpinFor) {
       if (++polls % 16 == 0) sched_yield();
     } else {
+      comm_->AnswerProbes(spec_.seq, spec_.kind);
       absl::SleepFor(std::min(nap, deadline - now));
       nap = std::min(nap * 2, absl::Microseconds(200));
     }
@@ -356,6 +399,32 @@ absl::Status MpiWork::Wait(absl::Time deadline) {
   return Finish(absl::OkStatus());
 }
 
+void MpiCommunicator::AnswerProbes(int64_t seq, int64_t kind) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (;;) {
+    int flag = 0;
+    MPI_Message message;
+    MPI_Status status;
+    MPI_Improbe(MPI_ANY_SOURCE, kProbeTag, probe_comm_, &flag, &message, &status);
+    if (!flag) break;
+    int64_t question[2];
+    MPI_Mrecv(question, 2, MPI_INT64_T, &message, MPI_STATUS_IGNORE);
+    Answer a;
+    a.data.reset(new int64_t[2]{seq, kind});
+    MPI_Isend(a.data.get(), 2, MPI_INT64_T, status.MPI_SOURCE, kAnswerTag, probe_comm_,
+              &a.request);
+    answers_.push_back(std::move(a));
+  }
+  // Forget the answers that have gone.
+  std::vector<Answer> pending;
+  for (Answer& a : answers_) {
+    int flag = 0;
+    MPI_Test(&a.request, &flag, MPI_STATUS_IGNORE);
+    if (!flag) pending.push_back(std::move(a));
+  }
+  answers_.swap(pending);
+}
+
 std::string MpiCommunicator::DiagnoseCollective(int64_t seq, int64_t kind) {
   // Buffers and requests live until the process ends: a silent rank's probe
   // request never completes.
@@ -366,12 +435,13 @@ std::string MpiCommunicator::DiagnoseCollective(int64_t seq, int64_t kind) {
     if (p == rank_) continue;
     sends.emplace_back();
     MPI_Isend(mine, 2, MPI_INT64_T, p, kProbeTag, probe_comm_, &sends.back());
-    MPI_Irecv(theirs + 2 * p, 2, MPI_INT64_T, p, kProbeTag, probe_comm_, &recvs[p]);
+    MPI_Irecv(theirs + 2 * p, 2, MPI_INT64_T, p, kAnswerTag, probe_comm_, &recvs[p]);
   }
   std::vector<bool> answered(size_, false);
   const absl::Time until = absl::Now() + kProbeGrace;
   int pending = size_ - 1;
   while (pending > 0 && absl::Now() < until) {
+    AnswerProbes(seq, kind);  // another rank that timed out asks this one
     for (int p = 0; p < size_; ++p) {
       if (p == rank_ || answered[p]) continue;
       int flag = 0;
@@ -402,11 +472,12 @@ std::string MpiCommunicator::DiagnoseCollective(int64_t seq, int64_t kind) {
   if (!silent.empty()) {
     parts.push_back(absl::StrCat(
         "waiting for rank", silent.size() > 1 ? "s " : " ", absl::StrJoin(silent, ", "), ", which ",
-        silent.size() > 1 ? "do" : "does", " not answer (stopped, hung or dead; no answer within ",
+        silent.size() > 1 ? "do" : "does",
+        " not answer (stopped, hung, dead, or busy outside any communication; no answer within ",
         absl::FormatDuration(kProbeGrace), ")"));
   }
   if (!elsewhere.empty()) {
-    parts.push_back(absl::StrCat("the ranks called different collectives: ",
+    parts.push_back(absl::StrCat("the ranks wait for different things: ",
                                  absl::StrJoin(elsewhere, ", ")));
   }
   if (parts.empty()) {
@@ -438,12 +509,14 @@ absl::StatusOr<std::shared_ptr<Communicator>> InitMpiWorld(int* argc, char*** ar
   if (rc != MPI_SUCCESS) {
     return absl::UnavailableError(absl::StrCat("MPI_Init_thread failed: ", MpiErrorText(rc)));
   }
-  p.initialized = true;
   if (provided < MPI_THREAD_MULTIPLE) {
+    MPI_Finalize();
+    p.finalized = true;
     return absl::FailedPreconditionError(absl::StrCat(
         "the MPI library gives thread level ", provided, ", symx needs MPI_THREAD_MULTIPLE (",
         MPI_THREAD_MULTIPLE, ")"));
   }
+  p.initialized = true;
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Op_create(&HalfReduce<DType::kFloat16, ReduceOp::kSum>, 1, &p.half_ops[0][0]);
   MPI_Op_create(&HalfReduce<DType::kFloat16, ReduceOp::kMax>, 1, &p.half_ops[0][1]);

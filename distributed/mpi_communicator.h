@@ -17,12 +17,13 @@
 //
 // Naming the rank at fault: a point-to-point wait names its peer. MPI cannot
 // say which rank a collective waits for, so when a collective times out the
-// rank asks every other rank, on a separate communicator, which collective it
-// is in; ranks that do not answer within two seconds are named as not
-// responding (a hung or stopped rank), and ranks in another collective are
-// named with it (mismatched calls). The other healthy ranks, stuck in the same
-// collective, time out too and answer each other.
-//
+// rank asks every other rank, on a separate communicator, what it is waiting
+// for. Every wait that lasts more than a moment answers such questions, so
+// the ranks that do not answer within two seconds are the ones stopped, hung,
+// dead or busy outside any communication, and are named as such; ranks that
+// answer with another collective or a transfer are named with it (calls made
+// in different orders).
+
 // Reductions use MPI's built-in operations (float16 and bfloat16 through
 // user-defined ones that add in float): for a fixed number of ranks Open MPI
 // picks the same algorithm for the same sizes, so results are reproducible

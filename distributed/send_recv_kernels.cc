@@ -36,8 +36,8 @@ absl::Status RecvKernel(const KernelContext& ctx) {
   const RankChannel* ch = ctx.rank_channel;
   if (ch == nullptr || ch->comm == nullptr) return NoChannel(ctx);
   const TransferParam& p = ctx.param<TransferParam>();
-  absl::Status s =
-      WaitFor(ch->comm->Recv(ctx.outputs[0], static_cast<int>(p.peer), p.tag), ch->timeout);
+  absl::Status s = ch->comm->Recv(ctx.outputs[0], static_cast<int>(p.peer), p.tag)
+                       ->Wait(absl::Now() + ch->timeout, ch->cancel);
   if (s.ok()) return s;
   return absl::Status(s.code(), absl::StrCat(ctx.Where(), ": ", s.message()));
 }

@@ -73,7 +73,15 @@ ExecutorOr AcrossRanks(const std::shared_ptr<Communicator>& comm, absl::Duration
                       const std::function<ExecutorOr(Rendezvous*)>& try_bind) {
   if (!ExecutorBuilder::RanksOf(comm).cross_rank()) return try_bind(nullptr);
   Rendezvous rendezvous(*comm, "bind", timeout);
-  ExecutorOr exe = try_bind(&rendezvous);
+  ExecutorOr exe = absl::InternalError("bind did not run");
+  try {
+    exe = try_bind(&rendezvous);
+  } catch (const std::exception& e) {
+    if (!rendezvous.settled()) {
+      rendezvous.Abandon(absl::InternalError(absl::StrCat("bind failed: ", e.what())));
+    }
+    throw;
+  }
   if (!exe.ok() && !rendezvous.settled()) rendezvous.Abandon(exe.status());
   return exe;
 }

@@ -529,7 +529,7 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
   plan->ranks = ranks;
   plan->comm = bind.comm;
   plan->comm_timeout = bind.comm_timeout;
-  plan->channel = RankChannel{bind.comm.get(), bind.comm_timeout, &plan->pending};
+  plan->channel = RankChannel{bind.comm.get(), bind.comm_timeout, &plan->pending, &plan->cancel};
 
   // Steps, per phase in graph order; a copy waits for its producer on another
   // device when both run in the same phase.

@@ -89,6 +89,9 @@ class ExecPlan {
   std::shared_ptr<Communicator> comm;
   absl::Duration comm_timeout;
   PendingSends pending;
+  // Raised when a step of the current run fails, so that _recv steps on the
+  // other devices stop waiting.
+  std::atomic<bool> cancel{false};
   RankChannel channel;
 };
 

@@ -23,6 +23,7 @@ void ReportInputs(const Step& step, const IndexedGraph& g, const MonitorCallback
   const Node& node = *g[step.node_id].node;
   std::vector<std::string> in_names = node.op()->InputNames(node.attrs);
   for (size_t i = 0; i < step.ctx.inputs.size(); ++i) {
+    if (!step.ctx.inputs[i].defined()) continue;  // a _recv's input lives on another rank
     monitor(absl::StrCat(node.name(), "_", i < in_names.size() ? in_names[i] : "input"),
             step.ctx.inputs[i]);
   }
@@ -64,6 +65,7 @@ struct RunState {
   std::condition_variable cv;
   std::vector<char> done;  // per step, for steps other devices wait on
   std::atomic<bool> failed{false};
+  std::atomic<bool>* cancel = nullptr;  // the plan's: stops _recv waits on other devices
   absl::Status error;            // the first failure, under mu
   std::exception_ptr exception;  // or the first exception (a monitor callback's), under mu
   std::mutex monitor_mu;  // the user's callback is called from one thread at a time
@@ -103,6 +105,7 @@ void RunDeviceSteps(Phase& phase, size_t slot, bool is_train, const IndexedGraph
       std::lock_guard<std::mutex> lock(state->mu);
       if (!state->failed) state->exception = std::current_exception();
       state->failed = true;
+      state->cancel->store(true);
       state->cv.notify_all();
       return;
     }
@@ -112,6 +115,7 @@ void RunDeviceSteps(Phase& phase, size_t slot, bool is_train, const IndexedGraph
         state->failed = true;
         state->error = s;
       }
+      if (!s.ok()) state->cancel->store(true);
       state->done[index] = 1;
       state->cv.notify_all();
       if (!s.ok()) return;
@@ -122,12 +126,13 @@ void RunDeviceSteps(Phase& phase, size_t slot, bool is_train, const IndexedGraph
 }
 
 absl::Status RunSteps(Phase& phase, bool is_train, const IndexedGraph& g, const RunHooks& hooks,
-                      DeviceWorkers* workers) {
+                      DeviceWorkers* workers, std::atomic<bool>* cancel) {
   if (workers == nullptr) {
     for (Step& step : phase.steps) SYMX_RETURN_IF_ERROR(RunStep(step, is_train, g, hooks));
     return absl::OkStatus();
   }
   RunState state;
+  state.cancel = cancel;
   state.done.assign(phase.steps.size(), 0);
   workers->RunAll([&](size_t slot) { RunDeviceSteps(phase, slot, is_train, g, hooks, &state); });
   if (state.exception) std::rethrow_exception(state.exception);
@@ -139,8 +144,9 @@ absl::Status RunSteps(Phase& phase, bool is_train, const IndexedGraph& g, const 
 absl::Status RunPhase(Phase& phase, bool is_train, ExecPlan& plan, const RunHooks& hooks,
                       DeviceWorkers* workers) {
   absl::Status s;
+  plan.cancel.store(false);
   try {
-    s = RunSteps(phase, is_train, *plan.graph, hooks, workers);
+    s = RunSteps(phase, is_train, *plan.graph, hooks, workers, &plan.cancel);
   } catch (...) {
     plan.pending.Clear();
     throw;

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -68,17 +69,29 @@ absl::StatusOr<std::string> ReadFileBytes(const std::string& path) {
 
 absl::Status WriteFileBytes(const std::string& path,
                             const std::function<void(const ByteSink&)>& produce) {
+  // A symlink is written through, as a plain write would: its target is
+  // what gets replaced.
+  std::string target = path;
   struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    if (char* real = ::realpath(path.c_str(), nullptr)) {
+      target = real;
+      std::free(real);
+    }
+  }
+  const bool exists = ::stat(target.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) {
     return absl::PermissionDeniedError(
         absl::StrCat("cannot open ", path, " for writing: it is a directory"));
   }
   std::string tmp;
-  int fd = OpenTemporary(path, &tmp);
+  int fd = OpenTemporary(target, &tmp);
   if (fd < 0) {
     return absl::PermissionDeniedError(
         absl::StrCat("cannot open ", path, " for writing: ", Reason(errno)));
   }
+  // A file that exists keeps its permissions (a private checkpoint stays private).
+  if (exists) ::fchmod(fd, st.st_mode & 07777);
   std::unique_ptr<FILE, FileCloser> f(::fdopen(fd, "wb"));
   if (f == nullptr) {
     int err = errno;
@@ -109,7 +122,7 @@ absl::Status WriteFileBytes(const std::string& path,
   if (ok && std::fflush(f.get()) != 0) fail(errno);
   if (ok && ::fsync(::fileno(f.get())) != 0) fail(errno);
   if (std::fclose(f.release()) != 0) fail(errno);
-  if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) fail(errno);
+  if (ok && std::rename(tmp.c_str(), target.c_str()) != 0) fail(errno);
   if (!ok) {
     ::unlink(tmp.c_str());
     return absl::DataLossError(absl::StrCat("cannot write ", path, ": ", Reason(err)));
@@ -117,7 +130,7 @@ absl::Status WriteFileBytes(const std::string& path,
   // The rename itself is durable once the folder is synced. A folder that
   // cannot be opened or synced (some network file systems) does not undo a
   // completed rename, so this is best effort.
-  int dir = ::open(DirectoryOf(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int dir = ::open(DirectoryOf(target).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir >= 0) {
     ::fsync(dir);
     ::close(dir);

@@ -6,7 +6,9 @@
 // temporary file in the same folder, flushes it to disk (fsync), renames it
 // over `path` and syncs the folder. A process killed at any moment leaves
 // either the previous file or the new one, never a mix; at worst a stray
-// `PATH.tmp.*` file remains next to it. Thread-safe.
+// `PATH.tmp.*` file remains next to it. A file that exists keeps its
+// permissions; a symlink is written through (its target is replaced).
+// Thread-safe.
 #ifndef SYMX_GRAPH_FILE_IO_H_
 #define SYMX_GRAPH_FILE_IO_H_
 

@@ -326,6 +326,50 @@ inline void HungPeerIsNamed(const std::shared_ptr<Communicator>& comm, Communica
   ASSERT_TRUE(WaitFor(sync.Barrier(), absl::Seconds(60)).ok());
 }
 
+// A step that fails on rank 0's first device (FullyConnected has no float16
+// kernel) must stop rank 0's second device, which waits for a value that
+// would have come back through rank 1: rank 0 reports the failure at once,
+// not after comm_timeout. Rank 1, waiting for rank 0's send, times out
+// naming rank 0 (the command line would have ended the job sooner).
+inline void FailingStepStopsAWaitingRecv(const std::shared_ptr<Communicator>& comm,
+                                         Communicator& sync) {
+  NameScope names;
+  VariableOptions f16;
+  f16.dtype = DType::kFloat16;
+  Symbol x = Symbol::Variable("x", f16);
+  Symbol net;
+  {
+    AttrScope scope(AttrMap{{"ctx_group", "a"}});
+    net = OpCall("FullyConnected").Name("fc").Attr("num_hidden", 3).Input(x);
+  }
+  {
+    AttrScope scope(AttrMap{{"ctx_group", "b"}});
+    net = OpCall("exp").Name("exp").Input(net).Build();
+  }
+  {
+    AttrScope scope(AttrMap{{"ctx_group", "c"}});
+    net = net + 1.0;
+  }
+  SimpleBindOptions o{.shapes = {{"x", Shape{2, 4}}}, .grad_req = GradReq::kNull};
+  o.type_dict = std::map<std::string, DType>{{"x", DType::kFloat16}};
+  o.group2ctx = {{"a", OnRank(Context::CPU(1), 0)},
+                 {"b", OnRank(Context::CPU(2), 1)},
+                 {"c", OnRank(Context::CPU(3), 0)}};
+  o.comm = comm;
+  o.comm_timeout = absl::Seconds(3);
+  auto exe = Executor::SimpleBind(net, o);
+  const auto start = std::chrono::steady_clock::now();
+  std::string error = ErrorOf([&] { exe->Forward(false); });
+  const auto took = std::chrono::steady_clock::now() - start;
+  if (comm->rank() == 0) {
+    EXPECT_THAT(error, AllOf(HasSubstr("fc"), HasSubstr("float16")));
+    EXPECT_LT(took, std::chrono::seconds(2)) << "rank 0 waited out its _recv";
+  } else if (comm->rank() == 1) {
+    EXPECT_THAT(error, HasSubstr("waiting for rank 0, which has not sent it"));
+  }
+  ASSERT_TRUE(WaitFor(sync.Barrier(), absl::Seconds(60)).ok());
+}
+
 }  // namespace symx::cross_rank
 
 #endif  // SYMX_TESTS_DISTRIBUTED_CROSS_RANK_CASES_H_

@@ -29,6 +29,14 @@ TEST(CrossRank, HungPeerIsNamed) {
   t.join();
 }
 
+TEST(CrossRank, FailingStepStopsAWaitingRecv) {
+  std::vector<std::shared_ptr<Communicator>> sync = CreateInProcessGroup(2);
+  std::vector<std::shared_ptr<Communicator>> group = CreateInProcessGroup(2);
+  std::thread t([&] { cross_rank::FailingStepStopsAWaitingRecv(group[1], *sync[1]); });
+  cross_rank::FailingStepStopsAWaitingRecv(group[0], *sync[0]);
+  t.join();
+}
+
 // Without a communicator, a context of another rank is an error that says
 // how to get one.
 TEST(CrossRank, RankWithoutMpiIsAnError) {

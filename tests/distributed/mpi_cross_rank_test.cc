@@ -21,5 +21,10 @@ TEST(MpiCrossRank, HungPeerIsNamed) {
   cross_rank::HungPeerIsNamed(comm, *MpiWorld());
 }
 
+TEST(MpiCrossRank, FailingStepStopsAWaitingRecv) {
+  std::shared_ptr<Communicator> comm = ValueOrThrow(NewMpiCommunicator());
+  cross_rank::FailingStepStopsAWaitingRecv(comm, *MpiWorld());
+}
+
 }  // namespace
 }  // namespace symx

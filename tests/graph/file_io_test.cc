@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <stdexcept>
@@ -52,6 +53,25 @@ TEST(FileIo, WritesReplacesAndReads) {
   const mode_t mask = ::umask(0);
   ::umask(mask);
   EXPECT_EQ(st.st_mode & 0777, 0666 & ~mask);
+}
+
+TEST(FileIo, KeepsPermissionsAndWritesThroughSymlinks) {
+  const std::string dir = TempDir() + "/modes";
+  ::mkdir(dir.c_str(), 0755);
+  const std::string path = dir + "/private.params";
+  ASSERT_TRUE(Write(path, "v1").ok());
+  ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
+  ASSERT_TRUE(Write(path, "v2").ok());
+  struct stat st;
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  const std::string link = dir + "/latest.params";
+  ASSERT_EQ(::symlink("private.params", link.c_str()), 0);
+  ASSERT_TRUE(Write(link, "v3").ok());
+  struct stat lst;
+  ASSERT_EQ(::lstat(link.c_str(), &lst), 0);
+  EXPECT_TRUE(S_ISLNK(lst.st_mode)) << "the link itself stays a link";
+  EXPECT_EQ(*ReadFileBytes(path), "v3");
 }
 
 TEST(FileIo, AFailedWriteLeavesTheOldFileAndNoTemporary) {

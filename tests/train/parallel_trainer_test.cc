@@ -45,6 +45,26 @@ std::vector<TrainResult> OnRanks(int n, const TrainOptions& options) {
   return results;
 }
 
+// The error Train throws on each of `n` in-process ranks ("" where none).
+std::vector<std::string> ErrorsOnRanks(int n, const TrainOptions& options) {
+  std::vector<std::shared_ptr<Communicator>> group = CreateInProcessGroup(n);
+  std::vector<std::string> errors(n);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < n; ++r) {
+    threads.emplace_back([&, r] {
+      TrainOptions o = options;
+      o.comm = group[r];
+      try {
+        Train(o, Data());
+      } catch (const Error& e) {
+        errors[r] = e.what();
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  return errors;
+}
+
 void ExpectSameMetrics(const TrainResult& a, const TrainResult& b, double tol) {
   ASSERT_EQ(a.epochs.size(), b.epochs.size());
   for (size_t e = 0; e < a.epochs.size(); ++e) {
@@ -116,6 +136,20 @@ TEST(ParallelTrainer, BadLayoutsAreErrors) {
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("cannot be combined with data parallelism"));
+  }
+  // Across ranks: several devices with a split, and ranks named in --ctx.
+  Context rank1 = Context::CPU(0);
+  rank1.rank = 1;
+  o = Base();
+  o.contexts = {Context::CPU(1), Context::CPU(2)};
+  o.group2ctx = {{"stage1", Context::CPU(1)}, {"stage2", rank1}};
+  for (const std::string& e : ErrorsOnRanks(2, o)) {
+    EXPECT_THAT(e, HasSubstr("several devices train data parallel, but group2ctx"));
+  }
+  o = Base();
+  o.contexts = {Context::CPU(1), rank1};
+  for (const std::string& e : ErrorsOnRanks(2, o)) {
+    EXPECT_THAT(e, HasSubstr("cpu(0)@rank1 names a rank; give plain contexts"));
   }
   o = Base();
   o.batch_size = 2;

@@ -20,11 +20,12 @@ std::vector<int64_t> WithBatch(int64_t batch, const Shape& example) {
   return dims;
 }
 
-bool NamesAnotherRank(const std::map<std::string, Context>& group2ctx) {
-  for (const auto& [group, c] : group2ctx) {
-    if (c.rank >= 1) return true;
-  }
-  return false;
+// The rule of executor/ranks.h: a context of another rank makes the bind a
+// split across ranks.
+bool NamesAnotherRank(const Context& ctx, const std::map<std::string, Context>& group2ctx) {
+  bool named = ctx.rank >= 1;
+  for (const auto& [group, c] : group2ctx) named = named || c.rank >= 1;
+  return named;
 }
 
 }  // namespace
@@ -58,8 +59,12 @@ ParallelModel::ParallelModel(const Symbol& net, const ParallelOptions& o)
   std::map<std::string, GradReq> grad_req;
   for (const std::string& name : param_names_) grad_req[name] = GradReq::kWrite;
 
-  if (comm_ != nullptr && NamesAnotherRank(o.group2ctx)) {
+  if (comm_ != nullptr && NamesAnotherRank(o.ctx, o.group2ctx)) {
     // Split across ranks: one SPMD executor per rank.
+    if (o.contexts.size() > 1) {
+      Fail("several devices train data parallel, but group2ctx (or the context) names other "
+           "ranks' devices, which splits the model across ranks: use one or the other");
+    }
     layout_ = Layout::kSplit;
     Replica r;
     r.ctx = o.ctx;
@@ -79,6 +84,12 @@ ParallelModel::ParallelModel(const Symbol& net, const ParallelOptions& o)
       Fail("group2ctx splits one model over devices; it cannot be combined with data "
            "parallelism over several devices or ranks (to split the model across ranks, "
            "map its groups to other ranks' devices, e.g. stage2=cpu(0)@rank1)");
+    }
+    for (const Context& c : contexts) {
+      if (comm_ != nullptr && c.rank >= 0) {
+        Fail(absl::StrCat("data-parallel replicas run on each rank's own devices, but ",
+                          c.ToString(), " names a rank; give plain contexts (cpu(0))"));
+      }
     }
     const int local = static_cast<int>(contexts.size());
     const int rank = comm_ == nullptr ? 0 : comm_->rank();
