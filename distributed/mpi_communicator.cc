@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/error.h"
@@ -59,14 +60,38 @@ class MpiCommunicator;
 
 class MpiWork : public WorkOnce {
  public:
+  // What the operation is; its description is made only for messages (a
+  // string per call would be a large part of a small message's cost).
   struct Spec {
-    std::string what;        // "rank 0: recv from rank 1 (tag 3, 16 bytes)"
+    int rank = 0;            // this rank
     int peer = -1;           // point to point; -1 for collectives
     bool is_recv = false;
+    int64_t tag = 0;
     size_t expected_bytes = 0;
     int64_t seq = -1;        // collectives; -1 for point to point
-    int64_t kind = 0;        // collectives; 0 for point to point
+    int64_t kind = 0;        // collectives (a Collective); 0 for point to point
+    ReduceOp reduce = ReduceOp::kSum;
+    int root = 0;
     std::function<void()> after;  // on success (averaging)
+
+    // "rank 0: recv from rank 1 (tag 3, 16 bytes)", "rank 0: allreduce #4 (sum, ...)".
+    std::string Describe(const Tensor& t) const {
+      if (peer >= 0) {
+        return absl::StrCat("rank ", rank, ": ", is_recv ? "recv from rank " : "send to rank ",
+                            peer, " (tag ", tag, ", ", expected_bytes, " bytes)");
+      }
+      const std::string head = absl::StrCat("rank ", rank, ": ",
+                                            CollectiveName(static_cast<Collective>(kind)), " #", seq);
+      switch (static_cast<Collective>(kind)) {
+        case Collective::kAllreduce:
+          return absl::StrCat(head, " (", ReduceOpName(reduce), ", ", t.DebugString(), ")");
+        case Collective::kBroadcast:
+          return absl::StrCat(head, " (root ", root, ", ", t.nbytes(), " bytes)");
+        case Collective::kBarrier:
+          break;
+      }
+      return head;
+    }
   };
   MpiWork(MpiCommunicator* comm, Spec spec, Tensor keep, std::vector<MPI_Request> reqs)
       : comm_(comm), spec_(std::move(spec)), keep_(std::move(keep)), reqs_(std::move(reqs)) {}
@@ -120,10 +145,10 @@ class MpiCommunicator : public Communicator {
     MPI_Op mop = MPI_SUM;
     if (absl::Status s = TypeAndOp(t.dtype(), op, &type, &mop); !s.ok()) return DoneWork(s);
     MpiWork::Spec spec;
+    spec.rank = rank_;
     spec.seq = NextCollective();
     spec.kind = static_cast<int64_t>(Kind::kAllreduce);
-    spec.what = absl::StrCat("rank ", rank_, ": allreduce #", spec.seq, " (", ReduceOpName(op),
-                             ", ", t.DebugString(), ")");
+    spec.reduce = op;
     if (op == ReduceOp::kAverage) {
       Tensor target = t;
       const int n = size_;
@@ -132,7 +157,7 @@ class MpiCommunicator : public Communicator {
     std::vector<MPI_Request> reqs(1);
     int rc = MPI_Iallreduce(MPI_IN_PLACE, t.raw_data(), static_cast<int>(t.size()), type, mop,
                             comm_, &reqs[0]);
-    if (rc != MPI_SUCCESS) return DoneWork(Failed(spec.what, rc));
+    if (rc != MPI_SUCCESS) return DoneWork(Failed(spec.Describe(t), rc));
     return std::make_unique<MpiWork>(this, std::move(spec), t, std::move(reqs));
   }
 
@@ -144,17 +169,17 @@ class MpiCommunicator : public Communicator {
           size_, " ranks)")));
     }
     MpiWork::Spec spec;
+    spec.rank = rank_;
     spec.seq = NextCollective();
     spec.kind = static_cast<int64_t>(Kind::kBroadcast);
-    spec.what = absl::StrCat("rank ", rank_, ": broadcast #", spec.seq, " (root ", root, ", ",
-                             t.nbytes(), " bytes)");
+    spec.root = root;
     std::vector<MPI_Request> reqs;
     char* data = static_cast<char*>(t.raw_data());
     for (size_t off = 0; off < t.nbytes() || (off == 0 && reqs.empty()); off += kChunk) {
       const int n = static_cast<int>(std::min(kChunk, t.nbytes() - off));
       reqs.emplace_back();
       int rc = MPI_Ibcast(data + off, n, MPI_BYTE, root, comm_, &reqs.back());
-      if (rc != MPI_SUCCESS) return Abandoned(spec.what, rc, std::move(reqs), t);
+      if (rc != MPI_SUCCESS) return Abandoned(spec.Describe(t), rc, std::move(reqs), t);
       if (t.nbytes() == 0) break;
     }
     return std::make_unique<MpiWork>(this, std::move(spec), t, std::move(reqs));
@@ -163,12 +188,12 @@ class MpiCommunicator : public Communicator {
   std::unique_ptr<Work> Barrier() override {
     if (absl::Status s = Broken("barrier"); !s.ok()) return DoneWork(s);
     MpiWork::Spec spec;
+    spec.rank = rank_;
     spec.seq = NextCollective();
     spec.kind = static_cast<int64_t>(Kind::kBarrier);
-    spec.what = absl::StrCat("rank ", rank_, ": barrier #", spec.seq);
     std::vector<MPI_Request> reqs(1);
     int rc = MPI_Ibarrier(comm_, &reqs[0]);
-    if (rc != MPI_SUCCESS) return DoneWork(Failed(spec.what, rc));
+    if (rc != MPI_SUCCESS) return DoneWork(Failed(spec.Describe(Tensor()), rc));
     return std::make_unique<MpiWork>(this, std::move(spec), Tensor(), std::move(reqs));
   }
 
@@ -213,11 +238,11 @@ class MpiCommunicator : public Communicator {
           max_tag_, ")")));
     }
     MpiWork::Spec spec;
+    spec.rank = rank_;
     spec.peer = peer;
     spec.is_recv = recv;
+    spec.tag = tag;
     spec.expected_bytes = t.nbytes();
-    spec.what = absl::StrCat("rank ", rank_, ": ", op, recv ? " from rank " : " to rank ", peer,
-                             " (tag ", tag, ", ", t.nbytes(), " bytes)");
     const int mpi_tag = static_cast<int>(tag + kFirstTag);
     std::vector<MPI_Request> reqs;
     char* data = static_cast<char*>(t.raw_data());
@@ -227,7 +252,7 @@ class MpiCommunicator : public Communicator {
       reqs.emplace_back();
       int rc = recv ? MPI_Irecv(data + off, n, MPI_BYTE, peer, mpi_tag, comm_, &reqs.back())
                     : MPI_Isend(data + off, n, MPI_BYTE, peer, mpi_tag, comm_, &reqs.back());
-      if (rc != MPI_SUCCESS) return Abandoned(spec.what, rc, std::move(reqs), t);
+      if (rc != MPI_SUCCESS) return Abandoned(spec.Describe(t), rc, std::move(reqs), t);
       off += kChunk;
     } while (off < t.nbytes());
     return std::make_unique<MpiWork>(this, std::move(spec), t, std::move(reqs));
@@ -324,7 +349,7 @@ MpiWork::~MpiWork() {
 absl::Status MpiWork::Wait(absl::Time deadline, const std::atomic<bool>* cancel) {
   if (done()) return status();
   const absl::Time start = absl::Now();
-  std::vector<MPI_Status> statuses(reqs_.size());
+  absl::InlinedVector<MPI_Status, 1> statuses(reqs_.size());
   absl::Duration nap = absl::Microseconds(20);
   for (int polls = 0;;) {
     int flag = 0;
@@ -343,16 +368,16 @@ absl::Status MpiWork::Wait(absl::Time deadline, const std::atomic<bool>* cancel)
       MPI_Error_class(code, &cls);
       if (cls == MPI_ERR_TRUNCATE) {
         return Finish(absl::InvalidArgumentError(
-            absl::StrCat(spec_.what, ": rank ", spec_.peer, " sent more than the ",
+            absl::StrCat(spec_.Describe(keep_), ": rank ", spec_.peer, " sent more than the ",
                          spec_.expected_bytes, " bytes the receiving tensor (",
                          keep_.DebugString(), ") holds")));
       }
-      return Finish(comm_->Failed(spec_.what, code));
+      return Finish(comm_->Failed(spec_.Describe(keep_), code));
     }
     if (flag) break;
     if (cancel != nullptr && cancel->load()) {
       return Finish(absl::CancelledError(
-          absl::StrCat(spec_.what, " was abandoned: another step of this rank failed")));
+          absl::StrCat(spec_.Describe(keep_), " was abandoned: another step of this rank failed")));
     }
     const absl::Time now = absl::Now();
     if (now >= deadline) {
@@ -362,7 +387,7 @@ absl::Status MpiWork::Wait(absl::Time deadline, const std::atomic<bool>* cancel)
                              spec_.is_recv ? ", which has not sent it" : ", which has not received it")
               : comm_->DiagnoseCollective(spec_.seq, spec_.kind);
       absl::Status s = absl::DeadlineExceededError(absl::StrCat(
-          spec_.what, " did not complete within ",
+          spec_.Describe(keep_), " did not complete within ",
           absl::FormatDuration(absl::Trunc(now - start, absl::Milliseconds(1))), ": ", why));
       comm_->Break(s);
       return Finish(s);
@@ -390,7 +415,7 @@ absl::Status MpiWork::Wait(absl::Time deadline, const std::atomic<bool>* cancel)
     }
     if (got != spec_.expected_bytes) {
       return Finish(absl::InvalidArgumentError(
-          absl::StrCat(spec_.what, ": rank ", spec_.peer, " sent ", got,
+          absl::StrCat(spec_.Describe(keep_), ": rank ", spec_.peer, " sent ", got,
                        " bytes but the receiving tensor (", keep_.DebugString(), ") holds ",
                        spec_.expected_bytes)));
     }
