@@ -46,7 +46,7 @@ struct KernelContext {
   std::vector<Tensor> inputs;
   std::vector<Tensor> outputs;
   std::vector<OpReq> req;
-  Tensor workspace;  // uint8, at least the bytes the WorkspaceFn asked for
+  Tensor workspace;                           // uint8, at least the bytes the WorkspaceFn asked for
   const RankChannel* rank_channel = nullptr;  // cross-rank binds only
 
   template <typename P>

@@ -10,8 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "devices/context.h"
-#include "graph/file_io.h"
 #include "graph/error.h"
+#include "graph/file_io.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "npy assumes a little-endian host: port it to byte swaps first"

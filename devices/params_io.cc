@@ -8,8 +8,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "devices/context.h"
-#include "graph/file_io.h"
 #include "graph/error.h"
+#include "graph/file_io.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "params_io reads and writes little-endian data by memcpy: port it to byte swaps first"

@@ -25,8 +25,9 @@ void ReduceTyped(ReduceOp op, const T* s, T* d, int64_t n) {
     // Each element in float (exact for two half operands), rounded once.
     for (int64_t i = 0; i < n; ++i) {
       double a = ToDouble(d[i]), b = ToDouble(s[i]);
-      double r = op == ReduceOp::kMax ? std::max(a, b) : op == ReduceOp::kMin ? std::min(a, b)
-                                                                                : a + b;
+      double r = op == ReduceOp::kMax   ? std::max(a, b)
+                 : op == ReduceOp::kMin ? std::min(a, b)
+                                        : a + b;
       d[i] = FromDouble<T>(static_cast<float>(r));
     }
   } else if constexpr (std::is_same_v<T, bool>) {
@@ -114,8 +115,7 @@ absl::Status CheckPeer(const Communicator& comm, const char* op, int peer) {
 
 absl::Status CheckTag(const char* op, int64_t tag) {
   if (tag < 0 || tag >= (int64_t{1} << 30)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(op, ": tag ", tag, " is outside [0, 2^30)"));
+    return absl::InvalidArgumentError(absl::StrCat(op, ": tag ", tag, " is outside [0, 2^30)"));
   }
   return absl::OkStatus();
 }
@@ -127,9 +127,9 @@ absl::Status CheckHostTensor(const Communicator& comm, const char* op, const Ten
   }
   if (t.ctx().type != DeviceType::kCPU && t.ctx().type != DeviceType::kCPUPinned &&
       t.ctx().type != DeviceType::kCPUShared) {
-    return absl::UnimplementedError(absl::StrCat(
-        op, " on rank ", comm.rank(), ": the ", comm.backend(),
-        " communicator moves host tensors only, got ", t.DebugString()));
+    return absl::UnimplementedError(
+        absl::StrCat(op, " on rank ", comm.rank(), ": the ", comm.backend(),
+                     " communicator moves host tensors only, got ", t.DebugString()));
   }
   return absl::OkStatus();
 }
@@ -143,9 +143,8 @@ absl::Status CheckReducible(const char* op, const Tensor& t, ReduceOp reduce) {
 }
 
 void ReduceInto(ReduceOp op, DType dtype, const void* src, void* dst, int64_t n) {
-  SYMX_DTYPE_SWITCH_ALL(dtype, T, {
-    ReduceTyped(op, static_cast<const T*>(src), static_cast<T*>(dst), n);
-  });
+  SYMX_DTYPE_SWITCH_ALL(dtype, T,
+                        { ReduceTyped(op, static_cast<const T*>(src), static_cast<T*>(dst), n); });
 }
 
 void DivideInPlace(DType dtype, void* data, int64_t n, int64_t divisor) {

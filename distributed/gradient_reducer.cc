@@ -35,34 +35,34 @@ absl::StatusOr<std::unique_ptr<GradientReducer>> GradientReducer::Create(
       auto it = arg_index.find(name);
       if (it == arg_index.end()) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "gradient reducer: '", name, "' is not an argument of the model (arguments: ",
-            absl::StrJoin(args, ", "), ")"));
+            "gradient reducer: '", name,
+            "' is not an argument of the model (arguments: ", absl::StrJoin(args, ", "), ")"));
       }
       param_arg.push_back(it->second);
     }
     r->grads_.assign(replicas.size(), std::vector<Tensor>(params.size()));
     for (size_t k = 0; k < replicas.size(); ++k) {
       if (replicas[k]->symbol().ListArguments() != args) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "gradient reducer: replica ", k, " binds another symbol than replica 0"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("gradient reducer: replica ", k, " binds another symbol than replica 0"));
       }
       for (size_t p = 0; p < params.size(); ++p) {
         const Tensor& g = replicas[k]->grad_arrays()[param_arg[p]];
         if (!g.defined()) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "gradient reducer: replica ", k, " computes no gradient for ", params[p],
-              " (grad_req null, or it lives on another rank)"));
+          return absl::InvalidArgumentError(
+              absl::StrCat("gradient reducer: replica ", k, " computes no gradient for ", params[p],
+                           " (grad_req null, or it lives on another rank)"));
         }
         if (g.ctx().type != DeviceType::kCPU) {
-          return absl::UnimplementedError(absl::StrCat(
-              "gradient reducer: the gradient of ", params[p], " is on ", g.ctx().ToString(),
-              "; this reducer sums host (CPU) gradients"));
+          return absl::UnimplementedError(absl::StrCat("gradient reducer: the gradient of ",
+                                                       params[p], " is on ", g.ctx().ToString(),
+                                                       "; this reducer sums host (CPU) gradients"));
         }
         const Tensor& g0 = r->grads_[0][p];
         if (k > 0 && (g.shape() != g0.shape() || g.dtype() != g0.dtype())) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "gradient reducer: the gradient of ", params[p], " is ", g.DebugString(),
-              " in replica ", k, " but ", g0.DebugString(), " in replica 0"));
+          return absl::InvalidArgumentError(
+              absl::StrCat("gradient reducer: the gradient of ", params[p], " is ", g.DebugString(),
+                           " in replica ", k, " but ", g0.DebugString(), " in replica 0"));
         }
         r->grads_[k][p] = g;
       }
@@ -238,10 +238,10 @@ absl::Status GradientReducer::Finish() {
   }
   last_finish_wait_ = absl::Now() - start;
   if (!finished) {
-    return absl::DeadlineExceededError(absl::StrCat(
-        "gradient reducer: the gradients of bucket(s) ", absl::StrJoin(waiting, ", "),
-        " were not all finished within ", absl::FormatDuration(options_.timeout),
-        " (did every replica run Backward after Start?)"));
+    return absl::DeadlineExceededError(
+        absl::StrCat("gradient reducer: the gradients of bucket(s) ", absl::StrJoin(waiting, ", "),
+                     " were not all finished within ", absl::FormatDuration(options_.timeout),
+                     " (did every replica run Backward after Start?)"));
   }
   return error_;
 }

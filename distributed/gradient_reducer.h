@@ -110,8 +110,8 @@ class GradientReducer {
 
   std::mutex mu_;
   std::condition_variable cv_;
-  uint64_t round_ = 0;       // rounds started
-  uint64_t done_round_ = 0;  // rounds the thread finished
+  uint64_t round_ = 0;        // rounds started
+  uint64_t done_round_ = 0;   // rounds the thread finished
   std::vector<int> pending_;  // per bucket: gradients still to finish this round
   bool stop_ = false;
   absl::Status error_;

@@ -19,8 +19,8 @@ using Kind = Collective;
 // Waits on `cv` for `ready` until `deadline`, looking at `cancel` every few
 // milliseconds (whoever raises it cannot notify this group's condition).
 template <typename Pred>
-bool WaitUntil(std::condition_variable& cv, std::unique_lock<std::mutex>& lock,
-               absl::Time deadline, const std::atomic<bool>* cancel, Pred ready) {
+bool WaitUntil(std::condition_variable& cv, std::unique_lock<std::mutex>& lock, absl::Time deadline,
+               const std::atomic<bool>* cancel, Pred ready) {
   auto stop = [&] { return ready() || (cancel != nullptr && cancel->load()); };
   while (!stop()) {
     const absl::Time now = absl::Now();
@@ -49,8 +49,7 @@ struct CollectiveCall {
   std::string Describe(uint64_t seq) const {
     std::string out = absl::StrCat(CollectiveName(kind), " #", seq);
     if (kind == Kind::kAllreduce) {
-      absl::StrAppend(&out, " (", ReduceOpName(op), ", ", DTypeName(dtype), ", ", bytes,
-                      " bytes)");
+      absl::StrAppend(&out, " (", ReduceOpName(op), ", ", DTypeName(dtype), ", ", bytes, " bytes)");
     } else if (kind == Kind::kBroadcast) {
       absl::StrAppend(&out, " (root ", root, ", ", bytes, " bytes)");
     }
@@ -70,7 +69,7 @@ struct Slot {
   absl::Status mismatch;
 };
 
-using Route = std::tuple<int, int, int64_t>;               // source, destination, tag
+using Route = std::tuple<int, int, int64_t>;                 // source, destination, tag
 using MessageKey = std::tuple<int, int, int64_t, uint64_t>;  // + sequence number
 
 // State shared by the ranks of one group.
@@ -99,7 +98,12 @@ class RecvWork : public WorkOnce {
  public:
   RecvWork(std::shared_ptr<Group> g, InProcessCommunicator* comm, int rank, Tensor t, int peer,
            int64_t tag, uint64_t seq)
-      : g_(std::move(g)), comm_(comm), rank_(rank), t_(std::move(t)), peer_(peer), tag_(tag),
+      : g_(std::move(g)),
+        comm_(comm),
+        rank_(rank),
+        t_(std::move(t)),
+        peer_(peer),
+        tag_(tag),
         seq_(seq) {}
 
   using WorkOnce::Wait;
@@ -108,15 +112,15 @@ class RecvWork : public WorkOnce {
     const absl::Time start = absl::Now();
     const MessageKey key{peer_, rank_, tag_, seq_};
     std::unique_lock<std::mutex> lock(g_->mu);
-    bool ready = WaitUntil(g_->cv, lock, deadline, cancel, [&] {
-      return !g_->aborted.ok() || g_->mailbox.count(key) != 0;
-    });
+    bool ready = WaitUntil(g_->cv, lock, deadline, cancel,
+                           [&] { return !g_->aborted.ok() || g_->mailbox.count(key) != 0; });
     if (!g_->aborted.ok()) return Finish(Aborted(g_->aborted));
     if (ready && g_->mailbox.count(key) == 0) return Finish(CancelledStatus(Describe()));
     if (!ready) {
       lock.unlock();
       absl::Status s = absl::DeadlineExceededError(absl::StrCat(
-          Describe(), " did not complete within ", absl::FormatDuration(absl::Trunc(absl::Now() - start, absl::Milliseconds(1))),
+          Describe(), " did not complete within ",
+          absl::FormatDuration(absl::Trunc(absl::Now() - start, absl::Milliseconds(1))),
           ": waiting for rank ", peer_, ", which has not sent it"));
       MarkBroken(comm_, s);
       return Finish(s);
@@ -180,7 +184,8 @@ class CollectiveWork : public WorkOnce {
       }
       lock.unlock();
       absl::Status s = absl::DeadlineExceededError(absl::StrCat(
-          Prefix(), " did not complete within ", absl::FormatDuration(absl::Trunc(absl::Now() - start, absl::Milliseconds(1))),
+          Prefix(), " did not complete within ",
+          absl::FormatDuration(absl::Trunc(absl::Now() - start, absl::Milliseconds(1))),
           ": waiting for rank", missing.size() > 1 ? "s " : " ", absl::StrJoin(missing, ", "),
           ", which ", missing.size() > 1 ? "have" : "has", " not joined it"));
       MarkBroken(comm_, s);
@@ -260,9 +265,9 @@ class InProcessCommunicator : public Communicator {
   std::unique_ptr<Work> Broadcast(const Tensor& t, int root) override {
     if (absl::Status s = Check("broadcast", &t, -1, 0); !s.ok()) return DoneWork(s);
     if (root < 0 || root >= g_->size) {
-      return DoneWork(absl::InvalidArgumentError(absl::StrCat(
-          "broadcast on rank ", rank_, ": root rank ", root, " does not exist (the job has ",
-          g_->size, " ranks)")));
+      return DoneWork(absl::InvalidArgumentError(
+          absl::StrCat("broadcast on rank ", rank_, ": root rank ", root,
+                       " does not exist (the job has ", g_->size, " ranks)")));
     }
     CollectiveCall call{Kind::kBroadcast, ReduceOp::kSum, root, DType::kUint8, t.nbytes()};
     return Join(call, t, root == rank_ ? Bytes(t) : std::string());
@@ -294,8 +299,8 @@ class InProcessCommunicator : public Communicator {
  private:
   absl::Status Check(const char* op, const Tensor* t, int peer, int64_t tag) {
     if (absl::Status s = broken(); !s.ok()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          op, " on rank ", rank_, ": the communicator failed earlier: ", s.message()));
+      return absl::FailedPreconditionError(
+          absl::StrCat(op, " on rank ", rank_, ": the communicator failed earlier: ", s.message()));
     }
     if (peer >= 0 || peer < -1) SYMX_RETURN_IF_ERROR(CheckPeer(*this, op, peer));
     SYMX_RETURN_IF_ERROR(CheckTag(op, tag));

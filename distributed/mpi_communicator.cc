@@ -63,13 +63,13 @@ class MpiWork : public WorkOnce {
   // What the operation is; its description is made only for messages (a
   // string per call would be a large part of a small message's cost).
   struct Spec {
-    int rank = 0;            // this rank
-    int peer = -1;           // point to point; -1 for collectives
+    int rank = 0;   // this rank
+    int peer = -1;  // point to point; -1 for collectives
     bool is_recv = false;
     int64_t tag = 0;
     size_t expected_bytes = 0;
-    int64_t seq = -1;        // collectives; -1 for point to point
-    int64_t kind = 0;        // collectives (a Collective); 0 for point to point
+    int64_t seq = -1;  // collectives; -1 for point to point
+    int64_t kind = 0;  // collectives (a Collective); 0 for point to point
     ReduceOp reduce = ReduceOp::kSum;
     int root = 0;
     std::function<void()> after;  // on success (averaging)
@@ -80,8 +80,8 @@ class MpiWork : public WorkOnce {
         return absl::StrCat("rank ", rank, ": ", is_recv ? "recv from rank " : "send to rank ",
                             peer, " (tag ", tag, ", ", expected_bytes, " bytes)");
       }
-      const std::string head = absl::StrCat("rank ", rank, ": ",
-                                            CollectiveName(static_cast<Collective>(kind)), " #", seq);
+      const std::string head = absl::StrCat(
+          "rank ", rank, ": ", CollectiveName(static_cast<Collective>(kind)), " #", seq);
       switch (static_cast<Collective>(kind)) {
         case Collective::kAllreduce:
           return absl::StrCat(head, " (", ReduceOpName(reduce), ", ", t.DebugString(), ")");
@@ -137,9 +137,9 @@ class MpiCommunicator : public Communicator {
     if (absl::Status s = Check("allreduce", &t); !s.ok()) return DoneWork(s);
     if (absl::Status s = CheckReducible("allreduce", t, op); !s.ok()) return DoneWork(s);
     if (t.size() > INT32_MAX) {
-      return DoneWork(absl::UnimplementedError(absl::StrCat(
-          "allreduce on rank ", rank_, ": ", t.DebugString(),
-          " has more than 2^31-1 elements, which one MPI reduction cannot take")));
+      return DoneWork(absl::UnimplementedError(
+          absl::StrCat("allreduce on rank ", rank_, ": ", t.DebugString(),
+                       " has more than 2^31-1 elements, which one MPI reduction cannot take")));
     }
     MPI_Datatype type = MPI_BYTE;
     MPI_Op mop = MPI_SUM;
@@ -152,7 +152,9 @@ class MpiCommunicator : public Communicator {
     if (op == ReduceOp::kAverage) {
       Tensor target = t;
       const int n = size_;
-      spec.after = [target, n] { DivideInPlace(target.dtype(), target.raw_data(), target.size(), n); };
+      spec.after = [target, n] {
+        DivideInPlace(target.dtype(), target.raw_data(), target.size(), n);
+      };
     }
     std::vector<MPI_Request> reqs(1);
     int rc = MPI_Iallreduce(MPI_IN_PLACE, t.raw_data(), static_cast<int>(t.size()), type, mop,
@@ -164,9 +166,9 @@ class MpiCommunicator : public Communicator {
   std::unique_ptr<Work> Broadcast(const Tensor& t, int root) override {
     if (absl::Status s = Check("broadcast", &t); !s.ok()) return DoneWork(s);
     if (root < 0 || root >= size_) {
-      return DoneWork(absl::InvalidArgumentError(absl::StrCat(
-          "broadcast on rank ", rank_, ": root rank ", root, " does not exist (the job has ",
-          size_, " ranks)")));
+      return DoneWork(absl::InvalidArgumentError(
+          absl::StrCat("broadcast on rank ", rank_, ": root rank ", root,
+                       " does not exist (the job has ", size_, " ranks)")));
     }
     MpiWork::Spec spec;
     spec.rank = rank_;
@@ -233,9 +235,9 @@ class MpiCommunicator : public Communicator {
     if (absl::Status s = CheckPeer(*this, op, peer); !s.ok()) return DoneWork(s);
     if (absl::Status s = CheckTag(op, tag); !s.ok()) return DoneWork(s);
     if (tag > max_tag_) {
-      return DoneWork(absl::InvalidArgumentError(absl::StrCat(
-          op, " on rank ", rank_, ": tag ", tag, " is above what this MPI library allows (",
-          max_tag_, ")")));
+      return DoneWork(absl::InvalidArgumentError(
+          absl::StrCat(op, " on rank ", rank_, ": tag ", tag,
+                       " is above what this MPI library allows (", max_tag_, ")")));
     }
     MpiWork::Spec spec;
     spec.rank = rank_;
@@ -286,16 +288,36 @@ class MpiCommunicator : public Communicator {
     const int op_index = op == ReduceOp::kMax ? 1 : op == ReduceOp::kMin ? 2 : 0;
     *mop = op == ReduceOp::kMax ? MPI_MAX : op == ReduceOp::kMin ? MPI_MIN : MPI_SUM;
     switch (dtype) {
-      case DType::kFloat32: *type = MPI_FLOAT; break;
-      case DType::kFloat64: *type = MPI_DOUBLE; break;
-      case DType::kUint8: *type = MPI_UINT8_T; break;
-      case DType::kInt8: *type = MPI_INT8_T; break;
-      case DType::kInt16: *type = MPI_INT16_T; break;
-      case DType::kUint16: *type = MPI_UINT16_T; break;
-      case DType::kInt32: *type = MPI_INT32_T; break;
-      case DType::kUint32: *type = MPI_UINT32_T; break;
-      case DType::kInt64: *type = MPI_INT64_T; break;
-      case DType::kUint64: *type = MPI_UINT64_T; break;
+      case DType::kFloat32:
+        *type = MPI_FLOAT;
+        break;
+      case DType::kFloat64:
+        *type = MPI_DOUBLE;
+        break;
+      case DType::kUint8:
+        *type = MPI_UINT8_T;
+        break;
+      case DType::kInt8:
+        *type = MPI_INT8_T;
+        break;
+      case DType::kInt16:
+        *type = MPI_INT16_T;
+        break;
+      case DType::kUint16:
+        *type = MPI_UINT16_T;
+        break;
+      case DType::kInt32:
+        *type = MPI_INT32_T;
+        break;
+      case DType::kUint32:
+        *type = MPI_UINT32_T;
+        break;
+      case DType::kInt64:
+        *type = MPI_INT64_T;
+        break;
+      case DType::kUint64:
+        *type = MPI_UINT64_T;
+        break;
       case DType::kBool:
         *type = MPI_C_BOOL;
         *mop = op == ReduceOp::kMin ? MPI_LAND : MPI_LOR;
@@ -369,8 +391,8 @@ absl::Status MpiWork::Wait(absl::Time deadline, const std::atomic<bool>* cancel)
       if (cls == MPI_ERR_TRUNCATE) {
         return Finish(absl::InvalidArgumentError(
             absl::StrCat(spec_.Describe(keep_), ": rank ", spec_.peer, " sent more than the ",
-                         spec_.expected_bytes, " bytes the receiving tensor (",
-                         keep_.DebugString(), ") holds")));
+                         spec_.expected_bytes, " bytes the receiving tensor (", keep_.DebugString(),
+                         ") holds")));
       }
       return Finish(comm_->Failed(spec_.Describe(keep_), code));
     }
@@ -381,11 +403,11 @@ absl::Status MpiWork::Wait(absl::Time deadline, const std::atomic<bool>* cancel)
     }
     const absl::Time now = absl::Now();
     if (now >= deadline) {
-      std::string why =
-          spec_.peer >= 0
-              ? absl::StrCat("waiting for rank ", spec_.peer,
-                             spec_.is_recv ? ", which has not sent it" : ", which has not received it")
-              : comm_->DiagnoseCollective(spec_.seq, spec_.kind);
+      std::string why = spec_.peer >= 0
+                            ? absl::StrCat("waiting for rank ", spec_.peer,
+                                           spec_.is_recv ? ", which has not sent it"
+                                                         : ", which has not received it")
+                            : comm_->DiagnoseCollective(spec_.seq, spec_.kind);
       absl::Status s = absl::DeadlineExceededError(absl::StrCat(
           spec_.Describe(keep_), " did not complete within ",
           absl::FormatDuration(absl::Trunc(now - start, absl::Milliseconds(1))), ": ", why));
@@ -436,8 +458,7 @@ void MpiCommunicator::AnswerProbes(int64_t seq, int64_t kind) {
     MPI_Mrecv(question, 2, MPI_INT64_T, &message, MPI_STATUS_IGNORE);
     Answer a;
     a.data.reset(new int64_t[2]{seq, kind});
-    MPI_Isend(a.data.get(), 2, MPI_INT64_T, status.MPI_SOURCE, kAnswerTag, probe_comm_,
-              &a.request);
+    MPI_Isend(a.data.get(), 2, MPI_INT64_T, status.MPI_SOURCE, kAnswerTag, probe_comm_, &a.request);
     answers_.push_back(std::move(a));
   }
   // Forget the answers that have gone.
@@ -484,8 +505,9 @@ std::string MpiCommunicator::DiagnoseCollective(int64_t seq, int64_t kind) {
     if (!answered[p]) {
       silent.push_back(absl::StrCat(p));
     } else if (theirs[2 * p] != seq || theirs[2 * p + 1] != kind) {
-      elsewhere.push_back(absl::StrCat("rank ", p, " is in ", CollectiveName(static_cast<Collective>(theirs[2 * p + 1])), " #",
-                                       theirs[2 * p]));
+      elsewhere.push_back(absl::StrCat("rank ", p, " is in ",
+                                       CollectiveName(static_cast<Collective>(theirs[2 * p + 1])),
+                                       " #", theirs[2 * p]));
     }
   }
   {
@@ -502,8 +524,8 @@ std::string MpiCommunicator::DiagnoseCollective(int64_t seq, int64_t kind) {
         absl::FormatDuration(kProbeGrace), ")"));
   }
   if (!elsewhere.empty()) {
-    parts.push_back(absl::StrCat("the ranks wait for different things: ",
-                                 absl::StrJoin(elsewhere, ", ")));
+    parts.push_back(
+        absl::StrCat("the ranks wait for different things: ", absl::StrJoin(elsewhere, ", ")));
   }
   if (parts.empty()) {
     parts.push_back("every rank is in this collective but MPI did not complete it");
@@ -537,9 +559,9 @@ absl::StatusOr<std::shared_ptr<Communicator>> InitMpiWorld(int* argc, char*** ar
   if (provided < MPI_THREAD_MULTIPLE) {
     MPI_Finalize();
     p.finalized = true;
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the MPI library gives thread level ", provided, ", symx needs MPI_THREAD_MULTIPLE (",
-        MPI_THREAD_MULTIPLE, ")"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("the MPI library gives thread level ", provided,
+                     ", symx needs MPI_THREAD_MULTIPLE (", MPI_THREAD_MULTIPLE, ")"));
   }
   p.initialized = true;
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

@@ -19,8 +19,9 @@ namespace symx {
 namespace {
 
 absl::Status NoChannel(const KernelContext& ctx) {
-  return absl::FailedPreconditionError(absl::StrCat(
-      ctx.Where(), " has no communicator: cross-rank graphs must be bound with a communicator "
+  return absl::FailedPreconditionError(
+      absl::StrCat(ctx.Where(),
+                   " has no communicator: cross-rank graphs must be bound with a communicator "
                    "(BindOptions::comm)"));
 }
 

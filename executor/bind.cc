@@ -6,8 +6,8 @@
 #include "absl/strings/str_join.h"
 #include "executor/device_workers.h"
 #include "executor/exec_plan.h"
-#include "executor/place.h"
 #include "executor/executor.h"
+#include "executor/place.h"
 #include "graph/error.h"
 #include "graph/indexed_graph.h"
 #include "graph/infer_graph.h"
@@ -70,7 +70,7 @@ using ExecutorOr = absl::StatusOr<std::unique_ptr<Executor>>;
 // Runs a bind; in a cross-rank bind, under a Rendezvous so that a rank that
 // fails makes every rank fail (distributed/agreement.h).
 ExecutorOr AcrossRanks(const std::shared_ptr<Communicator>& comm, absl::Duration timeout,
-                      const std::function<ExecutorOr(Rendezvous*)>& try_bind) {
+                       const std::function<ExecutorOr(Rendezvous*)>& try_bind) {
   if (!ExecutorBuilder::RanksOf(comm).cross_rank()) return try_bind(nullptr);
   Rendezvous rendezvous(*comm, "bind", timeout);
   ExecutorOr exe = absl::InternalError("bind did not run");
@@ -258,8 +258,7 @@ absl::StatusOr<Tensor> ReshapeOrCreate(const std::string& key, const Shape& shap
   return fresh;
 }
 
-ExecutorOr TrySimpleBind(const Symbol& symbol, const SimpleBindOptions& o,
-                         Rendezvous* rendezvous) {
+ExecutorOr TrySimpleBind(const Symbol& symbol, const SimpleBindOptions& o, Rendezvous* rendezvous) {
   SYMX_ASSIGN_OR_RETURN(ForwardInference inf, InferForward(symbol, o.shapes, o.type_dict));
   std::vector<std::string> arg_names = symbol.ListArguments();
   std::vector<std::string> aux_names = symbol.ListAuxiliaryStates();
@@ -397,7 +396,7 @@ std::unique_ptr<Executor> Executor::Bind(const Symbol& symbol, const BindOptions
 std::unique_ptr<Executor> Executor::SimpleBind(const Symbol& symbol,
                                                const SimpleBindOptions& options) {
   auto exe = AcrossRanks(options.comm, options.comm_timeout,
-                        [&](Rendezvous* rv) { return TrySimpleBind(symbol, options, rv); });
+                         [&](Rendezvous* rv) { return TrySimpleBind(symbol, options, rv); });
   if (!exe.ok()) {
     throw Error(absl::Status(exe.status().code(), absl::StrCat("simple_bind error. Arguments:\n",
                                                                DescribeSimpleBindArgs(options),
@@ -475,8 +474,8 @@ absl::StatusOr<std::unique_ptr<Executor>> ExecutorBuilder::TryReshape(
     bind.grads.push_back(grad);
   }
   for (size_t i = 0; i < old.aux_names_.size(); ++i) {
-    SYMX_ASSIGN_OR_RETURN(Tensor aux, resize(old.aux_names_[i], old.aux_arrays_[i],
-                                             inf.aux_shapes[i], false, "aux"));
+    SYMX_ASSIGN_OR_RETURN(
+        Tensor aux, resize(old.aux_names_[i], old.aux_arrays_[i], inf.aux_shapes[i], false, "aux"));
     bind.aux.push_back(aux);
   }
   BindOptions bo = old.bind_options_;

@@ -223,8 +223,7 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
       head_vars[i] = MakeVariableNode(absl::StrCat("_head_grad_", i));
       heads[i] = NodeEntry{head_vars[i], 0, 0};
     }
-    SYMX_ASSIGN_OR_RETURN(std::vector<NodeEntry> grads,
-                          Gradient(fwd_outputs, heads, xs, &origins));
+    SYMX_ASSIGN_OR_RETURN(std::vector<NodeEntry> grads, Gradient(fwd_outputs, heads, xs, &origins));
     full_outputs.insert(full_outputs.end(), grads.begin(), grads.end());
   }
 
@@ -252,9 +251,10 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
       if (homes.grads[arg].ctx != computed) {
         return absl::InvalidArgumentError(absl::StrCat(
             "Trying to save gradient to ", homes.grads[arg].ctx.ToString(),
-            " while its source node \"", ge.node->name(), "\" computes it on ",
-            computed.ToString(), ". Check your ctx in NDArray allocation: the gradient array of "
-            "argument ", arg_vars[arg]->name(), " must be on ", computed.ToString()));
+            " while its source node \"", ge.node->name(), "\" computes it on ", computed.ToString(),
+            ". Check your ctx in NDArray allocation: the gradient array of "
+            "argument ",
+            arg_vars[arg]->name(), " must be on ", computed.ToString()));
       }
     }
     SYMX_ASSIGN_OR_RETURN(Partitioned parts, Partition(g0, full_outputs, where));
@@ -393,8 +393,7 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
     if (!local(hn)) continue;
     uint32_t he = g.entry_id(hn, 0);
     const Context c = RankView::Local(plan->node_ctx[hn]);
-    SYMX_ASSIGN_OR_RETURN(plan->head_grads[i],
-                          Tensor::Zeros(plan->shapes[he], plan->types[he], c));
+    SYMX_ASSIGN_OR_RETURN(plan->head_grads[i], Tensor::Zeros(plan->shapes[he], plan->types[he], c));
     entry[he] = plan->head_grads[i];
     count_allocated(c, plan->head_grads[i].nbytes());
     count_array(c, plan->head_grads[i].nbytes());
@@ -418,10 +417,10 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
     if (!local(g.node_id(ge.node.get()))) continue;  // another rank's gradient
     const Tensor& garr = grads[arg];
     if (!garr.defined()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "the gradient of argument ", arg_vars[arg]->name(), " is computed on ",
-          plan->node_ctx[g.node_id(ge.node.get())].ToString(),
-          ", where no gradient array was bound for it"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("the gradient of argument ", arg_vars[arg]->name(), " is computed on ",
+                       plan->node_ctx[g.node_id(ge.node.get())].ToString(),
+                       ", where no gradient array was bound for it"));
     }
     if (garr.shape() != plan->shapes[e] || garr.dtype() != plan->types[e]) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -554,7 +553,8 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
     for (const auto& i : g[nid].inputs) {
       step.ctx.inputs.push_back(entry[g.entry_id(i)]);
       const int ps = producer_slot[g.entry_id(i)];
-      if (ps >= 0 && ps != static_cast<int>(s) && (i.node_id < plan->num_forward_nodes) == forward) {
+      if (ps >= 0 && ps != static_cast<int>(s) &&
+          (i.node_id < plan->num_forward_nodes) == forward) {
         uint32_t producer = static_cast<uint32_t>(step_of[i.node_id]);
         step.waits.push_back(producer);
         phase.steps[producer].signals = true;

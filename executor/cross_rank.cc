@@ -82,13 +82,14 @@ absl::StatusOr<ArrayHomes> LocateArrays(const ResolvedBind& bind,
         dims.push_back(v);
       }
       ArrayHome& home = (*table)[index];
-      const char* what = f[0] == "a" ? "argument" : f[0] == "g" ? "the gradient of argument"
-                                                                : "auxiliary state";
+      const char* what = f[0] == "a"   ? "argument"
+                         : f[0] == "g" ? "the gradient of argument"
+                                       : "auxiliary state";
       if (home.found) {
         bind.rendezvous->MarkSettled();
         return absl::InvalidArgumentError(absl::StrCat(
-            "cross-rank bind: ", what, " ", names[index], " is bound on rank ", home.ctx.rank,
-            " (", home.ctx.ToString(), ") and on rank ", ctx->rank, " (", ctx->ToString(),
+            "cross-rank bind: ", what, " ", names[index], " is bound on rank ", home.ctx.rank, " (",
+            home.ctx.ToString(), ") and on rank ", ctx->rank, " (", ctx->ToString(),
             "); bind each array on the one rank whose device holds it"));
       }
       home = ArrayHome{true, *ctx, Shape(dims), static_cast<DType>(flag)};
@@ -99,9 +100,9 @@ absl::StatusOr<ArrayHomes> LocateArrays(const ResolvedBind& bind,
     for (size_t i = 0; i < table.size(); ++i) {
       if (table[i].found) continue;
       bind.rendezvous->MarkSettled();
-      return absl::InvalidArgumentError(absl::StrCat(
-          "cross-rank bind: ", what, " ", names[i],
-          " has no array on any rank; bind it on the rank whose device holds it"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("cross-rank bind: ", what, " ", names[i],
+                       " has no array on any rank; bind it on the rank whose device holds it"));
     }
     return absl::OkStatus();
   };
@@ -118,8 +119,9 @@ std::vector<std::string> DescribePlan(const IndexedGraph& g, const std::vector<C
   lines.reserve(g.num_nodes() + arg_names.size());
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
     const Node& node = *g[nid].node;
-    std::string line = absl::StrCat("node ", nid, " ", node.is_variable() ? "variable" : node.op()->name(),
-                                    " '", node.name(), "' on ", node_ctx[nid].ToString());
+    std::string line =
+        absl::StrCat("node ", nid, " ", node.is_variable() ? "variable" : node.op()->name(), " '",
+                     node.name(), "' on ", node_ctx[nid].ToString());
     for (const auto& [key, value] : node.attrs.dict) absl::StrAppend(&line, " ", key, "=", value);
     if (!g[nid].inputs.empty()) {
       absl::StrAppend(&line, " <-");

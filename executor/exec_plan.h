@@ -67,8 +67,8 @@ class ExecPlan {
   TypeTable types;
   // Per argument / aux state: its dtype (known on every rank).
   std::vector<DType> arg_dtypes, aux_dtypes;
-  std::vector<Context> node_ctx;  // per node id
-  std::vector<Context> devices;   // the devices that run steps (the bind context first if so)
+  std::vector<Context> node_ctx;   // per node id
+  std::vector<Context> devices;    // the devices that run steps (the bind context first if so)
   std::vector<MemoryPlan> memory;  // per device slot
   Phase forward, backward;
   // Per forward output: the array Backward copies its head gradient into
@@ -81,7 +81,7 @@ class ExecPlan {
   std::vector<MemoryStats> stats;  // per device slot
   size_t num_copies = 0;
   size_t num_transfers = 0;  // cross-rank _send/_recv pairs
-  Symbol optimized;  // the forward graph as executed
+  Symbol optimized;          // the forward graph as executed
   // Cross-rank binds: the communicator, and the sends in flight that a phase
   // waits for before it returns. `channel` points at both; _send/_recv steps
   // point at `channel`.

@@ -66,9 +66,9 @@ struct RunState {
   std::vector<char> done;  // per step, for steps other devices wait on
   std::atomic<bool> failed{false};
   std::atomic<bool>* cancel = nullptr;  // the plan's: stops _recv waits on other devices
-  absl::Status error;            // the first failure, under mu
-  std::exception_ptr exception;  // or the first exception (a monitor callback's), under mu
-  std::mutex monitor_mu;  // the user's callback is called from one thread at a time
+  absl::Status error;                   // the first failure, under mu
+  std::exception_ptr exception;         // or the first exception (a monitor callback's), under mu
+  std::mutex monitor_mu;                // the user's callback is called from one thread at a time
 };
 
 // Runs one device's steps in order, waiting where a step reads another

@@ -40,9 +40,9 @@ Context VariableContext(const Node& var, const Context& ctx,
 
 absl::Status CheckRankExists(const Context& ctx, const RankView& ranks, const std::string& what) {
   if (ranks.IsLocal(ctx) || ctx.rank < ranks.size) return absl::OkStatus();
-  std::string job = ranks.size == 1
-                        ? absl::StrCat("1 rank (start it with mpirun -np ", ctx.rank + 1, " or more)")
-                        : absl::StrCat(ranks.size, " ranks (0 to ", ranks.size - 1, ")");
+  std::string job =
+      ranks.size == 1 ? absl::StrCat("1 rank (start it with mpirun -np ", ctx.rank + 1, " or more)")
+                      : absl::StrCat(ranks.size, " ranks (0 to ", ranks.size - 1, ")");
   return absl::NotFoundError(absl::StrCat(what, ": device ", ctx.ToString(), " belongs to rank ",
                                           ctx.rank, ", but this job has ", job));
 }
@@ -68,8 +68,8 @@ absl::StatusOr<std::vector<Context>> Place(const IndexedGraph& g, const PlaceOpt
     checked.insert(ctx);
     return absl::OkStatus();
   };
-  SYMX_RETURN_IF_ERROR(check(o.default_ctx, absl::StrCat("the bind context ",
-                                                         o.default_ctx.ToString())));
+  SYMX_RETURN_IF_ERROR(
+      check(o.default_ctx, absl::StrCat("the bind context ", o.default_ctx.ToString())));
   const bool grouped = !o.group2ctx.empty();
 
   // Forward sweep in topological order (inputs and control deps come first).
@@ -85,8 +85,7 @@ absl::StatusOr<std::vector<Context>> Place(const IndexedGraph& g, const PlaceOpt
       if (it == o.group2ctx.end()) {
         return absl::InvalidArgumentError(absl::StrCat(
             "The device assignment not found for group ", group, ": ctx_group '", group, "' of ",
-            NodeLabel(node), " is not in group2ctx (groups given: ", GroupNames(o.group2ctx),
-            ")"));
+            NodeLabel(node), " is not in group2ctx (groups given: ", GroupNames(o.group2ctx), ")"));
       }
       SYMX_RETURN_IF_ERROR(check(it->second, absl::StrCat("group2ctx maps ctx_group '", group,
                                                           "' to ", it->second.ToString())));
@@ -139,8 +138,7 @@ absl::StatusOr<std::vector<Context>> Place(const IndexedGraph& g, const PlaceOpt
   return out;
 }
 
-absl::StatusOr<Partitioned> Partition(const IndexedGraph& g,
-                                      const std::vector<NodeEntry>& outputs,
+absl::StatusOr<Partitioned> Partition(const IndexedGraph& g, const std::vector<NodeEntry>& outputs,
                                       const std::vector<Context>& node_ctx) {
   Partitioned result;
   std::vector<NodePtr> mapped(g.num_nodes());
@@ -172,13 +170,13 @@ absl::StatusOr<Partitioned> Partition(const IndexedGraph& g,
           } else {
             const std::string tag = absl::StrCat(result.num_transfers++);
             SYMX_ASSIGN_OR_RETURN(
-                NodePtr send,
-                MakeOpNode("_send", absl::StrCat(base, "_send", suffix),
-                           {{"peer", absl::StrCat(ctx.rank)}, {"tag", tag}}, {src}));
+                NodePtr send, MakeOpNode("_send", absl::StrCat(base, "_send", suffix),
+                                         {{"peer", absl::StrCat(ctx.rank)}, {"tag", tag}}, {src}));
             result.node_ctx[send.get()] = from;
-            SYMX_ASSIGN_OR_RETURN(copy, MakeOpNode("_recv", absl::StrCat(base, "_recv", suffix),
-                                                   {{"peer", absl::StrCat(from.rank)}, {"tag", tag}},
-                                                   {NodeEntry{send, 0, 0}}));
+            SYMX_ASSIGN_OR_RETURN(copy,
+                                  MakeOpNode("_recv", absl::StrCat(base, "_recv", suffix),
+                                             {{"peer", absl::StrCat(from.rank)}, {"tag", tag}},
+                                             {NodeEntry{send, 0, 0}}));
           }
           result.node_ctx[copy.get()] = ctx;
         }

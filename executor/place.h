@@ -69,15 +69,14 @@ absl::Status CheckRankExists(const Context& ctx, const RankView& ranks, const st
 absl::StatusOr<std::vector<Context>> Place(const IndexedGraph& g, const PlaceOptions& options);
 
 struct Partitioned {
-  std::vector<NodeEntry> outputs;  // the given outputs, in the rewritten graph
+  std::vector<NodeEntry> outputs;                     // the given outputs, in the rewritten graph
   std::unordered_map<const Node*, Context> node_ctx;  // every node of the new graph
-  size_t num_copies = 0;     // _CrossDeviceCopy nodes
-  size_t num_transfers = 0;  // _send/_recv pairs
+  size_t num_copies = 0;                              // _CrossDeviceCopy nodes
+  size_t num_transfers = 0;                           // _send/_recv pairs
 };
 
 // `outputs` must be the outputs `g` was built from; `node_ctx` comes from Place.
-absl::StatusOr<Partitioned> Partition(const IndexedGraph& g,
-                                      const std::vector<NodeEntry>& outputs,
+absl::StatusOr<Partitioned> Partition(const IndexedGraph& g, const std::vector<NodeEntry>& outputs,
                                       const std::vector<Context>& node_ctx);
 
 // One node of a placed forward graph, for viewers (symx viz).
@@ -85,12 +84,12 @@ struct PlacedNode {
   std::string name;
   std::string op;  // "" for a variable
   Context ctx;
-  bool is_copy = false;                                // a _CrossDeviceCopy Partition inserted
-  bool is_send = false, is_recv = false;               // a cross-rank transfer
-  int64_t peer = -1, tag = -1;                         // of a transfer
+  bool is_copy = false;                               // a _CrossDeviceCopy Partition inserted
+  bool is_send = false, is_recv = false;              // a cross-rank transfer
+  int64_t peer = -1, tag = -1;                        // of a transfer
   std::vector<std::pair<uint32_t, uint32_t>> inputs;  // (index in the list, output index)
-  std::vector<Shape> output_shapes;                    // unknown dims where inference can't tell
-  std::vector<DType> output_types;                     // kUnknown where inference can't tell
+  std::vector<Shape> output_shapes;                   // unknown dims where inference can't tell
+  std::vector<DType> output_types;                    // kUnknown where inference can't tell
 };
 
 // The forward graph of `symbol` placed as SimpleBind would place it (each

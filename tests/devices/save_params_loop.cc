@@ -15,7 +15,8 @@ int main(int argc, char** argv) {
   }
   const std::string path = argv[1];
   const int64_t elements = std::stoll(argv[2]);
-  symx::Tensor t = symx::ValueOrThrow(symx::Tensor::Empty(symx::Shape{elements}, symx::DType::kFloat32));
+  symx::Tensor t =
+      symx::ValueOrThrow(symx::Tensor::Empty(symx::Shape{elements}, symx::DType::kFloat32));
   for (int gen = 1;; ++gen) {
     t.Fill(gen);
     symx::ThrowIfError(symx::SaveParams(path, symx::NamedTensors{{"arg:w"}, {t}}));

@@ -82,7 +82,7 @@ inline void AllreduceEveryOpAndDtype(Communicator& c) {
         double want = Values(dt, RankValues(0)).ToDoubles()[i];
         for (int r = 1; r < n; ++r) {
           double v = Values(dt, RankValues(r)).ToDoubles()[i];
-          want = op == ReduceOp::kMax ? std::max(want, v)
+          want = op == ReduceOp::kMax   ? std::max(want, v)
                  : op == ReduceOp::kMin ? std::min(want, v)
                                         : want + v;
         }
@@ -103,8 +103,8 @@ inline void AllreduceIsReproducible(Communicator& c) {
   std::vector<char> first;
   for (int run = 0; run < 10; ++run) {
     const double sign = c.rank() % 2 ? -1 : 1;
-    Tensor t = Values(DType::kFloat32, {1e8 * sign, 0.1 * c.rank(), 3.3e-3, 7.0 / 3,
-                                        1.0 / (c.rank() + 3)});
+    Tensor t = Values(DType::kFloat32,
+                      {1e8 * sign, 0.1 * c.rank(), 3.3e-3, 7.0 / 3, 1.0 / (c.rank() + 3)});
     ASSERT_TRUE(WaitFor(c.Allreduce(t, ReduceOp::kSum), kLong).ok());
     std::vector<char> bits(t.nbytes());
     std::memcpy(bits.data(), t.raw_data(), t.nbytes());
@@ -154,10 +154,11 @@ inline void RecvTimeoutNamesThePeer(Communicator& c, Communicator& sync) {
   if (c.rank() == 0) {
     absl::Status s = WaitFor(c.Recv(t, 1, 42), absl::Milliseconds(300));
     EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded);
-    EXPECT_THAT(s.message(),
-                ::testing::AllOf(::testing::HasSubstr("rank 0: recv from rank 1 (tag 42, 16 bytes)"),
-                                 ::testing::HasSubstr("did not complete within"),
-                                 ::testing::HasSubstr("waiting for rank 1")));
+    EXPECT_THAT(
+        s.message(),
+        ::testing::AllOf(::testing::HasSubstr("rank 0: recv from rank 1 (tag 42, 16 bytes)"),
+                         ::testing::HasSubstr("did not complete within"),
+                         ::testing::HasSubstr("waiting for rank 1")));
     absl::Status later = WaitFor(c.Barrier(), absl::Milliseconds(300));
     EXPECT_EQ(later.code(), absl::StatusCode::kFailedPrecondition);
     EXPECT_THAT(later.message(), ::testing::HasSubstr("failed earlier"));
@@ -176,10 +177,10 @@ inline void CollectiveTimeoutNamesTheMissingRank(Communicator& c, Communicator& 
   if (c.rank() != 1) {
     absl::Status s = WaitFor(c.Allreduce(t, ReduceOp::kSum), absl::Milliseconds(500));
     EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded);
-    EXPECT_THAT(s.message(),
-                ::testing::AllOf(::testing::HasSubstr(absl::StrCat("rank ", c.rank(),
-                                                                   ": allreduce #0")),
-                                 ::testing::HasSubstr("waiting for rank 1,")));
+    EXPECT_THAT(
+        s.message(),
+        ::testing::AllOf(::testing::HasSubstr(absl::StrCat("rank ", c.rank(), ": allreduce #0")),
+                         ::testing::HasSubstr("waiting for rank 1,")));
     // Only rank 1: the other healthy ranks are stuck in the same collective.
     EXPECT_THAT(s.message(), ::testing::Not(::testing::HasSubstr("waiting for ranks")));
   }

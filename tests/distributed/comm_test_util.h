@@ -24,8 +24,7 @@ inline void RunRanks(int n, const std::function<void(int, Communicator&)>& fn) {
 
 // As RunRanks, with a second communicator of the same ranks for
 // synchronizing around a test that breaks the first.
-inline void RunRanksWithSync(int n,
-                             const std::function<void(Communicator&, Communicator&)>& fn) {
+inline void RunRanksWithSync(int n, const std::function<void(Communicator&, Communicator&)>& fn) {
   std::vector<std::shared_ptr<Communicator>> group = CreateInProcessGroup(n);
   std::vector<std::shared_ptr<Communicator>> sync = CreateInProcessGroup(n);
   std::vector<std::thread> threads;

@@ -95,9 +95,7 @@ inline void ChainWithArrays(const std::shared_ptr<Communicator>& comm) {
   const Context dev1 = OnRank(Context::CPU(1), 0), dev2 = OnRank(Context::CPU(2), last);
   Symbol net = Chain();
   const Shape shape{4, 5};
-  auto value = [&](int i) {
-    return Tensor::FromVector(shape, std::vector<double>(20, i + 1.0));
-  };
+  auto value = [&](int i) { return Tensor::FromVector(shape, std::vector<double>(20, i + 1.0)); };
   std::map<std::string, Tensor> args, grads;
   const char* names[] = {"data1", "data2", "data3"};
   for (int i = 0; i < 3; ++i) {
@@ -132,7 +130,9 @@ inline void ChainWithArrays(const std::shared_ptr<Communicator>& comm) {
   EXPECT_EQ(CountOps(opt, "_CrossDeviceCopy"), 0);
   EXPECT_THAT(opt.ToJson(), HasSubstr("\"peer\": \"" + std::to_string(last) + "\""));
   // An optimized cross-rank symbol cannot be bound again.
-  EXPECT_THAT(ErrorOf([&] { Executor::SimpleBind(opt, {.shapes = {{"data1", shape}}}); }),
+  EXPECT_THAT(ErrorOf([&] {
+                Executor::SimpleBind(opt, {.shapes = {{"data1", shape}}});
+              }),
               HasSubstr("it is the optimized symbol of a cross-rank executor"));
   // Memory only for this rank's devices.
   for (const MemoryStats& m : split->memory_stats()) EXPECT_EQ(m.ctx.rank, -1);
@@ -208,7 +208,8 @@ inline void TwoBranchesTwoDevicesPerRank(const std::shared_ptr<Communicator>& co
   Symbol a = branch("a"), b = branch("b");
   Symbol net = a * b + a;
   for (GradReq req : {GradReq::kWrite, GradReq::kAdd}) {
-    SimpleBindOptions o{.ctx = Context::CPU(3), .shapes = {{"data", Shape{5, 12}}}, .grad_req = req};
+    SimpleBindOptions o{
+        .ctx = Context::CPU(3), .shapes = {{"data", Shape{5, 12}}}, .grad_req = req};
     auto single = Executor::SimpleBind(net, o);
     o.group2ctx = {{"a", OnRank(Context::CPU(1), 0)}, {"b", OnRank(Context::CPU(2), 1)}};
     o.comm = comm;
@@ -260,8 +261,8 @@ inline void MismatchedGraphs(const std::shared_ptr<Communicator>& comm) {
 // fail at once, with its error.
 inline void OneRankFails(const std::shared_ptr<Communicator>& comm) {
   Symbol net = Chain();
-  BindOptions o{.group2ctx = {{"dev1", OnRank(Context::CPU(1), 0)},
-                              {"dev2", OnRank(Context::CPU(2), 1)}}};
+  BindOptions o{
+      .group2ctx = {{"dev1", OnRank(Context::CPU(1), 0)}, {"dev2", OnRank(Context::CPU(2), 1)}}};
   o.comm = comm;
   std::vector<Tensor> args(3);
   if (comm->rank() == 1) args.resize(2);  // a list must name every argument

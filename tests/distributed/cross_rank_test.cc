@@ -17,7 +17,9 @@ void RunRanksOf(int n, const std::function<void(const std::shared_ptr<Communicat
 TEST(CrossRank, ChainWithArrays) { RunRanksOf(2, cross_rank::ChainWithArrays); }
 TEST(CrossRank, ChainWithArraysOverFourRanks) { RunRanksOf(4, cross_rank::ChainWithArrays); }
 TEST(CrossRank, LegacyMlpTraining) { RunRanksOf(2, cross_rank::LegacyMlpTraining); }
-TEST(CrossRank, TwoBranchesTwoDevicesPerRank) { RunRanksOf(2, cross_rank::TwoBranchesTwoDevicesPerRank); }
+TEST(CrossRank, TwoBranchesTwoDevicesPerRank) {
+  RunRanksOf(2, cross_rank::TwoBranchesTwoDevicesPerRank);
+}
 TEST(CrossRank, MismatchedGraphs) { RunRanksOf(2, cross_rank::MismatchedGraphs); }
 TEST(CrossRank, OneRankFails) { RunRanksOf(3, cross_rank::OneRankFails); }
 TEST(CrossRank, PlacementErrors) { RunRanksOf(2, cross_rank::PlacementErrors); }
@@ -46,13 +48,14 @@ TEST(CrossRank, RankWithoutMpiIsAnError) {
                                .group2ctx = {{"dev1", Context::CPU(1)},
                                              {"dev2", cross_rank::OnRank(Context::CPU(0), 1)}}});
   });
-  EXPECT_THAT(error, ::testing::HasSubstr("device cpu(0)@rank1 belongs to rank 1, but this job has 1 rank "
-                               "(start it with mpirun -np 2 or more)"));
+  EXPECT_THAT(error,
+              ::testing::HasSubstr("device cpu(0)@rank1 belongs to rank 1, but this job has 1 rank "
+                                   "(start it with mpirun -np 2 or more)"));
   // @rank0 is this process when there is one rank.
   auto exe = Executor::SimpleBind(
-      net, {.shapes = {{"data1", Shape{2, 2}}},
-            .group2ctx = {{"dev1", cross_rank::OnRank(Context::CPU(1), 0)},
-                          {"dev2", Context::CPU(2)}}});
+      net,
+      {.shapes = {{"data1", Shape{2, 2}}},
+       .group2ctx = {{"dev1", cross_rank::OnRank(Context::CPU(1), 0)}, {"dev2", Context::CPU(2)}}});
   exe->Forward(false);
   EXPECT_EQ(exe->outputs()[0].ctx(), Context::CPU(2));
   EXPECT_THAT(exe->DebugStr(), ::testing::HasSubstr("_mul_scalar _mulscalar0 on cpu(1)"));

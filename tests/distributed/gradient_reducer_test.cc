@@ -3,11 +3,12 @@
 // gradients must equal those of one executor on the whole batch (up to float
 // summation order), be identical on every replica, and be bitwise the same
 // run after run. Runs under TSan.
+#include "distributed/gradient_reducer.h"
+
 #include <cstring>
 #include <random>
 #include <thread>
 
-#include "distributed/gradient_reducer.h"
 #include "distributed/inprocess_communicator.h"
 #include "executor/device_workers.h"
 #include "gmock/gmock.h"
@@ -48,8 +49,9 @@ void Fill(Executor& exe, int64_t begin, int64_t end) {
   std::vector<double> data(kBatch * 10), label(kBatch);
   for (double& x : data) x = u(rng);
   for (double& x : label) x = rng() % 8;
-  values["data"] = Tensor::FromVector(
-      Shape{end - begin, 10}, std::vector<double>(data.begin() + begin * 10, data.begin() + end * 10));
+  values["data"] =
+      Tensor::FromVector(Shape{end - begin, 10},
+                         std::vector<double>(data.begin() + begin * 10, data.begin() + end * 10));
   values["softmax_label"] = Tensor::FromVector(
       Shape{end - begin}, std::vector<double>(label.begin() + begin, label.begin() + end));
   for (const std::string& p : kParams) {

@@ -154,8 +154,7 @@ TEST(InProcessCommunicator, BadArgumentsAreNamed) {
     EXPECT_THAT(WaitFor(c.Recv(t, 1, -3), kShort).message(), HasSubstr("tag -3 is outside"));
     EXPECT_THAT(WaitFor(c.Allreduce(Tensor(), ReduceOp::kSum), kShort).message(),
                 HasSubstr("the tensor is undefined"));
-    EXPECT_THAT(WaitFor(c.Allreduce(Make(DType::kBool, {1}), ReduceOp::kAverage), kShort)
-                    .message(),
+    EXPECT_THAT(WaitFor(c.Allreduce(Make(DType::kBool, {1}), ReduceOp::kAverage), kShort).message(),
                 HasSubstr("bool tensors cannot be averaged"));
     EXPECT_THAT(WaitFor(c.Broadcast(t, 5), kShort).message(),
                 HasSubstr("root rank 5 does not exist"));

@@ -1,9 +1,10 @@
 // The MPI communicator under mpirun (-np 2 and -np 4): the conformance suite
 // every communicator passes, plus MPI-only behaviour (a communicator of its
 // own per test that breaks one, thread-multiple use).
+#include "distributed/mpi_communicator.h"
+
 #include <thread>
 
-#include "distributed/mpi_communicator.h"
 #include "graph/error.h"
 #include "tests/distributed/comm_conformance.h"
 #include "tests/distributed/mpi_test_main.h"
@@ -21,9 +22,7 @@ TEST(MpiCommunicator, RankAndSize) {
 
 TEST(MpiCommunicator, SendRecvEveryDtype) { conformance::SendRecvEveryDtype(World()); }
 TEST(MpiCommunicator, SameTagInOrder) { conformance::SameTagInOrder(World()); }
-TEST(MpiCommunicator, AllreduceEveryOpAndDtype) {
-  conformance::AllreduceEveryOpAndDtype(World());
-}
+TEST(MpiCommunicator, AllreduceEveryOpAndDtype) { conformance::AllreduceEveryOpAndDtype(World()); }
 TEST(MpiCommunicator, AllreduceIsReproducible) { conformance::AllreduceIsReproducible(World()); }
 TEST(MpiCommunicator, BroadcastFromEveryRootAndBarrier) {
   conformance::BroadcastFromEveryRootAndBarrier(World());

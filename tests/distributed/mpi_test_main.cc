@@ -24,8 +24,8 @@ int main(int argc, char** argv) {
   symx::g_world = symx::ValueOrThrow(symx::InitMpiWorld(&argc, &argv));
   int rc = RUN_ALL_TESTS();
   symx::Tensor worst = symx::Tensor::FromVector(symx::Shape{1}, {double(rc)}, symx::DType::kInt32);
-  absl::Status s = symx::WaitFor(symx::g_world->Allreduce(worst, symx::ReduceOp::kMax),
-                                 absl::Seconds(60));
+  absl::Status s =
+      symx::WaitFor(symx::g_world->Allreduce(worst, symx::ReduceOp::kMax), absl::Seconds(60));
   if (!s.ok()) {
     std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
     return 1;

@@ -214,9 +214,9 @@ TEST(ModelParallel, TwoBranchesMatchSingleDevice) {
 // Backward nodes run with their forward node; ungrouped ops on the bind context.
 TEST(ModelParallel, BackwardNodesFollowTheirForwardNode) {
   Symbol net = TwoBranches();
-  auto exe = Executor::SimpleBind(net, {.ctx = kCpu3,
-                                        .shapes = {{"data", Shape{2, 3}}},
-                                        .group2ctx = {{"a", kCpu1}, {"b", kCpu2}}});
+  auto exe = Executor::SimpleBind(
+      net,
+      {.ctx = kCpu3, .shapes = {{"data", Shape{2, 3}}}, .group2ctx = {{"a", kCpu1}, {"b", kCpu2}}});
   std::string dbg = exe->DebugStr();
   std::istringstream lines(dbg);
   std::string phase, op, name, on, ctx;
@@ -305,8 +305,8 @@ TEST(ModelParallel, MonitorSeesEveryDevice) {
 TEST(ModelParallelErrors, GroupMissingFromGroup2Ctx) {
   std::string err = ErrorOf([] {
     Executor::SimpleBind(Chain(DType::kFloat32),
-                         {.ctx = kCpu0, .shapes = {{"data1", Shape{2}}, {"data2", Shape{2}},
-                                                   {"data3", Shape{2}}},
+                         {.ctx = kCpu0,
+                          .shapes = {{"data1", Shape{2}}, {"data2", Shape{2}}, {"data3", Shape{2}}},
                           .group2ctx = {{"dev1", kCpu1}}});
   });
   EXPECT_THAT(err, HasSubstr("ctx_group 'dev2'"));
@@ -317,16 +317,16 @@ TEST(ModelParallelErrors, GroupMissingFromGroup2Ctx) {
 TEST(ModelParallelErrors, ContextThatDoesNotExist) {
   std::string err = ErrorOf([] {
     Executor::SimpleBind(Chain(DType::kFloat32),
-                         {.ctx = kCpu0, .shapes = {{"data1", Shape{2}}, {"data2", Shape{2}},
-                                                   {"data3", Shape{2}}},
+                         {.ctx = kCpu0,
+                          .shapes = {{"data1", Shape{2}}, {"data2", Shape{2}}, {"data3", Shape{2}}},
                           .group2ctx = {{"dev1", kCpu1}, {"dev2", Context::CPU(77)}}});
   });
   EXPECT_THAT(err, HasSubstr("cpu(77)"));
   EXPECT_THAT(err, HasSubstr("dev2"));
   std::string gpu = ErrorOf([] {
     Executor::SimpleBind(Chain(DType::kFloat32),
-                         {.ctx = kCpu0, .shapes = {{"data1", Shape{2}}, {"data2", Shape{2}},
-                                                   {"data3", Shape{2}}},
+                         {.ctx = kCpu0,
+                          .shapes = {{"data1", Shape{2}}, {"data2", Shape{2}}, {"data3", Shape{2}}},
                           .group2ctx = {{"dev1", kCpu1}, {"dev2", Context::GPU(0)}}});
   });
   EXPECT_THAT(gpu, HasSubstr("gpu(0)"));
@@ -410,12 +410,13 @@ TEST(ModelParallelErrors, FailingStepStopsEveryDevice) {
     AttrScope scope(AttrMap{{"ctx_group", "dev2"}});
     net = OpCall("exp").Input(y) + net;
   }
-  auto exe = Executor::SimpleBind(net, {.ctx = kCpu0,
-                                        .shapes = {{"x", Shape{2, 4}}, {"y", Shape{2, 3}}},
-                                        .grad_req = GradReq::kNull,
-                                        .type_dict = std::map<std::string, DType>{
-                                            {"x", DType::kFloat16}, {"y", DType::kFloat16}},
-                                        .group2ctx = {{"dev1", kCpu1}, {"dev2", kCpu2}}});
+  auto exe = Executor::SimpleBind(
+      net,
+      {.ctx = kCpu0,
+       .shapes = {{"x", Shape{2, 4}}, {"y", Shape{2, 3}}},
+       .grad_req = GradReq::kNull,
+       .type_dict = std::map<std::string, DType>{{"x", DType::kFloat16}, {"y", DType::kFloat16}},
+       .group2ctx = {{"dev1", kCpu1}, {"dev2", kCpu2}}});
   for (int i = 0; i < 3; ++i) {
     std::string err = ErrorOf([&] { exe->Forward(false); });
     EXPECT_THAT(err, HasSubstr("float16")) << i;

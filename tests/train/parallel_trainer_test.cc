@@ -103,8 +103,7 @@ TEST(ParallelTrainer, RanksAndDevicesWriteOneCheckpoint) {
   o.prefix = std::string(tmp != nullptr ? tmp : "/tmp") + "/parallel_trainer";
   o.bucket_bytes = 4096;  // many buckets
   std::vector<TrainResult> ranks = OnRanks(2, o);
-  EXPECT_EQ(ranks[0].layout,
-            "data parallel: 2 ranks x 2 devices (cpu(1), cpu(2)), 4 replicas");
+  EXPECT_EQ(ranks[0].layout, "data parallel: 2 ranks x 2 devices (cpu(1), cpu(2)), 4 replicas");
   for (const TrainResult& r : ranks) ExpectSameMetrics(one, r, 1e-3);
   ExpectCloseParams(one, ranks[0], 1e-4);
   EXPECT_EQ(ranks[0].saved_files.size(), 2u);  // symbol and params, by rank 0

@@ -25,8 +25,7 @@ namespace {
 const absl::Duration kTimeout = absl::Seconds(120);
 
 double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 // Median seconds per operation of `a` and `b`, alternating, each sample
@@ -60,13 +59,13 @@ void Allreduce(Communicator& comm) {
     Tensor t = ValueOrThrow(Tensor::Empty(Shape{count}, DType::kFloat32));
     t.Fill(1.0 / n);
     const int inner = bytes <= (size_t{1} << 20) ? 50 : 5;
-    auto [ours, bare] = Paired(
-        [&] { ThrowIfError(WaitFor(comm.Allreduce(t, ReduceOp::kSum), kTimeout)); },
-        [&] {
-          MPI_Allreduce(MPI_IN_PLACE, t.raw_data(), static_cast<int>(count), MPI_FLOAT, MPI_SUM,
-                        MPI_COMM_WORLD);
-        },
-        7, inner);
+    auto [ours, bare] =
+        Paired([&] { ThrowIfError(WaitFor(comm.Allreduce(t, ReduceOp::kSum), kTimeout)); },
+               [&] {
+                 MPI_Allreduce(MPI_IN_PLACE, t.raw_data(), static_cast<int>(count), MPI_FLOAT,
+                               MPI_SUM, MPI_COMM_WORLD);
+               },
+               7, inner);
     const double factor = 2.0 * (n - 1) / n;
     const double bw_ours = bytes / ours * factor / 1e9, bw_bare = bytes / bare * factor / 1e9;
     ratios.push_back(bw_ours / bw_bare);

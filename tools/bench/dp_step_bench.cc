@@ -101,10 +101,11 @@ void Bench(const char* name, const Symbol& net, Shape data, size_t bucket_bytes,
   const double mc = Median(c) * 1e3, ma = Median(a) * 1e3, ms = Median(s) * 1e3;
   const double hidden = std::clamp((mc + ma - ms) / ma, 0.0, 1.0);
   if (comm->rank() == 0) {
-    std::printf("%-7s %3d ranks  %5.1f MB buckets (%zu)  compute %7.2f ms  allreduce %6.2f ms  "
-                "step %7.2f ms  hidden %3.0f%%  step/compute %.3f\n",
-                name, comm->size(), bucket_bytes / 1048576.0, reducer->buckets().size(), mc, ma,
-                ms, hidden * 100, ms / mc);
+    std::printf(
+        "%-7s %3d ranks  %5.1f MB buckets (%zu)  compute %7.2f ms  allreduce %6.2f ms  "
+        "step %7.2f ms  hidden %3.0f%%  step/compute %.3f\n",
+        name, comm->size(), bucket_bytes / 1048576.0, reducer->buckets().size(), mc, ma, ms,
+        hidden * 100, ms / mc);
   }
 }
 

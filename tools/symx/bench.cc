@@ -32,15 +32,14 @@ std::vector<MemoryStats> GatherMemory(Communicator& comm, const std::vector<Memo
     lines.push_back(absl::StrCat(c.ToString(), " ", m.planned_bytes, " ", m.no_reuse_bytes, " ",
                                  m.allocated_bytes, " ", m.array_bytes));
   }
-  std::vector<std::string> all =
-      ValueOrThrow(AllGather(comm, absl::StrJoin(lines, "\n"), timeout));
+  std::vector<std::string> all = ValueOrThrow(AllGather(comm, absl::StrJoin(lines, "\n"), timeout));
   std::vector<MemoryStats> out;
   for (const std::string& text : all) {
     for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
       std::vector<std::string> f = absl::StrSplit(line, ' ');
       MemoryStats m;
-      absl::StatusOr<Context> c = f.size() == 5 ? ParseContext(f[0])
-                                                : absl::InternalError("bad memory record");
+      absl::StatusOr<Context> c =
+          f.size() == 5 ? ParseContext(f[0]) : absl::InternalError("bad memory record");
       if (!c.ok() || !absl::SimpleAtoi(f[1], &m.planned_bytes) ||
           !absl::SimpleAtoi(f[2], &m.no_reuse_bytes) ||
           !absl::SimpleAtoi(f[3], &m.allocated_bytes) || !absl::SimpleAtoi(f[4], &m.array_bytes)) {
@@ -140,23 +139,26 @@ int BenchMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
       return 0;
     }
   }
-  return RunCommand("bench", err, [&] {
-    absl::StatusOr<ParsedArgs> parsed =
-        ParseArgs(args, {"--shape", "--ctx", "--group2ctx", "--iters", "--seed", "--comm-timeout"},
-                  {"--train", "--json"});
-    if (!parsed.ok()) throw UsageError(std::string(parsed.status().message()));
-    BenchOptions options;
-    options.model.comm = job.comm;
-    ApplyModelFlags(*parsed, kUsage, &options.model);
-    if (auto iters = SingleValue(*parsed, "--iters")) {
-      options.iters = ParseIntFlag("--iters", *iters, 1);
-    }
-    options.json = HasSwitch(*parsed, "--json");
-    BenchResult r = RunBench(options);
-    // Every rank times its own part; rank 0's timings and every rank's
-    // memory are reported.
-    if (job.root()) PrintBench(options, r, out);
-  }, job);
+  return RunCommand(
+      "bench", err,
+      [&] {
+        absl::StatusOr<ParsedArgs> parsed = ParseArgs(
+            args, {"--shape", "--ctx", "--group2ctx", "--iters", "--seed", "--comm-timeout"},
+            {"--train", "--json"});
+        if (!parsed.ok()) throw UsageError(std::string(parsed.status().message()));
+        BenchOptions options;
+        options.model.comm = job.comm;
+        ApplyModelFlags(*parsed, kUsage, &options.model);
+        if (auto iters = SingleValue(*parsed, "--iters")) {
+          options.iters = ParseIntFlag("--iters", *iters, 1);
+        }
+        options.json = HasSwitch(*parsed, "--json");
+        BenchResult r = RunBench(options);
+        // Every rank times its own part; rank 0's timings and every rank's
+        // memory are reported.
+        if (job.root()) PrintBench(options, r, out);
+      },
+      job);
 }
 
 }  // namespace symx::cli

@@ -51,7 +51,7 @@ struct ModelSpec {
   Context ctx;
   std::map<std::string, Context> group2ctx;
   uint64_t seed = 0;
-  bool train = false;  // gradients for every argument (grad_req write)
+  bool train = false;                  // gradients for every argument (grad_req write)
   std::shared_ptr<Communicator> comm;  // the ranks of an mpirun job, else nullptr
   absl::Duration comm_timeout = absl::Seconds(300);  // --comm-timeout
 };

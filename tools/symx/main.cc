@@ -25,7 +25,8 @@
 namespace {
 
 constexpr char kUsage[] =
-    "usage: symx <command> [options]            (under mpirun: run, bench and train span the ranks)\n"
+    "usage: symx <command> [options]            (under mpirun: run, bench and train span the "
+    "ranks)\n"
     "commands:\n"
     "  inspect MODEL-symbol.json [--shape NAME=D0,D1,...]... [--dtype NAME=TYPE]... [--json]\n"
     "      list arguments, auxiliary states, outputs and node shapes of a symbol file\n"

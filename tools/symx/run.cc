@@ -47,10 +47,9 @@ void RunRun(const RunOptions& options, std::ostream& out) {
   BoundModel m = BindModel(options.model);
   // Under mpirun each rank writes what lives on it: together, what one
   // process writes.
-  const std::string tag =
-      options.model.comm != nullptr && options.model.comm->size() > 1
-          ? absl::StrCat("rank ", options.model.comm->rank(), ": ")
-          : "";
+  const std::string tag = options.model.comm != nullptr && options.model.comm->size() > 1
+                              ? absl::StrCat("rank ", options.model.comm->rank(), ": ")
+                              : "";
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir, ec);
   if (ec) {
@@ -61,8 +60,8 @@ void RunRun(const RunOptions& options, std::ostream& out) {
   if (options.model.train) m.exe->Backward(OnesHeadGrads(m));
 
   if (!m.filled.empty()) {
-    out << tag << "filled from seed " << options.model.seed << ": "
-        << absl::StrJoin(m.filled, ", ") << "\n";
+    out << tag << "filled from seed " << options.model.seed << ": " << absl::StrJoin(m.filled, ", ")
+        << "\n";
   }
   std::vector<std::string> outputs = m.symbol.ListOutputs();
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -86,19 +85,22 @@ int RunMain(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       return 0;
     }
   }
-  return RunCommand("run", err, [&] {
-    absl::StatusOr<ParsedArgs> parsed =
-        ParseArgs(args,
-                  {"--params", "--shape", "--input", "--ctx", "--group2ctx", "--out-dir", "--seed",
-                   "--comm-timeout"},
-                  {"--train"});
-    if (!parsed.ok()) throw UsageError(std::string(parsed.status().message()));
-    RunOptions options;
-    options.model.comm = job.comm;
-    ApplyModelFlags(*parsed, kUsage, &options.model);
-    if (auto dir = SingleValue(*parsed, "--out-dir")) options.out_dir = *dir;
-    RunRun(options, out);
-  }, job);
+  return RunCommand(
+      "run", err,
+      [&] {
+        absl::StatusOr<ParsedArgs> parsed =
+            ParseArgs(args,
+                      {"--params", "--shape", "--input", "--ctx", "--group2ctx", "--out-dir",
+                       "--seed", "--comm-timeout"},
+                      {"--train"});
+        if (!parsed.ok()) throw UsageError(std::string(parsed.status().message()));
+        RunOptions options;
+        options.model.comm = job.comm;
+        ApplyModelFlags(*parsed, kUsage, &options.model);
+        if (auto dir = SingleValue(*parsed, "--out-dir")) options.out_dir = *dir;
+        RunRun(options, out);
+      },
+      job);
 }
 
 }  // namespace symx::cli

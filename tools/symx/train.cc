@@ -25,12 +25,11 @@ constexpr char kUsage[] =
     "                  [--save-every-epoch] [--comm-timeout SECONDS] [--bucket-mb MB]\n";
 
 train::TrainOptions ParseTrainFlags(const std::vector<std::string>& args) {
-  absl::StatusOr<ParsedArgs> parsed =
-      ParseArgs(args,
-                {"--model", "--data-dir", "--epochs", "--batch-size", "--lr", "--ctx",
-                 "--group2ctx", "--prefix", "--optimizer", "--momentum", "--wd", "--seed",
-                 "--comm-timeout", "--bucket-mb"},
-                {"--save-every-epoch"});
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(
+      args,
+      {"--model", "--data-dir", "--epochs", "--batch-size", "--lr", "--ctx", "--group2ctx",
+       "--prefix", "--optimizer", "--momentum", "--wd", "--seed", "--comm-timeout", "--bucket-mb"},
+      {"--save-every-epoch"});
   if (!parsed.ok()) throw UsageError(std::string(parsed.status().message()));
   if (!parsed->positional.empty()) {
     throw UsageError(absl::StrCat("unexpected argument '", parsed->positional[0], "'"), kUsage);
@@ -132,64 +131,69 @@ int TrainMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
   std::ostringstream discard;
   std::ostream& report = job.root() ? out : discard;
   progress_tty = progress_tty && job.root();
-  return RunCommand("train", err, [&] {
-    train::TrainOptions o = ParseTrainFlags(args);
-    o.comm = job.comm;
-    // Devices share this process's cores instead of each taking them all.
-    if (o.contexts.size() > 1 && job.cpu_threads > 0) {
-      SetCpuThreadsForNewDevices(
-          std::max(1, job.cpu_threads / static_cast<int>(o.contexts.size())));
-    }
-    train::DataSplits data = train::LoadData(o);
-    if (data.train.size() < o.batch_size) {
-      throw Error(absl::InvalidArgumentError(absl::StrCat("--batch-size ", o.batch_size,
-                                                          " is larger than the training set (",
-                                                          data.train.size(), " examples)")));
-    }
-    report << "model " << o.model << ", data " << data.description << ": " << data.train.size()
-        << " training / " << data.test.size() << " test examples; batch " << o.batch_size << ", "
-        << o.optimizer << " lr " << o.lr;
-    if (o.optimizer == "sgd") report << " momentum " << o.momentum;
-    report << " wd " << o.wd << ", ";
-    if (o.contexts.empty()) {
-      report << o.ctx.ToString();
-    } else {
-      std::vector<std::string> devices;
-      for (const Context& c : o.contexts) devices.push_back(c.ToString());
-      report << absl::StrJoin(devices, ",");
-    }
-    if (job.size() > 1) report << " x " << job.size() << " ranks";
-    if (!o.group2ctx.empty()) {
-      std::vector<std::string> groups;
-      for (const auto& [group, ctx] : o.group2ctx) groups.push_back(group + "=" + ctx.ToString());
-      report << " (group2ctx " << absl::StrJoin(groups, " ") << ")";
-    }
-    report << "\n" << std::flush;
+  return RunCommand(
+      "train", err,
+      [&] {
+        train::TrainOptions o = ParseTrainFlags(args);
+        o.comm = job.comm;
+        // Devices share this process's cores instead of each taking them all.
+        if (o.contexts.size() > 1 && job.cpu_threads > 0) {
+          SetCpuThreadsForNewDevices(
+              std::max(1, job.cpu_threads / static_cast<int>(o.contexts.size())));
+        }
+        train::DataSplits data = train::LoadData(o);
+        if (data.train.size() < o.batch_size) {
+          throw Error(absl::InvalidArgumentError(absl::StrCat("--batch-size ", o.batch_size,
+                                                              " is larger than the training set (",
+                                                              data.train.size(), " examples)")));
+        }
+        report << "model " << o.model << ", data " << data.description << ": " << data.train.size()
+               << " training / " << data.test.size() << " test examples; batch " << o.batch_size
+               << ", " << o.optimizer << " lr " << o.lr;
+        if (o.optimizer == "sgd") report << " momentum " << o.momentum;
+        report << " wd " << o.wd << ", ";
+        if (o.contexts.empty()) {
+          report << o.ctx.ToString();
+        } else {
+          std::vector<std::string> devices;
+          for (const Context& c : o.contexts) devices.push_back(c.ToString());
+          report << absl::StrJoin(devices, ",");
+        }
+        if (job.size() > 1) report << " x " << job.size() << " ranks";
+        if (!o.group2ctx.empty()) {
+          std::vector<std::string> groups;
+          for (const auto& [group, ctx] : o.group2ctx)
+            groups.push_back(group + "=" + ctx.ToString());
+          report << " (group2ctx " << absl::StrJoin(groups, " ") << ")";
+        }
+        report << "\n" << std::flush;
 
-    train::TrainCallbacks cb;
-    auto last_draw = std::chrono::steady_clock::now() - std::chrono::seconds(1);
-    if (progress_tty) {
-      cb.on_batch = [&](const train::BatchProgress& p) {
-        auto now = std::chrono::steady_clock::now();
-        if (p.batch != p.num_batches && now - last_draw < std::chrono::milliseconds(100)) return;
-        last_draw = now;
-        err << ProgressLine(p, o.epochs) << std::flush;
-      };
-    }
-    cb.on_epoch = [&](const train::EpochResult& e) {
-      if (progress_tty) err << "\r\033[K" << std::flush;
-      report << "epoch " << e.epoch << "/" << o.epochs << ": loss " << Fixed(e.train_loss, 4)
-          << "  train accuracy " << Fixed(e.train_accuracy, 4) << "  test accuracy "
-          << Fixed(e.test_accuracy, 4) << "  time " << Fixed(e.train_seconds, 2) << "s (eval "
-          << Fixed(e.eval_seconds, 2) << "s)\n"
-          << std::flush;
-    };
-    train::TrainResult r = train::Train(o, data, cb);
-    report << "trained on " << r.layout << "\n";
-    report << "checkpoint:";
-    for (const std::string& f : r.saved_files) report << " " << f;
-    report << "\n";
-  }, job);
+        train::TrainCallbacks cb;
+        auto last_draw = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+        if (progress_tty) {
+          cb.on_batch = [&](const train::BatchProgress& p) {
+            auto now = std::chrono::steady_clock::now();
+            if (p.batch != p.num_batches && now - last_draw < std::chrono::milliseconds(100))
+              return;
+            last_draw = now;
+            err << ProgressLine(p, o.epochs) << std::flush;
+          };
+        }
+        cb.on_epoch = [&](const train::EpochResult& e) {
+          if (progress_tty) err << "\r\033[K" << std::flush;
+          report << "epoch " << e.epoch << "/" << o.epochs << ": loss " << Fixed(e.train_loss, 4)
+                 << "  train accuracy " << Fixed(e.train_accuracy, 4) << "  test accuracy "
+                 << Fixed(e.test_accuracy, 4) << "  time " << Fixed(e.train_seconds, 2)
+                 << "s (eval " << Fixed(e.eval_seconds, 2) << "s)\n"
+                 << std::flush;
+        };
+        train::TrainResult r = train::Train(o, data, cb);
+        report << "trained on " << r.layout << "\n";
+        report << "checkpoint:";
+        for (const std::string& f : r.saved_files) report << " " << f;
+        report << "\n";
+      },
+      job);
 }
 
 }  // namespace symx::cli

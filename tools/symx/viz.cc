@@ -17,8 +17,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "graph/file_io.h"
 #include "graph/error.h"
+#include "graph/file_io.h"
 #include "graph/symbol.h"
 #include "tools/symx/bound_model.h"
 #include "tools/symx/command.h"
@@ -208,8 +208,8 @@ std::string PlacedGraphToDot(const std::vector<PlacedNode>& nodes) {
   for (const auto& [rank, members] : by_rank) {
     std::string indent = "  ";
     if (ranks) {
-      absl::StrAppend(&out, "  subgraph cluster_rank", rank, " {\n    label=",
-                      Quoted(absl::StrCat("rank ", rank)),
+      absl::StrAppend(&out, "  subgraph cluster_rank", rank,
+                      " {\n    label=", Quoted(absl::StrCat("rank ", rank)),
                       ";\n    fontname=\"Helvetica\";\n    style=\"dashed\";\n");
       indent = "    ";
     }
@@ -223,8 +223,8 @@ std::string PlacedGraphToDot(const std::vector<PlacedNode>& nodes) {
       } else if (n.is_copy) {
         attrs = absl::StrCat("label=", Quoted("copy to " + ctx), kTransfer);
       } else if (n.is_send) {
-        attrs = absl::StrCat("label=", Quoted(absl::StrCat("send to rank ", n.peer, "\ntag ", n.tag)),
-                             kTransfer);
+        attrs = absl::StrCat(
+            "label=", Quoted(absl::StrCat("send to rank ", n.peer, "\ntag ", n.tag)), kTransfer);
       } else if (n.is_recv) {
         attrs = absl::StrCat(
             "label=", Quoted(absl::StrCat("recv from rank ", n.peer, "\ntag ", n.tag)), kTransfer);
@@ -295,8 +295,7 @@ void RunViz(const VizOptions& options, std::ostream& out) {
   if (transfers > 0 || ranks.size() > 1) out << " of " << ranks.size() << " ranks";
   out << ", " << copies << (copies == 1 ? " copy" : " copies");
   if (transfers > 0) {
-    out << ", " << transfers << (transfers == 1 ? " transfer" : " transfers")
-        << " between ranks";
+    out << ", " << transfers << (transfers == 1 ? " transfer" : " transfers") << " between ranks";
   }
   out << "\n";
 }

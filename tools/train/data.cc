@@ -7,8 +7,8 @@
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
-#include "graph/file_io.h"
 #include "graph/error.h"
+#include "graph/file_io.h"
 
 namespace symx::train {
 namespace {

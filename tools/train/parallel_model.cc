@@ -52,8 +52,8 @@ ParallelModel::ParallelModel(const Symbol& net, const ParallelOptions& o)
     }
     for (size_t i = 0; i < aux_names_.size(); ++i) {
       shapes_[aux_names_[i]] = si.aux_shapes[i];
-      dtypes_[aux_names_[i]] = ti.aux_types[i] == DType::kUnknown ? DType::kFloat32
-                                                                   : ti.aux_types[i];
+      dtypes_[aux_names_[i]] =
+          ti.aux_types[i] == DType::kUnknown ? DType::kFloat32 : ti.aux_types[i];
     }
   }
   std::map<std::string, GradReq> grad_req;
@@ -62,8 +62,9 @@ ParallelModel::ParallelModel(const Symbol& net, const ParallelOptions& o)
   if (comm_ != nullptr && NamesAnotherRank(o.ctx, o.group2ctx)) {
     // Split across ranks: one SPMD executor per rank.
     if (o.contexts.size() > 1) {
-      Fail("several devices train data parallel, but group2ctx (or the context) names other "
-           "ranks' devices, which splits the model across ranks: use one or the other");
+      Fail(
+          "several devices train data parallel, but group2ctx (or the context) names other "
+          "ranks' devices, which splits the model across ranks: use one or the other");
     }
     layout_ = Layout::kSplit;
     Replica r;
@@ -81,9 +82,10 @@ ParallelModel::ParallelModel(const Symbol& net, const ParallelOptions& o)
   } else {
     std::vector<Context> contexts = o.contexts.empty() ? std::vector<Context>{o.ctx} : o.contexts;
     if (!o.group2ctx.empty() && (contexts.size() > 1 || comm_ != nullptr)) {
-      Fail("group2ctx splits one model over devices; it cannot be combined with data "
-           "parallelism over several devices or ranks (to split the model across ranks, "
-           "map its groups to other ranks' devices, e.g. stage2=cpu(0)@rank1)");
+      Fail(
+          "group2ctx splits one model over devices; it cannot be combined with data "
+          "parallelism over several devices or ranks (to split the model across ranks, "
+          "map its groups to other ranks' devices, e.g. stage2=cpu(0)@rank1)");
     }
     for (const Context& c : contexts) {
       if (comm_ != nullptr && c.rank >= 0) {
@@ -292,8 +294,8 @@ void ParallelModel::Gather(std::map<std::string, Tensor>* args,
   auto gather = [&](const std::map<std::string, Tensor>& local,
                     std::map<std::string, Tensor>* out) {
     for (const auto& [name, t] : local) {
-      Tensor owner = Tensor::FromVector(Shape{1}, {t.defined() ? double(rank()) : -1.0},
-                                        DType::kInt64);
+      Tensor owner =
+          Tensor::FromVector(Shape{1}, {t.defined() ? double(rank()) : -1.0}, DType::kInt64);
       ThrowIfError(WaitFor(comm_->Allreduce(owner, ReduceOp::kMax), timeout_));
       const int from = static_cast<int>(owner.ToDoubles()[0]);
       Tensor host = ValueOrThrow(Tensor::Zeros(shapes_.at(name), dtypes_.at(name)));

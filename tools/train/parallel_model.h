@@ -45,8 +45,8 @@ inline constexpr char kDataName[] = "data";
 inline constexpr char kLabelName[] = "softmax_label";
 
 struct ParallelOptions {
-  Context ctx;                     // one replica: its device
-  std::vector<Context> contexts;   // several: a data-parallel replica on each
+  Context ctx;                    // one replica: its device
+  std::vector<Context> contexts;  // several: a data-parallel replica on each
   std::map<std::string, Context> group2ctx;
   std::shared_ptr<Communicator> comm;  // nullptr: this process only
   absl::Duration comm_timeout = absl::Seconds(300);
@@ -74,7 +74,8 @@ class ParallelModel {
 
   // Sets every parameter and aux state from host tensors (data parallel:
   // rank 0's values, broadcast). Collective.
-  void SetParams(const std::map<std::string, Tensor>& args, const std::map<std::string, Tensor>& aux);
+  void SetParams(const std::map<std::string, Tensor>& args,
+                 const std::map<std::string, Tensor>& aux);
   // Forward and backward of every local replica on its rows of the global
   // batch, then the gradient sum. Adds this process's rows to `local`.
   // Collective.

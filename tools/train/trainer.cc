@@ -165,7 +165,8 @@ TrainResult Train(const TrainOptions& options, const DataSplits& data,
     start = std::chrono::steady_clock::now();
     Metrics t;
     BatchIterator test_it(data.test, batch, /*shuffle=*/false, 0, BatchIterator::LastBatch::kPad);
-    while (test_it.Next()) model.EvalStep(test_it.data(), test_it.label(), batch - test_it.pad(), &t);
+    while (test_it.Next())
+      model.EvalStep(test_it.data(), test_it.label(), batch - test_it.pad(), &t);
     const Metrics test = model.SumOverRanks(t);
     er.eval_seconds = Seconds(start);
     er.test_accuracy = test.accuracy();

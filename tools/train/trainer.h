@@ -63,7 +63,7 @@ struct TrainOptions {
   std::shared_ptr<Communicator> comm;
   absl::Duration comm_timeout = absl::Seconds(300);
   size_t bucket_bytes = size_t{25} << 20;  // gradient buckets (data parallel)
-  std::string prefix;  // empty: save nothing
+  std::string prefix;                      // empty: save nothing
   bool save_every_epoch = false;
 };
 
