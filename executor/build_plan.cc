@@ -3,12 +3,10 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "devices/device.h"
-#include "devices/dtype_switch.h"
 #include "executor/cross_rank.h"
 #include "executor/exec_plan.h"
 #include "executor/place.h"
@@ -44,27 +42,12 @@ absl::Status UnknownEntriesError(const IndexedGraph& g, const ShapeTable& shapes
 
 }  // namespace
 
-namespace {
-
-template <typename T>
-void AddTyped(const T* s, T* d, int64_t n) {
-  if constexpr (std::is_same_v<T, float16_t> || std::is_same_v<T, bfloat16_t>) {
-    for (int64_t i = 0; i < n; ++i) d[i] = FromDouble<T>(ToDouble(d[i]) + ToDouble(s[i]));
-  } else if constexpr (std::is_same_v<T, bool>) {
-    for (int64_t i = 0; i < n; ++i) d[i] = d[i] || s[i];
-  } else {
-    for (int64_t i = 0; i < n; ++i) d[i] += s[i];
-  }
-}
-
-}  // namespace
-
 absl::Status AccumulateInto(const Tensor& src, const Tensor& dst) {
   if (src.size() != dst.size() || src.dtype() != dst.dtype()) {
     return absl::InternalError(
         absl::StrCat("accumulate ", src.DebugString(), " into ", dst.DebugString()));
   }
-  SYMX_DTYPE_SWITCH_ALL(dst.dtype(), T, { AddTyped(src.data<T>(), dst.data<T>(), src.size()); });
+  ReduceInto(ReduceOp::kSum, dst.dtype(), src.raw_data(), dst.raw_data(), src.size());
   return absl::OkStatus();
 }
 
@@ -252,15 +235,13 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
         return absl::InvalidArgumentError(absl::StrCat(
             "Trying to save gradient to ", homes.grads[arg].ctx.ToString(),
             " while its source node \"", ge.node->name(), "\" computes it on ", computed.ToString(),
-            ". Check your ctx in NDArray allocation: the gradient array of "
-            "argument ",
+            ". Check your ctx in NDArray allocation: the gradient array of argument ",
             arg_vars[arg]->name(), " must be on ", computed.ToString()));
       }
     }
     SYMX_ASSIGN_OR_RETURN(Partitioned parts, Partition(g0, full_outputs, where));
     full_outputs = std::move(parts.outputs);
     plan->num_copies = parts.num_copies;
-    plan->num_transfers = parts.num_transfers;
     plan->graph = std::make_unique<IndexedGraph>(full_outputs);
     plan->node_ctx.resize(plan->graph->num_nodes());
     for (uint32_t nid = 0; nid < plan->graph->num_nodes(); ++nid) {
@@ -525,7 +506,6 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
     stats[plan->devices[s]].allocated_bytes += workspace_bytes[s];
   }
 
-  plan->ranks = ranks;
   plan->comm = bind.comm;
   plan->comm_timeout = bind.comm_timeout;
   plan->channel = RankChannel{bind.comm.get(), bind.comm_timeout, &plan->pending, &plan->cancel};

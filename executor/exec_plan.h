@@ -80,12 +80,10 @@ class ExecPlan {
   std::vector<Tensor> workspaces;  // per device slot (undefined: none needed)
   std::vector<MemoryStats> stats;  // per device slot
   size_t num_copies = 0;
-  size_t num_transfers = 0;  // cross-rank _send/_recv pairs
-  Symbol optimized;          // the forward graph as executed
+  Symbol optimized;  // the forward graph as executed
   // Cross-rank binds: the communicator, and the sends in flight that a phase
   // waits for before it returns. `channel` points at both; _send/_recv steps
   // point at `channel`.
-  RankView ranks;
   std::shared_ptr<Communicator> comm;
   absl::Duration comm_timeout;
   PendingSends pending;

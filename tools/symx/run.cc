@@ -47,9 +47,7 @@ void RunRun(const RunOptions& options, std::ostream& out) {
   BoundModel m = BindModel(options.model);
   // Under mpirun each rank writes what lives on it: together, what one
   // process writes.
-  const std::string tag = options.model.comm != nullptr && options.model.comm->size() > 1
-                              ? absl::StrCat("rank ", options.model.comm->rank(), ": ")
-                              : "";
+  const std::string tag = Job{options.model.comm}.Tag();
   std::error_code ec;
   std::filesystem::create_directories(options.out_dir, ec);
   if (ec) {
