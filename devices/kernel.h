@@ -17,9 +17,15 @@
 //   other kernels write and the executor accumulates.
 // - Unsupported dtypes or attribute combinations return an error naming the
 //   op, the node and the dtype; never abort.
+// - A kernel with a PrepareFn gets it called once at Bind, with the context
+//   filled in; what it builds there (oneDNN primitives, reordered layouts) it
+//   keeps in `state`, which Forward/Backward then only execute. A prepared
+//   kernel must still read every input afresh on each call: bound arrays may
+//   be written between calls.
 #ifndef SYMX_DEVICES_KERNEL_H_
 #define SYMX_DEVICES_KERNEL_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,6 +45,12 @@ enum class OpReq : uint8_t { kNull, kWrite, kInplace, kAdd };
 // (distributed/communicator.h); only the _send/_recv kernels use it.
 struct RankChannel;
 
+// What a kernel built at Bind for one node (see PrepareFn); owned by the plan.
+class KernelState {
+ public:
+  virtual ~KernelState() = default;
+};
+
 struct KernelContext {
   const NodeAttrs* attrs = nullptr;
   Device* device = nullptr;
@@ -48,6 +60,10 @@ struct KernelContext {
   std::vector<OpReq> req;
   Tensor workspace;                           // uint8, at least the bytes the WorkspaceFn asked for
   const RankChannel* rank_channel = nullptr;  // cross-rank binds only
+  // Threads this step may use: the device's, divided among the CPU devices
+  // of a plan that run at once, so that together they never oversubscribe.
+  int num_threads = 1;
+  std::shared_ptr<KernelState> state;  // from the kernel's PrepareFn, or null
 
   template <typename P>
   const P& param() const {
@@ -62,10 +78,17 @@ using KernelFn = absl::Status (*)(const KernelContext& ctx);
 using WorkspaceFn = size_t (*)(const NodeAttrs& attrs, const std::vector<Shape>& in_shapes,
                                const std::vector<Shape>& out_shapes, DType dtype);
 
+// Called once at Bind with the step's context (tensors, threads; not yet the
+// workspace, which is sized from what the steps report): may set ctx->state,
+// and then sets *workspace_bytes to the scratch that state needs (the
+// WorkspaceFn is not asked for such a step). An error fails the bind.
+using PrepareFn = absl::Status (*)(KernelContext* ctx, size_t* workspace_bytes);
+
 struct KernelInfo {
   KernelFn fn = nullptr;
   WorkspaceFn workspace = nullptr;
   bool supports_add = false;
+  PrepareFn prepare = nullptr;
 };
 
 class KernelRegistry {

@@ -484,28 +484,6 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
     if (alias_of[e] >= 0) entry[e] = entry[alias_of[e]];
   }
 
-  // One workspace per device.
-  std::vector<size_t> workspace_bytes(num_slots, 0);
-  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
-    const KernelInfo* k = kernels[nid];
-    if (k == nullptr || k->workspace == nullptr) continue;
-    const Node& node = *g[nid].node;
-    std::vector<Shape> in, out;
-    for (const auto& i : g[nid].inputs) in.push_back(plan->shapes[g.entry_id(i)]);
-    for (int j = 0; j < node.num_outputs(); ++j) out.push_back(plan->shapes[g.entry_id(nid, j)]);
-    DType dt =
-        in.empty() ? plan->types[g.entry_id(nid, 0)] : plan->types[g.entry_id(g[nid].inputs[0])];
-    size_t& ws = workspace_bytes[slots.slot[nid]];
-    ws = std::max(ws, k->workspace(node.attrs, in, out, dt));
-  }
-  for (size_t s = 0; s < num_slots; ++s) {
-    if (workspace_bytes[s] == 0) continue;
-    SYMX_ASSIGN_OR_RETURN(plan->workspaces[s],
-                          Tensor::Empty(Shape{static_cast<int64_t>(workspace_bytes[s])},
-                                        DType::kUint8, plan->devices[s]));
-    stats[plan->devices[s]].allocated_bytes += workspace_bytes[s];
-  }
-
   plan->comm = bind.comm;
   plan->comm_timeout = bind.comm_timeout;
   plan->channel = RankChannel{bind.comm.get(), bind.comm_timeout, &plan->pending, &plan->cancel};
@@ -513,6 +491,12 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
   // Steps, per phase in graph order; a copy waits for its producer on another
   // device when both run in the same phase.
   std::vector<int64_t> step_of(g.num_nodes(), -1);  // index within its phase
+  // Workspace bytes of the steps whose PrepareFn built a state.
+  std::vector<size_t> prepared_bytes(g.num_nodes(), 0);
+  // CPU devices of one plan run at once and share the machine's cores.
+  const int cpu_devices =
+      static_cast<int>(std::count_if(plan->devices.begin(), plan->devices.end(),
+                                     [](const Context& c) { return c.type == DeviceType::kCPU; }));
   plan->forward.per_device.assign(num_slots, {});
   plan->backward.per_device.assign(num_slots, {});
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
@@ -526,7 +510,10 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
     step.kernel = kernels[nid];
     step.ctx.attrs = &node.attrs;
     step.ctx.device = devices[s];
-    step.ctx.workspace = plan->workspaces[s];
+    step.ctx.num_threads = devices[s]->num_threads();
+    if (plan->devices[s].type == DeviceType::kCPU && cpu_devices > 1) {
+      step.ctx.num_threads = std::max(1, step.ctx.num_threads / cpu_devices);
+    }
     if (node.op()->name() == "_send" || node.op()->name() == "_recv") {
       step.ctx.rank_channel = &plan->channel;
     }
@@ -548,9 +535,50 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
       auto add = add_grads.find(e);
       if (add != add_grads.end()) step.accumulate.emplace_back(grads[add->second], entry[e]);
     }
+    if (step.kernel->prepare != nullptr) {
+      absl::Status prepared = step.kernel->prepare(&step.ctx, &prepared_bytes[nid]);
+      if (!prepared.ok()) return Annotate(prepared, NodeLabel(node));
+    }
     step_of[nid] = static_cast<int64_t>(phase.steps.size());
     phase.per_device[s].push_back(static_cast<uint32_t>(phase.steps.size()));
     phase.steps.push_back(std::move(step));
+  }
+
+  // One workspace per device, as large as its largest step needs: what a
+  // prepared step reported, else the kernel's WorkspaceFn. Steps are built
+  // first because preparing decides the size.
+  std::vector<size_t> workspace_bytes(num_slots, 0);
+  for (Phase* phase : {&plan->forward, &plan->backward}) {
+    for (const Step& step : phase->steps) {
+      const uint32_t nid = step.node_id;
+      const KernelInfo* k = kernels[nid];
+      size_t bytes = prepared_bytes[nid];
+      if (step.ctx.state == nullptr && k->workspace != nullptr) {
+        const Node& node = *g[nid].node;
+        std::vector<Shape> in, out;
+        for (const auto& i : g[nid].inputs) in.push_back(plan->shapes[g.entry_id(i)]);
+        for (int j = 0; j < node.num_outputs(); ++j) {
+          out.push_back(plan->shapes[g.entry_id(nid, j)]);
+        }
+        DType dt = in.empty() ? plan->types[g.entry_id(nid, 0)]
+                              : plan->types[g.entry_id(g[nid].inputs[0])];
+        bytes = k->workspace(node.attrs, in, out, dt);
+      }
+      size_t& ws = workspace_bytes[slots.slot[nid]];
+      ws = std::max(ws, bytes);
+    }
+  }
+  for (size_t s = 0; s < num_slots; ++s) {
+    if (workspace_bytes[s] == 0) continue;
+    SYMX_ASSIGN_OR_RETURN(plan->workspaces[s],
+                          Tensor::Empty(Shape{static_cast<int64_t>(workspace_bytes[s])},
+                                        DType::kUint8, plan->devices[s]));
+    stats[plan->devices[s]].allocated_bytes += workspace_bytes[s];
+  }
+  for (Phase* phase : {&plan->forward, &plan->backward}) {
+    for (Step& step : phase->steps) {
+      step.ctx.workspace = plan->workspaces[slots.slot[step.node_id]];
+    }
   }
 
   // Which backward step finishes each gradient computed here.

@@ -9,6 +9,7 @@ PACKAGES=(
   g++ clang           # compilers; clang + libclang-rt for libFuzzer
   libclang-rt-14-dev
   libeigen3-dev        # Eigen 3.4 (header only)
+  libdnnl-dev          # oneDNN 2.6: the CPU convolutions (devices/cpu/onednn*.cc)
   libabsl-dev          # Abseil 20220623
   libgtest-dev libgmock-dev
   libbenchmark-dev

@@ -1,5 +1,7 @@
 // CPU kernels for Convolution and Deconvolution (1-D, 2-D, 3-D, channel-first)
-// and their backward ops, as im2col + GEMM.
+// and their backward ops, as im2col + GEMM: the reference kernels, and the
+// path for every case oneDNN does not take (devices/cpu/onednn_conv.h; its
+// primitives are built at Bind and run instead when it does).
 //
 // Both ops are described by one geometry: the convolution's input side (the
 // "image": Convolution's data, Deconvolution's output) and its output side (the
@@ -26,6 +28,10 @@
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/dense_kernels.h"
 #include "devices/cpu/kernel_util.h"
+#ifdef SYMX_WITH_ONEDNN
+#include "devices/cpu/onednn.h"
+#include "devices/cpu/onednn_conv.h"
+#endif
 #include "graph/error.h"
 #include "graph/ops/convolution.h"
 
@@ -385,6 +391,9 @@ absl::Status ConvForwardT(const KernelContext& ctx) {
 }
 
 absl::Status ConvForward(const KernelContext& ctx) {
+#ifdef SYMX_WITH_ONEDNN
+  if (ctx.state != nullptr) return RunOnednnStep(ctx);
+#endif
   SYMX_FLOAT_SWITCH(ctx, ctx.inputs[0].dtype(), T, return ConvForwardT<T>(ctx));
 }
 
@@ -454,13 +463,29 @@ absl::Status ConvBackwardT(const KernelContext& ctx) {
 }
 
 absl::Status ConvBackward(const KernelContext& ctx) {
+#ifdef SYMX_WITH_ONEDNN
+  if (ctx.state != nullptr) return RunOnednnStep(ctx);
+#endif
   SYMX_FLOAT_SWITCH(ctx, ctx.inputs[1].dtype(), T, return ConvBackwardT<T>(ctx));
 }
 
+#ifdef SYMX_WITH_ONEDNN
+absl::Status PrepareForward(KernelContext* ctx, size_t* bytes) {
+  return PrepareOnednnConv(ctx, false, bytes);
+}
+absl::Status PrepareBackward(KernelContext* ctx, size_t* bytes) {
+  return PrepareOnednnConv(ctx, true, bytes);
+}
+#else
+constexpr PrepareFn PrepareForward = nullptr;
+constexpr PrepareFn PrepareBackward = nullptr;
+#endif
+
 }  // namespace
 
-SYMX_REGISTER_KERNEL("Convolution", kCPU, ConvForward, ConvWorkspace);
-SYMX_REGISTER_KERNEL("_backward_Convolution", kCPU, ConvBackward, ConvBackwardWorkspace);
+SYMX_REGISTER_KERNEL("Convolution", kCPU, ConvForward, ConvWorkspace, false, PrepareForward);
+SYMX_REGISTER_KERNEL("_backward_Convolution", kCPU, ConvBackward, ConvBackwardWorkspace, false,
+                     PrepareBackward);
 SYMX_REGISTER_KERNEL("Deconvolution", kCPU, ConvForward, ConvWorkspace);
 SYMX_REGISTER_KERNEL("_backward_Deconvolution", kCPU, ConvBackward, ConvBackwardWorkspace);
 

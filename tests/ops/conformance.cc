@@ -1,5 +1,6 @@
 #include "tests/ops/conformance.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -10,6 +11,9 @@
 #include "devices/device.h"
 #include "devices/tensor.h"
 #include "executor/executor.h"
+#ifdef SYMX_WITH_ONEDNN
+#include "devices/cpu/onednn.h"
+#endif
 #include "graph/error.h"
 #include "graph/op.h"
 #include "graph/symbol.h"
@@ -193,6 +197,59 @@ void CheckBackward(const OpCase& c, const Context& ctx) {
   }
 }
 
+#ifdef SYMX_WITH_ONEDNN
+// Forward (training mode) and backward in float32 with oneDNN, against the
+// reference kernels (oneDNN off) on the same inputs and head gradients.
+// Returns whether the oneDNN bind prepared any oneDNN step.
+bool CheckOnednnAgainstReference(const OpCase& c, const Context& ctx) {
+  const std::string where = absl::StrCat(c.name, " [", c.op, ", oneDNN vs reference, float32]");
+  struct Run {
+    std::vector<Values> outputs, grads;
+  };
+  std::set<int> no_grad(c.no_grad.begin(), c.no_grad.end());
+  auto run = [&](bool onednn) {
+    cpu::SetOnednnEnabled(onednn);
+    Bound b = BindCase(c, ctx, DType::kFloat32, /*with_grads=*/c.check_backward);
+    cpu::SetOnednnEnabled(true);
+    std::mt19937_64 rng(1234);
+    std::vector<Values> values;
+    for (size_t i = 0; i < c.shapes.size(); ++i)
+      values.push_back(InitValues(c, static_cast<int>(i), &rng));
+    LoadInputs(b, values);
+    b.exe->Forward(c.check_backward ? true : c.is_train);
+    Run r;
+    std::vector<Tensor> heads;
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    for (const Tensor& out : b.exe->outputs()) {
+      r.outputs.push_back(out.ToDoubles());
+      Values h(out.size());
+      for (double& x : h) x = u(rng);
+      heads.push_back(Tensor::FromVector(out.shape(), h, DType::kFloat32, ctx));
+    }
+    if (!c.check_backward) return r;
+    b.exe->Backward(heads);
+    auto grads = b.exe->grad_dict();
+    for (size_t i = 0; i < c.shapes.size(); ++i) {
+      bool skip = no_grad.count(static_cast<int>(i)) || !grads.count(b.names[i]);
+      r.grads.push_back(skip ? Values{} : grads.at(b.names[i]).ToDoubles());
+    }
+    return r;
+  };
+  const int64_t before = cpu::OnednnStepsPrepared();
+  Run fast = run(true);
+  const bool used = cpu::OnednnStepsPrepared() > before;
+  Run ref = run(false);
+  const double tol = std::max(c.forward_tol32, 1e-4);
+  for (size_t k = 0; k < ref.outputs.size(); ++k) {
+    ExpectValues(fast.outputs[k], ref.outputs[k], tol, absl::StrCat(where, " output ", k));
+  }
+  for (size_t i = 0; i < ref.grads.size(); ++i) {
+    ExpectValues(fast.grads[i], ref.grads[i], tol, absl::StrCat(where, " gradient of input ", i));
+  }
+  return used;
+}
+#endif
+
 }  // namespace
 
 int64_t NumElements(const Shape& s) {
@@ -239,6 +296,21 @@ void CheckOp(const OpCase& c) {
         ADD_FAILURE() << c.name << " [" << c.op << " backward]: " << e.what();
       }
     }
+#ifdef SYMX_WITH_ONEDNN
+    const bool float32 =
+        std::find(c.dtypes.begin(), c.dtypes.end(), DType::kFloat32) != c.dtypes.end();
+    if (ctx.type == DeviceType::kCPU && float32) {
+      SCOPED_TRACE(absl::StrCat(c.name, " oneDNN"));
+      try {
+        const bool used = CheckOnednnAgainstReference(c, ctx);
+        EXPECT_EQ(used, c.onednn) << c.name << " [" << c.op << "]: the oneDNN path was "
+                                  << (used ? "" : "not ") << "taken";
+      } catch (const Error& e) {
+        cpu::SetOnednnEnabled(true);
+        ADD_FAILURE() << c.name << " [" << c.op << " oneDNN]: " << e.what();
+      }
+    }
+#endif
   }
 }
 

@@ -53,6 +53,9 @@ struct OpCase {
   double forward_tol64 = 1e-10;
   double grad_tol = 1e-6;  // finite differences in float64
   double eps = 1e-6;
+  // Whether oneDNN takes this case (builds with oneDNN check that it does or
+  // does not, and compare it with the reference kernels either way).
+  bool onednn = false;
   // The dtypes the forward is checked in.
   std::vector<DType> dtypes = {DType::kFloat32, DType::kFloat64};
 };

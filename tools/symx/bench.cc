@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "devices/cpu/cpu_device.h"
 #include "distributed/agreement.h"
 #include "graph/error.h"
 #include "nlohmann/json.hpp"
@@ -20,7 +21,10 @@ namespace {
 constexpr char kUsage[] =
     "usage: symx bench MODEL-symbol.json --shape NAME=D0,D1,... [--shape ...]... [--ctx CTX]\n"
     "                  [--group2ctx GROUP=CTX]... [--train] [--iters N] [--json]\n"
-    "                  [--comm-timeout SECONDS]\n";
+    "                  [--comm-timeout SECONDS] [--threads N] [--warmup N]\n"
+    "  --threads N   threads of each CPU device (Eigen pool and oneDNN's OpenMP team;\n"
+    "                default SYMX_CPU_THREADS, else every core)\n"
+    "  --warmup N    untimed iterations first (default min(5, max(1, iters/5)))\n";
 
 // Every rank's memory statistics, contexts with their rank, in rank order.
 std::vector<MemoryStats> GatherMemory(Communicator& comm, const std::vector<MemoryStats>& mine,
@@ -142,15 +146,24 @@ int BenchMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
   return RunCommand(
       "bench", err,
       [&] {
-        absl::StatusOr<ParsedArgs> parsed = ParseArgs(
-            args, {"--shape", "--ctx", "--group2ctx", "--iters", "--seed", "--comm-timeout"},
-            {"--train", "--json"});
+        absl::StatusOr<ParsedArgs> parsed =
+            ParseArgs(args,
+                      {"--shape", "--ctx", "--group2ctx", "--iters", "--seed", "--comm-timeout",
+                       "--threads", "--warmup"},
+                      {"--train", "--json"});
         if (!parsed.ok()) throw UsageError(std::string(parsed.status().message()));
         BenchOptions options;
         options.model.comm = job.comm;
         ApplyModelFlags(*parsed, kUsage, &options.model);
         if (auto iters = SingleValue(*parsed, "--iters")) {
           options.iters = ParseIntFlag("--iters", *iters, 1);
+        }
+        if (auto warmup = SingleValue(*parsed, "--warmup")) {
+          options.warmup = ParseIntFlag("--warmup", *warmup, 0);
+        }
+        if (auto threads = SingleValue(*parsed, "--threads")) {
+          // Devices are made on first use, which is the bind below.
+          SetCpuThreadsForNewDevices(static_cast<int>(ParseIntFlag("--threads", *threads, 1)));
         }
         options.json = HasSwitch(*parsed, "--json");
         BenchResult r = RunBench(options);

@@ -1,0 +1,131 @@
+#include "devices/cpu/onednn.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+// libgomp's entry points (the OpenMP ABI); declared here rather than through
+// <omp.h>, which clang builds of the fuzzers do not ship.
+extern "C" {
+void omp_set_num_threads(int n);
+int omp_get_max_threads(void);
+}
+
+namespace symx {
+namespace cpu {
+namespace {
+
+std::atomic<bool>& EnabledFlag() {
+  static std::atomic<bool> flag([] {
+    const char* env = std::getenv("SYMX_ONEDNN");
+    return env == nullptr || std::strcmp(env, "0") != 0;
+  }());
+  return flag;
+}
+
+}  // namespace
+
+bool OnednnEnabled() { return EnabledFlag().load(std::memory_order_relaxed); }
+
+void SetOnednnEnabled(bool enabled) { EnabledFlag().store(enabled); }
+
+const dnnl::engine& OnednnEngine() {
+  static const dnnl::engine* engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  return *engine;
+}
+
+void UseOmpThreads(int n) {
+  if (n < 1) n = 1;
+  if (omp_get_max_threads() != n) omp_set_num_threads(n);
+}
+
+ScopedOmpThreads::ScopedOmpThreads(int n) : previous_(omp_get_max_threads()) { UseOmpThreads(n); }
+
+ScopedOmpThreads::~ScopedOmpThreads() { UseOmpThreads(previous_); }
+
+dnnl::memory::dims DnnlDims(const Shape& shape) {
+  dnnl::memory::dims dims(shape.ndim());
+  for (int i = 0; i < shape.ndim(); ++i) dims[i] = shape[i];
+  return dims;
+}
+
+dnnl::memory::desc PlainDesc(const Shape& shape) {
+  dnnl::memory::dims dims = DnnlDims(shape);
+  dnnl::memory::dims strides(dims.size());
+  dnnl::memory::dim stride = 1;
+  for (int i = static_cast<int>(dims.size()) - 1; i >= 0; --i) {
+    strides[i] = stride;
+    stride *= dims[i];
+  }
+  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
+}
+
+absl::Status OnednnError(const dnnl::error& e, absl::string_view what) {
+  return absl::InternalError(
+      absl::StrCat("oneDNN failed ", what, ": ", e.what(), " (status ", e.status, ")"));
+}
+
+size_t WorkspaceArena::Reserve(size_t bytes) {
+  const size_t offset = (bytes_ + 63) / 64 * 64;
+  bytes_ = offset + bytes;
+  return offset;
+}
+
+Operand::Operand(const dnnl::memory::desc& plain, const dnnl::memory::desc& want, Direction dir,
+                 WorkspaceArena* arena)
+    : dir_(dir) {
+  if (want != plain) offset_ = arena->Reserve(want.get_size());
+  const dnnl::engine& engine = OnednnEngine();
+  user_ = dnnl::memory(plain, engine, DNNL_MEMORY_NONE);
+  if (want == plain) {
+    prim_ = user_;
+    return;
+  }
+  prim_ = dnnl::memory(want, engine, DNNL_MEMORY_NONE);
+  reorder_ = dir == kInput ? dnnl::reorder(user_, prim_) : dnnl::reorder(prim_, user_);
+}
+
+const dnnl::memory& Operand::Enter(const Tensor& tensor, const Tensor& workspace,
+                                   const dnnl::stream& stream) {
+  user_.set_data_handle(tensor.raw_data());
+  if (!reorder_) return user_;
+  prim_.set_data_handle(static_cast<char*>(workspace.raw_data()) + offset_);
+  if (dir_ == kInput) reorder_->execute(stream, user_, prim_);
+  return prim_;
+}
+
+void Operand::Leave(const dnnl::stream& stream) {
+  if (reorder_ && dir_ == kOutput) reorder_->execute(stream, prim_, user_);
+}
+
+namespace {
+std::atomic<int64_t> steps_prepared{0};
+}  // namespace
+
+void AdoptOnednnStep(KernelContext* ctx, std::unique_ptr<OnednnStep> step) {
+  ctx->state = std::move(step);
+  steps_prepared.fetch_add(1, std::memory_order_relaxed);
+}
+
+int64_t OnednnStepsPrepared() { return steps_prepared.load(std::memory_order_relaxed); }
+
+absl::Status RunOnednnStep(const KernelContext& ctx) {
+  UseOmpThreads(ctx.num_threads);
+  try {
+    static_cast<OnednnStep&>(*ctx.state).Run(ctx);
+  } catch (const dnnl::error& e) {
+    return OnednnError(e, absl::StrCat("running ", ctx.Where()));
+  }
+  return absl::OkStatus();
+}
+
+dnnl::memory ScratchpadAt(const dnnl::memory::desc& desc, const Tensor& workspace, size_t offset) {
+  if (desc.get_size() == 0) return dnnl::memory(desc, OnednnEngine(), DNNL_MEMORY_NONE);
+  return dnnl::memory(desc, OnednnEngine(), static_cast<char*>(workspace.raw_data()) + offset);
+}
+
+}  // namespace cpu
+}  // namespace symx

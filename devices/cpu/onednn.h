@@ -1,0 +1,118 @@
+// oneDNN under the CPU kernels: the process's engine, the switch that turns it
+// off, the calling thread's OpenMP team, and Operand, which moves a tensor
+// between its plain row-major layout and the layout a primitive prefers.
+//
+// Kernels that use oneDNN build their primitives at Bind (a PrepareFn, see
+// devices/kernel.h) and fall back to the Eigen reference kernels where oneDNN
+// does not apply (other dtypes, attributes it lacks) or is off. It is off when
+// the build says so (`--config=no_onednn`), when SYMX_ONEDNN=0, or after
+// SetOnednnEnabled(false), which tests use to compare the two paths.
+#ifndef SYMX_DEVICES_CPU_ONEDNN_H_
+#define SYMX_DEVICES_CPU_ONEDNN_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "devices/kernel.h"
+#include "devices/tensor.h"
+#include "oneapi/dnnl/dnnl.hpp"
+
+namespace symx {
+namespace cpu {
+
+// Whether binds made from now on use oneDNN where it applies.
+bool OnednnEnabled();
+void SetOnednnEnabled(bool enabled);
+
+// The CPU engine (one per process; oneDNN engines are thread-safe).
+const dnnl::engine& OnednnEngine();
+
+// oneDNN's CPU runtime is OpenMP: a primitive runs on the calling thread's
+// team. Sizes that team to `n` (a step's share of the cores).
+void UseOmpThreads(int n);
+
+// Sizes the calling thread's team for a scope (primitive creation at Bind,
+// which must see the team the step will run on), then restores it.
+class ScopedOmpThreads {
+ public:
+  explicit ScopedOmpThreads(int n);
+  ~ScopedOmpThreads();
+  ScopedOmpThreads(const ScopedOmpThreads&) = delete;
+  ScopedOmpThreads& operator=(const ScopedOmpThreads&) = delete;
+
+ private:
+  int previous_;
+};
+
+// Dims of a shape, and its plain row-major float32 descriptor.
+dnnl::memory::dims DnnlDims(const Shape& shape);
+dnnl::memory::desc PlainDesc(const Shape& shape);
+
+// A oneDNN failure as a status naming what was being done.
+absl::Status OnednnError(const dnnl::error& e, absl::string_view what);
+
+// Byte offsets in a kernel's workspace, 64-byte aligned.
+class WorkspaceArena {
+ public:
+  size_t Reserve(size_t bytes);
+  size_t bytes() const { return bytes_; }
+
+ private:
+  size_t bytes_ = 0;
+};
+
+// One operand of a primitive. When the primitive's layout (`want`) differs
+// from the tensor's plain one, the operand is converted through a buffer in
+// the workspace: inputs before the primitive runs, outputs after.
+class Operand {
+ public:
+  enum Direction { kInput, kOutput };
+  Operand() = default;
+  Operand(const dnnl::memory::desc& plain, const dnnl::memory::desc& want, Direction dir,
+          WorkspaceArena* arena);
+
+  // Points the operand at `tensor` (and the workspace copy) for this run and,
+  // for an input, converts it. Returns the memory the primitive reads/writes.
+  const dnnl::memory& Enter(const Tensor& tensor, const Tensor& workspace,
+                            const dnnl::stream& stream);
+  // For an output: converts the primitive's result into the tensor.
+  void Leave(const dnnl::stream& stream);
+  bool converted() const { return reorder_.has_value(); }
+
+ private:
+  Direction dir_ = kInput;
+  dnnl::memory user_, prim_;
+  std::optional<dnnl::reorder> reorder_;
+  size_t offset_ = 0;
+};
+
+// A step's oneDNN state: built at Bind, run by the kernel when present.
+class OnednnStep : public KernelState {
+ public:
+  virtual void Run(const KernelContext& ctx) = 0;  // throws dnnl::error
+
+ protected:
+  dnnl::stream stream_{OnednnEngine()};
+};
+
+// Installs `step` as ctx->state and counts it (OnednnStepsPrepared).
+void AdoptOnednnStep(KernelContext* ctx, std::unique_ptr<OnednnStep> step);
+// How many steps this process has prepared with oneDNN: tests use it to know
+// that the oneDNN path, not the reference one, ran.
+int64_t OnednnStepsPrepared();
+
+// Runs ctx.state (an OnednnStep) on the step's share of the threads.
+absl::Status RunOnednnStep(const KernelContext& ctx);
+
+// The scratch memory of a primitive built with scratchpad_mode::user, in
+// the workspace at `offset`.
+dnnl::memory ScratchpadAt(const dnnl::memory::desc& desc, const Tensor& workspace, size_t offset);
+
+}  // namespace cpu
+}  // namespace symx
+
+#endif  // SYMX_DEVICES_CPU_ONEDNN_H_
