@@ -101,6 +101,12 @@ class KernelRegistry {
   static std::vector<std::string> List(DeviceType type);
 };
 
+// Whether output `i` is wanted: req has no entry for it (a direct kernel
+// call) or it is not kNull.
+inline bool OutputWanted(const std::vector<OpReq>& req, size_t i) {
+  return i >= req.size() || req[i] != OpReq::kNull;
+}
+
 // The standard "unsupported dtype" error.
 absl::Status UnsupportedDType(const KernelContext& ctx, DType dtype);
 

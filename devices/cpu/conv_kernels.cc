@@ -339,10 +339,6 @@ void ForEachSample(const KernelContext& ctx, const ConvGeom& g, Fn&& fn) {
   });
 }
 
-bool Wanted(const KernelContext& ctx, size_t output) {
-  return output >= ctx.req.size() || ctx.req[output] != OpReq::kNull;
-}
-
 absl::Status WorkspaceCheck(const KernelContext& ctx, const ConvGeom& g, bool backward,
                             size_t elem_size) {
   const size_t need = static_cast<size_t>(WorkspaceElems(g, backward)) * elem_size;
@@ -410,7 +406,7 @@ absl::Status ConvBackwardT(const KernelContext& ctx) {
   const T* dy = ctx.inputs[0].data<T>();
   const T* data = ctx.inputs[1].data<T>();
   const T* w = ctx.inputs[2].data<T>();
-  const bool want_dx = Wanted(ctx, 0), want_dw = Wanted(ctx, 1);
+  const bool want_dx = OutputWanted(ctx.req, 0), want_dw = OutputWanted(ctx.req, 1);
   T* dx = ctx.outputs[0].data<T>();
   T* dw = ctx.outputs[1].data<T>();
   const int64_t img_per = g.img_ch * g.img_size, col_per = g.col_ch * g.col_size;
@@ -449,7 +445,7 @@ absl::Status ConvBackwardT(const KernelContext& ctx) {
       Assign(ctx, dw_vec, parts.sum(Eigen::array<int64_t, 1>{0}), g.slots * g.WeightElems());
     }
   }
-  if (!p.no_bias && ctx.outputs.size() > 2 && Wanted(ctx, 2)) {
+  if (!p.no_bias && ctx.outputs.size() > 2 && OutputWanted(ctx.req, 2)) {
     // Sum of ograd over batch and space, per output channel.
     const int64_t channels = p.deconv ? g.img_ch : g.col_ch;
     const int64_t space = p.deconv ? g.img_size : g.col_size;

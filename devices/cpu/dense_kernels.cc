@@ -125,10 +125,6 @@ template void Gemm<double>(const KernelContext&, bool, bool, bool, int64_t, int6
 
 namespace {
 
-bool Wanted(const KernelContext& ctx, size_t output) {
-  return output >= ctx.req.size() || ctx.req[output] != OpReq::kNull;
-}
-
 // Column sums of a rows x cols row-major matrix into `out` (cols values).
 template <typename T>
 void ColumnSums(const KernelContext& ctx, const T* data, int64_t rows, int64_t cols, T* out) {
@@ -219,17 +215,17 @@ absl::Status FullyConnectedBackwardT(const KernelContext& ctx) {
   const T* dy = ctx.inputs[0].data<T>();
   const T* x = ctx.inputs[1].data<T>();
   const T* w = ctx.inputs[2].data<T>();
-  if (Wanted(ctx, 0)) {
+  if (OutputWanted(ctx.req, 0)) {
     // dX (M x K) = dY (M x N) W (N x K).
     Gemm<T>(ctx, true, false, false, d.rows, d.in, d.hidden, dy, d.hidden, w, d.in,
             ctx.outputs[0].data<T>(), d.in, false);
   }
-  if (Wanted(ctx, 1)) {
+  if (OutputWanted(ctx.req, 1)) {
     // dW (N x K) = dY^T X.
     Gemm<T>(ctx, true, true, false, d.hidden, d.in, d.rows, dy, d.hidden, x, d.in,
             ctx.outputs[1].data<T>(), d.in, false);
   }
-  if (!p.no_bias && ctx.outputs.size() > 2 && Wanted(ctx, 2)) {
+  if (!p.no_bias && ctx.outputs.size() > 2 && OutputWanted(ctx.req, 2)) {
     ColumnSums<T>(ctx, dy, d.rows, d.hidden, ctx.outputs[2].data<T>());
   }
   return absl::OkStatus();
@@ -294,8 +290,8 @@ absl::Status DotBackwardT(const KernelContext& ctx) {
   SYMX_RETURN_IF_ERROR(GetDotDims(ctx, ctx.inputs[1].shape(), ctx.inputs[2].shape(), &d));
   MatMulBackward<T>(ctx, true, p.transpose_a, p.transpose_b, d.m, d.n, d.k, ctx.inputs[1].data<T>(),
                     ctx.inputs[2].data<T>(), ctx.inputs[0].data<T>(),
-                    Wanted(ctx, 0) ? ctx.outputs[0].data<T>() : nullptr,
-                    Wanted(ctx, 1) ? ctx.outputs[1].data<T>() : nullptr);
+                    OutputWanted(ctx.req, 0) ? ctx.outputs[0].data<T>() : nullptr,
+                    OutputWanted(ctx.req, 1) ? ctx.outputs[1].data<T>() : nullptr);
   return absl::OkStatus();
 }
 
@@ -375,8 +371,8 @@ absl::Status BatchDotBackwardT(const KernelContext& ctx) {
   const T* dc = ctx.inputs[0].data<T>();
   const T* a = ctx.inputs[1].data<T>();
   const T* b = ctx.inputs[2].data<T>();
-  T* da = Wanted(ctx, 0) ? ctx.outputs[0].data<T>() : nullptr;
-  T* db = Wanted(ctx, 1) ? ctx.outputs[1].data<T>() : nullptr;
+  T* da = OutputWanted(ctx.req, 0) ? ctx.outputs[0].data<T>() : nullptr;
+  T* db = OutputWanted(ctx.req, 1) ? ctx.outputs[1].data<T>() : nullptr;
   const int64_t sa = d.m * d.k, sb = d.k * d.n, sc = d.m * d.n;
   ForEachBatch(ctx, batch, 4.0 * sa * d.n, [&](int64_t i, bool parallel) {
     MatMulBackward<T>(ctx, parallel, p.transpose_a, p.transpose_b, d.m, d.n, d.k, a + i * sa,

@@ -57,10 +57,6 @@ absl::Status MakeAxisView(const KernelContext& ctx, const Shape& s, int64_t axis
   return absl::OkStatus();
 }
 
-bool Wanted(const KernelContext& ctx, size_t output) {
-  return output >= ctx.req.size() || ctx.req[output] != OpReq::kNull;
-}
-
 template <typename T>
 using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 template <typename T>
@@ -163,7 +159,8 @@ absl::Status BatchNormBackwardT(const KernelContext& ctx) {
   const T* gamma = ctx.inputs[2].data<T>();
   const T* mean = ctx.inputs[4].data<T>();
   const T* var = ctx.inputs[5].data<T>();
-  const bool want_dx = Wanted(ctx, 0), want_dgamma = Wanted(ctx, 1), want_dbeta = Wanted(ctx, 2);
+  const bool want_dx = OutputWanted(ctx.req, 0), want_dgamma = OutputWanted(ctx.req, 1),
+             want_dbeta = OutputWanted(ctx.req, 2);
   T* dx = ctx.outputs[0].data<T>();
   T* dgamma = ctx.outputs[1].data<T>();
   T* dbeta = ctx.outputs[2].data<T>();
@@ -353,9 +350,9 @@ absl::Status LayerNormBackwardT(const KernelContext& ctx) {
                                                    "not match data ",
                                                    ctx.inputs[1].shape().ToString()));
   }
-  T* dx = Wanted(ctx, 0) ? ctx.outputs[0].data<T>() : nullptr;
-  T* dgamma = Wanted(ctx, 1) ? ctx.outputs[1].data<T>() : nullptr;
-  T* dbeta = Wanted(ctx, 2) ? ctx.outputs[2].data<T>() : nullptr;
+  T* dx = OutputWanted(ctx.req, 0) ? ctx.outputs[0].data<T>() : nullptr;
+  T* dgamma = OutputWanted(ctx.req, 1) ? ctx.outputs[1].data<T>() : nullptr;
+  T* dbeta = OutputWanted(ctx.req, 2) ? ctx.outputs[2].data<T>() : nullptr;
   auto run = [&](auto contiguous) {
     LayerNormBackwardRows<T, decltype(contiguous)::value>(
         ctx, v, ctx.inputs[0].data<T>(), ctx.inputs[1].data<T>(), ctx.inputs[2].data<T>(),

@@ -216,10 +216,6 @@ class ConvBackwardStep : public OnednnStep {
   dnnl::convolution_backward_weights weight_prim_;
 };
 
-bool Wanted(const std::vector<OpReq>& req, size_t i) {
-  return i >= req.size() || req[i] != OpReq::kNull;
-}
-
 // Forward shapes: data, weight, out. Backward: ograd(out), data, weight.
 std::optional<ConvSetup> SetupFor(const ConvParam& p, const std::vector<Shape>& in,
                                   const std::vector<Shape>& out, DType dtype, bool backward) {
@@ -235,7 +231,7 @@ std::unique_ptr<OnednnStep> MakeStep(const ConvSetup& s, bool backward,
                                      const std::vector<OpReq>& req, WorkspaceArena* arena) {
   if (!backward) return std::make_unique<ConvForwardStep>(s, arena);
   return std::make_unique<ConvBackwardStep>(
-      s, Wanted(req, 0), Wanted(req, 1) || (s.has_bias && Wanted(req, 2)), arena);
+      s, OutputWanted(req, 0), OutputWanted(req, 1) || (s.has_bias && OutputWanted(req, 2)), arena);
 }
 
 }  // namespace
