@@ -6,14 +6,16 @@
 // files older than this version get hidden keys lifted ("ctx_group" ->
 // "__ctx_group__", "weight_lr_mult" on an op -> "__lr_mult__" on its weight);
 // files older than 0.9.0 get missing auxiliary inputs added as variables.
-#include <fstream>
-#include <sstream>
+#include <algorithm>
+#include <map>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/error.h"
+#include "graph/file_io.h"
 #include "graph/json.h"
+#include "graph/mxnet_only_ops.h"
 #include "graph/op.h"
 #include "nlohmann/json.hpp"
 
@@ -25,6 +27,7 @@ using Json = nlohmann::json;
 constexpr int kLegacyVersion = 800;      // files without a version are 0.8.0
 constexpr int kAuxUpgradeVersion = 900;  // before 0.9.0: aux inputs may be missing
 constexpr int kVarAttrUpgradeVersion = 904;
+constexpr int kReduceAxisUpgradeVersion = 905;  // before 0.9.5: argmax axis=-1 meant "all"
 
 absl::Status Bad(const std::string& where, const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat(where, ": ", what));
@@ -80,6 +83,59 @@ absl::StatusOr<int> ReadVersion(const Json& doc, const std::string& where) {
     return Bad(where, "attrs.mxnet_version must be [\"int\", <version>]");
   }
   return static_cast<int>((*v)[1].get<int64_t>());
+}
+
+// Every operator of `nodes` that symx lacks, reported at once: a model with
+// several gaps shows them all in one run instead of one per attempt. One
+// unknown node keeps the plain per-node message.
+absl::Status CheckOpsKnown(const Json& nodes, const std::string& src) {
+  struct Gap {
+    std::vector<std::string> where;  // node 3 ("name")
+    std::string why;
+  };
+  std::map<std::string, Gap> gaps;
+  size_t unknown_nodes = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Json& j = nodes[i];
+    if (!j.is_object()) continue;  // ReadNode names the malformed node
+    auto op = j.find("op");
+    auto name = j.find("name");
+    if (op == j.end() || !op->is_string() || name == j.end() || !name->is_string()) continue;
+    const std::string op_name = op->get<std::string>();
+    if (op_name == "null" || OpRegistry::Global().Find(op_name) != nullptr) continue;
+    AttrMap dict;
+    for (const char* key : {"param", "attr", "attrs"}) {
+      if (!ReadStringMap(j, key, "", &dict).ok()) dict.clear();
+    }
+    Gap& gap = gaps[op_name];
+    gap.where.push_back(absl::StrCat("node ", i, " (\"", name->get<std::string>(), "\")"));
+    std::string why = WhyMxnetOnly(op_name, dict);
+    if (!why.empty() && gap.why.find(why) == std::string::npos) {
+      gap.why = gap.why.empty() ? why : absl::StrCat(gap.why, "; ", why);
+    }
+    ++unknown_nodes;
+  }
+  if (gaps.empty()) return absl::OkStatus();
+  auto describe = [](const std::string& op_name, const Gap& gap) {
+    if (!gap.why.empty()) return absl::StrCat("operator '", op_name, "' cannot run outside MXNet: ", gap.why);
+    absl::StatusOr<const Op*> lookup = OpRegistry::Global().Lookup(op_name);
+    return std::string(lookup.status().message());
+  };
+  if (unknown_nodes == 1) {
+    const auto& [op_name, gap] = *gaps.begin();
+    return absl::NotFoundError(absl::StrCat(src, ": ", gap.where[0], ": ", describe(op_name, gap)));
+  }
+  std::string msg = absl::StrCat(src, ": the model uses ", gaps.size(), " operator",
+                                 gaps.size() == 1 ? "" : "s", " symx does not have, in ",
+                                 unknown_nodes, " nodes:");
+  for (const auto& [op_name, gap] : gaps) {
+    const size_t shown = std::min<size_t>(gap.where.size(), 3);
+    std::vector<std::string> first(gap.where.begin(), gap.where.begin() + shown);
+    absl::StrAppend(&msg, "\n  ", describe(op_name, gap), ": ", gap.where.size(), " node",
+                    gap.where.size() == 1 ? "" : "s", " (", absl::StrJoin(first, ", "),
+                    gap.where.size() > shown ? ", ..." : "", ")");
+  }
+  return absl::NotFoundError(msg);
 }
 
 struct Loader {
@@ -199,6 +255,12 @@ struct Loader {
     }
     absl::StatusOr<const Op*> op = OpRegistry::Global().Lookup(op_name);
     if (!op.ok()) return Annotate(op.status(), where);
+    if (version < kReduceAxisUpgradeVersion && (op_name == "argmax" || op_name == "argmin")) {
+      // argmax's axis became optional in 0.9.5; -1 was the old "no axis".
+      if (auto axis = dict.find("axis"); axis != dict.end() && axis->second == "-1") {
+        dict.erase(axis);
+      }
+    }
 
     if (version < kMxnetVersion) {
       // Input names may depend on parameters (no_bias); parse what we can to ask.
@@ -281,6 +343,7 @@ absl::StatusOr<std::vector<NodeEntry>> LoadJson(absl::string_view text, absl::st
   if (nodes == doc.end() || !nodes->is_array()) {
     return Bad(src, "field \"nodes\" is missing or not an array");
   }
+  SYMX_RETURN_IF_ERROR(CheckOpsKnown(*nodes, src));
   for (size_t i = 0; i < nodes->size(); ++i) {
     SYMX_ASSIGN_OR_RETURN(NodePtr node, loader.ReadNode((*nodes)[i], i));
     loader.nodes.push_back(std::move(node));
@@ -313,12 +376,15 @@ absl::StatusOr<std::vector<NodeEntry>> LoadJson(absl::string_view text, absl::st
 }
 
 absl::StatusOr<std::vector<NodeEntry>> LoadJsonFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open file"));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read error"));
-  return LoadJson(ss.str(), path);
+  absl::StatusOr<std::string> text = ReadFileBytes(path);
+  if (!text.ok()) {
+    // "x.json: cannot open file (it is a directory, not a file)".
+    std::string why(text.status().message());
+    if (size_t colon = why.rfind(": "); colon != std::string::npos) why = why.substr(colon + 2);
+    return absl::Status(text.status().code(),
+                        absl::StrCat(path, ": cannot open file (", why, ")"));
+  }
+  return LoadJson(*text, path);
 }
 
 }  // namespace symx

@@ -16,15 +16,16 @@
 #include "graph/ops/op_helpers.h"
 
 namespace symx {
-namespace {
 
-absl::StatusOr<OpParamPtr> ParseScalar(const AttrMap& attrs) {
+absl::StatusOr<OpParamPtr> ParseScalarParam(const AttrMap& attrs) {
   ParamReader r(attrs);
   auto p = std::make_shared<ScalarParam>();
   p->scalar = r.Float("scalar", 1.0);
   p->is_int = r.Bool("is_int", true);
   return r.Finish(std::move(p));
 }
+
+namespace {
 
 absl::Status ScalarShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   return InferSameShape(in, out);
@@ -54,7 +55,7 @@ GradientFn SameScalarOp(std::string op) {
 SYMX_REGISTER_OP("_plus_scalar")
     .Describe("x + scalar.")
     .AddAlias("_PlusScalar")
-    .SetParse(ParseScalar)
+    .SetParse(ParseScalarParam)
     .SetInputNames({"data"})
     .SetInferShape(ScalarShape)
     .SetInplace({{0, 0}})
@@ -63,7 +64,7 @@ SYMX_REGISTER_OP("_plus_scalar")
 SYMX_REGISTER_OP("_minus_scalar")
     .Describe("x - scalar.")
     .AddAlias("_MinusScalar")
-    .SetParse(ParseScalar)
+    .SetParse(ParseScalarParam)
     .SetInputNames({"data"})
     .SetInferShape(ScalarShape)
     .SetInplace({{0, 0}})
@@ -72,7 +73,7 @@ SYMX_REGISTER_OP("_minus_scalar")
 SYMX_REGISTER_OP("_rminus_scalar")
     .Describe("scalar - x.")
     .AddAlias("_RMinusScalar")
-    .SetParse(ParseScalar)
+    .SetParse(ParseScalarParam)
     .SetInputNames({"data"})
     .SetInferShape(ScalarShape)
     .SetInplace({{0, 0}})
@@ -81,7 +82,7 @@ SYMX_REGISTER_OP("_rminus_scalar")
 SYMX_REGISTER_OP("_mul_scalar")
     .Describe("x * scalar.")
     .AddAlias("_MulScalar")
-    .SetParse(ParseScalar)
+    .SetParse(ParseScalarParam)
     .SetInputNames({"data"})
     .SetInferShape(ScalarShape)
     .SetInplace({{0, 0}})
@@ -90,7 +91,7 @@ SYMX_REGISTER_OP("_mul_scalar")
 SYMX_REGISTER_OP("_div_scalar")
     .Describe("x / scalar.")
     .AddAlias("_DivScalar")
-    .SetParse(ParseScalar)
+    .SetParse(ParseScalarParam)
     .SetInputNames({"data"})
     .SetInferShape(ScalarShape)
     .SetInplace({{0, 0}})
@@ -99,7 +100,7 @@ SYMX_REGISTER_OP("_div_scalar")
 SYMX_REGISTER_OP("_rdiv_scalar")
     .Describe("scalar / x.")
     .AddAlias("_RDivScalar")
-    .SetParse(ParseScalar)
+    .SetParse(ParseScalarParam)
     .SetInputNames({"data"})
     .SetInferShape(ScalarShape)
     .SetInplace({{0, 0}})
@@ -108,7 +109,7 @@ SYMX_REGISTER_OP("_rdiv_scalar")
 SYMX_REGISTER_OP("_maximum_scalar")
     .Describe("max(x, scalar).")
     .AddAlias("_MaximumScalar")
-    .SetParse(ParseScalar)
+    .SetParse(ParseScalarParam)
     .SetInputNames({"data"})
     .SetInferShape(ScalarShape)
     .SetInplace({{0, 0}})
@@ -117,7 +118,7 @@ SYMX_REGISTER_OP("_maximum_scalar")
 SYMX_REGISTER_OP("_minimum_scalar")
     .Describe("min(x, scalar).")
     .AddAlias("_MinimumScalar")
-    .SetParse(ParseScalar)
+    .SetParse(ParseScalarParam)
     .SetInputNames({"data"})
     .SetInferShape(ScalarShape)
     .SetInplace({{0, 0}})
@@ -126,7 +127,7 @@ SYMX_REGISTER_OP("_minimum_scalar")
 SYMX_REGISTER_OP("_power_scalar")
     .Describe("x ^ scalar.")
     .AddAlias("_PowerScalar")
-    .SetParse(ParseScalar)
+    .SetParse(ParseScalarParam)
     .SetInputNames({"data"})
     .SetInferShape(ScalarShape)
     .SetInplace({{0, 0}})
@@ -136,7 +137,7 @@ SYMX_REGISTER_OP("_power_scalar")
 SYMX_REGISTER_OP("_rpower_scalar")
     .Describe("scalar ^ x.")
     .AddAlias("_RPowerScalar")
-    .SetParse(ParseScalar)
+    .SetParse(ParseScalarParam)
     .SetInputNames({"data"})
     .SetInferShape(ScalarShape)
     .SetInplace({{0, 0}})
@@ -146,9 +147,9 @@ SYMX_REGISTER_OP("_rpower_scalar")
   auto one = [](const NodeAttrs&) { return 1; };
   for (const char* name : {"_backward_rdiv_scalar", "_backward_maximum_scalar",
                            "_backward_minimum_scalar", "_backward_power_scalar"}) {
-    RegisterBackwardOp(name, ParseScalar, {"ograd", "data"}, one);
+    RegisterBackwardOp(name, ParseScalarParam, {"ograd", "data"}, one);
   }
-  RegisterBackwardOp("_backward_rpower_scalar", ParseScalar, {"ograd", "output"}, one);
+  RegisterBackwardOp("_backward_rpower_scalar", ParseScalarParam, {"ograd", "output"}, one);
   return true;
 }();
 

@@ -64,6 +64,12 @@ std::vector<NodeEntry> PassThroughGradient(const NodePtr& node,
 // For one-input ops: "<backward_op>"(ograd, v), v being the forward output
 // (`use_output`) or the forward input; zero when the output gradient is zero.
 GradientFn UnaryBackwardGradient(std::string backward_op, bool use_output);
+// Shape inference of two-input numpy broadcasting (broadcast_add, broadcast_equal,
+// ...): dims align on the right, a missing dim counts as 1 and a 1 stretches.
+// Unknown dims are filled only where the rule forces them, never guessing
+// between 1 and n.
+absl::Status InferBroadcastShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                                 std::vector<Shape>* out);
 // Every input's gradient is zero (BlockGrad, zeros_like, comparison ops).
 std::vector<NodeEntry> ZeroGradient(const NodePtr& node, const std::vector<NodeEntry>& out_grads);
 

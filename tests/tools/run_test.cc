@@ -4,6 +4,7 @@
 #include "tools/symx/run.h"
 
 #include <cmath>
+#include <filesystem>
 #include <cstdlib>
 #include <sstream>
 
@@ -191,6 +192,58 @@ TEST(Run, BadParamsAreErrorsNamingFileAndKey) {
   o.model.params_path = TempDir() + "/does-not-exist.params";
   e = RunError(o);
   EXPECT_NE(e.find("does-not-exist.params"), std::string::npos) << e;
+}
+
+TEST(Run, ParametersMissingFromTheFileAreErrorsUnlessAllowed) {
+  Symbol data = Symbol::Variable("data");
+  Symbol fc = OpCall("FullyConnected").Name("fc").Attr("num_hidden", 2).Input("data", data);
+  Symbol net = OpCall("BatchNorm").Name("bn").Input("data", fc);
+  RunOptions o;
+  o.model.symbol_path = TempDir() + "/fc_bn_missing-symbol.json";
+  net.Save(o.model.symbol_path);
+  o.model.shapes = {{"data", Shape{3, 2}}};
+  o.out_dir = TempDir() + "/fc_bn_missing_out";
+  o.model.params_path = TempDir() + "/fc_bn_missing.params";
+  ThrowIfError(SaveParams(o.model.params_path, NamedTensors{{"arg:fc_weight", "arg:bn_gamma"},
+                                                            {T({2, 2}, kW), T({2}, {1, 1})}}));
+  // Everything the file lacks is named at once; data is an input (--shape).
+  std::string e = RunError(o);
+  EXPECT_NE(e.find("fc_bn_missing.params lacks 4 parameters the model needs: fc_bias, bn_beta, "
+                   "bn_moving_mean (aux), bn_moving_var (aux)"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("--allow-missing"), std::string::npos) << e;
+
+  // --allow-missing fills them from the seed and says so.
+  o.model.allow_missing = true;
+  std::ostringstream out;
+  RunRun(o, out);
+  EXPECT_NE(out.str().find("--allow-missing: " + o.model.params_path +
+                           " lacks fc_bias, bn_beta, bn_moving_mean (aux), bn_moving_var (aux); "
+                           "filled from the seed"),
+            std::string::npos)
+      << out.str();
+}
+
+TEST(Run, AnEmptyParamsFileIsNoParametersAndADirectoryIsNamed) {
+  RunOptions o;
+  o.model.symbol_path = WriteFcModel("fc_empty");
+  o.model.shapes = {{"data", Shape{3, 2}}};
+  o.out_dir = TempDir() + "/fc_empty_out";
+  // mx.nd.save(f, {}): the header and a zero count, no names.
+  o.model.params_path = TempDir() + "/fc_empty.params";
+  ThrowIfError(SaveParams(o.model.params_path, NamedTensors{}));
+  std::string e = RunError(o);
+  EXPECT_NE(e.find("fc_empty.params lacks 2 parameters the model needs: fc_weight, fc_bias"),
+            std::string::npos)
+      << e;
+  o.model.allow_missing = true;
+  EXPECT_EQ(RunError(o), "no error");
+
+  o.model.params_path = TempDir() + "/a-directory.params";
+  std::filesystem::create_directories(o.model.params_path);
+  e = RunError(o);
+  EXPECT_NE(e.find("a-directory.params: it is a directory, not a file"), std::string::npos) << e;
 }
 
 TEST(Run, InputShapeConflictsAreErrors) {

@@ -52,6 +52,7 @@ check 1 "bad.npy" -- run $MLP --input data="$TMP/bad.npy"
 check 1 "missing.npy" -- run $MLP --input data="$TMP/missing.npy"
 check 1 "'nope' is not an argument" -- run $MLP --input nope="$TMP/bad.npy"
 check 1 "missing.params" -- run $MLP --params "$TMP/missing.params" --shape data=2,784
+check 2 "--allow-missing needs --params" -- run $MLP --allow-missing --shape data=2,784
 "$SYMX" run $MLP --shape data=2,784 --train --seed 3 --out-dir "$TMP/run" >/dev/null ||
   { echo "FAIL: run --train"; fail=1; }
 expect_file "$TMP/run/softmax_output.npy" "run"

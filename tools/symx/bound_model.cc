@@ -56,6 +56,8 @@ struct Params {
 Params LoadParamsFor(const std::string& path, const std::vector<std::string>& args,
                      const std::vector<std::string>& aux) {
   NamedTensors nt = ValueOrThrow(LoadParams(path));
+  // mx.nd.save(f, {}) writes the same bytes as an empty list: no parameters.
+  if (nt.tensors.empty()) return Params{};
   if (!nt.is_dict()) {
     Fail(absl::StrCat(
         path, ": holds a list of ", nt.tensors.size(),
@@ -172,6 +174,34 @@ void MergeShapeOrFail(std::map<std::string, Shape>* shapes, const std::string& n
   it->second = shape;
 }
 
+// With --params, every parameter and aux state must come from the file:
+// filling a forgotten weight with random numbers would give plausible-looking
+// wrong outputs. Inputs are what the user gave (--input, --shape) and labels
+// (MXNet's *label arguments), which inference does not read.
+// Returns the names --params lacks (aux states marked); fails on any unless
+// --allow-missing.
+std::vector<std::string> CheckMissingParams(const ModelSpec& spec, const Params& params,
+                                            const std::map<std::string, Tensor>& inputs,
+                                            const std::vector<std::string>& args,
+                                            const std::vector<std::string>& aux) {
+  std::vector<std::string> missing;
+  for (const std::string& name : args) {
+    if (params.arg.count(name) || inputs.count(name) || spec.shapes.count(name) ||
+        absl::EndsWith(name, "label")) {
+      continue;
+    }
+    missing.push_back(name);
+  }
+  for (const std::string& name : aux) {
+    if (!params.aux.count(name)) missing.push_back(name + " (aux)");
+  }
+  if (missing.empty() || spec.allow_missing) return missing;
+  Fail(absl::StrCat(spec.params_path, " lacks ", missing.size(), " parameter",
+                    missing.size() == 1 ? "" : "s", " the model needs: ", NameList(missing),
+                    ". Add them to the file, give inputs with --input/--shape, or pass "
+                    "--allow-missing to fill them from the seed"));
+}
+
 }  // namespace
 
 void ApplyModelFlags(const ParsedArgs& parsed, const std::string& usage, ModelSpec* spec) {
@@ -222,6 +252,11 @@ void ApplyModelFlags(const ParsedArgs& parsed, const std::string& usage, ModelSp
     spec->comm_timeout = ParseSecondsFlag("--comm-timeout", *t);
   }
   spec->train = HasSwitch(parsed, "--train");
+  spec->allow_missing = HasSwitch(parsed, "--allow-missing");
+  if (spec->allow_missing && spec->params_path.empty()) {
+    throw UsageError("--allow-missing needs --params (without it every parameter is filled)",
+                     usage);
+  }
 }
 
 BoundModel BindModel(const ModelSpec& spec) {
@@ -274,6 +309,9 @@ BoundModel BindModel(const ModelSpec& spec) {
   };
   check_param(params.arg, args, implied.arg_shapes);
   check_param(params.aux, aux, implied.aux_shapes);
+  if (!spec.params_path.empty()) {
+    m.missing_params = CheckMissingParams(spec, params, inputs, args, aux);
+  }
   for (const auto& [name, t] : params.arg) shapes[name] = t.shape();
   for (const auto& [name, t] : params.aux) shapes[name] = t.shape();
 

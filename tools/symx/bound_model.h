@@ -52,6 +52,9 @@ struct ModelSpec {
   std::map<std::string, Context> group2ctx;
   uint64_t seed = 0;
   bool train = false;                  // gradients for every argument (grad_req write)
+  // --allow-missing: parameters and aux states absent from --params are
+  // filled from the seed instead of being an error.
+  bool allow_missing = false;
   std::shared_ptr<Communicator> comm;  // the ranks of an mpirun job, else nullptr
   absl::Duration comm_timeout = absl::Seconds(300);  // --comm-timeout
 };
@@ -62,6 +65,8 @@ struct BoundModel {
   std::vector<std::string> from_params;  // names set from the .params file
   std::vector<std::string> from_inputs;  // names set from .npy files
   std::vector<std::string> filled;       // names filled from the seed (arrays of this rank)
+  // Parameters and aux states --params lacks (filled: --allow-missing).
+  std::vector<std::string> missing_params;
   // Every output's shape and dtype (also those another rank computes).
   std::vector<Shape> output_shapes;
   std::vector<DType> output_types;

@@ -16,7 +16,8 @@ namespace {
 constexpr char kUsage[] =
     "usage: symx run MODEL-symbol.json [--params FILE.params] [--shape NAME=D0,D1,...]...\n"
     "                [--input NAME=FILE.npy]... [--ctx CTX] [--group2ctx GROUP=CTX]...\n"
-    "                [--train] [--out-dir DIR] [--seed N] [--comm-timeout SECONDS]\n";
+    "                [--allow-missing] [--train] [--out-dir DIR] [--seed N]\n"
+    "                [--comm-timeout SECONDS]\n";
 
 // Output names become file names: anything but [A-Za-z0-9_.-] turns into '_'.
 std::string FileStem(const std::string& name) {
@@ -61,6 +62,10 @@ void RunRun(const RunOptions& options, std::ostream& out) {
     out << tag << "filled from seed " << options.model.seed << ": " << absl::StrJoin(m.filled, ", ")
         << "\n";
   }
+  if (!m.missing_params.empty()) {
+    out << tag << "--allow-missing: " << options.model.params_path << " lacks "
+        << absl::StrJoin(m.missing_params, ", ") << "; filled from the seed\n";
+  }
   std::vector<std::string> outputs = m.symbol.ListOutputs();
   for (size_t i = 0; i < outputs.size(); ++i) {
     const Tensor& t = m.exe->outputs()[i];
@@ -90,7 +95,7 @@ int RunMain(const std::vector<std::string>& args, std::ostream& out, std::ostrea
             ParseArgs(args,
                       {"--params", "--shape", "--input", "--ctx", "--group2ctx", "--out-dir",
                        "--seed", "--comm-timeout"},
-                      {"--train"});
+                      {"--train", "--allow-missing"});
         if (!parsed.ok()) throw UsageError(std::string(parsed.status().message()));
         RunOptions options;
         options.model.comm = job.comm;

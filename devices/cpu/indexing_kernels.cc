@@ -1,0 +1,404 @@
+// CPU kernels for one_hot, pick, take, gather_nd and their backward ops.
+//
+// Indices may have any dtype and are read as doubles; each op turns a value
+// into a position as MXNet 1.9.1 does (graph/ops/indexing.cc): clip and wrap
+// truncate toward zero then clip or wrap (Python modulo; NaN reads 0), take's
+// raise mode and gather_nd reject out-of-range values with an error naming
+// the value, the op and the node. The forward kernels move elements of any
+// dtype as bytes; the backward kernels (scatter-add into a zeroed gradient)
+// handle float32, float64 and float16.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "devices/cpu/kernel_util.h"
+#include "graph/error.h"
+#include "graph/ops/indexing.h"
+
+namespace symx {
+namespace cpu {
+namespace {
+
+absl::Status Problem(const KernelContext& ctx, const std::string& what) {
+  return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", what));
+}
+
+// Reads index i of `t` (any dtype) as a double.
+class IndexReader {
+ public:
+  explicit IndexReader(const Tensor& t) : t_(t) {}
+  double operator()(int64_t i) const {
+    double v = 0;
+    SYMX_DTYPE_SWITCH_ALL(t_.dtype(), I, v = ToDouble(t_.data<I>()[i]));
+    return v;
+  }
+
+ private:
+  const Tensor& t_;
+};
+
+// A value converted to storage type T; integers go through int64 so that an
+// out-of-range value wraps as MXNet's casts do rather than being undefined.
+template <typename T>
+T CastValue(double v) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (!(std::fabs(v) < 9.2e18)) return T(0);
+    return static_cast<T>(static_cast<int64_t>(v));
+  } else {
+    return FromDouble<T>(v);
+  }
+}
+
+// The position for index value v along an axis of n (> 0) elements in clip or wrap mode.
+inline int64_t ClipOrWrap(double v, int64_t n, IndexMode mode) {
+  if (std::isnan(v)) return 0;
+  if (mode == IndexMode::kWrap) {
+    double r = std::fmod(std::trunc(v), static_cast<double>(n));
+    if (r < 0) r += static_cast<double>(n);
+    return static_cast<int64_t>(r);
+  }
+  if (!(v > 0)) return 0;
+  if (v >= static_cast<double>(n - 1)) return n - 1;
+  return static_cast<int64_t>(v);
+}
+
+std::string FormatIndex(double v) {
+  if (v == std::trunc(v) && std::fabs(v) < 1e15) return absl::StrCat(static_cast<int64_t>(v));
+  return absl::StrCat(v);
+}
+
+// Runs fn.template operator()<U>() with U an unsigned type of the element size.
+template <typename Fn>
+absl::Status WithElementBytes(const KernelContext& ctx, DType dtype, Fn&& fn) {
+  switch (DTypeSize(dtype)) {
+    case 1:
+      fn(uint8_t{});
+      break;
+    case 2:
+      fn(uint16_t{});
+      break;
+    case 4:
+      fn(uint32_t{});
+      break;
+    case 8:
+      fn(uint64_t{});
+      break;
+    default:
+      return UnsupportedDType(ctx, dtype);
+  }
+  return absl::OkStatus();
+}
+
+// outer x n x inner view of `shape` around `axis`.
+struct Layout {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+Layout AxisLayoutOf(const Shape& s, int axis) {
+  Layout l;
+  for (int d = 0; d < s.ndim(); ++d) {
+    if (d < axis) l.outer *= s[d];
+    if (d == axis) l.n = s[d];
+    if (d > axis) l.inner *= s[d];
+  }
+  return l;
+}
+
+int NormAxis(int64_t axis, int ndim) { return static_cast<int>(axis < 0 ? axis + ndim : axis); }
+
+// ----------------------------------------------------------------------------- one_hot
+
+absl::Status OneHotForward(const KernelContext& ctx) {
+  const auto& p = ctx.param<OneHotParam>();
+  const Tensor& idx = ctx.inputs[0];
+  const Tensor& out = ctx.outputs[0];
+  const int64_t depth = p.depth;
+  if (out.size() != idx.size() * depth) {
+    return Problem(ctx, absl::StrCat("output ", out.DebugString(), " does not match ", idx.size(),
+                                     " indices of depth ", depth));
+  }
+  if (idx.dtype() == DType::kUnknown) return UnsupportedDType(ctx, idx.dtype());
+  if (out.dtype() == DType::kUnknown) return UnsupportedDType(ctx, out.dtype());
+  IndexReader read(idx);
+  SYMX_DTYPE_SWITCH_ALL(out.dtype(), T, {
+    T* y = out.data<T>();
+    const T on = CastValue<T>(p.on_value), off = CastValue<T>(p.off_value);
+    ParallelFor(ctx, idx.size(), static_cast<double>(depth), [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        T* row = y + i * depth;
+        for (int64_t j = 0; j < depth; ++j) row[j] = off;
+        const double v = read(i);
+        if (std::isnan(v)) continue;
+        const double t = std::trunc(v);
+        if (t >= 0 && t < static_cast<double>(depth)) row[static_cast<int64_t>(t)] = on;
+      }
+    });
+  });
+  return absl::OkStatus();
+}
+
+// ----------------------------------------------------------------------------- pick
+
+struct PickGeometry {
+  Layout l;
+  IndexMode mode;
+};
+
+absl::StatusOr<PickGeometry> PickSetup(const KernelContext& ctx, const Shape& data,
+                                       const Tensor& index, int64_t out_size) {
+  const auto& p = ctx.param<PickParam>();
+  PickGeometry g;
+  g.mode = p.mode;
+  if (!p.axis.has_value()) return Problem(ctx, "axis=None is not supported");
+  g.l = AxisLayoutOf(data, NormAxis(*p.axis, data.ndim()));
+  if (index.size() != g.l.outer * g.l.inner || out_size != index.size()) {
+    return Problem(
+        ctx, absl::StrCat("index ", index.DebugString(), " does not fit data ", data.ToString()));
+  }
+  if (g.l.n == 0 && index.size() > 0) {
+    return Problem(ctx, absl::StrCat("cannot pick from the empty axis of data ", data.ToString()));
+  }
+  return g;
+}
+
+absl::Status PickForward(const KernelContext& ctx) {
+  const Tensor& data = ctx.inputs[0];
+  const Tensor& index = ctx.inputs[1];
+  const Tensor& out = ctx.outputs[0];
+  SYMX_ASSIGN_OR_RETURN(PickGeometry g, PickSetup(ctx, data.shape(), index, out.size()));
+  if (index.dtype() == DType::kUnknown) return UnsupportedDType(ctx, index.dtype());
+  IndexReader read(index);
+  return WithElementBytes(ctx, data.dtype(), [&](auto tag) {
+    using U = decltype(tag);
+    const U* x = static_cast<const U*>(data.raw_data());
+    U* y = static_cast<U*>(out.raw_data());
+    const Layout l = g.l;
+    ParallelFor(ctx, index.size(), 2.0, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        const int64_t o = i / l.inner, r = i % l.inner;
+        const int64_t j = ClipOrWrap(read(i), l.n, g.mode);
+        y[i] = x[(o * l.n + j) * l.inner + r];
+      }
+    });
+  });
+}
+
+template <typename T>
+void PickBackwardT(const KernelContext& ctx, const PickGeometry& g) {
+  const Tensor& og = ctx.inputs[0];
+  const Tensor& index = ctx.inputs[1];
+  const Tensor& grad = ctx.outputs[0];
+  T* gx = grad.data<T>();
+  const T* gy = og.data<T>();
+  std::fill(gx, gx + grad.size(), T(0));
+  IndexReader read(index);
+  const Layout l = g.l;
+  for (int64_t i = 0; i < index.size(); ++i) {
+    const int64_t o = i / l.inner, r = i % l.inner;
+    const int64_t j = ClipOrWrap(read(i), l.n, g.mode);
+    gx[(o * l.n + j) * l.inner + r] += gy[i];
+  }
+}
+
+absl::Status PickBackward(const KernelContext& ctx) {
+  const Tensor& grad = ctx.outputs[0];
+  SYMX_ASSIGN_OR_RETURN(PickGeometry g,
+                        PickSetup(ctx, grad.shape(), ctx.inputs[1], ctx.inputs[0].size()));
+  if (ctx.inputs[1].dtype() == DType::kUnknown) return UnsupportedDType(ctx, DType::kUnknown);
+  if (ctx.inputs[0].dtype() != grad.dtype()) return UnsupportedDType(ctx, ctx.inputs[0].dtype());
+  SYMX_FLOAT16_SWITCH(ctx, grad.dtype(), T, PickBackwardT<T>(ctx, g));
+  return absl::OkStatus();
+}
+
+// ----------------------------------------------------------------------------- take
+
+// Positions of every index along an axis of n elements, or an error (raise mode).
+absl::Status TakePositions(const KernelContext& ctx, const Tensor& indices, int64_t n,
+                           std::vector<int64_t>* pos) {
+  const auto& p = ctx.param<TakeParam>();
+  if (indices.dtype() == DType::kUnknown) return UnsupportedDType(ctx, indices.dtype());
+  IndexReader read(indices);
+  pos->resize(indices.size());
+  for (int64_t i = 0; i < indices.size(); ++i) {
+    const double v = read(i);
+    if (p.mode == IndexMode::kRaise) {
+      if (!(v >= 0 && v <= static_cast<double>(n - 1))) {
+        return absl::OutOfRangeError(absl::StrCat(
+            ctx.Where(), ": index ", FormatIndex(v), " (element ", i,
+            " of indices) is out of range for an axis of ", n, " elements (mode='raise')"));
+      }
+      (*pos)[i] = static_cast<int64_t>(v);
+    } else {
+      if (n == 0) {
+        return Problem(ctx, "cannot take from an empty axis");
+      }
+      (*pos)[i] = ClipOrWrap(v, n, p.mode);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TakeLayout(const KernelContext& ctx, const Shape& a, const Tensor& indices,
+                        int64_t out_size, Layout* l) {
+  const auto& p = ctx.param<TakeParam>();
+  *l = AxisLayoutOf(a, NormAxis(p.axis, a.ndim()));
+  if (out_size != l->outer * indices.size() * l->inner) {
+    return Problem(ctx, absl::StrCat("indices ", indices.DebugString(), " and a ", a.ToString(),
+                                     " do not give ", out_size, " elements"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TakeForward(const KernelContext& ctx) {
+  const Tensor& a = ctx.inputs[0];
+  const Tensor& indices = ctx.inputs[1];
+  const Tensor& out = ctx.outputs[0];
+  Layout l;
+  SYMX_RETURN_IF_ERROR(TakeLayout(ctx, a.shape(), indices, out.size(), &l));
+  std::vector<int64_t> pos;
+  SYMX_RETURN_IF_ERROR(TakePositions(ctx, indices, l.n, &pos));
+  const int64_t m = indices.size();
+  const size_t row = static_cast<size_t>(l.inner) * DTypeSize(a.dtype());
+  const char* x = static_cast<const char*>(a.raw_data());
+  char* y = static_cast<char*>(out.raw_data());
+  ParallelFor(ctx, l.outer * m, static_cast<double>(l.inner), [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t o = t / m, i = t % m;
+      std::memcpy(y + t * row, x + (o * l.n + pos[i]) * row, row);
+    }
+  });
+  return absl::OkStatus();
+}
+
+template <typename T>
+void TakeBackwardT(const KernelContext& ctx, const Layout& l, const std::vector<int64_t>& pos) {
+  const Tensor& og = ctx.inputs[0];
+  const Tensor& grad = ctx.outputs[0];
+  T* gx = grad.data<T>();
+  const T* gy = og.data<T>();
+  std::fill(gx, gx + grad.size(), T(0));
+  const int64_t m = static_cast<int64_t>(pos.size());
+  // Each outer block owns its slice of the gradient, so blocks run in parallel.
+  ParallelFor(ctx, l.outer, static_cast<double>(m * l.inner), [&](int64_t b, int64_t e) {
+    for (int64_t o = b; o < e; ++o) {
+      for (int64_t i = 0; i < m; ++i) {
+        T* dst = gx + (o * l.n + pos[i]) * l.inner;
+        const T* src = gy + (o * m + i) * l.inner;
+        for (int64_t r = 0; r < l.inner; ++r) dst[r] += src[r];
+      }
+    }
+  });
+}
+
+absl::Status TakeBackward(const KernelContext& ctx) {
+  const Tensor& og = ctx.inputs[0];
+  const Tensor& indices = ctx.inputs[1];
+  const Tensor& grad = ctx.outputs[0];
+  Layout l;
+  SYMX_RETURN_IF_ERROR(TakeLayout(ctx, grad.shape(), indices, og.size(), &l));
+  std::vector<int64_t> pos;
+  SYMX_RETURN_IF_ERROR(TakePositions(ctx, indices, l.n, &pos));
+  if (og.dtype() != grad.dtype()) return UnsupportedDType(ctx, og.dtype());
+  SYMX_FLOAT16_SWITCH(ctx, grad.dtype(), T, TakeBackwardT<T>(ctx, l, pos));
+  return absl::OkStatus();
+}
+
+// ----------------------------------------------------------------------------- gather_nd
+
+// The flat offset (in slices) of each of the Y coordinates, or an error.
+absl::Status GatherOffsets(const KernelContext& ctx, const Shape& data, const Tensor& indices,
+                           int64_t out_size, std::vector<int64_t>* offsets, int64_t* slice) {
+  const Shape& is = indices.shape();
+  if (is.ndim() < 2 || is[0] < 1 || is[0] > data.ndim()) {
+    return Problem(
+        ctx, absl::StrCat("indices ", indices.DebugString(), " do not fit data ", data.ToString()));
+  }
+  const int m = static_cast<int>(is[0]);
+  const int64_t count = indices.size() / m;
+  *slice = 1;
+  for (int d = m; d < data.ndim(); ++d) *slice *= data[d];
+  if (out_size != count * *slice) {
+    return Problem(ctx, absl::StrCat("output of ", out_size, " elements does not fit indices ",
+                                     indices.DebugString(), " and data ", data.ToString()));
+  }
+  if (indices.dtype() == DType::kUnknown) return UnsupportedDType(ctx, indices.dtype());
+  IndexReader read(indices);
+  offsets->assign(count, 0);
+  for (int64_t y = 0; y < count; ++y) {
+    int64_t off = 0;
+    for (int d = 0; d < m; ++d) {
+      const int64_t n = data[d];
+      double v = read(d * count + y);
+      if (!(v >= -static_cast<double>(n) && v <= static_cast<double>(n - 1))) {
+        return absl::OutOfRangeError(absl::StrCat(ctx.Where(), ": index ", FormatIndex(v),
+                                                  " is out of bounds for axis ", d, " with size ",
+                                                  n, " (indices column ", y, ")"));
+      }
+      if (v < 0) v += static_cast<double>(n);
+      off = off * n + static_cast<int64_t>(v);
+    }
+    (*offsets)[y] = off;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status GatherNdForward(const KernelContext& ctx) {
+  const Tensor& data = ctx.inputs[0];
+  const Tensor& out = ctx.outputs[0];
+  std::vector<int64_t> offsets;
+  int64_t slice = 0;
+  SYMX_RETURN_IF_ERROR(
+      GatherOffsets(ctx, data.shape(), ctx.inputs[1], out.size(), &offsets, &slice));
+  const size_t bytes = static_cast<size_t>(slice) * DTypeSize(data.dtype());
+  const char* x = static_cast<const char*>(data.raw_data());
+  char* y = static_cast<char*>(out.raw_data());
+  ParallelFor(ctx, static_cast<int64_t>(offsets.size()), static_cast<double>(slice),
+              [&](int64_t b, int64_t e) {
+                for (int64_t i = b; i < e; ++i) {
+                  std::memcpy(y + i * bytes, x + offsets[i] * bytes, bytes);
+                }
+              });
+  return absl::OkStatus();
+}
+
+template <typename T>
+void GatherNdBackwardT(const KernelContext& ctx, const std::vector<int64_t>& offsets,
+                       int64_t slice) {
+  const Tensor& grad = ctx.outputs[0];
+  T* gx = grad.data<T>();
+  const T* gy = ctx.inputs[0].data<T>();
+  std::fill(gx, gx + grad.size(), T(0));
+  for (size_t i = 0; i < offsets.size(); ++i) {
+    T* dst = gx + offsets[i] * slice;
+    const T* src = gy + static_cast<int64_t>(i) * slice;
+    for (int64_t r = 0; r < slice; ++r) dst[r] += src[r];
+  }
+}
+
+absl::Status GatherNdBackward(const KernelContext& ctx) {
+  const Tensor& og = ctx.inputs[0];
+  const Tensor& grad = ctx.outputs[0];
+  std::vector<int64_t> offsets;
+  int64_t slice = 0;
+  SYMX_RETURN_IF_ERROR(
+      GatherOffsets(ctx, grad.shape(), ctx.inputs[1], og.size(), &offsets, &slice));
+  if (og.dtype() != grad.dtype()) return UnsupportedDType(ctx, og.dtype());
+  SYMX_FLOAT16_SWITCH(ctx, grad.dtype(), T, GatherNdBackwardT<T>(ctx, offsets, slice));
+  return absl::OkStatus();
+}
+
+SYMX_REGISTER_KERNEL("one_hot", kCPU, OneHotForward);
+SYMX_REGISTER_KERNEL("pick", kCPU, PickForward);
+SYMX_REGISTER_KERNEL("_backward_pick", kCPU, PickBackward);
+SYMX_REGISTER_KERNEL("take", kCPU, TakeForward);
+SYMX_REGISTER_KERNEL("_backward_take", kCPU, TakeBackward);
+SYMX_REGISTER_KERNEL("gather_nd", kCPU, GatherNdForward);
+SYMX_REGISTER_KERNEL("_backward_gather_nd", kCPU, GatherNdBackward);
+
+}  // namespace
+}  // namespace cpu
+}  // namespace symx

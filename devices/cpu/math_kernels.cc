@@ -1,0 +1,355 @@
+// CPU kernels of the unary math ops in graph/ops/unary_math.cc (log2 ...
+// gammaln, the rounding ops, sign, smooth_l1) and their backward ops.
+//
+// float32, float64 and float16 (computed in float, rounded once at the
+// store). sign and the rounding ops also take uint8, int8, int32 and int64,
+// where rounding is the identity. Each kernel is a plain loop through
+// cpu::MapUnary / cpu::MapBinary (no new Eigen expressions); erfinv and
+// digamma (the derivative of gammaln) are computed in double here since the
+// C library has neither.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "absl/status/status.h"
+#include "devices/cpu/elemwise_kernels.h"
+#include "devices/cpu/kernel_util.h"
+#include "graph/error.h"
+#include "graph/ops/elemwise_scalar.h"
+
+namespace symx {
+namespace cpu {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+// ---------------------------------------------------------------------------
+// Special functions.
+
+// digamma(x) = d/dx log|gamma(x)|: reflection below 0, the recurrence
+// psi(x) = psi(x + 1) - 1/x up to x >= 10, then the asymptotic series.
+double Digamma(double x) {
+  if (std::isnan(x)) return x;
+  if (x <= 0 && std::floor(x) == x) return std::numeric_limits<double>::quiet_NaN();
+  if (x < 0) return Digamma(1 - x) - kPi / std::tan(kPi * x);
+  double result = 0;
+  while (x < 10) {
+    result -= 1 / x;
+    x += 1;
+  }
+  const double r = 1 / (x * x);
+  // Bernoulli terms B_2k / (2k x^2k), k = 1..7.
+  const double series =
+      r * (1.0 / 12 -
+           r * (1.0 / 120 -
+                r * (1.0 / 252 -
+                     r * (1.0 / 240 - r * (1.0 / 132 - r * (691.0 / 32760 - r * (1.0 / 12)))))));
+  return result + std::log(x) - 0.5 / x - series;
+}
+
+// Inverse error function: M. Giles' single-precision approximation
+// ("Approximating the erfinv function", 2010) refined by Newton steps on erf.
+double Erfinv(double y) {
+  if (std::isnan(y) || y < -1 || y > 1) return std::numeric_limits<double>::quiet_NaN();
+  if (y == 1) return std::numeric_limits<double>::infinity();
+  if (y == -1) return -std::numeric_limits<double>::infinity();
+  double w = -std::log((1 - y) * (1 + y));
+  double p;
+  if (w < 5) {
+    w -= 2.5;
+    p = 2.81022636e-08;
+    p = 3.43273939e-07 + p * w;
+    p = -3.5233877e-06 + p * w;
+    p = -4.39150654e-06 + p * w;
+    p = 0.00021858087 + p * w;
+    p = -0.00125372503 + p * w;
+    p = -0.00417768164 + p * w;
+    p = 0.246640727 + p * w;
+    p = 1.50140941 + p * w;
+  } else {
+    w = std::sqrt(w) - 3;
+    p = -0.000200214257;
+    p = 0.000100950558 + p * w;
+    p = 0.00134934322 + p * w;
+    p = -0.00367342844 + p * w;
+    p = 0.00573950773 + p * w;
+    p = -0.0076224613 + p * w;
+    p = 0.00943887047 + p * w;
+    p = 1.00167406 + p * w;
+    p = 2.83297682 + p * w;
+  }
+  double x = p * y;
+  const double k = 2 / std::sqrt(kPi);
+  for (int i = 0; i < 2; ++i) {
+    const double d = k * std::exp(-x * x);
+    if (d == 0) break;
+    x -= (std::erf(x) - y) / d;
+  }
+  return x;
+}
+
+// ---------------------------------------------------------------------------
+// Drivers.
+
+// out = f(in) for the float dtypes; f takes and returns the compute type.
+template <typename F>
+absl::Status FloatUnary(const KernelContext& ctx, double cost, F f) {
+  const Tensor& in = ctx.inputs[0];
+  const Tensor& out = ctx.outputs[0];
+  SYMX_FLOAT16_SWITCH(ctx, in.dtype(), T,
+                      { MapUnary(ctx, in.data<T>(), out.data<T>(), in.size(), cost, f); });
+  return absl::OkStatus();
+}
+
+// Backward ops: out = f(ograd, v), v the forward input or output.
+template <typename F>
+absl::Status FloatGrad(const KernelContext& ctx, double cost, F f) {
+  const Tensor& g = ctx.inputs[0];
+  const Tensor& v = ctx.inputs[1];
+  const Tensor& out = ctx.outputs[0];
+  SYMX_FLOAT16_SWITCH(ctx, g.dtype(), T, {
+    MapBinary(ctx, g.data<T>(), v.data<T>(), out.data<T>(), g.size(), cost, f);
+  });
+  return absl::OkStatus();
+}
+
+// sign and the rounding ops: `f` for floats, `fi` for the integer dtypes.
+template <typename F, typename FI>
+absl::Status IntOrFloatUnary(const KernelContext& ctx, F f, FI fi) {
+  const Tensor& in = ctx.inputs[0];
+  const Tensor& out = ctx.outputs[0];
+  const int64_t n = in.size();
+  switch (in.dtype()) {
+    SYMX_DTYPE_CASE_(kUint8, uint8_t, T, MapUnary(ctx, in.data<T>(), out.data<T>(), n, 1.0, fi))
+    SYMX_DTYPE_CASE_(kInt8, int8_t, T, MapUnary(ctx, in.data<T>(), out.data<T>(), n, 1.0, fi))
+    SYMX_DTYPE_CASE_(kInt32, int32_t, T, MapUnary(ctx, in.data<T>(), out.data<T>(), n, 1.0, fi))
+    SYMX_DTYPE_CASE_(kInt64, int64_t, T, MapUnary(ctx, in.data<T>(), out.data<T>(), n, 1.0, fi))
+    default:
+      return FloatUnary(ctx, 1.0, f);
+  }
+  return absl::OkStatus();
+}
+
+// A compute-type value from a double (special functions run in double).
+#define SYMX_VIA_DOUBLE(expr_of_d)           \
+  [](auto x) {                               \
+    using C = decltype(x);                   \
+    const double d = static_cast<double>(x); \
+    return static_cast<C>(expr_of_d);        \
+  }
+
+#define SYMX_MATH_KERNEL(op, cost, lambda) \
+  SYMX_REGISTER_KERNEL(                    \
+      op, kCPU,                            \
+      +[](const KernelContext& ctx) -> absl::Status { return FloatUnary(ctx, cost, lambda); })
+
+#define SYMX_MATH_GRAD_KERNEL(op, cost, lambda) \
+  SYMX_REGISTER_KERNEL(                         \
+      op, kCPU,                                 \
+      +[](const KernelContext& ctx) -> absl::Status { return FloatGrad(ctx, cost, lambda); })
+
+// ---------------------------------------------------------------------------
+// Forward.
+
+SYMX_MATH_KERNEL("log2", 10, [](auto x) { return std::log2(x); });
+SYMX_MATH_KERNEL("log10", 10, [](auto x) { return std::log10(x); });
+SYMX_MATH_KERNEL("log1p", 10, [](auto x) { return std::log1p(x); });
+SYMX_MATH_KERNEL("expm1", 10, [](auto x) { return std::expm1(x); });
+SYMX_MATH_KERNEL("sin", 10, [](auto x) { return std::sin(x); });
+SYMX_MATH_KERNEL("cos", 10, [](auto x) { return std::cos(x); });
+SYMX_MATH_KERNEL("tan", 10, [](auto x) { return std::tan(x); });
+SYMX_MATH_KERNEL("arcsin", 10, [](auto x) { return std::asin(x); });
+SYMX_MATH_KERNEL("arccos", 10, [](auto x) { return std::acos(x); });
+SYMX_MATH_KERNEL("arctan", 10, [](auto x) { return std::atan(x); });
+SYMX_MATH_KERNEL("sinh", 10, [](auto x) { return std::sinh(x); });
+SYMX_MATH_KERNEL("cosh", 10, [](auto x) { return std::cosh(x); });
+SYMX_MATH_KERNEL("arcsinh", 10, [](auto x) { return std::asinh(x); });
+SYMX_MATH_KERNEL("arccosh", 10, [](auto x) { return std::acosh(x); });
+SYMX_MATH_KERNEL("arctanh", 10, [](auto x) { return std::atanh(x); });
+SYMX_MATH_KERNEL("degrees", 1, [](auto x) {
+  using C = decltype(x);
+  return x * static_cast<C>(180.0 / kPi);
+});
+SYMX_MATH_KERNEL("radians", 1, [](auto x) {
+  using C = decltype(x);
+  return x * static_cast<C>(kPi / 180.0);
+});
+SYMX_MATH_KERNEL("reciprocal", 1, [](auto x) {
+  using C = decltype(x);
+  return C(1) / x;
+});
+SYMX_MATH_KERNEL("rsqrt", 5, [](auto x) {
+  using C = decltype(x);
+  return C(1) / std::sqrt(x);
+});
+SYMX_MATH_KERNEL("cbrt", 10, [](auto x) { return std::cbrt(x); });
+SYMX_MATH_KERNEL("rcbrt", 10, [](auto x) {
+  using C = decltype(x);
+  return C(1) / std::cbrt(x);
+});
+SYMX_MATH_KERNEL("erf", 10, [](auto x) { return std::erf(x); });
+SYMX_MATH_KERNEL("erfinv", 40, SYMX_VIA_DOUBLE(Erfinv(d)));
+SYMX_MATH_KERNEL("gamma", 20, [](auto x) { return std::tgamma(x); });
+SYMX_MATH_KERNEL("gammaln", 20, [](auto x) { return std::lgamma(x); });
+
+SYMX_REGISTER_KERNEL(
+    "smooth_l1", kCPU, +[](const KernelContext& ctx) -> absl::Status {
+      const double sigma = ctx.param<ScalarParam>().scalar;
+      const double s2 = sigma * sigma;
+      return FloatUnary(ctx, 2.0, [s2](auto x) {
+        using C = decltype(x);
+        const C a = std::fabs(x);
+        return a < static_cast<C>(1.0 / s2) ? static_cast<C>(0.5 * s2) * x * x
+                                            : a - static_cast<C>(0.5 / s2);
+      });
+    });
+
+// Rounding and sign; integers round to themselves.
+#define SYMX_ROUND_KERNEL(op, fn)                                         \
+  SYMX_REGISTER_KERNEL(                                                   \
+      op, kCPU, +[](const KernelContext& ctx) -> absl::Status {           \
+        return IntOrFloatUnary(                                           \
+            ctx, [](auto x) { return fn(x); }, [](auto x) { return x; }); \
+      })
+
+SYMX_ROUND_KERNEL("floor", std::floor);
+SYMX_ROUND_KERNEL("ceil", std::ceil);
+SYMX_ROUND_KERNEL("round", std::round);  // halves away from zero
+// MXNet 1.9.1's rint is not numpy's: a tie goes to the lower neighbour
+// (rint(0.5) = 0, rint(1.5) = 1, rint(-0.5) = -1), checked with MXNet.
+template <typename C>
+C RintTiesDown(C x) {
+  const C lo = std::floor(x);
+  const C hi = std::ceil(x);
+  return (x - lo) <= (hi - x) ? lo : hi;
+}
+SYMX_ROUND_KERNEL("rint", RintTiesDown);
+SYMX_ROUND_KERNEL("fix", std::trunc);
+SYMX_ROUND_KERNEL("trunc", std::trunc);
+
+// MXNet's sign: 1, -1, else 0 (NaN included).
+SYMX_REGISTER_KERNEL(
+    "sign", kCPU, +[](const KernelContext& ctx) -> absl::Status {
+      auto sign = [](auto x) {
+        using C = decltype(x);
+        if constexpr (std::is_unsigned_v<C>) {
+          return x > C(0) ? C(1) : C(0);
+        } else {
+          return x > C(0) ? C(1) : (x < C(0) ? static_cast<C>(-1) : C(0));
+        }
+      };
+      return IntOrFloatUnary(ctx, sign, sign);
+    });
+
+// ---------------------------------------------------------------------------
+// Backward: (ograd g, v) -> g * f'(x).
+
+SYMX_MATH_GRAD_KERNEL("_backward_log2", 2, [](auto g, auto x) {
+  using C = decltype(x);
+  return g / (x * static_cast<C>(std::log(2.0)));
+});
+SYMX_MATH_GRAD_KERNEL("_backward_log10", 2, [](auto g, auto x) {
+  using C = decltype(x);
+  return g / (x * static_cast<C>(std::log(10.0)));
+});
+SYMX_MATH_GRAD_KERNEL("_backward_log1p", 2, [](auto g, auto x) {
+  using C = decltype(x);
+  return g / (x + C(1));
+});
+// From the output y = e^x - 1.
+SYMX_MATH_GRAD_KERNEL("_backward_expm1", 2, [](auto g, auto y) {
+  using C = decltype(y);
+  return g * (y + C(1));
+});
+SYMX_MATH_GRAD_KERNEL("_backward_sin", 10, [](auto g, auto x) { return g * std::cos(x); });
+SYMX_MATH_GRAD_KERNEL("_backward_cos", 10, [](auto g, auto x) { return -g * std::sin(x); });
+// From the output y = tan x.
+SYMX_MATH_GRAD_KERNEL("_backward_tan", 2, [](auto g, auto y) {
+  using C = decltype(y);
+  return g * (C(1) + y * y);
+});
+SYMX_MATH_GRAD_KERNEL("_backward_arcsin", 5, [](auto g, auto x) {
+  using C = decltype(x);
+  return g / std::sqrt(C(1) - x * x);
+});
+SYMX_MATH_GRAD_KERNEL("_backward_arccos", 5, [](auto g, auto x) {
+  using C = decltype(x);
+  return -g / std::sqrt(C(1) - x * x);
+});
+SYMX_MATH_GRAD_KERNEL("_backward_arctan", 2, [](auto g, auto x) {
+  using C = decltype(x);
+  return g / (C(1) + x * x);
+});
+SYMX_MATH_GRAD_KERNEL("_backward_sinh", 10, [](auto g, auto x) { return g * std::cosh(x); });
+SYMX_MATH_GRAD_KERNEL("_backward_cosh", 10, [](auto g, auto x) { return g * std::sinh(x); });
+SYMX_MATH_GRAD_KERNEL("_backward_arcsinh", 5, [](auto g, auto x) {
+  using C = decltype(x);
+  return g / std::sqrt(x * x + C(1));
+});
+SYMX_MATH_GRAD_KERNEL("_backward_arccosh", 5, [](auto g, auto x) {
+  using C = decltype(x);
+  return g / std::sqrt(x * x - C(1));
+});
+SYMX_MATH_GRAD_KERNEL("_backward_arctanh", 2, [](auto g, auto x) {
+  using C = decltype(x);
+  return g / (C(1) - x * x);
+});
+SYMX_MATH_GRAD_KERNEL("_backward_degrees", 1, [](auto g, auto x) {
+  using C = decltype(x);
+  return g * static_cast<C>(180.0 / kPi);
+});
+SYMX_MATH_GRAD_KERNEL("_backward_radians", 1, [](auto g, auto x) {
+  using C = decltype(x);
+  return g * static_cast<C>(kPi / 180.0);
+});
+SYMX_MATH_GRAD_KERNEL("_backward_reciprocal", 2, [](auto g, auto x) { return -g / (x * x); });
+// d x^(-1/2) = -x^(-3/2) / 2.
+SYMX_MATH_GRAD_KERNEL("_backward_rsqrt", 5, [](auto g, auto x) {
+  using C = decltype(x);
+  return g * (static_cast<C>(-0.5) / (x * std::sqrt(x)));
+});
+// From the output y = cbrt x: 1 / (3 y^2).
+SYMX_MATH_GRAD_KERNEL("_backward_cbrt", 2, [](auto g, auto y) {
+  using C = decltype(y);
+  return g / (C(3) * y * y);
+});
+// d x^(-1/3) = -x^(-4/3) / 3 = -rcbrt(x) / (3 x).
+SYMX_MATH_GRAD_KERNEL("_backward_rcbrt", 10, [](auto g, auto x) {
+  using C = decltype(x);
+  return -g / (C(3) * x * std::cbrt(x));
+});
+SYMX_MATH_GRAD_KERNEL("_backward_erf", 10, [](auto g, auto x) {
+  using C = decltype(x);
+  return g * static_cast<C>(2.0 / std::sqrt(kPi)) * std::exp(-x * x);
+});
+// From the output y = erfinv x: sqrt(pi)/2 e^(y^2).
+SYMX_MATH_GRAD_KERNEL("_backward_erfinv", 10, [](auto g, auto y) {
+  using C = decltype(y);
+  return g * static_cast<C>(std::sqrt(kPi) / 2) * std::exp(y * y);
+});
+SYMX_MATH_GRAD_KERNEL("_backward_gamma", 40, [](auto g, auto x) {
+  using C = decltype(x);
+  const double d = static_cast<double>(x);
+  return g * static_cast<C>(std::tgamma(d) * Digamma(d));
+});
+SYMX_MATH_GRAD_KERNEL("_backward_gammaln", 30, [](auto g, auto x) {
+  using C = decltype(x);
+  return g * static_cast<C>(Digamma(static_cast<double>(x)));
+});
+
+// smooth_l1: sigma^2 x inside |x| < 1/sigma^2, sign(x) outside.
+SYMX_REGISTER_KERNEL(
+    "_backward_smooth_l1", kCPU, +[](const KernelContext& ctx) -> absl::Status {
+      const double sigma = ctx.param<ScalarParam>().scalar;
+      const double s2 = sigma * sigma;
+      return FloatGrad(ctx, 2.0, [s2](auto g, auto x) {
+        using C = decltype(x);
+        if (std::fabs(x) < static_cast<C>(1.0 / s2)) return g * static_cast<C>(s2) * x;
+        return x > C(0) ? g : (x < C(0) ? -g : C(0));
+      });
+    });
+
+}  // namespace
+}  // namespace cpu
+}  // namespace symx

@@ -1,0 +1,40 @@
+// Parameters of the indexing ops (one_hot, pick, take, gather_nd), shared by the
+// schemas (graph/ops/indexing.cc) and the CPU kernels.
+//
+// Index values follow MXNet 1.9.1: float indices are truncated toward zero;
+// out-of-range indices are clipped, wrapped (Python-style modulo) or rejected
+// according to each op's mode (see indexing.cc).
+#ifndef SYMX_GRAPH_OPS_INDEXING_H_
+#define SYMX_GRAPH_OPS_INDEXING_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "graph/dtype.h"
+#include "graph/param.h"
+
+namespace symx {
+
+enum class IndexMode { kClip, kWrap, kRaise };
+
+struct OneHotParam : OpParam {
+  int64_t depth = 0;
+  double on_value = 1.0;
+  double off_value = 0.0;
+  DType dtype = DType::kFloat32;
+};
+
+struct PickParam : OpParam {
+  std::optional<int64_t> axis = -1;  // None is rejected at shape inference, as in MXNet
+  bool keepdims = false;
+  IndexMode mode = IndexMode::kClip;
+};
+
+struct TakeParam : OpParam {
+  int64_t axis = 0;
+  IndexMode mode = IndexMode::kClip;
+};
+
+}  // namespace symx
+
+#endif  // SYMX_GRAPH_OPS_INDEXING_H_

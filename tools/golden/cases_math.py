@@ -1,0 +1,148 @@
+"""Golden cases for the comparison, logic and remaining unary math operators
+(graph/ops/compare.cc, graph/ops/unary_math.cc; see golden_lib.py for what a
+Case holds).
+
+Comparison and logic outputs keep the input dtype and hold 0/1; their
+gradient is zero. Inputs of the one-shape and broadcast comparisons are on
+two interleaved grids (no ties, so finite differences and MXNet agree on a
+zero gradient); forward-only cases with ties and integer dtypes check the
+values. Unary math inputs lie inside each op's domain and away from kinks.
+"""
+import numpy as np
+
+import mxnet as mx
+from golden_lib import Case, mxop
+
+V = mx.sym.Variable
+
+FAMILIES = ["equal", "not_equal", "greater", "greater_equal", "lesser", "lesser_equal",
+            "logical_and", "logical_or", "logical_xor"]
+
+
+def _grid(shape, which):
+    n = int(np.prod(shape))
+    k = np.arange(n)
+    return ((-0.95 if which == 0 else -0.85) + 0.2 * ((k * 7 + 3 * which) % 10)).reshape(shape)
+
+
+def _ties(shape, seed):
+    rng = np.random.RandomState(seed)
+    return rng.randint(-2, 3, size=shape).astype(np.float64)
+
+
+def _compare_cases():
+    a, b, d = V("a"), V("b"), V("data")
+    out = []
+    for f in FAMILIES:
+        s = (3, 4)
+        out.append(Case("cmp_%s" % f, mxop("_" + f)(a, b), {"a": s, "b": s},
+                        values={"a": _grid(s, 0), "b": _grid(s, 1)}))
+        out.append(Case("cmp_%s_ties" % f, mxop("_" + f)(a, b), {"a": s, "b": s},
+                        values={"a": _ties(s, 1), "b": _ties(s, 2)}, grad=False))
+        out.append(Case("cmp_%s_int32" % f, mxop("_" + f)(a, b), {"a": s, "b": s},
+                        values={"a": _ties(s, 3), "b": _ties(s, 4)},
+                        dtypes={"a": "int32", "b": "int32"}, grad=False))
+        # Broadcast: several shape pairs.
+        for i, (ls, rs) in enumerate([((2, 1, 3), (1, 4, 3)), ((2, 3), (3,)), ((4, 1), (1, 5)),
+                                      ((1,), (2, 3)), ((2, 3), (2, 3))]):
+            out.append(Case("cmp_broadcast_%s_%d" % (f, i), mxop("broadcast_" + f)(a, b),
+                            {"a": ls, "b": rs}, values={"a": _grid(ls, 0), "b": _grid(rs, 1)}))
+        out.append(Case("cmp_broadcast_%s_ties" % f, mxop("broadcast_" + f)(a, b),
+                        {"a": (2, 3, 4), "b": (3, 1)},
+                        values={"a": _ties((2, 3, 4), 5), "b": _ties((3, 1), 6)}, grad=False))
+        out.append(Case("cmp_broadcast_%s_uint8" % f, mxop("broadcast_" + f)(a, b),
+                        {"a": (2, 3), "b": (1, 3)},
+                        values={"a": np.abs(_ties((2, 3), 7)), "b": np.abs(_ties((1, 3), 8))},
+                        dtypes={"a": "uint8", "b": "uint8"}, grad=False))
+        # Scalar forms: default scalar (1), a fractional one, and integer truncation.
+        out.append(Case("cmp_%s_scalar_default" % f, mxop("_" + f + "_scalar")(d),
+                        {"data": (3, 4)}, values={"data": _ties((3, 4), 9)}, grad=False))
+        out.append(Case("cmp_%s_scalar" % f, mxop("_" + f + "_scalar")(d, scalar=0.5),
+                        {"data": (3, 4)}, values={"data": _grid((3, 4), 0)}))
+        out.append(Case("cmp_%s_scalar_int32" % f, mxop("_" + f + "_scalar")(d, scalar=1.5),
+                        {"data": (3, 4)}, values={"data": _ties((3, 4), 10)},
+                        dtypes={"data": "int32"}, grad=False,
+                        note="integer arrays compare with the scalar truncated (1.5 -> 1)"))
+        out.append(Case("cmp_%s_scalar_float16" % f, mxop("_" + f + "_scalar")(d, scalar=-1),
+                        {"data": (3, 4)}, values={"data": _ties((3, 4), 11)},
+                        dtypes={"data": "float16"}, grad=False))
+    # Python operators build these too.
+    out.append(Case("cmp_sym_gt_scalar", d > 0.3, {"data": (2, 5)},
+                    values={"data": _grid((2, 5), 0)}))
+    out.append(Case("cmp_sym_eq", a == b, {"a": (2, 3), "b": (2, 3)},
+                    values={"a": _ties((2, 3), 12), "b": _ties((2, 3), 13)}, grad=False))
+    out.append(Case("logical_not", mx.sym.logical_not(d), {"data": (3, 4)},
+                    values={"data": _ties((3, 4), 14)}, grad=False))
+    out.append(Case("logical_not_grad", mx.sym.logical_not(d), {"data": (3, 4)}))
+    out.append(Case("logical_not_int8", mx.sym.logical_not(d), {"data": (3, 4)},
+                    values={"data": _ties((3, 4), 15)}, dtypes={"data": "int8"}, grad=False))
+    return out
+
+
+# (op, input range) for the differentiable unary math ops.
+MATH = [
+    ("log2", (0.2, 3.0)), ("log10", (0.2, 3.0)), ("log1p", (-0.5, 2.0)), ("expm1", (-2.0, 2.0)),
+    ("sin", (-3.0, 3.0)), ("cos", (-3.0, 3.0)), ("tan", (-1.2, 1.2)), ("arcsin", (-0.9, 0.9)),
+    ("arccos", (-0.9, 0.9)), ("arctan", (-3.0, 3.0)), ("sinh", (-2.0, 2.0)),
+    ("cosh", (-2.0, 2.0)), ("arcsinh", (-3.0, 3.0)), ("arccosh", (1.2, 4.0)),
+    ("arctanh", (-0.8, 0.8)), ("degrees", (-3.0, 3.0)), ("radians", (-200.0, 200.0)),
+    ("reciprocal", (0.3, 2.0)), ("rsqrt", (0.2, 3.0)), ("cbrt", (-3.0, 3.0)),
+    ("rcbrt", (0.2, 3.0)), ("erf", (-2.0, 2.0)), ("erfinv", (-0.9, 0.9)), ("gamma", (0.3, 4.0)),
+    ("gammaln", (0.3, 5.0)),
+]
+
+
+def _math_cases():
+    d = V("data")
+    out = []
+    for op, (lo, hi) in MATH:
+        vals = np.linspace(lo, hi, 12)
+        if op == "cbrt":
+            vals = vals[np.abs(vals) > 0.2]
+            vals = np.concatenate([vals, [2.5] * (12 - len(vals))])
+        out.append(Case("math_" + op, getattr(mx.sym, op)(d), {"data": (3, 4)},
+                        values={"data": vals}))
+        # MXNet's digamma (gamma/gammaln gradients) is good to ~3e-7 relative.
+        rtol = 1e-5 if op in ("gamma", "gammaln") else 1e-6
+        out.append(Case("math_%s_float64" % op, getattr(mx.sym, op)(d), {"data": (2, 6)},
+                        values={"data": vals}, dtypes={"data": "float64"}, rtol=rtol, atol=1e-8,
+                        note="degrees/radians: MXNet scales by a float32 constant (5e-8 off)"
+                        if op in ("degrees", "radians") else ""))
+    out.append(Case("math_rcbrt_negative", mx.sym.rcbrt(d), {"data": (4,)},
+                    values={"data": np.array([-8.0, -0.5, -2.0, -3.3])}))
+    out.append(Case("math_gamma_negative", mx.sym.gamma(d), {"data": (2, 3)},
+                    values={"data": np.array([-0.5, -0.2, -1.5, -2.3, -0.8, -2.7])}))
+    out.append(Case("math_gammaln_negative", mx.sym.gammaln(d), {"data": (2, 3)},
+                    values={"data": np.array([-0.5, -0.2, -1.5, -2.3, -0.8, -2.7])}))
+    out.append(Case("math_erfinv_tails", mx.sym.erfinv(d), {"data": (4,)},
+                    values={"data": np.array([-0.999, -0.99, 0.99, 0.999])},
+                    dtypes={"data": "float64"}, rtol=1e-5, atol=1e-6))
+    # Rounding and sign: zero gradient; halves show round (away from zero) vs rint
+    # (MXNet 1.9.1: ties go down, rint(0.5) = 0, rint(-0.5) = -1).
+    halves = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, -3.5, 0.0, 4.5, -0.75, 1.25])
+    for op in ["floor", "ceil", "round", "rint", "fix", "trunc", "sign"]:
+        out.append(Case("round_%s_halves" % op, getattr(mx.sym, op)(d), {"data": (3, 4)},
+                        values={"data": halves}, grad=False))
+        out.append(Case("round_%s" % op, getattr(mx.sym, op)(d), {"data": (3, 4)},
+                        values={"data": np.linspace(-2.9, 2.9, 12) + 0.013}))
+        out.append(Case("round_%s_int32" % op, getattr(mx.sym, op)(d), {"data": (2, 3)},
+                        values={"data": np.array([-7, -1, 0, 1, 2, 100])},
+                        dtypes={"data": "int32"}, grad=False))
+    out.append(Case("round_sign_uint8", mx.sym.sign(d), {"data": (4,)},
+                    values={"data": np.array([0, 1, 2, 200])}, dtypes={"data": "uint8"},
+                    grad=False))
+    # smooth_l1: default sigma 1 and others; values avoid the kink at 1/sigma^2.
+    x = np.linspace(-3.0, 3.0, 12) + 0.011
+    out.append(Case("smooth_l1_default", mx.sym.smooth_l1(d), {"data": (3, 4)},
+                    values={"data": x}))
+    for sigma in [1.0, 2.0, 0.5, 3.0]:
+        out.append(Case("smooth_l1_sigma%g" % sigma, mx.sym.smooth_l1(d, scalar=sigma),
+                        {"data": (3, 4)}, values={"data": x}))
+    out.append(Case("smooth_l1_boundary", mx.sym.smooth_l1(d, scalar=2.0), {"data": (8,)},
+                    values={"data": np.array([-2.0, -0.3, -0.2, 0.0, 0.1, 0.25, 0.3, 2.0])},
+                    grad=False, note="|x| = 1/sigma^2 belongs to the linear part"))
+    return out
+
+
+def cases():
+    return _compare_cases() + _math_cases()
