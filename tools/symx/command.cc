@@ -19,17 +19,25 @@ std::string Job::Tag() const { return size() > 1 ? absl::StrCat("rank ", rank(),
 int RunCommand(const std::string& command, std::ostream& err, const std::function<void()>& body,
                const Job& job) {
   const std::string prefix = absl::StrCat("symx ", command, ": ", job.Tag());
+  // One write per line: std::cerr is unbuffered, and under mpirun the
+  // launcher's abort banner can land between the pieces of a line written
+  // piecewise (seen: "symx train: rank 0: ----" with the cause lines later).
+  auto line = [&](const char* what) {
+    const std::string text = absl::StrCat(prefix, OneLine(what), "\n");
+    err.write(text.data(), static_cast<std::streamsize>(text.size()));
+    err.flush();
+  };
   try {
     body();
   } catch (const UsageError& e) {
-    err << prefix << OneLine(e.what()) << "\n";
+    line(e.what());
     if (!e.usage().empty() && job.root()) err << e.usage();
     return 2;
   } catch (const Error& e) {
-    err << prefix << OneLine(e.what()) << "\n";
+    line(e.what());
     return e.code() == absl::StatusCode::kUnimplemented ? 3 : 1;
   } catch (const std::exception& e) {
-    err << prefix << OneLine(e.what()) << "\n";
+    line(e.what());
     return 1;
   }
   return 0;
