@@ -61,6 +61,18 @@ inline bfloat16_t FromDouble(double v) {
     break;                                    \
   }
 
+// float32, float64 and float16 with float16 as its storage type (`float16_t`,
+// read and written through ToDouble/FromDouble); any other dtype returns
+// UnsupportedDType(ctx, dtype) (devices/kernel.h) from the enclosing kernel.
+#define SYMX_FLOAT_STORAGE_SWITCH(ctx, dtype, T, ...)             \
+  switch (dtype) {                                                \
+    SYMX_DTYPE_CASE_(kFloat32, float, T, __VA_ARGS__)             \
+    SYMX_DTYPE_CASE_(kFloat64, double, T, __VA_ARGS__)            \
+    SYMX_DTYPE_CASE_(kFloat16, ::symx::float16_t, T, __VA_ARGS__) \
+    default:                                                      \
+      return ::symx::UnsupportedDType(ctx, dtype);                \
+  }
+
 // Every storage dtype; `unknown` runs for DType::kUnknown.
 #define SYMX_DTYPE_SWITCH_ALL(dtype, T, ...)                        \
   switch (dtype) {                                                  \

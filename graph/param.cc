@@ -179,6 +179,18 @@ std::optional<std::vector<int64_t>> ParamReader::OptionalTuple(absl::string_view
   return *t;
 }
 
+std::vector<double> ParamReader::FloatTuple(absl::string_view key,
+                                            const std::vector<double>& def) {
+  const std::string* v = Lookup(key, false);
+  if (!v) return def;
+  absl::StatusOr<std::vector<double>> t = ParseFloatTuple(*v);
+  if (!t.ok()) {
+    Bad(key, *v, "a tuple of floats such as (0.5, 1)");
+    return def;
+  }
+  return *t;
+}
+
 DType ParamReader::Dtype(absl::string_view key) {
   const std::string* v = Lookup(key, true);
   if (!v) return DType::kUnknown;

@@ -59,6 +59,8 @@ class ParamReader {
   std::vector<int64_t> Tuple(absl::string_view key, const std::vector<int64_t>& def);
   // "None" or absent -> nullopt.
   std::optional<std::vector<int64_t>> OptionalTuple(absl::string_view key);
+  // "(0.5, 1)", "[2]", "0.5", "()". Absent -> def.
+  std::vector<double> FloatTuple(absl::string_view key, const std::vector<double>& def);
   DType Dtype(absl::string_view key);
   std::optional<DType> OptionalDtype(absl::string_view key);
 

@@ -52,7 +52,12 @@ std::string Shape::ToTupleString() const {
   return absl::StrCat("(", absl::StrJoin(legacy, ", "), ")");
 }
 
-absl::StatusOr<std::vector<int64_t>> ParseIntTuple(absl::string_view text) {
+namespace {
+
+// "(a, b)", "[a,b]", "a", "()", "(a,)": the elements parsed by `parse`
+// (false = not a `what`).
+template <typename V, typename Parse>
+absl::StatusOr<std::vector<V>> ParseTuple(absl::string_view text, const char* what, Parse parse) {
   absl::string_view body = absl::StripAsciiWhitespace(text);
   if (!body.empty() && (body.front() == '(' || body.front() == '[')) {
     char close = body.front() == '(' ? ')' : ']';
@@ -62,7 +67,7 @@ absl::StatusOr<std::vector<int64_t>> ParseIntTuple(absl::string_view text) {
     }
     body = body.substr(1, body.size() - 2);
   }
-  std::vector<int64_t> out;
+  std::vector<V> out;
   body = absl::StripAsciiWhitespace(body);
   if (body.empty()) return out;
   std::vector<absl::string_view> parts = absl::StrSplit(body, ',');
@@ -70,16 +75,29 @@ absl::StatusOr<std::vector<int64_t>> ParseIntTuple(absl::string_view text) {
     absl::string_view p = absl::StripAsciiWhitespace(parts[i]);
     // A trailing comma ("(2,)") is Python's one-element tuple.
     if (p.empty() && i + 1 == parts.size() && i > 0) break;
-    // Python may write 64-bit ints with an "L" suffix ("(2L, 3L)").
-    if (!p.empty() && (p.back() == 'L' || p.back() == 'l')) p.remove_suffix(1);
-    int64_t v = 0;
-    if (!absl::SimpleAtoi(p, &v)) {
+    V v{};
+    if (!parse(p, &v)) {
       return absl::InvalidArgumentError(
-          absl::StrCat("malformed tuple \"", text, "\": \"", p, "\" is not an integer"));
+          absl::StrCat("malformed tuple \"", text, "\": \"", p, "\" is not ", what));
     }
     out.push_back(v);
   }
   return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<int64_t>> ParseIntTuple(absl::string_view text) {
+  return ParseTuple<int64_t>(text, "an integer", [](absl::string_view p, int64_t* v) {
+    // Python 2 wrote 64-bit ints with an "L" suffix ("(2L, 3L)").
+    if (!p.empty() && (p.back() == 'L' || p.back() == 'l')) p.remove_suffix(1);
+    return absl::SimpleAtoi(p, v);
+  });
+}
+
+absl::StatusOr<std::vector<double>> ParseFloatTuple(absl::string_view text) {
+  return ParseTuple<double>(text, "a number",
+                            [](absl::string_view p, double* v) { return absl::SimpleAtod(p, v); });
 }
 
 bool MergeShape(Shape* dst, const Shape& src) {

@@ -64,6 +64,9 @@ inline std::ostream& operator<<(std::ostream& os, const Shape& s) { return os <<
 // Parses "(2, 3)", "(2,)", "[2,3]", "2,3", "2", "()" into integers (no unknown
 // handling; callers decide what 0 or -1 mean). Errors name the text.
 absl::StatusOr<std::vector<int64_t>> ParseIntTuple(absl::string_view text);
+// The same for a tuple of floats ("(0.5, 1)", "[2]", "0.5", "()"), as MXNet's
+// tuple-of-float attributes (anchor sizes, ratios, variances).
+absl::StatusOr<std::vector<double>> ParseFloatTuple(absl::string_view text);
 
 // Merges `src` into `*dst`: what is unknown in dst is taken from src; what both
 // know must agree. Returns false on a conflict (dst is then unspecified).

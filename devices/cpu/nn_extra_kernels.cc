@@ -40,16 +40,6 @@ namespace symx {
 namespace cpu {
 namespace {
 
-// float32, float64 and float16 (as float16_t storage, computed in double).
-#define NNX_FLOAT_SWITCH(ctx, dtype, T, ...)                      \
-  switch (dtype) {                                                \
-    SYMX_DTYPE_CASE_(kFloat32, float, T, __VA_ARGS__)             \
-    SYMX_DTYPE_CASE_(kFloat64, double, T, __VA_ARGS__)            \
-    SYMX_DTYPE_CASE_(kFloat16, ::symx::float16_t, T, __VA_ARGS__) \
-    default:                                                      \
-      return ::symx::UnsupportedDType(ctx, dtype);                \
-  }
-
 template <typename T>
 inline double Ld(const T* p, int64_t i) {
   return ToDouble(p[i]);
@@ -158,7 +148,7 @@ absl::Status SoftmaxActivationForward(const KernelContext& ctx) {
   SYMX_ASSIGN_OR_RETURN(Layout l, SoftmaxActivationLayout(ctx, x.shape()));
   SYMX_RETURN_IF_ERROR(CheckSize(ctx, y, x.size(), "output"));
   if (y.dtype() != x.dtype()) return UnsupportedDType(ctx, y.dtype());
-  NNX_FLOAT_SWITCH(ctx, x.dtype(), T, SoftmaxFwd<T, T>(ctx, l, x.data<T>(), y.data<T>(), 1.0));
+  SYMX_FLOAT_STORAGE_SWITCH(ctx, x.dtype(), T, SoftmaxFwd<T, T>(ctx, l, x.data<T>(), y.data<T>(), 1.0));
   return absl::OkStatus();
 }
 
@@ -170,7 +160,7 @@ absl::Status SoftmaxActivationBackward(const KernelContext& ctx) {
   SYMX_RETURN_IF_ERROR(CheckSize(ctx, g, gx.size(), "ograd"));
   SYMX_RETURN_IF_ERROR(CheckSize(ctx, y, gx.size(), "output"));
   if (g.dtype() != gx.dtype() || y.dtype() != gx.dtype()) return UnsupportedDType(ctx, g.dtype());
-  NNX_FLOAT_SWITCH(ctx, gx.dtype(), T,
+  SYMX_FLOAT_STORAGE_SWITCH(ctx, gx.dtype(), T,
                    SoftmaxBwd<T, T>(ctx, l, g.data<T>(), y.data<T>(), gx.data<T>(), 1.0));
   return absl::OkStatus();
 }
@@ -179,10 +169,10 @@ absl::Status SoftmaxActivationBackward(const KernelContext& ctx) {
 template <typename Fn>
 absl::Status FloatPair(const KernelContext& ctx, DType a, DType b, Fn&& fn) {
   auto second = [&](auto ta) -> absl::Status {
-    NNX_FLOAT_SWITCH(ctx, b, TO, fn(ta, TO{}));
+    SYMX_FLOAT_STORAGE_SWITCH(ctx, b, TO, fn(ta, TO{}));
     return absl::OkStatus();
   };
-  NNX_FLOAT_SWITCH(ctx, a, TI, return second(TI{}));
+  SYMX_FLOAT_STORAGE_SWITCH(ctx, a, TI, return second(TI{}));
   return absl::OkStatus();
 }
 
@@ -295,7 +285,7 @@ absl::Status L2NormalizationForward(const KernelContext& ctx) {
     if (t.dtype() != x.dtype()) return UnsupportedDType(ctx, t.dtype());
   }
   const double eps = ctx.param<L2NormalizationParam>().eps;
-  NNX_FLOAT_SWITCH(
+  SYMX_FLOAT_STORAGE_SWITCH(
       ctx, x.dtype(), T,
       L2Fwd<T>(ctx, l, x.data<T>(), ctx.outputs[0].data<T>(), ctx.outputs[1].data<T>(), eps));
   return absl::OkStatus();
@@ -310,7 +300,7 @@ absl::Status L2NormalizationBackward(const KernelContext& ctx) {
   for (const Tensor& t : ctx.inputs) {
     if (t.dtype() != gx.dtype()) return UnsupportedDType(ctx, t.dtype());
   }
-  NNX_FLOAT_SWITCH(ctx, gx.dtype(), T,
+  SYMX_FLOAT_STORAGE_SWITCH(ctx, gx.dtype(), T,
                    L2Bwd<T>(ctx, l, ctx.inputs[0].data<T>(), ctx.inputs[1].data<T>(),
                             ctx.inputs[2].data<T>(), gx.data<T>()));
   return absl::OkStatus();
@@ -384,7 +374,7 @@ absl::Status LRNForward(const KernelContext& ctx) {
     if (t.dtype() != x.dtype()) return UnsupportedDType(ctx, t.dtype());
   }
   const auto& p = ctx.param<LRNParam>();
-  NNX_FLOAT_SWITCH(
+  SYMX_FLOAT_STORAGE_SWITCH(
       ctx, x.dtype(), T,
       LrnFwd<T>(ctx, v, p, x.data<T>(), ctx.outputs[0].data<T>(), ctx.outputs[1].data<T>()));
   return absl::OkStatus();
@@ -398,7 +388,7 @@ absl::Status LRNBackward(const KernelContext& ctx) {
     if (t.dtype() != gx.dtype()) return UnsupportedDType(ctx, t.dtype());
   }
   const auto& p = ctx.param<LRNParam>();
-  NNX_FLOAT_SWITCH(ctx, gx.dtype(), T,
+  SYMX_FLOAT_STORAGE_SWITCH(ctx, gx.dtype(), T,
                    LrnBwd<T>(ctx, v, p, ctx.inputs[0].data<T>(), ctx.inputs[1].data<T>(),
                              ctx.inputs[2].data<T>(), gx.data<T>()));
   return absl::OkStatus();
@@ -535,7 +525,7 @@ absl::Status GroupedNormForward(const KernelContext& ctx) {
     if (t.dtype() != x.dtype()) return UnsupportedDType(ctx, t.dtype());
   }
   const double eps = EpsOf(ctx, kInstance);
-  NNX_FLOAT_SWITCH(ctx, x.dtype(), T,
+  SYMX_FLOAT_STORAGE_SWITCH(ctx, x.dtype(), T,
                    GroupNormFwd<T>(ctx, v, eps, !kInstance, x.data<T>(), ctx.inputs[1].data<T>(),
                                    ctx.inputs[2].data<T>(), ctx.outputs[0].data<T>(),
                                    ctx.outputs[1].data<T>(), ctx.outputs[2].data<T>()));
@@ -561,7 +551,7 @@ absl::Status GroupedNormBackward(const KernelContext& ctx) {
     if (t.dtype() != x.dtype()) return UnsupportedDType(ctx, t.dtype());
   }
   const double eps = EpsOf(ctx, kInstance);
-  NNX_FLOAT_SWITCH(
+  SYMX_FLOAT_STORAGE_SWITCH(
       ctx, x.dtype(), T,
       GroupNormBwd<T>(ctx, v, eps, !kInstance, ctx.inputs[0].data<T>(), x.data<T>(),
                       ctx.inputs[2].data<T>(), ctx.inputs[3].data<T>(), ctx.inputs[4].data<T>(),
@@ -678,7 +668,7 @@ absl::Status AdaptiveAvgPoolForward(const KernelContext& ctx) {
   const Tensor& x = ctx.inputs[0];
   const Tensor& y = ctx.outputs[0];
   SYMX_RETURN_IF_ERROR(CheckPlanes(ctx, x, y));
-  NNX_FLOAT_SWITCH(ctx, x.dtype(), T,
+  SYMX_FLOAT_STORAGE_SWITCH(ctx, x.dtype(), T,
                    AdaptivePool<T>(ctx, x.shape(), y.shape(), x.data<T>(), y.data<T>(), true));
   return absl::OkStatus();
 }
@@ -687,7 +677,7 @@ absl::Status AdaptiveAvgPoolBackward(const KernelContext& ctx) {
   const Tensor& g = ctx.inputs[0];
   const Tensor& gx = ctx.outputs[0];
   SYMX_RETURN_IF_ERROR(CheckPlanes(ctx, gx, g));
-  NNX_FLOAT_SWITCH(ctx, gx.dtype(), T,
+  SYMX_FLOAT_STORAGE_SWITCH(ctx, gx.dtype(), T,
                    AdaptivePool<T>(ctx, gx.shape(), g.shape(), gx.data<T>(), g.data<T>(), false));
   return absl::OkStatus();
 }
@@ -757,7 +747,7 @@ absl::Status BilinearForward(const KernelContext& ctx) {
   const Tensor& y = ctx.outputs[0];
   SYMX_RETURN_IF_ERROR(CheckPlanes(ctx, x, y));
   const bool align = ctx.param<BilinearResize2DParam>().align_corners;
-  NNX_FLOAT_SWITCH(ctx, x.dtype(), T,
+  SYMX_FLOAT_STORAGE_SWITCH(ctx, x.dtype(), T,
                    Bilinear<T>(ctx, x.shape(), y.shape(), x.data<T>(), y.data<T>(), true, align));
   return absl::OkStatus();
 }
@@ -768,7 +758,7 @@ absl::Status BilinearBackward(const KernelContext& ctx) {
   SYMX_RETURN_IF_ERROR(CheckPlanes(ctx, gx, g));
   const bool align = ctx.param<BilinearResize2DParam>().align_corners;
   if (gx.shape()[2] == 0 || gx.shape()[3] == 0) return absl::OkStatus();
-  NNX_FLOAT_SWITCH(
+  SYMX_FLOAT_STORAGE_SWITCH(
       ctx, gx.dtype(), T,
       Bilinear<T>(ctx, gx.shape(), g.shape(), gx.data<T>(), g.data<T>(), false, align));
   return absl::OkStatus();
@@ -792,8 +782,6 @@ SYMX_REGISTER_KERNEL("_contrib_AdaptiveAvgPooling2D", kCPU, AdaptiveAvgPoolForwa
 SYMX_REGISTER_KERNEL("_backward_contrib_AdaptiveAvgPooling2D", kCPU, AdaptiveAvgPoolBackward);
 SYMX_REGISTER_KERNEL("_contrib_BilinearResize2D", kCPU, BilinearForward);
 SYMX_REGISTER_KERNEL("_backward_contrib_BilinearResize2D", kCPU, BilinearBackward);
-
-#undef NNX_FLOAT_SWITCH
 
 }  // namespace
 }  // namespace cpu

@@ -387,15 +387,6 @@ void CumsumBackwardT(const KernelContext& ctx, const AxisLayout& l, const Tensor
   });
 }
 
-#define SYMX_GRAD_SWITCH(ctx, dtype, T, ...)                      \
-  switch (dtype) {                                                \
-    SYMX_DTYPE_CASE_(kFloat32, float, T, __VA_ARGS__)             \
-    SYMX_DTYPE_CASE_(kFloat64, double, T, __VA_ARGS__)            \
-    SYMX_DTYPE_CASE_(kFloat16, ::symx::float16_t, T, __VA_ARGS__) \
-    default:                                                      \
-      return ::symx::UnsupportedDType(ctx, dtype);                \
-  }
-
 absl::Status CumsumBackward(const KernelContext& ctx) {
   const auto& p = ctx.param<CumsumParam>();
   const Tensor& og = ctx.inputs[0];
@@ -405,8 +396,8 @@ absl::Status CumsumBackward(const KernelContext& ctx) {
                                      grad.DebugString()));
   }
   const AxisLayout l = MakeAxisLayout(grad.shape(), NormalizedAxis(p.axis, grad.shape().ndim()));
-  SYMX_GRAD_SWITCH(ctx, grad.dtype(), G, {
-    SYMX_GRAD_SWITCH(ctx, og.dtype(), O, (CumsumBackwardT<G, O>(ctx, l, og, grad)));
+  SYMX_FLOAT_STORAGE_SWITCH(ctx, grad.dtype(), G, {
+    SYMX_FLOAT_STORAGE_SWITCH(ctx, og.dtype(), O, (CumsumBackwardT<G, O>(ctx, l, og, grad)));
   });
   return absl::OkStatus();
 }

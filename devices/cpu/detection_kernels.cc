@@ -1,0 +1,539 @@
+// CPU kernels for MXNet 1.9.1's SSD-style detection ops (schemas and the facts
+// they follow in graph/ops/detection.cc): _contrib_MultiBoxPrior,
+// _contrib_MultiBoxDetection, _contrib_MultiBoxTarget, _contrib_box_nms with
+// _backward_contrib_box_nms, and _contrib_box_iou.
+//
+// Plain loops. Box arithmetic runs in the compute type C: float for float32 and
+// float16 (as MXNet's float32 kernels, so IoU ties with the thresholds fall the
+// same way), double for float64. MultiBoxPrior computes in float, as MXNet.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "devices/cpu/kernel_util.h"
+#include "devices/dtype_switch.h"
+#include "graph/error.h"
+#include "graph/ops/detection.h"
+
+namespace symx {
+namespace cpu {
+namespace {
+
+template <typename T>
+struct Compute {
+  using type = float;
+};
+template <>
+struct Compute<double> {
+  using type = double;
+};
+
+template <typename C, typename T>
+inline C Ld(const T* p, int64_t i) {
+  return static_cast<C>(ToDouble(p[i]));
+}
+template <typename T, typename C>
+inline void St(T* p, int64_t i, C v) {
+  p[i] = FromDouble<T>(static_cast<double>(v));
+}
+
+absl::Status Fail(const KernelContext& ctx, const std::string& what) {
+  return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", what));
+}
+
+// ------------------------------------------------------------------ boxes
+
+template <typename C>
+struct Box {
+  C x1, y1, x2, y2;
+};
+
+// A box from 4 coordinates in corner (x1, y1, x2, y2) or center (x, y, w, h) form.
+template <typename C>
+inline Box<C> ToCorner(C a, C b, C c, C d, bool center) {
+  if (!center) return {a, b, c, d};
+  return {a - c / 2, b - d / 2, a + c / 2, b + d / 2};
+}
+
+template <typename C>
+inline C Area(const Box<C>& b) {
+  const C w = b.x2 - b.x1, h = b.y2 - b.y1;
+  return (w < 0 || h < 0) ? C(0) : w * h;
+}
+
+template <typename C>
+inline C Iou(const Box<C>& a, const Box<C>& b) {
+  const C w = std::max(C(0), std::min(a.x2, b.x2) - std::max(a.x1, b.x1));
+  const C h = std::max(C(0), std::min(a.y2, b.y2) - std::max(a.y1, b.y1));
+  const C inter = w * h;
+  const C uni = Area(a) + Area(b) - inter;
+  return uni <= 0 ? C(0) : inter / uni;
+}
+
+// ------------------------------------------------------------------ MultiBoxPrior
+
+absl::Status MultiBoxPriorForward(const KernelContext& ctx) {
+  const auto& p = ctx.param<MultiBoxPriorParam>();
+  const Tensor& out = ctx.outputs[0];
+  if (out.dtype() != DType::kFloat32) return UnsupportedDType(ctx, out.dtype());
+  const Shape& d = ctx.inputs[0].shape();
+  const int64_t in_h = d[2], in_w = d[3];
+  const int64_t a = p.num_anchors();
+  if (out.size() != in_h * in_w * a * 4) {
+    return Fail(ctx, absl::StrCat("output ", out.DebugString(), " should have ",
+                                  in_h * in_w * a * 4, " elements"));
+  }
+  if (out.size() == 0) return absl::OkStatus();
+  const float step_y = p.step_y > 0 ? static_cast<float>(p.step_y) : 1.0f / in_h;
+  const float step_x = p.step_x > 0 ? static_cast<float>(p.step_x) : 1.0f / in_w;
+  const float off_y = static_cast<float>(p.offset_y), off_x = static_cast<float>(p.offset_x);
+  const float aspect = static_cast<float>(in_h) / static_cast<float>(in_w);
+  float* o = out.data<float>();
+  auto put = [&](int64_t k, float cx, float cy, float hw, float hh) {
+    float v[4] = {cx - hw, cy - hh, cx + hw, cy + hh};
+    for (int j = 0; j < 4; ++j) {
+      o[k * 4 + j] = p.clip ? std::min(1.0f, std::max(0.0f, v[j])) : v[j];
+    }
+  };
+  int64_t k = 0;
+  for (int64_t r = 0; r < in_h; ++r) {
+    const float cy = (static_cast<float>(r) + off_y) * step_y;
+    for (int64_t c = 0; c < in_w; ++c) {
+      const float cx = (static_cast<float>(c) + off_x) * step_x;
+      const float r0 = std::sqrt(static_cast<float>(p.ratios[0]));
+      for (double s : p.sizes) {
+        const float fs = static_cast<float>(s);
+        put(k++, cx, cy, fs * aspect * r0 / 2, fs / r0 / 2);
+      }
+      const float s0 = static_cast<float>(p.sizes[0]);
+      for (size_t j = 1; j < p.ratios.size(); ++j) {
+        const float rq = std::sqrt(static_cast<float>(p.ratios[j]));
+        put(k++, cx, cy, s0 * aspect * rq / 2, s0 / rq / 2);
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// ------------------------------------------------------------------ MultiBoxDetection
+
+size_t MultiBoxDetectionWorkspace(const NodeAttrs&, const std::vector<Shape>& in,
+                                  const std::vector<Shape>&, DType) {
+  const int64_t a = in[0].ndim() == 3 ? std::max<int64_t>(in[0][2], 0) : 0;
+  // One batch at a time: a copy of its rows (6 doubles each) and the score order.
+  return static_cast<size_t>(a) * (6 * 8 + 8) + 64;
+}
+
+template <typename T>
+absl::Status MultiBoxDetectionForwardT(const KernelContext& ctx) {
+  using C = typename Compute<T>::type;
+  const auto& p = ctx.param<MultiBoxDetectionParam>();
+  const Tensor& cls = ctx.inputs[0];
+  const Tensor& loc = ctx.inputs[1];
+  const Tensor& anc = ctx.inputs[2];
+  const int64_t n = cls.shape()[0], nc = cls.shape()[1], na = cls.shape()[2];
+  if (loc.size() != n * na * 4 || anc.size() < na * 4 || ctx.outputs[0].size() != n * na * 6) {
+    return Fail(ctx, "inputs do not match cls_prob's batch and anchor counts");
+  }
+  if (ctx.inputs[1].dtype() != cls.dtype() || anc.dtype() != cls.dtype()) {
+    return Fail(ctx, "cls_prob, loc_pred and anchor must have one dtype");
+  }
+  const T* pc = cls.data<T>();
+  const T* pl = loc.data<T>();
+  const T* pa = anc.data<T>();
+  T* out = ctx.outputs[0].data<T>();
+  double* tmp = reinterpret_cast<double*>(ctx.workspace.raw_data());
+  int64_t* order = reinterpret_cast<int64_t*>(tmp + na * 6);
+  const C v0 = static_cast<C>(p.variances[0]), v1 = static_cast<C>(p.variances[1]);
+  const C v2 = static_cast<C>(p.variances[2]), v3 = static_cast<C>(p.variances[3]);
+  auto clip = [&](C v) { return p.clip ? std::max(C(0), std::min(C(1), v)) : v; };
+  for (int64_t b = 0; b < n; ++b) {
+    T* o = out + b * na * 6;
+    for (int64_t i = 0; i < na * 6; ++i) St(o, i, C(-1));
+    int64_t valid = 0;
+    for (int64_t i = 0; i < na; ++i) {
+      C score = -1;
+      int64_t id = 0;
+      for (int64_t j = 1; j < nc; ++j) {
+        const C v = Ld<C>(pc, (b * nc + j) * na + i);
+        if (v > score) score = v, id = j;
+      }
+      if (id > 0 && score < static_cast<C>(p.threshold)) id = 0;
+      if (id == 0) continue;
+      const T* an = pa + i * 4;
+      const T* lp = pl + (b * na + i) * 4;
+      const C al = Ld<C>(an, 0), at = Ld<C>(an, 1), ar = Ld<C>(an, 2), ab = Ld<C>(an, 3);
+      const C aw = ar - al, ah = ab - at, ax = (al + ar) / 2, ay = (at + ab) / 2;
+      const C ox = Ld<C>(lp, 0) * v0 * aw + ax, oy = Ld<C>(lp, 1) * v1 * ah + ay;
+      const C ow = std::exp(Ld<C>(lp, 2) * v2) * aw / 2, oh = std::exp(Ld<C>(lp, 3) * v3) * ah / 2;
+      T* row = o + valid * 6;
+      St(row, 0, static_cast<C>(id - 1));
+      St(row, 1, score);
+      St(row, 2, clip(ox - ow));
+      St(row, 3, clip(oy - oh));
+      St(row, 4, clip(ox + ow));
+      St(row, 5, clip(oy + oh));
+      ++valid;
+    }
+    if (valid < 1 || p.nms_threshold <= 0 || p.nms_threshold > 1) continue;
+    for (int64_t i = 0; i < valid * 6; ++i) tmp[i] = ToDouble(o[i]);
+    for (int64_t i = 0; i < valid; ++i) order[i] = i;
+    std::stable_sort(order, order + valid,
+                     [&](int64_t x, int64_t y) { return tmp[x * 6 + 1] > tmp[y * 6 + 1]; });
+    int64_t keep = valid;
+    if (p.nms_topk > 0 && p.nms_topk < keep) keep = p.nms_topk;
+    for (int64_t i = 0; i < keep; ++i) {
+      for (int j = 0; j < 6; ++j) o[i * 6 + j] = FromDouble<T>(tmp[order[i] * 6 + j]);
+    }
+    // Rows keep..valid-1 keep their anchor-order contents, marked invalid.
+    for (int64_t i = keep; i < valid; ++i) St(o, i * 6, C(-1));
+    const C thresh = static_cast<C>(p.nms_threshold);
+    for (int64_t i = 0; i < keep; ++i) {
+      if (Ld<C>(o, i * 6) < 0) continue;
+      const Box<C> bi{Ld<C>(o, i * 6 + 2), Ld<C>(o, i * 6 + 3), Ld<C>(o, i * 6 + 4),
+                      Ld<C>(o, i * 6 + 5)};
+      for (int64_t j = i + 1; j < keep; ++j) {
+        if (Ld<C>(o, j * 6) < 0) continue;
+        if (!p.force_suppress && Ld<C>(o, i * 6) != Ld<C>(o, j * 6)) continue;
+        const Box<C> bj{Ld<C>(o, j * 6 + 2), Ld<C>(o, j * 6 + 3), Ld<C>(o, j * 6 + 4),
+                        Ld<C>(o, j * 6 + 5)};
+        if (Iou(bi, bj) >= thresh) St(o, j * 6, C(-1));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MultiBoxDetectionForward(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[0].dtype(), T, return MultiBoxDetectionForwardT<T>(ctx));
+}
+
+// ------------------------------------------------------------------ MultiBoxTarget
+
+size_t MultiBoxTargetWorkspace(const NodeAttrs&, const std::vector<Shape>& in,
+                               const std::vector<Shape>&, DType) {
+  const int64_t a = in[0].ndim() == 3 ? std::max<int64_t>(in[0][1], 0) : 0;
+  const int64_t m = in[1].ndim() == 3 ? std::max<int64_t>(in[1][1], 0) : 0;
+  // One batch at a time: IoUs (A x M doubles), per-anchor flag, match and
+  // best IoU, per-box flag, mining candidates (prob, index).
+  return static_cast<size_t>(a * m * 8 + a * (8 * 3) + m * 8 + a * 16) + 64;
+}
+
+template <typename T>
+absl::Status MultiBoxTargetForwardT(const KernelContext& ctx) {
+  using C = typename Compute<T>::type;
+  const auto& p = ctx.param<MultiBoxTargetParam>();
+  const Tensor& anc = ctx.inputs[0];
+  const Tensor& lab = ctx.inputs[1];
+  const Tensor& cls = ctx.inputs[2];
+  const int64_t na = anc.shape()[1];
+  const int64_t n = lab.shape()[0], m = lab.shape()[1], lw = lab.shape()[2];
+  const int64_t nc = cls.shape()[1];
+  if (lab.dtype() != anc.dtype() || cls.dtype() != anc.dtype()) {
+    return Fail(ctx, "anchor, label and cls_pred must have one dtype");
+  }
+  if (cls.shape()[0] != n || cls.shape()[2] != na || ctx.outputs[2].size() != n * na) {
+    return Fail(ctx, "inputs do not match label's batch and anchor's anchor count");
+  }
+  const T* pa = anc.data<T>();
+  const T* pl = lab.data<T>();
+  const T* pc = cls.data<T>();
+  T* lt = ctx.outputs[0].data<T>();
+  T* lm = ctx.outputs[1].data<T>();
+  T* ct = ctx.outputs[2].data<T>();
+  char* ws = static_cast<char*>(ctx.workspace.raw_data());
+  double* ov = reinterpret_cast<double*>(ws);
+  int64_t* aflag = reinterpret_cast<int64_t*>(ov + na * m);  // 1 positive, 0 negative, -1 ignored
+  int64_t* match = aflag + na;
+  double* best_iou = reinterpret_cast<double*>(match + na);
+  int64_t* gflag = reinterpret_cast<int64_t*>(best_iou + na);
+  std::pair<double, int64_t>* cand = reinterpret_cast<std::pair<double, int64_t>*>(gflag + m);
+  const double v[4] = {p.variances[0], p.variances[1], p.variances[2], p.variances[3]};
+  auto anchor = [&](int64_t j) {
+    const T* q = pa + j * 4;
+    return Box<C>{Ld<C>(q, 0), Ld<C>(q, 1), Ld<C>(q, 2), Ld<C>(q, 3)};
+  };
+  for (int64_t b = 0; b < n; ++b) {
+    T* lt_b = lt + b * na * 4;
+    T* lm_b = lm + b * na * 4;
+    T* ct_b = ct + b * na;
+    for (int64_t i = 0; i < na * 4; ++i) St(lt_b, i, C(0)), St(lm_b, i, C(0));
+    for (int64_t i = 0; i < na; ++i) St(ct_b, i, static_cast<C>(p.ignore_label));
+    const T* lb = pl + b * m * lw;
+    int64_t g = 0;
+    while (g < m && Ld<C>(lb, g * lw) != C(-1)) ++g;
+    if (g == 0) continue;
+    auto gt = [&](int64_t k) {
+      const T* q = lb + k * lw;
+      return Box<C>{Ld<C>(q, 1), Ld<C>(q, 2), Ld<C>(q, 3), Ld<C>(q, 4)};
+    };
+    for (int64_t j = 0; j < na; ++j) {
+      const Box<C> a = anchor(j);
+      best_iou[j] = -1;
+      for (int64_t k = 0; k < g; ++k) {
+        ov[j * g + k] = static_cast<double>(Iou(a, gt(k)));
+        best_iou[j] = std::max(best_iou[j], ov[j * g + k]);
+      }
+      aflag[j] = -1;
+      match[j] = -1;
+    }
+    for (int64_t k = 0; k < g; ++k) gflag[k] = -1;
+    // Bipartite matching: the best remaining (anchor, box) pair, until none is left.
+    for (int64_t left = g; left > 0; --left) {
+      double best = 1e-6;
+      int64_t ba = -1, bg = -1;
+      for (int64_t j = 0; j < na; ++j) {
+        if (aflag[j] == 1) continue;
+        for (int64_t k = 0; k < g; ++k) {
+          if (gflag[k] == 1) continue;
+          if (ov[j * g + k] > best) best = ov[j * g + k], ba = j, bg = k;
+        }
+      }
+      if (ba < 0) break;
+      aflag[ba] = 1, gflag[bg] = 1, match[ba] = bg;
+    }
+    if (p.overlap_threshold > 0) {
+      for (int64_t j = 0; j < na; ++j) {
+        if (aflag[j] == 1) continue;
+        int64_t k_best = 0;
+        for (int64_t k = 1; k < g; ++k) {
+          if (ov[j * g + k] > ov[j * g + k_best]) k_best = k;
+        }
+        if (ov[j * g + k_best] > p.overlap_threshold) aflag[j] = 1, match[j] = k_best;
+      }
+    }
+    int64_t positives = 0;
+    for (int64_t j = 0; j < na; ++j) positives += aflag[j] == 1;
+    if (p.negative_mining_ratio > 0) {
+      int64_t negatives =
+          static_cast<int64_t>(static_cast<double>(positives) * p.negative_mining_ratio);
+      negatives = std::min(negatives, na - positives);
+      int64_t nc_cand = 0;
+      for (int64_t j = 0; j < na && negatives > 0; ++j) {
+        if (aflag[j] == 1 || !(best_iou[j] < p.negative_mining_thresh)) continue;
+        double mx = -INFINITY;
+        for (int64_t c = 0; c < nc; ++c) mx = std::max(mx, ToDouble(pc[(b * nc + c) * na + j]));
+        double sum = 0;
+        for (int64_t c = 0; c < nc; ++c) sum += std::exp(ToDouble(pc[(b * nc + c) * na + j]) - mx);
+        cand[nc_cand++] = {std::exp(ToDouble(pc[(b * nc) * na + j]) - mx) / sum, j};
+      }
+      std::stable_sort(cand, cand + nc_cand,
+                       [](const std::pair<double, int64_t>& x,
+                          const std::pair<double, int64_t>& y) { return x.first < y.first; });
+      for (int64_t i = 0; i < std::min(negatives, nc_cand); ++i) aflag[cand[i].second] = 0;
+    } else {
+      for (int64_t j = 0; j < na; ++j) {
+        if (aflag[j] != 1) aflag[j] = 0;
+      }
+    }
+    for (int64_t j = 0; j < na; ++j) {
+      if (aflag[j] == 0) {
+        St(ct_b, j, C(0));
+      } else if (aflag[j] == 1) {
+        const Box<C> a = anchor(j);
+        const Box<C> t = gt(match[j]);
+        const C aw = a.x2 - a.x1, ah = a.y2 - a.y1;
+        const C ax = (a.x1 + a.x2) / 2, ay = (a.y1 + a.y2) / 2;
+        const C gw = t.x2 - t.x1, gh = t.y2 - t.y1;
+        const C gx = (t.x1 + t.x2) / 2, gy = (t.y1 + t.y2) / 2;
+        St(lt_b, j * 4 + 0, (gx - ax) / aw / static_cast<C>(v[0]));
+        St(lt_b, j * 4 + 1, (gy - ay) / ah / static_cast<C>(v[1]));
+        St(lt_b, j * 4 + 2, std::log(gw / aw) / static_cast<C>(v[2]));
+        St(lt_b, j * 4 + 3, std::log(gh / ah) / static_cast<C>(v[3]));
+        for (int k = 0; k < 4; ++k) St(lm_b, j * 4 + k, C(1));
+        St(ct_b, j, Ld<C>(lb, match[j] * lw) + C(1));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MultiBoxTargetForward(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[0].dtype(), T, return MultiBoxTargetForwardT<T>(ctx));
+}
+
+// ------------------------------------------------------------------ box_nms
+
+size_t BoxNmsWorkspace(const NodeAttrs&, const std::vector<Shape>& in, const std::vector<Shape>&,
+                       DType) {
+  const Shape& d = in[0];
+  const int64_t n = d.ndim() >= 2 ? d[d.ndim() - 2] : 0;
+  // One batch at a time: candidate order (int64) and a suppressed flag per row.
+  return static_cast<size_t>(std::max<int64_t>(n, 0)) * 9 + 64;
+}
+
+template <typename T>
+absl::Status BoxNmsForwardT(const KernelContext& ctx) {
+  using C = typename Compute<T>::type;
+  const auto& p = ctx.param<BoxNmsParam>();
+  const Tensor& data = ctx.inputs[0];
+  const Shape& s = data.shape();
+  const int64_t width = s[s.ndim() - 1], n = s[s.ndim() - 2];
+  const int64_t batches = (n * width) == 0 ? 0 : data.size() / (n * width);
+  if (p.coord_start + 3 >= width || p.score_index >= width || p.id_index >= width) {
+    return Fail(ctx, absl::StrCat("input ", data.DebugString(), " is too narrow for the indices"));
+  }
+  const T* x = data.data<T>();
+  T* out = ctx.outputs[0].data<T>();
+  T* rec = ctx.outputs[1].data<T>();
+  const bool aliased = ctx.outputs[0].raw_data() == data.raw_data();
+  if (aliased) return Fail(ctx, "output may not alias the input");
+  int64_t* order = reinterpret_cast<int64_t*>(ctx.workspace.raw_data());
+  uint8_t* dead = reinterpret_cast<uint8_t*>(order + n);
+  const int64_t cs = p.coord_start;
+  const bool use_id = p.id_index >= 0;
+  auto box = [&](const T* row) {
+    return ToCorner<C>(Ld<C>(row, cs), Ld<C>(row, cs + 1), Ld<C>(row, cs + 2), Ld<C>(row, cs + 3),
+                       p.in_center);
+  };
+  for (int64_t b = 0; b < batches; ++b) {
+    const T* xb = x + b * n * width;
+    T* ob = out + b * n * width;
+    T* rb = rec + b * n;
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const T* row = xb + i * width;
+      if (!(Ld<C>(row, p.score_index) > static_cast<C>(p.valid_thresh))) continue;
+      if (use_id && p.background_id >= 0 &&
+          Ld<C>(row, p.id_index) == static_cast<C>(p.background_id)) {
+        continue;
+      }
+      order[m++] = i;
+    }
+    std::stable_sort(order, order + m, [&](int64_t i, int64_t j) {
+      return Ld<C>(xb + i * width, p.score_index) > Ld<C>(xb + j * width, p.score_index);
+    });
+    if (p.topk > 0 && p.topk < m) m = p.topk;
+    std::memset(dead, 0, static_cast<size_t>(m));
+    int64_t kept = 0;
+    for (int64_t a = 0; a < m; ++a) {
+      if (dead[a]) continue;
+      const T* ra = xb + order[a] * width;
+      const Box<C> ba = box(ra);
+      for (int64_t c = a + 1; c < m; ++c) {
+        if (dead[c]) continue;
+        const T* rc = xb + order[c] * width;
+        if (use_id && !p.force_suppress && Ld<C>(ra, p.id_index) != Ld<C>(rc, p.id_index)) {
+          continue;
+        }
+        if (Iou(ba, box(rc)) > static_cast<C>(p.overlap_thresh)) dead[c] = 1;
+      }
+      // Row a is final: write it.
+      T* o = ob + kept * width;
+      std::copy(ra, ra + width, o);
+      // MXNet converts only rows whose first coordinate is not negative (its
+      // test for the -1 filler rows), so a box at x < 0 keeps in_format.
+      if (p.in_center != p.out_center && !(Ld<C>(ra, cs) < 0)) {
+        const Box<C> bb = box(ra);
+        if (p.out_center) {
+          St(o, cs, (bb.x1 + bb.x2) / 2);
+          St(o, cs + 1, (bb.y1 + bb.y2) / 2);
+          St(o, cs + 2, bb.x2 - bb.x1);
+          St(o, cs + 3, bb.y2 - bb.y1);
+        } else {
+          St(o, cs, bb.x1);
+          St(o, cs + 1, bb.y1);
+          St(o, cs + 2, bb.x2);
+          St(o, cs + 3, bb.y2);
+        }
+      }
+      St(rb, kept, static_cast<C>(order[a]));
+      ++kept;
+    }
+    for (int64_t i = kept; i < n; ++i) {
+      for (int64_t j = 0; j < width; ++j) St(ob, i * width + j, C(-1));
+      St(rb, i, C(-1));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BoxNmsForward(const KernelContext& ctx) {
+  SYMX_FLOAT_STORAGE_SWITCH(ctx, ctx.inputs[0].dtype(), T, return BoxNmsForwardT<T>(ctx));
+}
+
+// grad0[src row] = ograd[output row] for each kept output row; zero elsewhere.
+template <typename T>
+absl::Status BoxNmsBackwardT(const KernelContext& ctx) {
+  const Tensor& og = ctx.inputs[0];
+  const Tensor& rec = ctx.inputs[1];
+  const Tensor& g = ctx.outputs[0];
+  const int64_t rows = rec.size();
+  const int64_t width = rows == 0 ? 0 : og.size() / rows;
+  const Shape& s = og.shape();
+  const int64_t n = s[s.ndim() - 2];
+  if (g.size() != og.size()) return Fail(ctx, "gradient and output sizes differ");
+  const T* o = og.data<T>();
+  const T* r = rec.data<T>();
+  T* gd = g.data<T>();
+  const bool add = !ctx.req.empty() && ctx.req[0] == OpReq::kAdd;
+  if (!add) std::fill(gd, gd + g.size(), FromDouble<T>(0.0));
+  for (int64_t i = 0; i < rows; ++i) {
+    const double src = ToDouble(r[i]);
+    if (src < 0) continue;
+    const int64_t b = i / n;
+    const int64_t dst = b * n + static_cast<int64_t>(src);
+    for (int64_t j = 0; j < width; ++j) {
+      const double v = ToDouble(o[i * width + j]) + (add ? ToDouble(gd[dst * width + j]) : 0.0);
+      gd[dst * width + j] = FromDouble<T>(v);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BoxNmsBackward(const KernelContext& ctx) {
+  SYMX_FLOAT_STORAGE_SWITCH(ctx, ctx.inputs[0].dtype(), T, return BoxNmsBackwardT<T>(ctx));
+}
+
+// ------------------------------------------------------------------ box_iou
+
+template <typename T>
+absl::Status BoxIouForwardT(const KernelContext& ctx) {
+  using C = typename Compute<T>::type;
+  const bool center = ctx.param<BoxIouParam>().center;
+  const Tensor& l = ctx.inputs[0];
+  const Tensor& r = ctx.inputs[1];
+  const int64_t nl = l.size() / 4, nr = r.size() / 4;
+  if (ctx.outputs[0].size() != nl * nr)
+    return Fail(ctx, "output size is not lhs boxes x rhs boxes");
+  const T* a = l.data<T>();
+  const T* b = r.data<T>();
+  T* o = ctx.outputs[0].data<T>();
+  ParallelFor(ctx, nl, 20.0 * static_cast<double>(nr), [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const T* pa = a + i * 4;
+      const Box<C> ba = ToCorner<C>(Ld<C>(pa, 0), Ld<C>(pa, 1), Ld<C>(pa, 2), Ld<C>(pa, 3), center);
+      for (int64_t j = 0; j < nr; ++j) {
+        const T* pb = b + j * 4;
+        const Box<C> bb =
+            ToCorner<C>(Ld<C>(pb, 0), Ld<C>(pb, 1), Ld<C>(pb, 2), Ld<C>(pb, 3), center);
+        St(o, i * nr + j, Iou(ba, bb));
+      }
+    }
+  });
+  return absl::OkStatus();
+}
+
+absl::Status BoxIouForward(const KernelContext& ctx) {
+  SYMX_FLOAT_STORAGE_SWITCH(ctx, ctx.inputs[0].dtype(), T, return BoxIouForwardT<T>(ctx));
+}
+
+}  // namespace
+
+SYMX_REGISTER_KERNEL("_contrib_MultiBoxPrior", kCPU, MultiBoxPriorForward);
+SYMX_REGISTER_KERNEL("_contrib_MultiBoxDetection", kCPU, MultiBoxDetectionForward,
+                     MultiBoxDetectionWorkspace);
+SYMX_REGISTER_KERNEL("_contrib_MultiBoxTarget", kCPU, MultiBoxTargetForward,
+                     MultiBoxTargetWorkspace);
+SYMX_REGISTER_KERNEL("_contrib_box_nms", kCPU, BoxNmsForward, BoxNmsWorkspace);
+SYMX_REGISTER_KERNEL("_backward_contrib_box_nms", kCPU, BoxNmsBackward, nullptr, true);
+SYMX_REGISTER_KERNEL("_contrib_box_iou", kCPU, BoxIouForward);
+
+}  // namespace cpu
+}  // namespace symx

@@ -1,0 +1,552 @@
+// CPU kernels for the region ops (schemas and MXNet facts in graph/ops/roi.cc):
+// ROIPooling, _contrib_ROIAlign (with their backward ops), _contrib_Proposal and
+// _contrib_MultiProposal.
+//
+// Arithmetic follows MXNet's CPU kernels so that bin bounds and sample points
+// agree to the last bit: coordinates are computed in float for float32 and
+// float16 data (float16 loaded and stored through float) and in double for
+// float64, with spatial_scale a float as in MXNet. The proposal ops compute in
+// float and sort with std::sort on the same comparator as MXNet, so ties in the
+// scores come out in the same order.
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "devices/cpu/kernel_util.h"
+#include "devices/dtype_switch.h"
+#include "graph/error.h"
+#include "graph/ops/roi.h"
+
+namespace symx {
+namespace cpu {
+namespace {
+
+// (storage type, compute type) by dtype: float32 -> float, float64 -> double,
+// float16 -> float.
+#define ROI_FLOAT_SWITCH(ctx, dtype, T, C, ...)    \
+  switch (dtype) {                                 \
+    case DType::kFloat32: {                        \
+      using T = float;                             \
+      using C = float;                             \
+      __VA_ARGS__                                  \
+    }                                              \
+    case DType::kFloat64: {                        \
+      using T = double;                            \
+      using C = double;                            \
+      __VA_ARGS__                                  \
+    }                                              \
+    case DType::kFloat16: {                        \
+      using T = ::symx::float16_t;                 \
+      using C = float;                             \
+      __VA_ARGS__                                  \
+    }                                              \
+    default:                                       \
+      return ::symx::UnsupportedDType(ctx, dtype); \
+  }
+
+template <typename C, typename T>
+inline C Ld(const T* p, int64_t i) {
+  return static_cast<C>(ToDouble(p[i]));
+}
+template <typename T, typename C>
+inline void St(T* p, int64_t i, C v) {
+  p[i] = FromDouble<T>(static_cast<double>(v));
+}
+
+absl::Status Fail(const KernelContext& ctx, const std::string& what) {
+  return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", what));
+}
+
+struct RoiDims {
+  int64_t n, c, h, w;     // data
+  int64_t r, co, ph, pw;  // output
+};
+
+absl::Status GetDims(const KernelContext& ctx, const Tensor& data, const Tensor& rois,
+                     const Tensor& out, RoiDims* d) {
+  const Shape& ds = data.shape();
+  const Shape& os = out.shape();
+  if (ds.ndim() != 4 || os.ndim() != 4 || rois.shape().ndim() != 2 || rois.shape()[1] != 5 ||
+      rois.shape()[0] != os[0]) {
+    return Fail(ctx, absl::StrCat("unexpected shapes: data ", ds.ToString(), ", rois ",
+                                  rois.shape().ToString(), ", output ", os.ToString()));
+  }
+  *d = RoiDims{ds[0], ds[1], ds[2], ds[3], os[0], os[1], os[2], os[3]};
+  return absl::OkStatus();
+}
+
+// ------------------------------------------------------------------ ROIPooling
+
+template <typename T, typename C>
+void ROIPoolForward(const RoiDims& d, C scale, const T* x, const T* rois, T* y, T* idx) {
+  for (int64_t n = 0; n < d.r; ++n) {
+    const T* roi = rois + n * 5;
+    const int64_t b = static_cast<int64_t>(Ld<C>(roi, 0));
+    const int64_t plane_out = d.ph * d.pw;
+    T* yn = y + n * d.co * plane_out;
+    T* in_ = idx + n * d.co * plane_out;
+    if (b < 0 || b >= d.n) {
+      for (int64_t i = 0; i < d.co * plane_out; ++i) {
+        St(yn, i, C(0));
+        St(in_, i, C(-1));
+      }
+      continue;
+    }
+    const int64_t sw = static_cast<int64_t>(std::round(Ld<C>(roi, 1) * scale));
+    const int64_t sh = static_cast<int64_t>(std::round(Ld<C>(roi, 2) * scale));
+    const int64_t ew = static_cast<int64_t>(std::round(Ld<C>(roi, 3) * scale));
+    const int64_t eh = static_cast<int64_t>(std::round(Ld<C>(roi, 4) * scale));
+    const int64_t rh = std::max<int64_t>(eh - sh + 1, 1);
+    const int64_t rw = std::max<int64_t>(ew - sw + 1, 1);
+    const C bin_h = static_cast<C>(rh) / static_cast<C>(d.ph);
+    const C bin_w = static_cast<C>(rw) / static_cast<C>(d.pw);
+    for (int64_t c = 0; c < d.co; ++c) {
+      const T* xp = x + (b * d.c + c) * d.h * d.w;
+      for (int64_t i = 0; i < d.ph; ++i) {
+        int64_t h0 = static_cast<int64_t>(std::floor(static_cast<C>(i) * bin_h));
+        int64_t h1 = static_cast<int64_t>(std::ceil(static_cast<C>(i + 1) * bin_h));
+        h0 = std::min(std::max<int64_t>(h0 + sh, 0), d.h);
+        h1 = std::min(std::max<int64_t>(h1 + sh, 0), d.h);
+        for (int64_t j = 0; j < d.pw; ++j) {
+          int64_t w0 = static_cast<int64_t>(std::floor(static_cast<C>(j) * bin_w));
+          int64_t w1 = static_cast<int64_t>(std::ceil(static_cast<C>(j + 1) * bin_w));
+          w0 = std::min(std::max<int64_t>(w0 + sw, 0), d.w);
+          w1 = std::min(std::max<int64_t>(w1 + sw, 0), d.w);
+          const int64_t at = (c * d.ph + i) * d.pw + j;
+          if (h1 <= h0 || w1 <= w0) {
+            St(yn, at, C(0));
+            St(in_, at, C(-1));
+            continue;
+          }
+          C best = -FLT_MAX;
+          int64_t best_at = -1;
+          for (int64_t h = h0; h < h1; ++h) {
+            for (int64_t w = w0; w < w1; ++w) {
+              const C v = Ld<C>(xp, h * d.w + w);
+              if (v > best) {
+                best = v;
+                best_at = h * d.w + w;
+              }
+            }
+          }
+          St(yn, at, best);
+          St(in_, at, static_cast<C>(best_at));
+        }
+      }
+    }
+  }
+}
+
+absl::Status ROIPoolingForward(const KernelContext& ctx) {
+  const auto& p = ctx.param<ROIPoolingParam>();
+  RoiDims d;
+  SYMX_RETURN_IF_ERROR(GetDims(ctx, ctx.inputs[0], ctx.inputs[1], ctx.outputs[0], &d));
+  ROI_FLOAT_SWITCH(ctx, ctx.inputs[0].dtype(), T, C, {
+    ROIPoolForward<T, C>(d, static_cast<C>(p.spatial_scale), ctx.inputs[0].data<T>(),
+                         ctx.inputs[1].data<T>(), ctx.outputs[0].data<T>(),
+                         ctx.outputs[1].data<T>());
+    return absl::OkStatus();
+  })
+}
+
+// Inputs (ograd, rois, maxidx); output 0 the data gradient.
+absl::Status ROIPoolingBackward(const KernelContext& ctx) {
+  if (!OutputWanted(ctx.req, 0)) return absl::OkStatus();
+  RoiDims d;
+  SYMX_RETURN_IF_ERROR(GetDims(ctx, ctx.outputs[0], ctx.inputs[1], ctx.inputs[0], &d));
+  ROI_FLOAT_SWITCH(ctx, ctx.outputs[0].dtype(), T, C, {
+    const T* og = ctx.inputs[0].data<T>();
+    const T* rois = ctx.inputs[1].data<T>();
+    const T* idx = ctx.inputs[2].data<T>();
+    T* g = ctx.outputs[0].data<T>();
+    const int64_t size = ctx.outputs[0].size();
+    // Accumulate in the compute type, then store.
+    std::vector<C> acc(static_cast<size_t>(size), C(0));
+    const int64_t plane_out = d.ph * d.pw;
+    for (int64_t n = 0; n < d.r; ++n) {
+      const int64_t b = static_cast<int64_t>(Ld<C>(rois, n * 5));
+      if (b < 0 || b >= d.n) continue;
+      for (int64_t c = 0; c < d.co; ++c) {
+        for (int64_t k = 0; k < plane_out; ++k) {
+          const int64_t at = (n * d.co + c) * plane_out + k;
+          const int64_t m = static_cast<int64_t>(Ld<C>(idx, at));
+          if (m < 0 || m >= d.h * d.w) continue;
+          acc[(b * d.c + c) * d.h * d.w + m] += Ld<C>(og, at);
+        }
+      }
+    }
+    for (int64_t i = 0; i < size; ++i) St(g, i, acc[i]);
+    return absl::OkStatus();
+  })
+}
+
+// ------------------------------------------------------------------ ROIAlign
+
+// One bilinear sample: up to 4 (offset, weight) pairs; count 0 outside the map.
+template <typename C>
+struct Sample {
+  int64_t at[4];
+  C wt[4];
+  int count = 0;
+};
+
+template <typename C>
+Sample<C> BilinearSample(C y, C x, int64_t height, int64_t width) {
+  Sample<C> s;
+  if (y < C(-1) || y > static_cast<C>(height) || x < C(-1) || x > static_cast<C>(width)) {
+    return s;
+  }
+  if (y <= 0) y = 0;
+  if (x <= 0) x = 0;
+  int64_t y0 = static_cast<int64_t>(y), x0 = static_cast<int64_t>(x), y1, x1;
+  if (y0 >= height - 1) {
+    y1 = y0 = height - 1;
+    y = static_cast<C>(y0);
+  } else {
+    y1 = y0 + 1;
+  }
+  if (x0 >= width - 1) {
+    x1 = x0 = width - 1;
+    x = static_cast<C>(x0);
+  } else {
+    x1 = x0 + 1;
+  }
+  const C ly = y - static_cast<C>(y0), lx = x - static_cast<C>(x0);
+  const C hy = C(1) - ly, hx = C(1) - lx;
+  s.at[0] = y0 * width + x0;
+  s.at[1] = y0 * width + x1;
+  s.at[2] = y1 * width + x0;
+  s.at[3] = y1 * width + x1;
+  s.wt[0] = hy * hx;
+  s.wt[1] = hy * lx;
+  s.wt[2] = ly * hx;
+  s.wt[3] = ly * lx;
+  s.count = 4;
+  return s;
+}
+
+// Calls fn(n, c_out, i, j, b, c_in, samples, inv_count) for each output element
+// of an ROI with a valid batch index; returns an error for an empty aligned ROI.
+template <typename T, typename C, typename Fn>
+absl::Status ForAlignBins(const KernelContext& ctx, const RoiDims& d, const ROIAlignParam& p,
+                          const T* rois, Fn&& fn) {
+  const C scale = static_cast<C>(p.spatial_scale);
+  const C offset = p.aligned ? C(0.5) : C(0);
+  std::vector<Sample<C>> samples;
+  for (int64_t n = 0; n < d.r; ++n) {
+    const T* roi = rois + n * 5;
+    const int64_t b = static_cast<int64_t>(Ld<C>(roi, 0));
+    if (b < 0 || b >= d.n) continue;
+    const C sw = Ld<C>(roi, 1) * scale - offset;
+    const C sh = Ld<C>(roi, 2) * scale - offset;
+    const C ew = Ld<C>(roi, 3) * scale - offset;
+    const C eh = Ld<C>(roi, 4) * scale - offset;
+    C rw = ew - sw, rh = eh - sh;
+    if (!p.aligned) {
+      rw = std::max(rw, C(1));
+      rh = std::max(rh, C(1));
+    } else if (!(rw > 0) || !(rh > 0)) {
+      return Fail(ctx, absl::StrCat("roi ", n, " has width ", static_cast<double>(rw),
+                                    " and height ", static_cast<double>(rh),
+                                    "; aligned=True needs both > 0 (MXNet aborts here)"));
+    }
+    const C bin_h = rh / static_cast<C>(d.ph);
+    const C bin_w = rw / static_cast<C>(d.pw);
+    const int64_t gh = p.sample_ratio > 0
+                           ? p.sample_ratio
+                           : static_cast<int64_t>(std::ceil(rh / static_cast<C>(d.ph)));
+    const int64_t gw = p.sample_ratio > 0
+                           ? p.sample_ratio
+                           : static_cast<int64_t>(std::ceil(rw / static_cast<C>(d.pw)));
+    const C count = static_cast<C>(gh * gw);
+    for (int64_t i = 0; i < d.ph; ++i) {
+      for (int64_t j = 0; j < d.pw; ++j) {
+        samples.clear();
+        for (int64_t iy = 0; iy < gh; ++iy) {
+          const C y = sh + static_cast<C>(i) * bin_h +
+                      (static_cast<C>(iy) + C(0.5)) * bin_h / static_cast<C>(gh);
+          for (int64_t ix = 0; ix < gw; ++ix) {
+            const C x = sw + static_cast<C>(j) * bin_w +
+                        (static_cast<C>(ix) + C(0.5)) * bin_w / static_cast<C>(gw);
+            samples.push_back(BilinearSample<C>(y, x, d.h, d.w));
+          }
+        }
+        for (int64_t c = 0; c < d.co; ++c) {
+          const int64_t cin = p.position_sensitive ? (c * d.ph + i) * d.pw + j : c;
+          fn(n, c, i, j, b, cin, samples, count);
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ROIAlignForward(const KernelContext& ctx) {
+  const auto& p = ctx.param<ROIAlignParam>();
+  RoiDims d;
+  SYMX_RETURN_IF_ERROR(GetDims(ctx, ctx.inputs[0], ctx.inputs[1], ctx.outputs[0], &d));
+  ROI_FLOAT_SWITCH(ctx, ctx.inputs[0].dtype(), T, C, {
+    const T* x = ctx.inputs[0].data<T>();
+    T* y = ctx.outputs[0].data<T>();
+    for (int64_t i = 0; i < ctx.outputs[0].size(); ++i) St(y, i, C(0));
+    return ForAlignBins<T, C>(ctx, d, p, ctx.inputs[1].data<T>(),
+                              [&](int64_t n, int64_t c, int64_t i, int64_t j, int64_t b,
+                                  int64_t cin, const std::vector<Sample<C>>& samples, C count) {
+                                const T* xp = x + (b * d.c + cin) * d.h * d.w;
+                                C sum = 0;
+                                for (const Sample<C>& s : samples) {
+                                  if (s.count == 0) continue;
+                                  sum +=
+                                      s.wt[0] * Ld<C>(xp, s.at[0]) + s.wt[1] * Ld<C>(xp, s.at[1]) +
+                                      s.wt[2] * Ld<C>(xp, s.at[2]) + s.wt[3] * Ld<C>(xp, s.at[3]);
+                                }
+                                St(y, ((n * d.co + c) * d.ph + i) * d.pw + j, sum / count);
+                              });
+  })
+}
+
+// Inputs (ograd, rois); output 0 the data gradient.
+absl::Status ROIAlignBackward(const KernelContext& ctx) {
+  if (!OutputWanted(ctx.req, 0)) return absl::OkStatus();
+  const auto& p = ctx.param<ROIAlignParam>();
+  RoiDims d;
+  SYMX_RETURN_IF_ERROR(GetDims(ctx, ctx.outputs[0], ctx.inputs[1], ctx.inputs[0], &d));
+  ROI_FLOAT_SWITCH(ctx, ctx.outputs[0].dtype(), T, C, {
+    const T* og = ctx.inputs[0].data<T>();
+    T* g = ctx.outputs[0].data<T>();
+    const int64_t size = ctx.outputs[0].size();
+    std::vector<C> acc(static_cast<size_t>(size), C(0));
+    SYMX_RETURN_IF_ERROR(
+        (ForAlignBins<T, C>(ctx, d, p, ctx.inputs[1].data<T>(),
+                            [&](int64_t n, int64_t c, int64_t i, int64_t j, int64_t b, int64_t cin,
+                                const std::vector<Sample<C>>& samples, C count) {
+                              C* gp = acc.data() + (b * d.c + cin) * d.h * d.w;
+                              const C v = Ld<C>(og, ((n * d.co + c) * d.ph + i) * d.pw + j) / count;
+                              for (const Sample<C>& s : samples) {
+                                for (int k = 0; k < s.count; ++k) gp[s.at[k]] += v * s.wt[k];
+                              }
+                            })));
+    for (int64_t i = 0; i < size; ++i) St(g, i, acc[i]);
+    return absl::OkStatus();
+  })
+}
+
+// ------------------------------------------------------------------ Proposal
+
+// Anchors (x1, y1, x2, y2) around the base box [0, 0, stride - 1, stride - 1]:
+// for each ratio, for each scale.
+std::vector<float> MakeAnchors(const ProposalParam& p) {
+  std::vector<float> out;
+  const float base = static_cast<float>(p.feature_stride) - 1.0f;
+  const float w = base + 1.0f, h = base + 1.0f;
+  const float xc = 0.5f * (w - 1.0f), yc = 0.5f * (h - 1.0f);
+  const float size = w * h;
+  for (float ratio : p.ratios) {
+    for (float scale : p.scales) {
+      const float size_ratios = std::floor(size / ratio);
+      const float nw = std::floor(std::sqrt(size_ratios) + 0.5f) * scale;
+      const float nh = std::floor((nw / scale * ratio) + 0.5f) * scale;
+      out.push_back(xc - 0.5f * (nw - 1.0f));
+      out.push_back(yc - 0.5f * (nh - 1.0f));
+      out.push_back(xc + 0.5f * (nw - 1.0f));
+      out.push_back(yc + 0.5f * (nh - 1.0f));
+    }
+  }
+  return out;
+}
+
+struct ProposalDims {
+  int64_t n, a, h, w, count, pre, post_nms, rows;  // rows: output rows per image
+};
+
+ProposalDims GetProposalDims(const ProposalParam& p, const Shape& cls) {
+  ProposalDims d;
+  d.n = cls[0];
+  d.a = cls[1] / 2;
+  d.h = cls[2];
+  d.w = cls[3];
+  d.count = d.a * d.h * d.w;
+  d.pre = p.rpn_pre_nms_top_n > 0 ? p.rpn_pre_nms_top_n : d.count;
+  d.pre = std::min(d.pre, d.count);
+  d.post_nms = std::min(p.rpn_post_nms_top_n, d.pre);
+  d.rows = p.rpn_post_nms_top_n;
+  return d;
+}
+
+// Floats of scratch per image: proposals (count x 5), scores, order, ordered
+// proposals (pre x 5), area, suppressed; keep as int32 (pre).
+size_t ProposalScratchFloats(const ProposalDims& d) {
+  return static_cast<size_t>(d.count * 5 + 2 * d.count + d.pre * 5 + 3 * d.pre);
+}
+
+size_t ProposalWorkspace(const NodeAttrs& attrs, const std::vector<Shape>& in,
+                         const std::vector<Shape>&, DType) {
+  if (in.empty() || in[0].ndim() != 4) return 0;
+  const ProposalDims d = GetProposalDims(Param<ProposalParam>(attrs), in[0]);
+  return ProposalScratchFloats(d) * sizeof(float);
+}
+
+// One image b: writes rows [b * rows, (b + 1) * rows) of out and score.
+absl::Status ProposalImage(const KernelContext& ctx, const ProposalParam& p, const ProposalDims& d,
+                           const std::vector<float>& anchors, int64_t b, const float* cls,
+                           const float* deltas, const float* info, float* scratch, float* out,
+                           float* score) {
+  float* props = scratch;                                          // count x 5
+  float* sc = props + d.count * 5;                                 // count
+  int32_t* order = reinterpret_cast<int32_t*>(sc + d.count);       // count
+  float* ordered = reinterpret_cast<float*>(order + d.count);      // pre x 5
+  float* area = ordered + d.pre * 5;                               // pre
+  float* suppressed = area + d.pre;                                // pre
+  int32_t* keep = reinterpret_cast<int32_t*>(suppressed + d.pre);  // pre
+
+  const float stride = static_cast<float>(p.feature_stride);
+  const float* fg = cls + (b * 2 * d.a + d.a) * d.h * d.w;  // foreground scores
+  const float* dl = deltas + b * 4 * d.a * d.h * d.w;
+  const float im_h = info[b * 3 + 0], im_w = info[b * 3 + 1], im_scale = info[b * 3 + 2];
+  const int64_t real_h = static_cast<int64_t>(im_h / stride);
+  const int64_t real_w = static_cast<int64_t>(im_w / stride);
+  if (real_h > d.h || real_w > d.w) {
+    return Fail(ctx, absl::StrCat("image ", b, ": im_info height/width ", im_h, "/", im_w,
+                                  " over feature_stride ", p.feature_stride,
+                                  " exceed the feature map ", d.h, "x", d.w));
+  }
+  const int64_t plane = d.h * d.w;
+  for (int64_t y = 0; y < d.h; ++y) {
+    for (int64_t x = 0; x < d.w; ++x) {
+      for (int64_t a = 0; a < d.a; ++a) {
+        const int64_t k = (y * d.w + x) * d.a + a;
+        float* box = props + k * 5;
+        const float ax1 = anchors[a * 4 + 0] + static_cast<float>(x * p.feature_stride);
+        const float ay1 = anchors[a * 4 + 1] + static_cast<float>(y * p.feature_stride);
+        const float ax2 = anchors[a * 4 + 2] + static_cast<float>(x * p.feature_stride);
+        const float ay2 = anchors[a * 4 + 3] + static_cast<float>(y * p.feature_stride);
+        const int64_t at = y * d.w + x;
+        const float d0 = dl[(a * 4 + 0) * plane + at];
+        const float d1 = dl[(a * 4 + 1) * plane + at];
+        const float d2 = dl[(a * 4 + 2) * plane + at];
+        const float d3 = dl[(a * 4 + 3) * plane + at];
+        float x1, y1, x2, y2;
+        if (p.iou_loss) {
+          x1 = ax1 + d0;
+          y1 = ay1 + d1;
+          x2 = ax2 + d2;
+          y2 = ay2 + d3;
+        } else {
+          const float bw = ax2 - ax1 + 1.0f, bh = ay2 - ay1 + 1.0f;
+          const float cx = ax1 + 0.5f * (bw - 1.0f), cy = ay1 + 0.5f * (bh - 1.0f);
+          const float pcx = d0 * bw + cx, pcy = d1 * bh + cy;
+          const float pw = std::exp(d2) * bw, ph = std::exp(d3) * bh;
+          x1 = pcx - 0.5f * (pw - 1.0f);
+          y1 = pcy - 0.5f * (ph - 1.0f);
+          x2 = pcx + 0.5f * (pw - 1.0f);
+          y2 = pcy + 0.5f * (ph - 1.0f);
+        }
+        box[0] = std::max(std::min(x1, im_w - 1.0f), 0.0f);
+        box[1] = std::max(std::min(y1, im_h - 1.0f), 0.0f);
+        box[2] = std::max(std::min(x2, im_w - 1.0f), 0.0f);
+        box[3] = std::max(std::min(y2, im_h - 1.0f), 0.0f);
+        box[4] = (y >= real_h || x >= real_w) ? -1.0f : fg[a * plane + at];
+      }
+    }
+  }
+  const float min_size = static_cast<float>(p.rpn_min_size) * im_scale;
+  for (int64_t k = 0; k < d.count; ++k) {
+    float* box = props + k * 5;
+    const float iw = box[2] - box[0] + 1.0f, ih = box[3] - box[1] + 1.0f;
+    if (iw < min_size || ih < min_size) {
+      box[0] -= min_size / 2;
+      box[1] -= min_size / 2;
+      box[2] += min_size / 2;
+      box[3] += min_size / 2;
+      box[4] = -1.0f;
+    }
+  }
+  for (int64_t k = 0; k < d.count; ++k) {
+    sc[k] = props[k * 5 + 4];
+    order[k] = static_cast<int32_t>(k);
+  }
+  std::sort(order, order + d.count, [sc](int32_t i, int32_t j) { return sc[i] > sc[j]; });
+  for (int64_t i = 0; i < d.pre; ++i) {
+    std::memcpy(ordered + i * 5, props + static_cast<int64_t>(order[i]) * 5, 5 * sizeof(float));
+  }
+  // Greedy NMS over the pre_nms_top_n best, keeping at most post_nms boxes.
+  for (int64_t i = 0; i < d.pre; ++i) {
+    const float* bx = ordered + i * 5;
+    area[i] = (bx[2] - bx[0] + 1) * (bx[3] - bx[1] + 1);
+    suppressed[i] = 0;
+  }
+  int64_t kept = 0;
+  for (int64_t i = 0; i < d.pre && kept < d.post_nms; ++i) {
+    if (suppressed[i] > 0) continue;
+    keep[kept++] = static_cast<int32_t>(i);
+    const float* bi = ordered + i * 5;
+    for (int64_t j = i + 1; j < d.pre; ++j) {
+      if (suppressed[j] > 0) continue;
+      const float* bj = ordered + j * 5;
+      const float xx1 = std::max(bi[0], bj[0]), yy1 = std::max(bi[1], bj[1]);
+      const float xx2 = std::min(bi[2], bj[2]), yy2 = std::min(bi[3], bj[3]);
+      const float w = std::max(0.0f, xx2 - xx1 + 1.0f), h = std::max(0.0f, yy2 - yy1 + 1.0f);
+      const float inter = w * h;
+      if (inter / (area[i] + area[j] - inter) > p.threshold) suppressed[j] = 1;
+    }
+  }
+  // Rows past the kept boxes repeat them cyclically (MXNet's keep[i % kept]).
+  for (int64_t i = 0; i < d.rows; ++i) {
+    const float* bx = ordered + static_cast<int64_t>(keep[i % kept]) * 5;
+    float* o = out + (b * d.rows + i) * 5;
+    o[0] = static_cast<float>(b);
+    for (int j = 0; j < 4; ++j) o[j + 1] = bx[j];
+    score[b * d.rows + i] = bx[4];
+  }
+  return absl::OkStatus();
+}
+
+template <bool kMulti>
+absl::Status ProposalForward(const KernelContext& ctx) {
+  const auto& p = ctx.param<ProposalParam>();
+  for (const Tensor& t : ctx.inputs) {
+    if (t.dtype() != DType::kFloat32) return UnsupportedDType(ctx, t.dtype());
+  }
+  const Shape& cs = ctx.inputs[0].shape();
+  if (cs.ndim() != 4 || cs[1] != 2 * p.num_anchors()) {
+    return Fail(ctx, absl::StrCat("cls_prob ", cs.ToString(), " should be (N, ",
+                                  2 * p.num_anchors(), ", H, W)"));
+  }
+  if (!kMulti && cs[0] != 1) {
+    return Fail(ctx, "Proposal takes a batch of one image (use _contrib_MultiProposal)");
+  }
+  const ProposalDims d = GetProposalDims(p, cs);
+  if (d.count == 0 || d.n == 0) {
+    if (ctx.outputs[0].size() == 0) return absl::OkStatus();
+    return Fail(ctx, "no anchors: the feature map is empty");
+  }
+  if (ctx.workspace.nbytes() < ProposalScratchFloats(d) * sizeof(float)) {
+    return Fail(ctx, "workspace too small");
+  }
+  const std::vector<float> anchors = MakeAnchors(p);
+  float* scratch = reinterpret_cast<float*>(ctx.workspace.data<uint8_t>());
+  for (int64_t b = 0; b < d.n; ++b) {
+    SYMX_RETURN_IF_ERROR(ProposalImage(ctx, p, d, anchors, b, ctx.inputs[0].data<float>(),
+                                       ctx.inputs[1].data<float>(), ctx.inputs[2].data<float>(),
+                                       scratch, ctx.outputs[0].data<float>(),
+                                       ctx.outputs[1].data<float>()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+SYMX_REGISTER_KERNEL("ROIPooling", kCPU, ROIPoolingForward);
+SYMX_REGISTER_KERNEL("_backward_ROIPooling", kCPU, ROIPoolingBackward);
+SYMX_REGISTER_KERNEL("_contrib_ROIAlign", kCPU, ROIAlignForward);
+SYMX_REGISTER_KERNEL("_backward_ROIAlign", kCPU, ROIAlignBackward);
+SYMX_REGISTER_KERNEL("_contrib_Proposal", kCPU, ProposalForward<false>, ProposalWorkspace);
+SYMX_REGISTER_KERNEL("_contrib_MultiProposal", kCPU, ProposalForward<true>, ProposalWorkspace);
+
+}  // namespace cpu
+}  // namespace symx
