@@ -438,7 +438,7 @@ OpCase TargetCase(const std::string& name, const TargetSpec& p, int64_t n, int64
     const int64_t na = s[0][1], n = s[1][0], m = s[1][1], w = s[1][2], nc = s[2][1];
     Values lt(n * na * 4, 0.0), lm(n * na * 4, 0.0), ct(n * na, p.ignore);
     for (int64_t b = 0; b < n; ++b) {
-      const double* lb = &in[1][b * m * w];
+      const double* lb = in[1].data() + b * m * w;  // m may be 0 (no boxes)
       int64_t g = 0;
       while (g < m && lb[g * w] != -1) ++g;
       if (g == 0) continue;
