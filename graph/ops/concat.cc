@@ -23,15 +23,6 @@ constexpr int64_t kMaxParts = 1 << 20;
 
 bool DimKnown(int64_t d) { return d >= 0; }
 
-// The parsed params of `attrs`, parsing them when a caller asks for names before parsing.
-template <typename P>
-std::shared_ptr<const P> ParamsOf(const NodeAttrs& attrs,
-                                  absl::StatusOr<OpParamPtr> (*parse)(const AttrMap&)) {
-  if (attrs.parsed) return std::static_pointer_cast<const P>(attrs.parsed);
-  absl::StatusOr<OpParamPtr> parsed = parse(attrs.dict);
-  return parsed.ok() ? std::static_pointer_cast<const P>(*parsed) : nullptr;
-}
-
 std::vector<std::string> NumberedNames(absl::string_view prefix, int64_t n) {
   std::vector<std::string> names;
   for (int64_t i = 0; i < n; ++i) names.push_back(absl::StrCat(prefix, i));

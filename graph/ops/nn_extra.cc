@@ -85,47 +85,7 @@ std::vector<NodeEntry> FromOutputGradient(const NodePtr& node,
 
 // ------------------------------------------------------------------ softmin
 
-absl::StatusOr<OpParamPtr> ParseSoftmin(const AttrMap& attrs) {
-  ParamReader r(attrs);
-  auto p = std::make_shared<SoftmaxParam>();
-  p->axis = r.Int("axis", -1);
-  p->temperature = r.OptionalFloat("temperature");
-  p->dtype = r.OptionalDtype("dtype");
-  p->use_length = r.Bool("use_length", false);
-  if (p->temperature && (*p->temperature == 0 || !std::isfinite(*p->temperature))) {
-    r.Fail("temperature", "must be a finite non-zero number");
-  }
-  if (p->dtype && *p->dtype != DType::kFloat16 && *p->dtype != DType::kFloat32 &&
-      *p->dtype != DType::kFloat64) {
-    r.Fail("dtype", "must be None, float16, float32 or float64");
-  }
-  if (p->use_length) {
-    r.Fail("use_length", "use_length=True (a second 'length' input) is not supported by symx");
-  }
-  return r.Finish(std::move(p));
-}
-
-absl::Status InferSoftminShape(const NodeAttrs& attrs, std::vector<Shape>* in,
-                               std::vector<Shape>* out) {
-  SYMX_RETURN_IF_ERROR(InferSameShape(in, out));
-  const Shape& data = (*in)[0];
-  if (!data.ndim_known()) return absl::OkStatus();
-  int axis = 0;
-  return NormalizeAxis(Param<SoftmaxParam>(attrs).axis, data.ndim(), "softmin: axis", &axis);
-}
-
-absl::Status InferSoftminType(const NodeAttrs& attrs, std::vector<DType>* in,
-                              std::vector<DType>* out) {
-  const auto& p = Param<SoftmaxParam>(attrs);
-  if (p.dtype) return AssignType(out, 0, *p.dtype, "output");
-  SYMX_RETURN_IF_ERROR(AssignType(out, 0, (*in)[0], "output"));
-  return AssignType(in, 0, (*out)[0], "input data");
-}
-
-std::vector<std::pair<int, int>> SoftminInplace(const NodeAttrs& attrs) {
-  if (Param<SoftmaxParam>(attrs).dtype) return {};
-  return {{0, 0}};
-}
+// softmin shares softmax's schema pieces (graph/ops/softmax.h).
 
 // ------------------------------------------------------------------ L2Normalization
 
@@ -421,14 +381,14 @@ static Op& symx_backward_softmax_activation_registration =
 
 SYMX_REGISTER_OP("softmin")
     .Describe("softmax(-x / temperature) along `axis`.")
-    .SetParse(ParseSoftmin)
-    .SetInferShape(InferSoftminShape)
-    .SetInferType(InferSoftminType)
-    .SetInplace(SoftminInplace)
+    .SetParse(ParseSoftmax)
+    .SetInferShape(InferSoftmaxShape)
+    .SetInferType(InferSoftmaxType)
+    .SetInplace(SoftmaxInplace)
     .SetGradient(FromOutputGradient);
 
 static Op& symx_backward_softmin_registration =
-    RegisterBackwardOp("_backward_softmin", ParseSoftmin, {"ograd", "output"},
+    RegisterBackwardOp("_backward_softmin", ParseSoftmax, {"ograd", "output"},
                        [](const NodeAttrs&) { return 1; })
         .Describe("Gradient of softmin from the output gradient and the forward output.");
 

@@ -13,6 +13,7 @@
 #ifndef SYMX_GRAPH_OPS_OP_HELPERS_H_
 #define SYMX_GRAPH_OPS_OP_HELPERS_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,17 @@ NodeEntry MakeZerosLike(const NodeEntry& entry, const std::string& name_hint);
 // `out_grads` with each empty entry replaced by zeros_like(node output i), for
 // backward ops that need every output gradient.
 std::vector<NodeEntry> FillZeroGrads(const NodePtr& node, const std::vector<NodeEntry>& out_grads);
+
+// The parsed params of `attrs`, parsing them when a caller asks for input
+// names before the node is built (variadic ops: Concat, stack); null when
+// they do not parse (the caller reports that elsewhere).
+template <typename P>
+std::shared_ptr<const P> ParamsOf(const NodeAttrs& attrs,
+                                  absl::StatusOr<OpParamPtr> (*parse)(const AttrMap&)) {
+  if (attrs.parsed) return std::static_pointer_cast<const P>(attrs.parsed);
+  absl::StatusOr<OpParamPtr> parsed = parse(attrs.dict);
+  return parsed.ok() ? std::static_pointer_cast<const P>(*parsed) : nullptr;
+}
 
 // Entry `index` of `node` (version 0).
 inline NodeEntry Out(const NodePtr& node, uint32_t index = 0) { return NodeEntry{node, index, 0}; }

@@ -19,7 +19,6 @@
 #include "graph/ops/op_helpers.h"
 
 namespace symx {
-namespace {
 
 absl::StatusOr<OpParamPtr> ParseSoftmax(const AttrMap& attrs) {
   ParamReader r(attrs);
@@ -47,7 +46,7 @@ absl::Status InferSoftmaxShape(const NodeAttrs& attrs, std::vector<Shape>* in,
   const Shape& data = (*in)[0];
   if (!data.ndim_known()) return absl::OkStatus();
   int axis = 0;
-  return NormalizeAxis(Param<SoftmaxParam>(attrs).axis, data.ndim(), "softmax: axis", &axis);
+  return NormalizeAxis(Param<SoftmaxParam>(attrs).axis, data.ndim(), absl::StrCat(attrs.op != nullptr ? attrs.op->name() : "softmax", ": axis"), &axis);
 }
 
 absl::Status InferSoftmaxType(const NodeAttrs& attrs, std::vector<DType>* in,
@@ -63,6 +62,8 @@ std::vector<std::pair<int, int>> SoftmaxInplace(const NodeAttrs& attrs) {
   if (Param<SoftmaxParam>(attrs).dtype) return {};
   return {{0, 0}};
 }
+
+namespace {
 
 std::vector<NodeEntry> SoftmaxGradient(const NodePtr& node,
                                        const std::vector<NodeEntry>& out_grads) {

@@ -5,8 +5,14 @@
 #include <cstdint>
 #include <optional>
 
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
 #include "graph/dtype.h"
+#include "graph/node.h"
 #include "graph/param.h"
+#include "graph/shape.h"
 
 namespace symx {
 
@@ -16,6 +22,17 @@ struct SoftmaxParam : OpParam {
   std::optional<DType> dtype;  // the output's type when given
   bool use_length = false;
 };
+
+// The schema pieces of softmax, log_softmax and softmin (graph/ops/nn_extra.cc):
+// one parameter set (use_length=True is rejected), the shape kept with the
+// axis checked (errors name the node's op), an optional output dtype, and in
+// place only when the dtype does not change.
+absl::StatusOr<OpParamPtr> ParseSoftmax(const AttrMap& attrs);
+absl::Status InferSoftmaxShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                               std::vector<Shape>* out);
+absl::Status InferSoftmaxType(const NodeAttrs& attrs, std::vector<DType>* in,
+                              std::vector<DType>* out);
+std::vector<std::pair<int, int>> SoftmaxInplace(const NodeAttrs& attrs);
 
 }  // namespace symx
 

@@ -113,14 +113,6 @@ constexpr int64_t kMaxArgs = 1 << 20;
 
 bool DimKnown(int64_t d) { return d >= 0; }
 
-template <typename P>
-std::shared_ptr<const P> ParamsOf(const NodeAttrs& attrs,
-                                  absl::StatusOr<OpParamPtr> (*parse)(const AttrMap&)) {
-  if (attrs.parsed) return std::static_pointer_cast<const P>(attrs.parsed);
-  absl::StatusOr<OpParamPtr> parsed = parse(attrs.dict);
-  return parsed.ok() ? std::static_pointer_cast<const P>(*parsed) : nullptr;
-}
-
 std::string Join(const std::vector<int64_t>& v) {
   return absl::StrCat("(", absl::StrJoin(v, ", "), ")");
 }
