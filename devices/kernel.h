@@ -22,6 +22,10 @@
 //   keeps in `state`, which Forward/Backward then only execute. A prepared
 //   kernel must still read every input afresh on each call: bound arrays may
 //   be written between calls.
+// - Channels-last: in binds that compute no gradient the plan may store a
+//   value between two kernels that both declare it (ChannelsLastFn) with the
+//   channel axis last (NCHW data as NHWC, same bytes); `in_channels_last` /
+//   `out_channels_last` then say which, and the kernel must honour them.
 #ifndef SYMX_DEVICES_KERNEL_H_
 #define SYMX_DEVICES_KERNEL_H_
 
@@ -64,6 +68,15 @@ struct KernelContext {
   // of a plan that run at once, so that together they never oversubscribe.
   int num_threads = 1;
   std::shared_ptr<KernelState> state;  // from the kernel's PrepareFn, or null
+  // Per input / output: stored channels-last (empty: none is).
+  std::vector<bool> in_channels_last, out_channels_last;
+
+  bool InputChannelsLast(size_t i) const {
+    return i < in_channels_last.size() && in_channels_last[i];
+  }
+  bool OutputChannelsLast(size_t j) const {
+    return j < out_channels_last.size() && out_channels_last[j];
+  }
 
   template <typename P>
   const P& param() const {
@@ -84,11 +97,19 @@ using WorkspaceFn = size_t (*)(const NodeAttrs& attrs, const std::vector<Shape>&
 // WorkspaceFn is not asked for such a step). An error fails the bind.
 using PrepareFn = absl::Status (*)(KernelContext* ctx, size_t* workspace_bytes);
 
+// Which inputs and outputs (sized to their counts) the kernel can take
+// channels-last for these shapes and dtype (input 0's), in the bind being
+// made: it must then run them that way whatever else happens at Bind.
+using ChannelsLastFn = void (*)(const NodeAttrs& attrs, const std::vector<Shape>& in_shapes,
+                                const std::vector<Shape>& out_shapes, DType dtype,
+                                std::vector<bool>* in, std::vector<bool>* out);
+
 struct KernelInfo {
   KernelFn fn = nullptr;
   WorkspaceFn workspace = nullptr;
   bool supports_add = false;
   PrepareFn prepare = nullptr;
+  ChannelsLastFn channels_last = nullptr;
 };
 
 class KernelRegistry {

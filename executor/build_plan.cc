@@ -6,9 +6,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "devices/cpu/fused_conv_kernels.h"
 #include "devices/device.h"
 #include "executor/cross_rank.h"
 #include "executor/exec_plan.h"
+#include "executor/inference_fusion.h"
+#include "executor/layout_plan.h"
 #include "executor/place.h"
 #include "graph/gradient.h"
 #include "graph/op.h"
@@ -38,6 +41,16 @@ absl::Status UnknownEntriesError(const IndexedGraph& g, const ShapeTable& shapes
   return absl::InvalidArgumentError(
       absl::StrCat("cannot bind: shapes or dtypes stay unknown after inference for:\n",
                    absl::StrJoin(names, "\n")));
+}
+
+// The fused ops have CPU kernels only, and pay only with oneDNN.
+bool FusionApplies(const Context& bind_ctx, const ResolvedBind& bind) {
+  if (!InferenceFusionEnabled() || !cpu::CpuFusionPays()) return false;
+  if (bind_ctx.type != DeviceType::kCPU) return false;
+  for (const auto& [group, c] : bind.group2ctx) {
+    if (c.type != DeviceType::kCPU) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -213,6 +226,10 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
   // Placement on the full graph (global contexts), then copies and transfers
   // where edges cross devices and ranks.
   const Context bind_ctx = ranks.FromOption(bind.ctx);
+  if (xs.empty() && FusionApplies(bind_ctx, bind)) {
+    int fused = 0;
+    SYMX_ASSIGN_OR_RETURN(full_outputs, FuseConvChains(full_outputs, &fused));
+  }
   {
     IndexedGraph g0(full_outputs);
     PlaceOptions popt;
@@ -484,6 +501,24 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
     if (alias_of[e] >= 0) entry[e] = entry[alias_of[e]];
   }
 
+  // Channels-last values, in binds that compute no gradient.
+  std::vector<bool> channels_last;
+  if (xs.empty()) {
+    LayoutPlanInput lin;
+    lin.graph = &g;
+    lin.kernels = &kernels;
+    lin.shapes = &plan->shapes;
+    lin.types = &plan->types;
+    lin.pinned.assign(g.num_entries(), false);
+    lin.inplace_from.assign(g.num_entries(), -1);
+    for (size_t e = 0; e < g.num_entries(); ++e) {
+      lin.pinned[e] = external[e] || keep[e] || read_elsewhere[e] || alias_of[e] >= 0 ||
+                      producer_slot[e] < 0;
+      if (producer_slot[e] >= 0) lin.inplace_from[e] = plan->memory[producer_slot[e]].inplace_from[e];
+    }
+    channels_last = PlanChannelsLast(lin);
+  }
+
   plan->comm = bind.comm;
   plan->comm_timeout = bind.comm_timeout;
   plan->channel = RankChannel{bind.comm.get(), bind.comm_timeout, &plan->pending, &plan->cancel};
@@ -534,6 +569,18 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
                                                                   : OpReq::kWrite);
       auto add = add_grads.find(e);
       if (add != add_grads.end()) step.accumulate.emplace_back(grads[add->second], entry[e]);
+    }
+    if (!channels_last.empty()) {
+      bool any = false;
+      for (const auto& i : g[nid].inputs) {
+        step.ctx.in_channels_last.push_back(channels_last[g.entry_id(i)]);
+        any |= step.ctx.in_channels_last.back();
+      }
+      for (int j = 0; j < node.num_outputs(); ++j) {
+        step.ctx.out_channels_last.push_back(channels_last[g.entry_id(nid, j)]);
+        any |= step.ctx.out_channels_last.back();
+      }
+      if (!any) step.ctx.in_channels_last.clear(), step.ctx.out_channels_last.clear();
     }
     if (step.kernel->prepare != nullptr) {
       absl::Status prepared = step.kernel->prepare(&step.ctx, &prepared_bytes[nid]);

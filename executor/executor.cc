@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "devices/layout.h"
 #include "executor/device_workers.h"
 #include "executor/exec_plan.h"
 #include "graph/error.h"
@@ -16,6 +17,16 @@
 
 namespace symx {
 namespace {
+
+// What the user sees of a value: a channels-last one (devices/kernel.h) as a
+// plain copy.
+Tensor Visible(const Tensor& t, bool channels_last) {
+  if (!channels_last) return t;
+  absl::StatusOr<Tensor> copy = Tensor::Empty(t.shape(), t.dtype(), t.ctx());
+  if (!copy.ok()) throw Error(copy.status());
+  ConvertChannelsLast(t.raw_data(), copy->raw_data(), t.shape(), DTypeSize(t.dtype()), false);
+  return *copy;
+}
 
 // Reports a step's inputs (monitor_all) before it runs, as an in-place op
 // overwrites them, and its visible outputs after.
@@ -25,7 +36,7 @@ void ReportInputs(const Step& step, const IndexedGraph& g, const MonitorCallback
   for (size_t i = 0; i < step.ctx.inputs.size(); ++i) {
     if (!step.ctx.inputs[i].defined()) continue;  // a _recv's input lives on another rank
     monitor(absl::StrCat(node.name(), "_", i < in_names.size() ? in_names[i] : "input"),
-            step.ctx.inputs[i]);
+            Visible(step.ctx.inputs[i], step.ctx.InputChannelsLast(i)));
   }
 }
 
@@ -36,7 +47,7 @@ void ReportOutputs(const Step& step, const IndexedGraph& g, const MonitorCallbac
   for (int j = 0; j < visible; ++j) {
     monitor(absl::StrCat(node.name(), "_",
                          j < static_cast<int>(out_names.size()) ? out_names[j] : "output"),
-            step.ctx.outputs[j]);
+            Visible(step.ctx.outputs[j], step.ctx.OutputChannelsLast(j)));
   }
 }
 

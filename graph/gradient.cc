@@ -100,6 +100,12 @@ absl::StatusOr<std::vector<NodeEntry>> Gradient(const std::vector<NodeEntry>& ys
     }
     // Only a loss computes a gradient from nothing; elsewhere zero in, zero out.
     if (!any && !op->is_loss()) continue;
+    if (op->inference_only()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "operator '", node->name(), "' (", op->name(),
+          ") is made by inference fusion and has no gradient: bind the original symbol (not an "
+          "executor's OptimizedSymbol) to compute gradients"));
+    }
     if (!op->gradient()) {
       return absl::UnimplementedError(
           absl::StrCat("operator '", node->name(), "' (", op->name(), ") has no gradient"));

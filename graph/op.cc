@@ -146,6 +146,11 @@ Op& Op::SetGradient(GradientFn fn) {
   gradient_ = std::move(fn);
   return *this;
 }
+Op& Op::SetInferenceOnly() {
+  inference_only_ = true;
+  return *this;
+}
+
 Op& Op::SetNonDifferentiable() {
   non_differentiable_ = true;
   return *this;

@@ -84,6 +84,9 @@ class Op {
   const InplaceFn& inplace() const { return inplace_; }
   // The op's gradient is known to be zero / undefined; the gradient pass stops here.
   bool non_differentiable() const { return non_differentiable_; }
+  // Made by a pass for binds that compute no gradient (the fused ops): asking
+  // for its gradient is an error that says to bind the original symbol.
+  bool inference_only() const { return inference_only_; }
   // A loss head: its backward needs no head gradient.
   bool is_loss() const { return is_loss_; }
   // A backward op: control_deps[0] is the forward node; output i is the gradient of
@@ -106,6 +109,7 @@ class Op {
   Op& SetInferType(InferTypeFn fn);
   Op& SetGradient(GradientFn fn);
   Op& SetNonDifferentiable();
+  Op& SetInferenceOnly();
   Op& SetInplace(InplaceFn fn);
   Op& SetInplace(std::vector<std::pair<int, int>> pairs);
   Op& SetLoss();
@@ -127,6 +131,7 @@ class Op {
   GradientFn gradient_;
   InplaceFn inplace_;
   bool non_differentiable_ = false;
+  bool inference_only_ = false;
   bool is_loss_ = false;
   bool is_backward_ = false;
 };

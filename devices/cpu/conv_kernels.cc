@@ -390,6 +390,10 @@ absl::Status ConvForward(const KernelContext& ctx) {
 #ifdef SYMX_WITH_ONEDNN
   if (ctx.state != nullptr) return RunOnednnStep(ctx);
 #endif
+  if (ctx.InputChannelsLast(0) || ctx.OutputChannelsLast(0)) {
+    return absl::InternalError(
+        absl::StrCat(ctx.Where(), ": channels-last values without a oneDNN step"));
+  }
   SYMX_FLOAT_SWITCH(ctx, ctx.inputs[0].dtype(), T, return ConvForwardT<T>(ctx));
 }
 
@@ -472,14 +476,17 @@ absl::Status PrepareForward(KernelContext* ctx, size_t* bytes) {
 absl::Status PrepareBackward(KernelContext* ctx, size_t* bytes) {
   return PrepareOnednnConv(ctx, true, bytes);
 }
+constexpr ChannelsLastFn kConvChannelsLast = ConvChannelsLast;
 #else
 constexpr PrepareFn PrepareForward = nullptr;
 constexpr PrepareFn PrepareBackward = nullptr;
+constexpr ChannelsLastFn kConvChannelsLast = nullptr;
 #endif
 
 }  // namespace
 
-SYMX_REGISTER_KERNEL("Convolution", kCPU, ConvForward, ConvWorkspace, false, PrepareForward);
+SYMX_REGISTER_KERNEL("Convolution", kCPU, ConvForward, ConvWorkspace, false, PrepareForward,
+                     kConvChannelsLast);
 SYMX_REGISTER_KERNEL("_backward_Convolution", kCPU, ConvBackward, ConvBackwardWorkspace, false,
                      PrepareBackward);
 SYMX_REGISTER_KERNEL("Deconvolution", kCPU, ConvForward, ConvWorkspace);

@@ -1,11 +1,10 @@
 #include "devices/cpu/onednn.h"
 
 #include <atomic>
-#include <cstdlib>
-#include <cstring>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "graph/env_switch.h"
 
 // libgomp's entry points (the OpenMP ABI); declared here rather than through
 // <omp.h>, which clang builds of the fuzzers do not ship.
@@ -18,19 +17,16 @@ namespace symx {
 namespace cpu {
 namespace {
 
-std::atomic<bool>& EnabledFlag() {
-  static std::atomic<bool> flag([] {
-    const char* env = std::getenv("SYMX_ONEDNN");
-    return env == nullptr || std::strcmp(env, "0") != 0;
-  }());
-  return flag;
+EnvSwitch& OnednnSwitch() {
+  static EnvSwitch* on = new EnvSwitch("SYMX_ONEDNN");
+  return *on;
 }
 
 }  // namespace
 
-bool OnednnEnabled() { return EnabledFlag().load(std::memory_order_relaxed); }
+bool OnednnEnabled() { return OnednnSwitch().on(); }
 
-void SetOnednnEnabled(bool enabled) { EnabledFlag().store(enabled); }
+void SetOnednnEnabled(bool enabled) { OnednnSwitch().Set(enabled); }
 
 const dnnl::engine& OnednnEngine() {
   static const dnnl::engine* engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
@@ -60,6 +56,21 @@ dnnl::memory::desc PlainDesc(const Shape& shape) {
     strides[i] = stride;
     stride *= dims[i];
   }
+  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
+}
+
+dnnl::memory::desc ActivationDesc(const Shape& shape, bool channels_last) {
+  if (!channels_last || shape.ndim() < 3) return PlainDesc(shape);
+  dnnl::memory::dims dims = DnnlDims(shape);
+  dnnl::memory::dims strides(dims.size());
+  // Memory order N, spatial..., C.
+  strides[1] = 1;
+  dnnl::memory::dim stride = dims[1];
+  for (int i = static_cast<int>(dims.size()) - 1; i >= 2; --i) {
+    strides[i] = stride;
+    stride *= dims[i];
+  }
+  strides[0] = stride;
   return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
 }
 
@@ -113,9 +124,13 @@ void AdoptOnednnStep(KernelContext* ctx, std::unique_ptr<OnednnStep> step) {
 int64_t OnednnStepsPrepared() { return steps_prepared.load(std::memory_order_relaxed); }
 
 absl::Status RunOnednnStep(const KernelContext& ctx) {
+  return RunOnednnStep(ctx, static_cast<OnednnStep&>(*ctx.state));
+}
+
+absl::Status RunOnednnStep(const KernelContext& ctx, OnednnStep& step) {
   UseOmpThreads(ctx.num_threads);
   try {
-    static_cast<OnednnStep&>(*ctx.state).Run(ctx);
+    step.Run(ctx);
   } catch (const dnnl::error& e) {
     return OnednnError(e, absl::StrCat("running ", ctx.Where()));
   }

@@ -51,6 +51,9 @@ class ScopedOmpThreads {
 // Dims of a shape, and its plain row-major float32 descriptor.
 dnnl::memory::dims DnnlDims(const Shape& shape);
 dnnl::memory::desc PlainDesc(const Shape& shape);
+// An (N, C, spatial...) float32 value stored plain or channels-last
+// (devices/kernel.h).
+dnnl::memory::desc ActivationDesc(const Shape& shape, bool channels_last);
 
 // A oneDNN failure as a status naming what was being done.
 absl::Status OnednnError(const dnnl::error& e, absl::string_view what);
@@ -105,8 +108,9 @@ void AdoptOnednnStep(KernelContext* ctx, std::unique_ptr<OnednnStep> step);
 // that the oneDNN path, not the reference one, ran.
 int64_t OnednnStepsPrepared();
 
-// Runs ctx.state (an OnednnStep) on the step's share of the threads.
+// Runs ctx.state (an OnednnStep), or `step`, on the step's share of the threads.
 absl::Status RunOnednnStep(const KernelContext& ctx);
+absl::Status RunOnednnStep(const KernelContext& ctx, OnednnStep& step);
 
 // The scratch memory of a primitive built with scratchpad_mode::user, in
 // the workspace at `offset`.

@@ -1,12 +1,19 @@
 #include "devices/cpu/onednn_conv.h"
 
+#include <cmath>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/onednn.h"
+#include "graph/op.h"
+#include "graph/ops/activation.h"
+#include "graph/ops/fused_conv.h"
+#include "graph/ops/misc.h"
 
 namespace symx {
 namespace cpu {
@@ -24,20 +31,27 @@ struct ConvSetup {
   memory::desc src, wei, bias, dst;
   memory::dims strides, dilates, pad_l, pad_r;
   bool has_bias = false;
-  // Whether data and output stay in the plain layout in the primitive (else
-  // oneDNN picks, and they are converted on the way in and out).
+  // Whether data and output keep the layout they are stored in (plain or
+  // channels-last) in the primitive; else oneDNN picks, and they are
+  // converted on the way in and out. Channels-last values are always kept:
+  // that is the layout oneDNN's direct kernels pick here.
   bool plain_activations = false;
+  bool src_channels_last = false, dst_channels_last = false;
 
   // The layouts the primitive is asked for.
-  memory::desc Activation(const memory::desc& plain) const {
-    return plain_activations ? plain : AnyDesc(plain.dims());
+  memory::desc SrcWant() const {
+    return plain_activations || src_channels_last ? src : AnyDesc(src.dims());
+  }
+  memory::desc DstWant() const {
+    return plain_activations || dst_channels_last ? dst : AnyDesc(dst.dims());
   }
 };
 
 // nullopt when the oneDNN path does not take this case (the im2col kernels
 // then do, and report malformed shapes).
 std::optional<ConvSetup> Describe(const ConvParam& p, const Shape& data, const Shape& weight,
-                                  const Shape& out, DType dtype) {
+                                  const Shape& out, DType dtype, bool src_channels_last = false,
+                                  bool dst_channels_last = false) {
   const int n = static_cast<int>(p.kernel.size());
   if (!OnednnEnabled() || p.deconv || dtype != DType::kFloat32 || n < 1 || n > 3) {
     return std::nullopt;
@@ -62,8 +76,10 @@ std::optional<ConvSetup> Describe(const ConvParam& p, const Shape& data, const S
     s.pad_l.push_back(p.pad[i]);
     s.pad_r.push_back(pad_r);
   }
-  s.src = PlainDesc(data);
-  s.dst = PlainDesc(out);
+  s.src = ActivationDesc(data, src_channels_last);
+  s.dst = ActivationDesc(out, dst_channels_last);
+  s.src_channels_last = src_channels_last;
+  s.dst_channels_last = dst_channels_last;
   if (groups == 1) {
     s.wei = PlainDesc(weight);
   } else {
@@ -94,15 +110,48 @@ dnnl::primitive_attr UserScratchpad() {
   return attr;
 }
 
-dnnl::convolution_forward::primitive_desc ForwardPd(const ConvSetup& s, dnnl::prop_kind kind) {
-  memory::desc src = s.Activation(s.src), wei = AnyDesc(s.wei.dims()), dst = s.Activation(s.dst);
+// What a fused step applies after the convolution, in this order: the folded
+// BatchNorm as a per-channel scale and shift (binary post-ops, so the weights
+// stay as they are), the sum operand, the activation.
+struct PostOps {
+  bool bn = false;
+  bool sum = false;
+  std::optional<dnnl::algorithm> act;
+  float alpha = 0, beta = 0;
+
+  // The per-channel operand of the binary post-ops: (1, O, 1...).
+  memory::desc ChannelDesc(const memory::desc& dst) const {
+    memory::dims dims(dst.dims().size(), 1);
+    dims[1] = dst.dims()[1];
+    return PlainDesc(Shape(std::vector<int64_t>(dims.begin(), dims.end())));
+  }
+
+  dnnl::primitive_attr Attr(const memory::desc& dst) const {
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::post_ops ops;
+    if (bn) {
+      ops.append_binary(dnnl::algorithm::binary_mul, ChannelDesc(dst));
+      ops.append_binary(dnnl::algorithm::binary_add, ChannelDesc(dst));
+    }
+    if (sum) ops.append_sum(1.0f);
+    if (act) ops.append_eltwise(1.0f, *act, alpha, beta);
+    attr.set_post_ops(ops);
+    return attr;
+  }
+};
+
+dnnl::convolution_forward::primitive_desc ForwardPd(const ConvSetup& s, dnnl::prop_kind kind,
+                                                    const PostOps* post = nullptr) {
+  memory::desc src = s.SrcWant(), wei = AnyDesc(s.wei.dims()), dst = s.DstWant();
   auto d =
       s.has_bias
           ? dnnl::convolution_forward::desc(kind, dnnl::algorithm::convolution_direct, src, wei,
                                             s.bias, dst, s.strides, s.dilates, s.pad_l, s.pad_r)
           : dnnl::convolution_forward::desc(kind, dnnl::algorithm::convolution_direct, src, wei,
                                             dst, s.strides, s.dilates, s.pad_l, s.pad_r);
-  return dnnl::convolution_forward::primitive_desc(d, UserScratchpad(), OnednnEngine());
+  return dnnl::convolution_forward::primitive_desc(
+      d, post != nullptr ? post->Attr(s.dst) : UserScratchpad(), OnednnEngine());
 }
 
 // Forward: data, weight[, bias] -> out.
@@ -141,6 +190,106 @@ class ConvForwardStep : public OnednnStep {
   dnnl::convolution_forward prim_;
 };
 
+// A fused convolution (graph/ops/fused_conv.h): data, weight[, bias][, gamma,
+// beta, moving_mean, moving_var][, sum] -> out, with the rest as post-ops.
+class FusedConvStep : public OnednnStep {
+ public:
+  FusedConvStep(const ConvSetup& s, const memory::desc& sum_desc, const FusedConvParam& p,
+                const PostOps& post, WorkspaceArena* arena)
+      : post_(post), has_bias_(s.has_bias), bn_input_(p.bn_input()), sum_input_(p.sum_input()) {
+    auto pd = ForwardPd(s, dnnl::prop_kind::forward_inference, &post);
+    // oneDNN's reference kernels are orders of magnitude slower than the
+    // unfused path: such a case is left to it.
+    if (absl::StartsWith(pd.impl_info_str(), "ref")) {
+      throw dnnl::error(dnnl_unimplemented, "only a reference implementation");
+    }
+    src_ = Operand(s.src, pd.src_desc(), Operand::kInput, arena);
+    wei_ = Operand(s.wei, pd.weights_desc(), Operand::kInput, arena);
+    dst_ = Operand(s.dst, pd.dst_desc(), Operand::kOutput, arena);
+    if (has_bias_) bias_ = Operand(s.bias, s.bias, Operand::kInput, arena);
+    if (post.bn) {
+      const memory::dim channels = s.dst.dims()[1];
+      channels_ = channels;
+      scale_offset_ = arena->Reserve(2 * channels * sizeof(float));
+      channel_desc_ = post.ChannelDesc(s.dst);
+      const BatchNormParam& bn = p.bn_param();
+      eps_ = bn.eps;
+      fix_gamma_ = bn.fix_gamma;
+    }
+    if (post.sum && pd.dst_desc() != sum_desc) {
+      sum_user_ = memory(sum_desc, OnednnEngine(), DNNL_MEMORY_NONE);
+      sum_reorder_ = dnnl::reorder(sum_user_, memory(pd.dst_desc(), OnednnEngine(),
+                                                      DNNL_MEMORY_NONE));
+    }
+    scratch_desc_ = pd.scratchpad_desc();
+    scratch_offset_ = arena->Reserve(scratch_desc_.get_size());
+    prim_ = dnnl::convolution_forward(pd);
+  }
+
+  void Run(const KernelContext& ctx) override {
+    const Tensor& ws = ctx.workspace;
+    std::unordered_map<int, memory> args = {
+        {DNNL_ARG_SRC, src_.Enter(ctx.inputs[0], ws, stream_)},
+        {DNNL_ARG_WEIGHTS, wei_.Enter(ctx.inputs[1], ws, stream_)},
+        {DNNL_ARG_SCRATCHPAD, ScratchpadAt(scratch_desc_, ws, scratch_offset_)}};
+    if (has_bias_) args[DNNL_ARG_BIAS] = bias_.Enter(ctx.inputs[2], ws, stream_);
+    if (post_.bn) {
+      float* scale = reinterpret_cast<float*>(static_cast<char*>(ws.raw_data()) + scale_offset_);
+      float* shift = scale + channels_;
+      FoldBatchNorm(ctx, scale, shift);
+      args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] =
+          memory(channel_desc_, OnednnEngine(), scale);
+      args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1] =
+          memory(channel_desc_, OnednnEngine(), shift);
+    }
+    memory dst = dst_.Enter(ctx.outputs[0], ws, stream_);
+    if (post_.sum) {
+      // The sum post-op adds what dst holds: the operand, placed there first
+      // (nothing to do when the plan gave the output the operand's memory).
+      const Tensor& sum = ctx.inputs[sum_input_];
+      if (sum_reorder_) {
+        sum_user_.set_data_handle(sum.raw_data());
+        sum_reorder_->execute(stream_, sum_user_, dst);
+      } else if (sum.raw_data() != dst.get_data_handle()) {
+        std::memcpy(dst.get_data_handle(), sum.raw_data(), sum.nbytes());
+      }
+    }
+    args[DNNL_ARG_DST] = dst;
+    prim_.execute(stream_, args);
+    dst_.Leave(stream_);
+    stream_.wait();
+  }
+
+ private:
+  // The BatchNorm with moving statistics as y = x * scale + shift.
+  void FoldBatchNorm(const KernelContext& ctx, float* scale, float* shift) const {
+    const float* gamma = ctx.inputs[bn_input_].data<float>();
+    const float* beta = ctx.inputs[bn_input_ + 1].data<float>();
+    const float* mean = ctx.inputs[bn_input_ + 2].data<float>();
+    const float* var = ctx.inputs[bn_input_ + 3].data<float>();
+    for (memory::dim c = 0; c < channels_; ++c) {
+      const float g = fix_gamma_ ? 1.0f : gamma[c];
+      scale[c] = g / std::sqrt(var[c] + static_cast<float>(eps_));
+      shift[c] = beta[c] - mean[c] * scale[c];
+    }
+  }
+
+  PostOps post_;
+  bool has_bias_;
+  int bn_input_, sum_input_;
+  Operand src_, wei_, bias_, dst_;
+  memory::dim channels_ = 0;
+  size_t scale_offset_ = 0;
+  memory::desc channel_desc_;
+  double eps_ = 0;
+  bool fix_gamma_ = false;
+  memory sum_user_;
+  std::optional<dnnl::reorder> sum_reorder_;
+  memory::desc scratch_desc_;
+  size_t scratch_offset_ = 0;
+  dnnl::convolution_forward prim_;
+};
+
 // Backward: ograd, data, weight -> data grad, weight grad[, bias grad]; each
 // half runs only when one of its outputs is wanted.
 class ConvBackwardStep : public OnednnStep {
@@ -152,8 +301,8 @@ class ConvBackwardStep : public OnednnStep {
     size_t scratch_bytes = 0;
     if (want_data_) {
       dnnl::convolution_backward_data::desc d(
-          dnnl::algorithm::convolution_direct, s.Activation(s.src), AnyDesc(s.wei.dims()),
-          s.Activation(s.dst), s.strides, s.dilates, s.pad_l, s.pad_r);
+          dnnl::algorithm::convolution_direct, s.SrcWant(), AnyDesc(s.wei.dims()),
+          s.DstWant(), s.strides, s.dilates, s.pad_l, s.pad_r);
       dnnl::convolution_backward_data::primitive_desc pd(d, UserScratchpad(), OnednnEngine(), hint);
       data_ograd_ = Operand(s.dst, pd.diff_dst_desc(), Operand::kInput, arena);
       data_wei_ = Operand(s.wei, pd.weights_desc(), Operand::kInput, arena);
@@ -165,11 +314,11 @@ class ConvBackwardStep : public OnednnStep {
     if (want_weight_) {
       memory::desc wei = AnyDesc(s.wei.dims());
       auto d = has_bias_ ? dnnl::convolution_backward_weights::desc(
-                               dnnl::algorithm::convolution_direct, s.Activation(s.src), wei,
-                               s.bias, s.Activation(s.dst), s.strides, s.dilates, s.pad_l, s.pad_r)
+                               dnnl::algorithm::convolution_direct, s.SrcWant(), wei,
+                               s.bias, s.DstWant(), s.strides, s.dilates, s.pad_l, s.pad_r)
                          : dnnl::convolution_backward_weights::desc(
-                               dnnl::algorithm::convolution_direct, s.Activation(s.src), wei,
-                               s.Activation(s.dst), s.strides, s.dilates, s.pad_l, s.pad_r);
+                               dnnl::algorithm::convolution_direct, s.SrcWant(), wei,
+                               s.DstWant(), s.strides, s.dilates, s.pad_l, s.pad_r);
       dnnl::convolution_backward_weights::primitive_desc pd(d, UserScratchpad(), OnednnEngine(),
                                                             hint);
       weight_src_ = Operand(s.src, pd.src_desc(), Operand::kInput, arena);
@@ -218,10 +367,11 @@ class ConvBackwardStep : public OnednnStep {
 
 // Forward shapes: data, weight, out. Backward: ograd(out), data, weight.
 std::optional<ConvSetup> SetupFor(const ConvParam& p, const std::vector<Shape>& in,
-                                  const std::vector<Shape>& out, DType dtype, bool backward) {
+                                  const std::vector<Shape>& out, DType dtype, bool backward,
+                                  bool src_cl = false, bool dst_cl = false) {
   if (!backward) {
     if (in.size() < 2 || out.empty()) return std::nullopt;
-    return Describe(p, in[0], in[1], out[0], dtype);
+    return Describe(p, in[0], in[1], out[0], dtype, src_cl, dst_cl);
   }
   if (in.size() < 3) return std::nullopt;
   return Describe(p, in[1], in[2], in[0], dtype);
@@ -242,7 +392,8 @@ absl::Status PrepareOnednnConv(KernelContext* ctx, bool backward, size_t* worksp
   for (const Tensor& t : ctx->inputs) in.push_back(t.shape());
   for (const Tensor& t : ctx->outputs) out.push_back(t.shape());
   const DType dtype = ctx->inputs[backward ? 1 : 0].dtype();
-  std::optional<ConvSetup> s = SetupFor(p, in, out, dtype, backward);
+  std::optional<ConvSetup> s = SetupFor(p, in, out, dtype, backward, ctx->InputChannelsLast(0),
+                                        ctx->OutputChannelsLast(0));
   if (!s) return absl::OkStatus();
   // oneDNN fits its work split to the thread count at creation: create with
   // the team the step will run on.
@@ -255,6 +406,108 @@ absl::Status PrepareOnednnConv(KernelContext* ctx, bool backward, size_t* worksp
     // No oneDNN implementation for this case: the im2col kernel runs it.
     if (e.status == dnnl_unimplemented) return absl::OkStatus();
     return OnednnError(e, "creating the convolution primitives");
+  }
+  *workspace_bytes = arena.bytes();
+  AdoptOnednnStep(ctx, std::move(step));
+  return absl::OkStatus();
+}
+
+namespace {
+
+// The post-ops of `p`; nullopt when oneDNN has no such activation.
+std::optional<PostOps> PostOpsOf(const FusedConvParam& p) {
+  PostOps post;
+  post.bn = p.with_bn;
+  post.sum = p.with_sum;
+  if (!p.has_act()) return post;
+  if (p.act.op->name() == "clip") {
+    const ClipParam& c = Param<ClipParam>(p.act);
+    post.act = dnnl::algorithm::eltwise_clip;
+    post.alpha = static_cast<float>(c.a_min);
+    post.beta = static_cast<float>(c.a_max);
+    return post;
+  }
+  switch (Param<ActivationParam>(p.act).type) {
+    case ActivationType::kRelu:
+      post.act = dnnl::algorithm::eltwise_relu;
+      return post;
+    case ActivationType::kSigmoid:
+      post.act = dnnl::algorithm::eltwise_logistic;
+      return post;
+    case ActivationType::kTanh:
+      post.act = dnnl::algorithm::eltwise_tanh;
+      return post;
+    case ActivationType::kSoftRelu:
+      post.act = dnnl::algorithm::eltwise_soft_relu;
+      return post;
+    default:
+      return std::nullopt;
+  }
+}
+
+// Whether oneDNN runs the forward inference of `s` with a real (not its
+// reference) implementation.
+bool RunsDirect(const ConvSetup& s, const PostOps* post) {
+  try {
+    ScopedOmpThreads threads(1);
+    return !absl::StartsWith(
+        ForwardPd(s, dnnl::prop_kind::forward_inference, post).impl_info_str(), "ref");
+  } catch (const dnnl::error&) {
+    return false;
+  }
+}
+
+std::optional<ConvSetup> FusedSetup(const FusedConvParam& p, const Shape& data, const Shape& weight,
+                                    const Shape& out, DType dtype, bool src_cl, bool dst_cl) {
+  std::optional<ConvSetup> s = Describe(p.conv_param(), data, weight, out, dtype, src_cl, dst_cl);
+  // Post-ops run in oneDNN's direct kernels on a channel-last or blocked
+  // layout; its plain 1x1 (GEMM) kernel applies them slowly or not at all.
+  if (s) s->plain_activations = false;
+  return s;
+}
+
+}  // namespace
+
+void ConvChannelsLast(const NodeAttrs& attrs, const std::vector<Shape>& in,
+                      const std::vector<Shape>& out, DType dtype, std::vector<bool>* in_cl,
+                      std::vector<bool>* out_cl) {
+  const ConvParam& p = Param<ConvParam>(attrs);
+  if (p.deconv || in.size() < 2 || out.empty() || in[0].ndim() < 3) return;
+  std::optional<ConvSetup> s = Describe(p, in[0], in[1], out[0], dtype, true, true);
+  if (!s || !RunsDirect(*s, nullptr)) return;
+  (*in_cl)[0] = (*out_cl)[0] = true;
+}
+
+void FusedConvChannelsLast(const NodeAttrs& attrs, const std::vector<Shape>& in,
+                           const std::vector<Shape>& out, DType dtype, std::vector<bool>* in_cl,
+                           std::vector<bool>* out_cl) {
+  const auto& p = Param<FusedConvParam>(attrs);
+  std::optional<PostOps> post = PostOpsOf(p);
+  if (!post || in.size() < 2 || out.empty() || in[0].ndim() < 3) return;
+  std::optional<ConvSetup> s = FusedSetup(p, in[0], in[1], out[0], dtype, true, true);
+  if (!s || !RunsDirect(*s, &*post)) return;
+  (*in_cl)[0] = (*out_cl)[0] = true;
+  if (p.with_sum) (*in_cl)[p.sum_input()] = true;
+}
+
+absl::Status PrepareOnednnFusedConv(KernelContext* ctx, size_t* workspace_bytes) {
+  const auto& p = ctx->param<FusedConvParam>();
+  std::optional<PostOps> post = PostOpsOf(p);
+  if (!post || ctx->inputs.size() < 2 || ctx->outputs.empty()) return absl::OkStatus();
+  std::optional<ConvSetup> s = FusedSetup(p, ctx->inputs[0].shape(), ctx->inputs[1].shape(),
+                                          ctx->outputs[0].shape(), ctx->inputs[0].dtype(),
+                                          ctx->InputChannelsLast(0), ctx->OutputChannelsLast(0));
+  if (!s) return absl::OkStatus();
+  const memory::desc sum_desc =
+      ActivationDesc(ctx->outputs[0].shape(), ctx->InputChannelsLast(p.sum_input()));
+  ScopedOmpThreads threads(ctx->num_threads);
+  WorkspaceArena arena;
+  std::unique_ptr<OnednnStep> step;
+  try {
+    step = std::make_unique<FusedConvStep>(*s, sum_desc, p, *post, &arena);
+  } catch (const dnnl::error& e) {
+    if (e.status == dnnl_unimplemented) return absl::OkStatus();
+    return OnednnError(e, "creating the fused convolution primitive");
   }
   *workspace_bytes = arena.bytes();
   AdoptOnednnStep(ctx, std::move(step));

@@ -226,6 +226,9 @@ const std::map<std::string, std::string> kNoGoldenCase = {
     {"_CrossDeviceCopy", "inserted by the executor between devices; not in symbol files"},
     {"_send", "cross-rank transfer inserted by the executor (issue 9)"},
     {"_recv", "cross-rank transfer inserted by the executor (issue 9)"},
+    {"_symx_fused_conv",
+     "made by symx's inference fusion (MXNet has no such op); tests/ops/"
+     "fused_conv_executor_test checks it against the unfused graph"},
 };
 
 TEST(GoldenCoverage, EveryForwardOpHasACase) {

@@ -129,12 +129,13 @@ TEST(GradientTest, MismatchedHeadGradientsAreAnError) {
   EXPECT_FALSE(r.ok());
 }
 
-// Every op must say how it is differentiated (a gradient, or explicitly none),
+// Every op must say how it is differentiated (a gradient, explicitly none, or
+// inference only: asking is an error),
 // and every forward op must infer shapes.
 TEST(OpRegistryTest, EveryOpHasAGradientAndShapeInference) {
   int forward = 0;
   for (const Op* op : OpRegistry::Global().List()) {
-    EXPECT_TRUE(op->gradient() || op->non_differentiable()) << op->name();
+    EXPECT_TRUE(op->gradient() || op->non_differentiable() || op->inference_only()) << op->name();
     if (op->is_backward()) {
       EXPECT_TRUE(op->non_differentiable()) << op->name();
       continue;

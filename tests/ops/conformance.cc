@@ -314,5 +314,21 @@ void CheckOp(const OpCase& c) {
   }
 }
 
+void FillUniform(const Tensor& t, uint64_t seed, float lo, float hi) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(lo, hi);
+  float* p = t.data<float>();
+  for (int64_t i = 0; i < t.size(); ++i) p[i] = u(rng);
+}
+
+void ExpectAllClose(const Tensor& got, const Tensor& want, double rtol, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  const float* g = got.data<float>();
+  const float* w = want.data<float>();
+  for (int64_t i = 0; i < got.size(); ++i) {
+    ASSERT_NEAR(g[i], w[i], rtol * (1 + std::abs(w[i]))) << what << " element " << i;
+  }
+}
+
 }  // namespace testing
 }  // namespace symx

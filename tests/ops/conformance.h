@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "devices/tensor.h"
 #include "graph/attrs.h"
 #include "graph/dtype.h"
 #include "graph/shape.h"
@@ -73,6 +74,13 @@ std::vector<int64_t> Strides(const Shape& s);
 // output position `flat` in `to` (numpy broadcasting: `from` is right-aligned
 // and may have fewer dims).
 double BroadcastAt(const Values& v, const Shape& from, const Shape& to, int64_t flat);
+
+// Helpers for executor-level comparisons (float32 tensors).
+// Fills `t` with uniform values in [lo, hi) from `seed`.
+void FillUniform(const Tensor& t, uint64_t seed, float lo = -1.f, float hi = 1.f);
+// |got - want| <= rtol * (1 + |want|) everywhere (ASSERT-style: stops at the
+// first mismatch, naming `what` and the element).
+void ExpectAllClose(const Tensor& got, const Tensor& want, double rtol, const std::string& what);
 
 }  // namespace testing
 }  // namespace symx

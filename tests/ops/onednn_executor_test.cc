@@ -12,6 +12,7 @@
 #include "executor/executor.h"
 #include "graph/symbol.h"
 #include "gtest/gtest.h"
+#include "tests/ops/conformance.h"
 #ifdef SYMX_WITH_ONEDNN
 #include "devices/cpu/onednn.h"
 #endif
@@ -40,12 +41,7 @@ Symbol TwoConvs() {
       .Build();
 }
 
-void Fill(const Tensor& t, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  float* p = t.data<float>();
-  for (int64_t i = 0; i < t.size(); ++i) p[i] = u(rng);
-}
+void Fill(const Tensor& t, uint64_t seed) { testing::FillUniform(t, seed); }
 
 std::unique_ptr<Executor> Bind(bool onednn, GradReq req = GradReq::kNull) {
   cpu::SetOnednnEnabled(onednn);
@@ -59,12 +55,7 @@ std::unique_ptr<Executor> Bind(bool onednn, GradReq req = GradReq::kNull) {
 }
 
 void ExpectClose(const Tensor& got, const Tensor& want, const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  const float* g = got.data<float>();
-  const float* w = want.data<float>();
-  for (int64_t i = 0; i < got.size(); ++i) {
-    ASSERT_NEAR(g[i], w[i], 1e-4 * (1 + std::abs(w[i]))) << what << " element " << i;
-  }
+  testing::ExpectAllClose(got, want, 1e-4, what);
 }
 
 TEST(OnednnExecutorTest, TakesTheOnednnPathAndMatchesTheReference) {

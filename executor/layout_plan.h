@@ -1,0 +1,40 @@
+// Which values of a bind are stored channels-last (devices/kernel.h).
+//
+// oneDNN's direct convolutions run on channels-last data; a network of them
+// kept plain pays two layout conversions per convolution. In binds that
+// compute no gradient the plan keeps a value channels-last when every kernel
+// that writes or reads it can take it so. Elementwise ops on equal shapes
+// (Activation, clip, elemwise_add/sub/mul/div) do not care: a value they read
+// and the values they write share one decision, as do values the memory plan
+// puts in one block in place. Values the user sees (arguments, outputs),
+// values other devices read, and values of kernels without the capability
+// stay plain; so does everything when no kernel has it.
+#ifndef SYMX_EXECUTOR_LAYOUT_PLAN_H_
+#define SYMX_EXECUTOR_LAYOUT_PLAN_H_
+
+#include <vector>
+
+#include "devices/kernel.h"
+#include "executor/plan_memory.h"
+#include "graph/indexed_graph.h"
+#include "graph/infer_graph.h"
+
+namespace symx {
+
+struct LayoutPlanInput {
+  const IndexedGraph* graph = nullptr;
+  const std::vector<const KernelInfo*>* kernels = nullptr;  // per node (null: not run here)
+  const ShapeTable* shapes = nullptr;
+  const TypeTable* types = nullptr;
+  // Per entry: must stay plain (seen by the user or another device, a view).
+  std::vector<bool> pinned;
+  // Per entry: the entry it shares memory with in place, or -1.
+  std::vector<int64_t> inplace_from;
+};
+
+// Per entry: stored channels-last.
+std::vector<bool> PlanChannelsLast(const LayoutPlanInput& in);
+
+}  // namespace symx
+
+#endif  // SYMX_EXECUTOR_LAYOUT_PLAN_H_

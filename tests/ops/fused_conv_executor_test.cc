@@ -1,0 +1,318 @@
+// Inference fusion and channels-last values (executor/inference_fusion.h,
+// executor/layout_plan.h, graph/ops/fused_conv.h): which chains fuse, that a
+// fused bind gives the unfused numbers (inference and Forward(is_train), moving
+// statistics included), that weights written between forwards are used, that
+// monitors see plain values, and that the optimized symbol round-trips.
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "devices/tensor.h"
+#include "executor/executor.h"
+#include "executor/inference_fusion.h"
+#include "graph/indexed_graph.h"
+#include "graph/op.h"
+#include "graph/scope.h"
+#include "graph/symbol.h"
+#include "gtest/gtest.h"
+#include "tests/ops/conformance.h"
+#ifdef SYMX_WITH_ONEDNN
+#include "devices/cpu/onednn.h"
+#endif
+
+namespace symx {
+namespace {
+
+Symbol Conv(const std::string& name, const Symbol& in, int filters, int kernel,
+            bool no_bias = true) {
+  const std::string k = "(" + std::to_string(kernel) + "," + std::to_string(kernel) + ")";
+  const std::string pad = kernel == 3 ? "(1,1)" : "(0,0)";
+  return OpCall("Convolution")
+      .Name(name)
+      .Attr("kernel", k)
+      .Attr("pad", pad)
+      .Attr("num_filter", filters)
+      .Attr("no_bias", no_bias)
+      .Input(in)
+      .Build();
+}
+
+Symbol Bn(const std::string& name, const Symbol& in, bool fix_gamma = false) {
+  return OpCall("BatchNorm").Name(name).Attr("fix_gamma", fix_gamma).Input(in).Build();
+}
+
+Symbol Relu(const std::string& name, const Symbol& in) {
+  return OpCall("Activation").Name(name).Attr("act_type", "relu").Input(in).Build();
+}
+
+// A ResNet-like block: stem conv-bn-relu, then two branches summed and a
+// relu, then a 1x1 conv with bias and clip, then a conv with nothing after
+// (not fused) read by the output: every kind of chain, and values between
+// fused convolutions (stored channels-last).
+Symbol Block() {
+  Symbol data = Symbol::Variable("data");
+  Symbol stem = Relu("stem_relu", Bn("stem_bn", Conv("stem", data, 16, 3)));
+  Symbol a = Relu("a_relu", Bn("a_bn", Conv("a", stem, 16, 3)));
+  Symbol a2 = Bn("a2_bn", Conv("a2", a, 32, 1), /*fix_gamma=*/true);
+  Symbol shortcut = Bn("sc_bn", Conv("sc", stem, 32, 1));
+  Symbol sum = Relu("sum_relu", OpCall("elemwise_add").Name("add").Input(a2).Input(shortcut));
+  Symbol clipped = OpCall("clip")
+                       .Name("clip")
+                       .Attr("a_min", 0.0)
+                       .Attr("a_max", 6.0)
+                       .Input(Conv("pw", sum, 16, 1, /*no_bias=*/false))
+                       .Build();
+  return Conv("last", clipped, 8, 3);
+}
+
+std::set<std::string> OpNames(const Symbol& s) {
+  std::set<std::string> names;
+  IndexedGraph g(s.outputs());
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    if (!g[nid].node->is_variable()) names.insert(g[nid].node->op()->name());
+  }
+  return names;
+}
+
+int CountOp(const Symbol& s, const std::string& op) {
+  int n = 0;
+  IndexedGraph g(s.outputs());
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    n += !g[nid].node->is_variable() && g[nid].node->op()->name() == op;
+  }
+  return n;
+}
+
+TEST(FuseConvChainsTest, FusesEveryChainKind) {
+  int fused = 0;
+  auto out = FuseConvChains(Block().outputs(), &fused);
+  ASSERT_TRUE(out.ok()) << out.status();
+  Symbol s(*out);
+  // stem, a, sc (conv+bn, its value is the sum operand of a2's chain), a2
+  // (+bn+add+relu), pw (+clip); `last` stays a Convolution.
+  EXPECT_EQ(fused, 5);
+  EXPECT_EQ(CountOp(s, "_symx_fused_conv"), 5);
+  EXPECT_EQ(OpNames(s), (std::set<std::string>{"_symx_fused_conv", "Convolution"}));
+  // Arguments and aux states are those of the original, in the same order.
+  EXPECT_EQ(s.ListArguments(), Block().ListArguments());
+  EXPECT_EQ(s.ListAuxiliaryStates(), Block().ListAuxiliaryStates());
+}
+
+TEST(FuseConvChainsTest, LeavesValuesReadElsewhereAlone) {
+  Symbol data = Symbol::Variable("data");
+  Symbol c = Conv("c", data, 4, 3);
+  // The convolution's value is read twice: nothing fuses.
+  Symbol twice = Relu("r", c) + c;
+  int fused = -1;
+  auto out = FuseConvChains(twice.outputs(), &fused);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(fused, 0);
+  // A BatchNorm output that is a graph output ends the chain before it.
+  Symbol b = Bn("b", Conv("c2", data, 4, 3));
+  Symbol grouped = Symbol::Group({b, Relu("r2", b)});
+  out = FuseConvChains(grouped.outputs(), &fused);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(fused, 1);  // conv + bn; the relu reads the visible bn value
+  // A BatchNorm that shows its mean and var is not folded.
+  Symbol shown = OpCall("BatchNorm")
+                     .Name("shown")
+                     .Attr("output_mean_var", true)
+                     .Input(Conv("c3", data, 4, 3))
+                     .Build();
+  out = FuseConvChains(shown.outputs(), &fused);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(fused, 0);
+}
+
+TEST(FuseConvChainsTest, ChainsDoNotCrossCtxGroups) {
+  Symbol data = Symbol::Variable("data");
+  Symbol c = Conv("c", data, 4, 3);
+  Symbol r;
+  {
+    AttrScope scope(AttrMap{{"ctx_group", "dev2"}});
+    r = Relu("r", c);
+  }
+  int fused = -1;
+  auto out = FuseConvChains(r.outputs(), &fused);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(fused, 0);
+}
+
+TEST(FusedConvOpTest, BadAttributesNameThePart) {
+  Symbol data = Symbol::Variable("data");
+  auto make = [&](std::map<std::string, std::string> extra) {
+    OpCall call("_symx_fused_conv");
+    call.Name("f").Attr("kernel", "(3,3)").Attr("num_filter", 4).Attr("no_bias", true);
+    for (const auto& [k, v] : extra) call.Attr(k, v);
+    return call.Input(data).Build();
+  };
+  try {
+    make({{"bn.eps", "0.1"}});
+    FAIL() << "bn.eps without with_bn";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("bn.eps"), std::string::npos) << e.what();
+  }
+  try {
+    make({{"act", "Activation"}, {"act.act_type", "softsign"}});
+    FAIL() << "softsign is not fusable";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("softsign"), std::string::npos) << e.what();
+  }
+  try {
+    make({{"with_bn", "True"}, {"bn.eps", "-1"}});
+    FAIL() << "negative eps";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("BatchNorm"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("eps"), std::string::npos) << e.what();
+  }
+  try {
+    make({{"layout", "NHWC"}});
+    FAIL() << "channel-last layout attribute";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("NHWC"), std::string::npos) << e.what();
+  }
+}
+
+#ifdef SYMX_WITH_ONEDNN
+
+using testing::FillUniform;
+
+// Binds Block() for inference; fusion on or off; same values either way.
+std::unique_ptr<Executor> Bind(bool fuse, const Symbol& symbol = Block()) {
+  SetInferenceFusionEnabled(fuse);
+  auto exe = Executor::SimpleBind(
+      symbol,
+      {.ctx = Context::CPU(0), .shapes = {{"data", Shape{2, 8, 10, 10}}}, .grad_req = GradReq::kNull});
+  SetInferenceFusionEnabled(true);
+  uint64_t seed = 7;
+  for (const auto& [name, t] : exe->arg_dict()) FillUniform(t, seed++, -0.5f, 0.5f);
+  // Moving variances must be positive.
+  for (const auto& [name, t] : exe->aux_dict()) {
+    const bool var = name.find("var") != std::string::npos;
+    FillUniform(t, seed++, var ? 0.5f : -0.2f, var ? 1.5f : 0.2f);
+  }
+  return exe;
+}
+
+void ExpectClose(const Tensor& got, const Tensor& want, const std::string& what) {
+  testing::ExpectAllClose(got, want, 2e-4, what);
+}
+
+TEST(FusedExecutorTest, InferenceMatchesTheUnfusedGraph) {
+  auto fused = Bind(true);
+  auto plain = Bind(false);
+  EXPECT_EQ(CountOp(fused->OptimizedSymbol(), "_symx_fused_conv"), 5);
+  EXPECT_EQ(CountOp(plain->OptimizedSymbol(), "_symx_fused_conv"), 0);
+  fused->Forward(false);
+  plain->Forward(false);
+  ExpectClose(fused->outputs()[0], plain->outputs()[0], "output");
+}
+
+TEST(FusedExecutorTest, WeightsAndStatisticsWrittenBetweenForwardsAreUsed) {
+  auto fused = Bind(true);
+  auto plain = Bind(false);
+  fused->Forward(false);
+  for (auto* exe : {fused.get(), plain.get()}) {
+    FillUniform(exe->arg_dict().at("a_weight"), 99, -1.f, 1.f);
+    FillUniform(exe->arg_dict().at("a_bn_gamma"), 98, 0.5f, 2.f);
+    FillUniform(exe->aux_dict().at("sc_bn_moving_var"), 97, 2.f, 3.f);
+    FillUniform(exe->arg_dict().at("pw_bias"), 96, -1.f, 1.f);
+  }
+  fused->Forward(false);
+  plain->Forward(false);
+  ExpectClose(fused->outputs()[0], plain->outputs()[0], "output after new weights");
+}
+
+TEST(FusedExecutorTest, TrainingForwardUsesBatchStatisticsAndUpdatesMovingOnes) {
+  auto fused = Bind(true);
+  auto plain = Bind(false);
+  for (int step = 0; step < 2; ++step) {
+    fused->Forward(true);
+    plain->Forward(true);
+    ExpectClose(fused->outputs()[0], plain->outputs()[0], "training output");
+    for (const auto& [name, t] : plain->aux_dict()) {
+      ExpectClose(fused->aux_dict().at(name), t, name);
+    }
+  }
+  // And back to inference with the updated statistics.
+  fused->Forward(false);
+  plain->Forward(false);
+  ExpectClose(fused->outputs()[0], plain->outputs()[0], "inference after training");
+}
+
+TEST(FusedExecutorTest, MonitorSeesPlainValues) {
+  auto fused = Bind(true);
+  auto plain = Bind(false);
+  std::map<std::string, std::vector<double>> seen_fused, seen_plain;
+  fused->SetMonitorCallback(
+      [&](const std::string& name, const Tensor& t) { seen_fused[name] = t.ToDoubles(); });
+  plain->SetMonitorCallback(
+      [&](const std::string& name, const Tensor& t) { seen_plain[name] = t.ToDoubles(); });
+  fused->Forward(false);
+  plain->Forward(false);
+  // Fused nodes take their chain's last name: those values exist in both.
+  int compared = 0;
+  for (const char* name :
+       {"stem_relu_output", "a_relu_output", "sum_relu_output", "clip_output"}) {
+    ASSERT_TRUE(seen_fused.count(name)) << name;
+    ASSERT_TRUE(seen_plain.count(name)) << name;
+    const auto& f = seen_fused[name];
+    const auto& p = seen_plain[name];
+    ASSERT_EQ(f.size(), p.size()) << name;
+    for (size_t i = 0; i < f.size(); ++i) {
+      ASSERT_NEAR(f[i], p[i], 2e-4 * (1 + std::abs(p[i]))) << name << " element " << i;
+    }
+    ++compared;
+  }
+  EXPECT_EQ(compared, 4);
+}
+
+TEST(FusedExecutorTest, OptimizedSymbolRoundTripsAndBindsAgain) {
+  auto fused = Bind(true);
+  fused->Forward(false);
+  Symbol again = Symbol::FromJson(fused->OptimizedSymbol().ToJson());
+  EXPECT_EQ(CountOp(again, "_symx_fused_conv"), 5);
+  // Bound as it is (fusion off, so nothing is fused twice), with oneDNN on
+  // and off: the fused op's own paths.
+  for (bool onednn : {true, false}) {
+    cpu::SetOnednnEnabled(onednn);
+    auto exe = Executor::SimpleBind(again, {.ctx = Context::CPU(0),
+                                            .shapes = {{"data", Shape{2, 8, 10, 10}}},
+                                            .grad_req = GradReq::kNull});
+    cpu::SetOnednnEnabled(true);
+    exe->CopyParamsFrom(fused->arg_dict(), fused->aux_dict());
+    exe->Forward(false);
+    ExpectClose(exe->outputs()[0], fused->outputs()[0], onednn ? "oneDNN" : "reference");
+  }
+  // It has no gradient: binding it for training says so.
+  try {
+    Executor::SimpleBind(again,
+                         {.ctx = Context::CPU(0), .shapes = {{"data", Shape{2, 8, 10, 10}}}});
+    FAIL() << "a fused node has no gradient";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("_symx_fused_conv"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("bind the original symbol"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(FusedExecutorTest, BindsWithGradientsAreNotFused) {
+  SetInferenceFusionEnabled(true);
+  auto exe = Executor::SimpleBind(
+      Block(), {.ctx = Context::CPU(0), .shapes = {{"data", Shape{2, 8, 10, 10}}}});
+  EXPECT_EQ(CountOp(exe->OptimizedSymbol(), "_symx_fused_conv"), 0);
+}
+
+TEST(FusedExecutorTest, OnednnOffMeansNoFusion) {
+  cpu::SetOnednnEnabled(false);
+  auto exe = Bind(true);
+  cpu::SetOnednnEnabled(true);
+  EXPECT_EQ(CountOp(exe->OptimizedSymbol(), "_symx_fused_conv"), 0);
+}
+
+#endif  // SYMX_WITH_ONEDNN
+
+}  // namespace
+}  // namespace symx
