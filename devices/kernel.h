@@ -110,6 +110,9 @@ struct KernelInfo {
   bool supports_add = false;
   PrepareFn prepare = nullptr;
   ChannelsLastFn channels_last = nullptr;
+  // The values channels_last declares are all channels-last or all plain
+  // (the kernel has no path that converts between them).
+  bool channels_last_tied = false;
 };
 
 class KernelRegistry {

@@ -65,6 +65,19 @@ std::vector<bool> PlanChannelsLast(const LayoutPlanInput& in) {
       const DType dtype = ins.empty() ? (*in.types)[outs[0]] : (*in.types)[ins[0]];
       k->channels_last(node.attrs, in_shapes, out_shapes, dtype, &in_cl, &out_cl);
     }
+    if (k->channels_last_tied) {
+      int64_t first = -1;
+      auto tie = [&](uint32_t e) {
+        if (first < 0) first = e;
+        groups.Join(e, static_cast<size_t>(first));
+      };
+      for (size_t i = 0; i < ins.size(); ++i) {
+        if (in_cl[i]) tie(ins[i]);
+      }
+      for (size_t j = 0; j < outs.size(); ++j) {
+        if (out_cl[j]) tie(outs[j]);
+      }
+    }
     for (size_t i = 0; i < ins.size(); ++i) {
       if (!in_cl[i]) plain[ins[i]] = true;
       any_capable |= in_cl[i];

@@ -6,7 +6,8 @@
 // that writes or reads it can take it so. Elementwise ops on equal shapes
 // (Activation, clip, elemwise_add/sub/mul/div) do not care: a value they read
 // and the values they write share one decision, as do values the memory plan
-// puts in one block in place. Values the user sees (arguments, outputs),
+// puts in one block in place and the values a kernel declares tied (Concat,
+// BatchNorm: they have no converting path). Values the user sees (arguments, outputs),
 // values other devices read, and values of kernels without the capability
 // stay plain; so does everything when no kernel has it.
 #ifndef SYMX_EXECUTOR_LAYOUT_PLAN_H_

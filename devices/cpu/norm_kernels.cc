@@ -136,8 +136,75 @@ absl::Status BatchNormForwardT(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// Channels-last data (devices/kernel.h, axis 1 only): `rows` rows of the
+// channels. Same statistics and update as above.
+template <typename T>
+absl::Status BatchNormChannelsLastT(const KernelContext& ctx) {
+  using Rows = Eigen::Array<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using Row = Eigen::Array<T, 1, Eigen::Dynamic>;
+  const auto& p = ctx.param<BatchNormParam>();
+  const Shape& shape = ctx.inputs[0].shape();
+  const int64_t c = shape[1], rows = shape.Size() / std::max<int64_t>(c, 1);
+  for (int i = 1; i < 5; ++i) {
+    if (ctx.inputs[i].size() != c || ctx.inputs[i].dtype() != ctx.inputs[0].dtype()) {
+      return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": input ", i, " is ",
+                                                     ctx.inputs[i].DebugString(), ", expected ",
+                                                     c, " values of the data's dtype"));
+    }
+  }
+  Eigen::Map<const Rows> x(ctx.inputs[0].data<T>(), rows, c);
+  Eigen::Map<const Row> gamma(ctx.inputs[1].data<T>(), c), beta(ctx.inputs[2].data<T>(), c);
+  Eigen::Map<Row> moving_mean(ctx.inputs[3].data<T>(), c), moving_var(ctx.inputs[4].data<T>(), c);
+  Eigen::Map<Row> mean(ctx.outputs[1].data<T>(), c), var(ctx.outputs[2].data<T>(), c);
+  const bool batch_stats = ctx.is_train && !p.use_global_stats;
+  Row m(c), s2(c);
+  if (batch_stats && rows > 0) {
+    m = x.colwise().sum() / static_cast<T>(rows);
+    s2 = (x.rowwise() - m).square().colwise().sum() / static_cast<T>(rows);
+  } else if (batch_stats) {
+    m.setZero();
+    s2.setZero();
+  } else {
+    m = moving_mean;
+    s2 = moving_var;
+  }
+  Row scale(c), shift(c);
+  for (int64_t ch = 0; ch < c; ++ch) {
+    scale[ch] = (p.fix_gamma ? T(1) : gamma[ch]) * InvStd(s2[ch], p.eps);
+    shift[ch] = beta[ch] - m[ch] * scale[ch];
+  }
+  T* y = ctx.outputs[0].data<T>();
+  ParallelFor(ctx, rows, 2.0 * static_cast<double>(c) + 1, [&](int64_t r0, int64_t r1) {
+    Eigen::Map<Rows> out(y + r0 * c, r1 - r0, c);
+    out = (x.middleRows(r0, r1 - r0).rowwise() * scale).rowwise() + shift;
+  });
+  mean = m;
+  var = s2;
+  if (batch_stats && rows > 0) {
+    const T momentum = static_cast<T>(p.momentum);
+    moving_mean = moving_mean * momentum + m * (T(1) - momentum);
+    moving_var = moving_var * momentum + s2 * (T(1) - momentum);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status BatchNormForward(const KernelContext& ctx) {
+  if (ctx.InputChannelsLast(0)) {
+    SYMX_FLOAT_SWITCH(ctx, ctx.inputs[0].dtype(), T, return BatchNormChannelsLastT<T>(ctx));
+  }
   SYMX_FLOAT_SWITCH(ctx, ctx.inputs[0].dtype(), T, return BatchNormForwardT<T>(ctx));
+}
+
+// Axis 1 of data with at least one spatial dim: data and output may be
+// channels-last, together.
+void BatchNormChannelsLast(const NodeAttrs& attrs, const std::vector<Shape>& in,
+                           const std::vector<Shape>& out, DType dtype, std::vector<bool>* in_cl,
+                           std::vector<bool>* out_cl) {
+  if (in.empty() || in[0].ndim() < 3) return;
+  const int64_t axis = Param<BatchNormParam>(attrs).axis;
+  if (axis != 1 && axis != 1 - in[0].ndim()) return;
+  if (dtype != DType::kFloat32 && dtype != DType::kFloat64) return;
+  (*in_cl)[0] = (*out_cl)[0] = true;
 }
 
 // Inputs: ograd, data, gamma, beta, mean, var, moving_mean, moving_var.
@@ -372,7 +439,8 @@ absl::Status LayerNormBackward(const KernelContext& ctx) {
 
 }  // namespace
 
-SYMX_REGISTER_KERNEL("BatchNorm", kCPU, BatchNormForward);
+SYMX_REGISTER_KERNEL("BatchNorm", kCPU, BatchNormForward, nullptr, false, nullptr,
+                     BatchNormChannelsLast, true);
 SYMX_REGISTER_KERNEL("_backward_BatchNorm", kCPU, BatchNormBackward);
 SYMX_REGISTER_KERNEL("LayerNorm", kCPU, LayerNormForward);
 SYMX_REGISTER_KERNEL("_backward_LayerNorm", kCPU, LayerNormBackward);

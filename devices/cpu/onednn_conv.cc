@@ -39,11 +39,12 @@ struct ConvSetup {
   bool src_channels_last = false, dst_channels_last = false;
 
   // The layouts the primitive is asked for.
-  memory::desc SrcWant() const {
-    return plain_activations || src_channels_last ? src : AnyDesc(src.dims());
-  }
-  memory::desc DstWant() const {
-    return plain_activations || dst_channels_last ? dst : AnyDesc(dst.dims());
+  // (Plain kept only when both are plain: oneDNN has no direct kernel that
+  // mixes a plain with a channels-last operand.)
+  memory::desc SrcWant() const { return Keep(src_channels_last) ? src : AnyDesc(src.dims()); }
+  memory::desc DstWant() const { return Keep(dst_channels_last) ? dst : AnyDesc(dst.dims()); }
+  bool Keep(bool channels_last) const {
+    return channels_last || (plain_activations && !src_channels_last && !dst_channels_last);
   }
 };
 

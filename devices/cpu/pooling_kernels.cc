@@ -34,6 +34,10 @@
 #include "devices/cpu/kernel_util.h"
 #include "graph/error.h"
 #include "graph/ops/pooling.h"
+#ifdef SYMX_WITH_ONEDNN
+#include "devices/cpu/onednn.h"
+#include "devices/cpu/onednn_pool.h"
+#endif
 
 namespace symx {
 namespace cpu {
@@ -283,6 +287,13 @@ absl::Status PoolingForwardT(const KernelContext& ctx) {
 }
 
 absl::Status PoolingForward(const KernelContext& ctx) {
+#ifdef SYMX_WITH_ONEDNN
+  if (ctx.state != nullptr) return RunOnednnStep(ctx);
+#endif
+  if (ctx.InputChannelsLast(0) || ctx.OutputChannelsLast(0)) {
+    return absl::InternalError(
+        absl::StrCat(ctx.Where(), ": channels-last values without a oneDNN step"));
+  }
   SYMX_FLOAT_SWITCH(ctx, ctx.inputs[0].dtype(), T, return PoolingForwardT<T>(ctx));
 }
 
@@ -320,7 +331,16 @@ absl::Status PoolingBackward(const KernelContext& ctx) {
 
 }  // namespace
 
-SYMX_REGISTER_KERNEL("Pooling", kCPU, PoolingForward);
+#ifdef SYMX_WITH_ONEDNN
+constexpr PrepareFn kPoolingPrepare = PrepareOnednnPooling;
+constexpr ChannelsLastFn kPoolingChannelsLast = PoolingChannelsLast;
+#else
+constexpr PrepareFn kPoolingPrepare = nullptr;
+constexpr ChannelsLastFn kPoolingChannelsLast = nullptr;
+#endif
+
+SYMX_REGISTER_KERNEL("Pooling", kCPU, PoolingForward, nullptr, false, kPoolingPrepare,
+                     kPoolingChannelsLast);
 SYMX_REGISTER_KERNEL("_backward_Pooling", kCPU, PoolingBackward);
 
 }  // namespace cpu

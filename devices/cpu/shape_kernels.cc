@@ -306,6 +306,18 @@ absl::Status ConcatImpl(const KernelContext& ctx, bool forward) {
   int axis = 0;
   absl::Status s = NormalizeAxis(ctx.param<ConcatParam>().dim, whole.shape().ndim(), "dim", &axis);
   if (!s.ok()) return WithWhere(ctx, s);
+  if (forward && ctx.OutputChannelsLast(0)) {
+    // Channels-last values joined along the channels (ConcatChannelsLast):
+    // (N, spatial..., C) rows, joined along the last axis.
+    const Shape& plain = whole.shape();
+    std::vector<int64_t> dims = {plain[0]};
+    for (int d = 2; d < plain.ndim(); ++d) dims.push_back(plain[d]);
+    dims.push_back(plain[1]);
+    std::vector<int64_t> lens;
+    for (const Tensor& t : parts) lens.push_back(t.shape()[1]);
+    SYMX_ASSIGN_OR_RETURN(Tensor stored, whole.View(Shape(dims)));
+    return CutAlong(ctx, true, stored, plain.ndim() - 1, parts, lens);
+  }
   std::vector<int64_t> lens;
   for (const Tensor& t : parts) {
     if (t.shape().ndim() != whole.shape().ndim()) {
@@ -379,7 +391,26 @@ SYMX_REGISTER_KERNEL("expand_dims", kCPU, ReshapeCopy);
 SYMX_REGISTER_KERNEL("squeeze", kCPU, ReshapeCopy);
 SYMX_REGISTER_KERNEL("_backward_reshape", kCPU, ReshapeCopy);
 SYMX_REGISTER_KERNEL("transpose", kCPU, Transpose);
-SYMX_REGISTER_KERNEL("Concat", kCPU, Concat);
+
+// Joined along the channels of (N, C, spatial...) values, all of them may be
+// channels-last (tied: the kernel has no mixed path).
+void ConcatChannelsLast(const NodeAttrs& attrs, const std::vector<Shape>& in,
+                        const std::vector<Shape>& out, DType dtype, std::vector<bool>* in_cl,
+                        std::vector<bool>* out_cl) {
+  if (out.empty() || out[0].ndim() < 3) return;
+  int axis = 0;
+  if (!NormalizeAxis(Param<ConcatParam>(attrs).dim, out[0].ndim(), "dim", &axis).ok() ||
+      axis != 1) {
+    return;
+  }
+  for (const Shape& s : in) {
+    if (s.ndim() != out[0].ndim()) return;
+  }
+  in_cl->assign(in.size(), true);
+  (*out_cl)[0] = true;
+}
+
+SYMX_REGISTER_KERNEL("Concat", kCPU, Concat, nullptr, false, nullptr, ConcatChannelsLast, true);
 SYMX_REGISTER_KERNEL("_backward_Concat", kCPU, ConcatBackward);
 SYMX_REGISTER_KERNEL("SliceChannel", kCPU, SliceChannel);
 SYMX_REGISTER_KERNEL("_backward_SliceChannel", kCPU, SliceChannelBackward);

@@ -298,6 +298,62 @@ TEST(FusedExecutorTest, OptimizedSymbolRoundTripsAndBindsAgain) {
   }
 }
 
+// Channels-last values through pooling, Concat and an unfused BatchNorm
+// (DenseNet/Inception-like): conv -> max pool -> two convs -> Concat ->
+// BatchNorm -> relu -> conv -> global avg pool.
+Symbol LayoutNet() {
+  Symbol data = Symbol::Variable("data");
+  Symbol pool = OpCall("Pooling")
+                    .Name("pool")
+                    .Attr("kernel", "(3,3)")
+                    .Attr("stride", "(2,2)")
+                    .Attr("pad", "(1,1)")
+                    .Attr("pool_type", "max")
+                    .Input(Conv("c0", data, 16, 3))
+                    .Build();
+  Symbol cat = OpCall("Concat")
+                   .Name("cat")
+                   .Attr("dim", 1)
+                   .Input(Conv("b1", pool, 8, 1))
+                   .Input(Conv("b2", pool, 24, 3))
+                   .Build();
+  Symbol act = Relu("post_relu", Bn("post_bn", cat));
+  return OpCall("Pooling")
+      .Name("gap")
+      .Attr("global_pool", true)
+      .Attr("kernel", "(1,1)")
+      .Attr("pool_type", "avg")
+      .Input(Conv("c3", act, 12, 3))
+      .Build();
+}
+
+TEST(FusedExecutorTest, ChannelsLastThroughPoolingConcatAndBatchNorm) {
+  auto fast = Bind(true, LayoutNet());
+  cpu::SetOnednnEnabled(false);
+  auto ref = Bind(false, LayoutNet());
+  cpu::SetOnednnEnabled(true);
+  std::map<std::string, std::vector<double>> seen_fast, seen_ref;
+  fast->SetMonitorCallback(
+      [&](const std::string& name, const Tensor& t) { seen_fast[name] = t.ToDoubles(); });
+  ref->SetMonitorCallback(
+      [&](const std::string& name, const Tensor& t) { seen_ref[name] = t.ToDoubles(); });
+  for (bool train : {false, true, false}) {
+    fast->Forward(train);
+    ref->Forward(train);
+    ExpectClose(fast->outputs()[0], ref->outputs()[0], train ? "training output" : "output");
+    for (const auto& [name, t] : ref->aux_dict()) ExpectClose(fast->aux_dict().at(name), t, name);
+    for (const char* name : {"pool_output", "cat_output", "post_bn_output"}) {
+      ASSERT_TRUE(seen_fast.count(name) && seen_ref.count(name)) << name;
+      const auto& f = seen_fast[name];
+      const auto& r = seen_ref[name];
+      ASSERT_EQ(f.size(), r.size()) << name;
+      for (size_t i = 0; i < f.size(); ++i) {
+        ASSERT_NEAR(f[i], r[i], 2e-4 * (1 + std::abs(r[i]))) << name << " element " << i;
+      }
+    }
+  }
+}
+
 TEST(FusedExecutorTest, BindsWithGradientsAreNotFused) {
   SetInferenceFusionEnabled(true);
   auto exe = Executor::SimpleBind(

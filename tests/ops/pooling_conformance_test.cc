@@ -128,6 +128,17 @@ OpCase PoolCase(const PoolSpec& sp) {
   const std::string type = sp.type;
   const bool include_pad = sp.count_include_pad != 0;
   const int pv = sp.p_value;
+  // oneDNN takes max and avg pooling when its windows are MXNet's: every
+  // window starts inside and ends within the padding (the right padding that
+  // makes the output size exact is in [0, kernel)), and for avg counting the
+  // padding, no window runs past the given padding. (Empty tensors stay on
+  // the reference kernel.)
+  c.onednn = (type == "max" || type == "avg") && NumElements(sp.data) > 0;
+  for (int i = 0; i < n; ++i) {
+    const int64_t pad_r = (out[2 + i] - 1) * s[i] + k[i] - sp.data[2 + i] - p[i];
+    if (p[i] >= k[i] || pad_r < 0 || pad_r >= k[i]) c.onednn = false;
+    if (type == "avg" && include_pad && pad_r > p[i]) c.onednn = false;
+  }
   c.reference = [=](const std::vector<Values>& in, const std::vector<Shape>& shapes) {
     return std::vector<Values>{PoolRef(in[0], shapes[0], out, k, s, p, type, include_pad, pv)};
   };

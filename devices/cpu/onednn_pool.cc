@@ -1,0 +1,153 @@
+#include "devices/cpu/onednn_pool.h"
+
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "devices/cpu/onednn.h"
+#include "graph/ops/pooling.h"
+
+namespace symx {
+namespace cpu {
+namespace {
+
+using dnnl::memory;
+
+struct PoolSetup {
+  dnnl::algorithm alg = dnnl::algorithm::pooling_max;
+  memory::dims strides, kernel, pad_l, pad_r;
+  Shape data, out;
+};
+
+// nullopt when oneDNN does not compute MXNet's numbers for this case.
+std::optional<PoolSetup> Describe(const PoolParam& p, const Shape& data, const Shape& out,
+                                  DType dtype) {
+  if (!OnednnEnabled() || dtype != DType::kFloat32) return std::nullopt;
+  const int nd = data.ndim();
+  if (nd < 3 || nd > 5 || out.ndim() != nd || out[0] != data[0] || out[1] != data[1]) {
+    return std::nullopt;
+  }
+  if (data.Size() == 0 || out.Size() == 0) return std::nullopt;
+  const int n = nd - 2;
+  if (!p.global_pool && static_cast<int>(p.kernel.size()) != n) return std::nullopt;
+  const bool include_pad = p.count_include_pad.value_or(true);
+  PoolSetup s;
+  if (p.pool_type == "max") {
+    s.alg = dnnl::algorithm::pooling_max;
+  } else if (p.pool_type == "avg") {
+    s.alg = include_pad ? dnnl::algorithm::pooling_avg_include_padding
+                        : dnnl::algorithm::pooling_avg_exclude_padding;
+  } else {
+    return std::nullopt;
+  }
+  for (int i = 0; i < n; ++i) {
+    const int64_t k = p.global_pool ? data[2 + i] : p.kernel[i];
+    const int64_t stride = p.global_pool ? 1 : p.stride[i];
+    const int64_t pad = p.global_pool ? 0 : p.pad[i];
+    if (p.global_pool && out[2 + i] != 1) return std::nullopt;
+    // The right padding that makes the output size exact. MXNet cuts a window
+    // at input + pad; oneDNN's windows end at input + pad_r, so they agree
+    // when pad_r <= pad (always for max, where padding is never a value).
+    const int64_t pad_r = (out[2 + i] - 1) * stride + k - data[2 + i] - pad;
+    if (pad_r < 0 || pad >= k || pad_r >= k) return std::nullopt;
+    if (s.alg == dnnl::algorithm::pooling_avg_include_padding && pad_r > pad) return std::nullopt;
+    s.kernel.push_back(k);
+    s.strides.push_back(stride);
+    s.pad_l.push_back(pad);
+    s.pad_r.push_back(pad_r);
+  }
+  s.data = data;
+  s.out = out;
+  return s;
+}
+
+dnnl::pooling_forward::primitive_desc PoolPd(const PoolSetup& s, bool channels_last) {
+  // The primitive runs in the data's layout; the output is converted when it
+  // is stored otherwise.
+  dnnl::pooling_forward::desc d(dnnl::prop_kind::forward_inference, s.alg,
+                                ActivationDesc(s.data, channels_last),
+                                ActivationDesc(s.out, channels_last), s.strides, s.kernel,
+                                s.pad_l, s.pad_r);
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return dnnl::pooling_forward::primitive_desc(d, attr, OnednnEngine());
+}
+
+bool RunsDirect(const dnnl::pooling_forward::primitive_desc& pd) {
+  return !absl::StartsWith(pd.impl_info_str(), "ref");
+}
+
+class PoolStep : public OnednnStep {
+ public:
+  PoolStep(const dnnl::pooling_forward::primitive_desc& pd, const memory::desc& src,
+           const memory::desc& dst, WorkspaceArena* arena) {
+    src_ = Operand(src, pd.src_desc(), Operand::kInput, arena);
+    dst_ = Operand(dst, pd.dst_desc(), Operand::kOutput, arena);
+    scratch_desc_ = pd.scratchpad_desc();
+    scratch_offset_ = arena->Reserve(scratch_desc_.get_size());
+    prim_ = dnnl::pooling_forward(pd);
+  }
+
+  void Run(const KernelContext& ctx) override {
+    const Tensor& ws = ctx.workspace;
+    prim_.execute(stream_, {{DNNL_ARG_SRC, src_.Enter(ctx.inputs[0], ws, stream_)},
+                            {DNNL_ARG_DST, dst_.Enter(ctx.outputs[0], ws, stream_)},
+                            {DNNL_ARG_SCRATCHPAD, ScratchpadAt(scratch_desc_, ws, scratch_offset_)}});
+    dst_.Leave(stream_);
+    stream_.wait();
+  }
+
+ private:
+  Operand src_, dst_;
+  memory::desc scratch_desc_;
+  size_t scratch_offset_ = 0;
+  dnnl::pooling_forward prim_;
+};
+
+}  // namespace
+
+absl::Status PrepareOnednnPooling(KernelContext* ctx, size_t* workspace_bytes) {
+  if (ctx->inputs.empty() || ctx->outputs.empty()) return absl::OkStatus();
+  std::optional<PoolSetup> s = Describe(ctx->param<PoolParam>(), ctx->inputs[0].shape(),
+                                        ctx->outputs[0].shape(), ctx->inputs[0].dtype());
+  if (!s) return absl::OkStatus();
+  const bool src_cl = ctx->InputChannelsLast(0), dst_cl = ctx->OutputChannelsLast(0);
+  ScopedOmpThreads threads(ctx->num_threads);
+  WorkspaceArena arena;
+  std::unique_ptr<OnednnStep> step;
+  try {
+    auto pd = PoolPd(*s, src_cl);
+    // Plain data gets oneDNN's plain-layout kernel only when it is a real one.
+    if (!RunsDirect(pd)) {
+      if (src_cl || dst_cl) return absl::InternalError("channels-last pooling without a kernel");
+      return absl::OkStatus();
+    }
+    step = std::make_unique<PoolStep>(pd, ActivationDesc(s->data, src_cl),
+                                      ActivationDesc(s->out, dst_cl), &arena);
+  } catch (const dnnl::error& e) {
+    if (e.status == dnnl_unimplemented && !src_cl && !dst_cl) return absl::OkStatus();
+    return OnednnError(e, "creating the pooling primitive");
+  }
+  *workspace_bytes = arena.bytes();
+  AdoptOnednnStep(ctx, std::move(step));
+  return absl::OkStatus();
+}
+
+void PoolingChannelsLast(const NodeAttrs& attrs, const std::vector<Shape>& in,
+                         const std::vector<Shape>& out, DType dtype, std::vector<bool>* in_cl,
+                         std::vector<bool>* out_cl) {
+  if (in.empty() || out.empty()) return;
+  std::optional<PoolSetup> s = Describe(Param<PoolParam>(attrs), in[0], out[0], dtype);
+  if (!s) return;
+  try {
+    ScopedOmpThreads threads(1);
+    if (!RunsDirect(PoolPd(*s, true))) return;
+  } catch (const dnnl::error&) {
+    return;
+  }
+  (*in_cl)[0] = (*out_cl)[0] = true;
+}
+
+}  // namespace cpu
+}  // namespace symx
