@@ -32,7 +32,14 @@ class Storage {
   size_t bytes() const { return bytes_; }
   const Context& ctx() const { return ctx_; }
 
+  // How many times a writable pointer into this block was handed out
+  // (Tensor::raw_data/data): what a kernel derives from the contents (oneDNN's
+  // converted weights) stays valid while this count does not change.
+  uint64_t writes() const { return writes_.load(std::memory_order_acquire); }
+  void NoteWrite() const { writes_.fetch_add(1, std::memory_order_acq_rel); }
+
  private:
+  mutable std::atomic<uint64_t> writes_{0};
   void* data_;
   size_t bytes_;
   Context ctx_;

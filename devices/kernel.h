@@ -68,6 +68,10 @@ struct KernelContext {
   // of a plan that run at once, so that together they never oversubscribe.
   int num_threads = 1;
   std::shared_ptr<KernelState> state;  // from the kernel's PrepareFn, or null
+  // The bind computes no gradient: a kernel may keep what it derives from an
+  // input between calls (oneDNN's converted weights), checking the input's
+  // Storage::writes to know when to derive it again.
+  bool inference = false;
   // Per input / output: stored channels-last (empty: none is).
   std::vector<bool> in_channels_last, out_channels_last;
 

@@ -107,7 +107,7 @@ void Tensor::Fill(double value) const {
 
 std::vector<double> Tensor::ToDoubles() const {
   std::vector<double> out(size_);
-  ConvertElements(raw_data(), dtype_, out.data(), DType::kFloat64, size_);
+  ConvertElements(read_raw_data(), dtype_, out.data(), DType::kFloat64, size_);
   return out;
 }
 
@@ -178,7 +178,7 @@ absl::Status CopyTensor(const Tensor& src, const Tensor& dst) {
                                                    dst.DebugString(), ": sizes differ"));
   }
   // Every device of this build keeps its memory in host address space.
-  ConvertElements(src.raw_data(), src.dtype(), dst.raw_data(), dst.dtype(), src.size());
+  ConvertElements(src.read_raw_data(), src.dtype(), dst.raw_data(), dst.dtype(), src.size());
   return absl::OkStatus();
 }
 

@@ -44,10 +44,23 @@ class Tensor {
   const std::shared_ptr<Storage>& storage() const { return storage_; }
   size_t offset() const { return offset_; }
 
-  void* raw_data() const { return static_cast<char*>(storage_->data()) + offset_; }
+  // A writable pointer. Taking one counts as a write to the storage
+  // (Storage::writes), so what was derived from the old contents is rebuilt:
+  // write through a pointer taken after the last Forward, not one kept from
+  // before it.
+  void* raw_data() const {
+    storage_->NoteWrite();
+    return static_cast<char*>(storage_->data()) + offset_;
+  }
   template <typename T>
   T* data() const {
     return static_cast<T*>(raw_data());
+  }
+  // A pointer for reading only (no write is counted).
+  const void* read_raw_data() const { return static_cast<char*>(storage_->data()) + offset_; }
+  template <typename T>
+  const T* read_data() const {
+    return static_cast<const T*>(read_raw_data());
   }
 
   // The same storage seen with another shape (and optionally dtype) whose

@@ -546,6 +546,7 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
     step.ctx.attrs = &node.attrs;
     step.ctx.device = devices[s];
     step.ctx.num_threads = devices[s]->num_threads();
+    step.ctx.inference = xs.empty();
     if (plan->devices[s].type == DeviceType::kCPU && cpu_devices > 1) {
       step.ctx.num_threads = std::max(1, step.ctx.num_threads / cpu_devices);
     }

@@ -101,7 +101,9 @@ Operand::Operand(const dnnl::memory::desc& plain, const dnnl::memory::desc& want
 
 const dnnl::memory& Operand::Enter(const Tensor& tensor, const Tensor& workspace,
                                    const dnnl::stream& stream) {
-  user_.set_data_handle(tensor.raw_data());
+  // Inputs are only read: no write is counted on their storage.
+  user_.set_data_handle(dir_ == kInput ? const_cast<void*>(tensor.read_raw_data())
+                                       : tensor.raw_data());
   if (!reorder_) return user_;
   prim_.set_data_handle(static_cast<char*>(workspace.raw_data()) + offset_);
   if (dir_ == kInput) reorder_->execute(stream, user_, prim_);
@@ -114,7 +116,43 @@ void Operand::Leave(const dnnl::stream& stream) {
 
 namespace {
 std::atomic<int64_t> steps_prepared{0};
+std::atomic<int64_t> cached_conversions{0};
 }  // namespace
+
+CachedOperand::CachedOperand(const dnnl::memory::desc& plain, const dnnl::memory::desc& want,
+                             Device* device) {
+  const dnnl::engine& engine = OnednnEngine();
+  user_ = dnnl::memory(plain, engine, DNNL_MEMORY_NONE);
+  if (want == plain) {
+    prim_ = user_;
+    return;
+  }
+  absl::StatusOr<std::shared_ptr<Storage>> kept = device->allocator().Allocate(want.get_size());
+  if (!kept.ok()) throw dnnl::error(dnnl_out_of_memory, "the converted weight copy");
+  kept_ = *std::move(kept);
+  prim_ = dnnl::memory(want, engine, kept_->data());
+  reorder_ = dnnl::reorder(user_, prim_);
+}
+
+const dnnl::memory& CachedOperand::Enter(const Tensor& tensor, const dnnl::stream& stream) {
+  user_.set_data_handle(const_cast<void*>(tensor.read_raw_data()));
+  if (!reorder_) return user_;
+  const uint64_t writes = tensor.storage()->writes();
+  if (source_.lock() == tensor.storage() && source_offset_ == tensor.offset() &&
+      source_writes_ == writes) {
+    return prim_;
+  }
+  reorder_->execute(stream, user_, prim_);
+  cached_conversions.fetch_add(1, std::memory_order_relaxed);
+  source_ = tensor.storage();
+  source_offset_ = tensor.offset();
+  source_writes_ = writes;
+  return prim_;
+}
+
+int64_t CachedOperand::Conversions() {
+  return cached_conversions.load(std::memory_order_relaxed);
+}
 
 void AdoptOnednnStep(KernelContext* ctx, std::unique_ptr<OnednnStep> step) {
   ctx->state = std::move(step);

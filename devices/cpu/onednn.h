@@ -93,6 +93,52 @@ class Operand {
   size_t offset_ = 0;
 };
 
+// A weight operand of a bind that computes no gradient: its converted copy is
+// kept (in memory of its own, allocated here on `device`) and converted again
+// only when the weight's storage was written since (Storage::writes counts
+// every writable pointer handed out) or another array is bound.
+class CachedOperand {
+ public:
+  CachedOperand() = default;
+  // Throws dnnl::error (out of memory) when the copy cannot be allocated.
+  CachedOperand(const dnnl::memory::desc& plain, const dnnl::memory::desc& want, Device* device);
+
+  const dnnl::memory& Enter(const Tensor& tensor, const dnnl::stream& stream);
+  // Conversions made by every CachedOperand of the process (tests).
+  static int64_t Conversions();
+
+ private:
+  dnnl::memory user_, prim_;
+  std::optional<dnnl::reorder> reorder_;
+  std::shared_ptr<Storage> kept_;
+  std::weak_ptr<const Storage> source_;
+  size_t source_offset_ = 0;
+  uint64_t source_writes_ = 0;
+};
+
+// A weight: a CachedOperand when `keep_on` is set (binds that compute no
+// gradient), else an Operand converted on every call.
+class WeightOperand {
+ public:
+  WeightOperand() = default;
+  WeightOperand(const dnnl::memory::desc& plain, const dnnl::memory::desc& want, Device* keep_on,
+                WorkspaceArena* arena) {
+    if (keep_on != nullptr) {
+      cached_.emplace(plain, want, keep_on);
+    } else {
+      operand_ = Operand(plain, want, Operand::kInput, arena);
+    }
+  }
+  const dnnl::memory& Enter(const Tensor& tensor, const Tensor& workspace,
+                            const dnnl::stream& stream) {
+    return cached_ ? cached_->Enter(tensor, stream) : operand_.Enter(tensor, workspace, stream);
+  }
+
+ private:
+  Operand operand_;
+  std::optional<CachedOperand> cached_;
+};
+
 // A step's oneDNN state: built at Bind, run by the kernel when present.
 class OnednnStep : public KernelState {
  public:

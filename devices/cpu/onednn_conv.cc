@@ -158,10 +158,11 @@ dnnl::convolution_forward::primitive_desc ForwardPd(const ConvSetup& s, dnnl::pr
 // Forward: data, weight[, bias] -> out.
 class ConvForwardStep : public OnednnStep {
  public:
-  ConvForwardStep(const ConvSetup& s, WorkspaceArena* arena) {
+  // keep_weights_on: keep the converted weights there between calls.
+  ConvForwardStep(const ConvSetup& s, Device* keep_weights_on, WorkspaceArena* arena) {
     auto pd = ForwardPd(s, dnnl::prop_kind::forward_inference);
     src_ = Operand(s.src, pd.src_desc(), Operand::kInput, arena);
-    wei_ = Operand(s.wei, pd.weights_desc(), Operand::kInput, arena);
+    wei_ = WeightOperand(s.wei, pd.weights_desc(), keep_weights_on, arena);
     dst_ = Operand(s.dst, pd.dst_desc(), Operand::kOutput, arena);
     scratch_offset_ = arena->Reserve(pd.scratchpad_desc().get_size());
     if (s.has_bias) bias_ = Operand(s.bias, s.bias, Operand::kInput, arena);
@@ -184,7 +185,8 @@ class ConvForwardStep : public OnednnStep {
   }
 
  private:
-  Operand src_, wei_, bias_, dst_;
+  Operand src_, bias_, dst_;
+  WeightOperand wei_;
   bool has_bias_ = false;
   memory::desc scratch_desc_;
   size_t scratch_offset_ = 0;
@@ -196,7 +198,7 @@ class ConvForwardStep : public OnednnStep {
 class FusedConvStep : public OnednnStep {
  public:
   FusedConvStep(const ConvSetup& s, const memory::desc& sum_desc, const FusedConvParam& p,
-                const PostOps& post, WorkspaceArena* arena)
+                const PostOps& post, Device* keep_weights_on, WorkspaceArena* arena)
       : post_(post), has_bias_(s.has_bias), bn_input_(p.bn_input()), sum_input_(p.sum_input()) {
     auto pd = ForwardPd(s, dnnl::prop_kind::forward_inference, &post);
     // oneDNN's reference kernels are orders of magnitude slower than the
@@ -205,7 +207,7 @@ class FusedConvStep : public OnednnStep {
       throw dnnl::error(dnnl_unimplemented, "only a reference implementation");
     }
     src_ = Operand(s.src, pd.src_desc(), Operand::kInput, arena);
-    wei_ = Operand(s.wei, pd.weights_desc(), Operand::kInput, arena);
+    wei_ = WeightOperand(s.wei, pd.weights_desc(), keep_weights_on, arena);
     dst_ = Operand(s.dst, pd.dst_desc(), Operand::kOutput, arena);
     if (has_bias_) bias_ = Operand(s.bias, s.bias, Operand::kInput, arena);
     if (post.bn) {
@@ -249,10 +251,10 @@ class FusedConvStep : public OnednnStep {
       // (nothing to do when the plan gave the output the operand's memory).
       const Tensor& sum = ctx.inputs[sum_input_];
       if (sum_reorder_) {
-        sum_user_.set_data_handle(sum.raw_data());
+        sum_user_.set_data_handle(const_cast<void*>(sum.read_raw_data()));
         sum_reorder_->execute(stream_, sum_user_, dst);
-      } else if (sum.raw_data() != dst.get_data_handle()) {
-        std::memcpy(dst.get_data_handle(), sum.raw_data(), sum.nbytes());
+      } else if (sum.read_raw_data() != dst.get_data_handle()) {
+        std::memcpy(dst.get_data_handle(), sum.read_raw_data(), sum.nbytes());
       }
     }
     args[DNNL_ARG_DST] = dst;
@@ -264,10 +266,10 @@ class FusedConvStep : public OnednnStep {
  private:
   // The BatchNorm with moving statistics as y = x * scale + shift.
   void FoldBatchNorm(const KernelContext& ctx, float* scale, float* shift) const {
-    const float* gamma = ctx.inputs[bn_input_].data<float>();
-    const float* beta = ctx.inputs[bn_input_ + 1].data<float>();
-    const float* mean = ctx.inputs[bn_input_ + 2].data<float>();
-    const float* var = ctx.inputs[bn_input_ + 3].data<float>();
+    const float* gamma = ctx.inputs[bn_input_].read_data<float>();
+    const float* beta = ctx.inputs[bn_input_ + 1].read_data<float>();
+    const float* mean = ctx.inputs[bn_input_ + 2].read_data<float>();
+    const float* var = ctx.inputs[bn_input_ + 3].read_data<float>();
     for (memory::dim c = 0; c < channels_; ++c) {
       const float g = fix_gamma_ ? 1.0f : gamma[c];
       scale[c] = g / std::sqrt(var[c] + static_cast<float>(eps_));
@@ -278,7 +280,8 @@ class FusedConvStep : public OnednnStep {
   PostOps post_;
   bool has_bias_;
   int bn_input_, sum_input_;
-  Operand src_, wei_, bias_, dst_;
+  Operand src_, bias_, dst_;
+  WeightOperand wei_;
   memory::dim channels_ = 0;
   size_t scale_offset_ = 0;
   memory::desc channel_desc_;
@@ -378,9 +381,12 @@ std::optional<ConvSetup> SetupFor(const ConvParam& p, const std::vector<Shape>& 
   return Describe(p, in[1], in[2], in[0], dtype);
 }
 
-std::unique_ptr<OnednnStep> MakeStep(const ConvSetup& s, bool backward,
-                                     const std::vector<OpReq>& req, WorkspaceArena* arena) {
-  if (!backward) return std::make_unique<ConvForwardStep>(s, arena);
+std::unique_ptr<OnednnStep> MakeStep(const ConvSetup& s, bool backward, const KernelContext& ctx,
+                                     WorkspaceArena* arena) {
+  const std::vector<OpReq>& req = ctx.req;
+  if (!backward) {
+    return std::make_unique<ConvForwardStep>(s, ctx.inference ? ctx.device : nullptr, arena);
+  }
   return std::make_unique<ConvBackwardStep>(
       s, OutputWanted(req, 0), OutputWanted(req, 1) || (s.has_bias && OutputWanted(req, 2)), arena);
 }
@@ -402,7 +408,7 @@ absl::Status PrepareOnednnConv(KernelContext* ctx, bool backward, size_t* worksp
   WorkspaceArena arena;
   std::unique_ptr<OnednnStep> step;
   try {
-    step = MakeStep(*s, backward, ctx->req, &arena);
+    step = MakeStep(*s, backward, *ctx, &arena);
   } catch (const dnnl::error& e) {
     // No oneDNN implementation for this case: the im2col kernel runs it.
     if (e.status == dnnl_unimplemented) return absl::OkStatus();
@@ -505,7 +511,8 @@ absl::Status PrepareOnednnFusedConv(KernelContext* ctx, size_t* workspace_bytes)
   WorkspaceArena arena;
   std::unique_ptr<OnednnStep> step;
   try {
-    step = std::make_unique<FusedConvStep>(*s, sum_desc, p, *post, &arena);
+    step = std::make_unique<FusedConvStep>(*s, sum_desc, p, *post,
+                                           ctx->inference ? ctx->device : nullptr, &arena);
   } catch (const dnnl::error& e) {
     if (e.status == dnnl_unimplemented) return absl::OkStatus();
     return OnednnError(e, "creating the fused convolution primitive");

@@ -90,6 +90,41 @@ TEST(OnednnExecutorTest, WeightWrittenBetweenForwardsIsUsed) {
   EXPECT_TRUE(changed) << "the second forward ignored the new weights";
 }
 
+// Binds that compute no gradient keep the converted weights between calls and
+// convert again only after a weight was written (a writable pointer taken,
+// Fill, CopyParamsFrom); the results always follow the weights.
+TEST(OnednnExecutorTest, ConvertedWeightsAreKeptUntilWritten) {
+  auto fast = Bind(true);
+  auto ref = Bind(false);
+  fast->Forward(false);
+  const int64_t after_first = cpu::CachedOperand::Conversions();
+  fast->Forward(false);
+  fast->Forward(true);  // a training forward of an inference bind reads the same weights
+  EXPECT_EQ(cpu::CachedOperand::Conversions(), after_first) << "unchanged weights converted again";
+
+  // A write through a pointer taken now.
+  for (auto* exe : {fast.get(), ref.get()}) exe->arg_dict().at("c1_weight").data<float>()[5] = 3.f;
+  fast->Forward(false);
+  ref->Forward(false);
+  EXPECT_GT(cpu::CachedOperand::Conversions(), after_first);
+  ExpectClose(fast->outputs()[0], ref->outputs()[0], "after a pointer write");
+
+  // Fill and CopyParamsFrom.
+  const int64_t before_fill = cpu::CachedOperand::Conversions();
+  for (auto* exe : {fast.get(), ref.get()}) exe->arg_dict().at("c2_weight").Fill(0.25);
+  fast->Forward(false);
+  ref->Forward(false);
+  EXPECT_GT(cpu::CachedOperand::Conversions(), before_fill);
+  ExpectClose(fast->outputs()[0], ref->outputs()[0], "after Fill");
+  Tensor w = Tensor::Empty(fast->arg_dict().at("c1_weight").shape(), DType::kFloat32).value();
+  Fill(w, 1234);
+  fast->CopyParamsFrom({{"c1_weight", w}});
+  ref->CopyParamsFrom({{"c1_weight", w}});
+  fast->Forward(false);
+  ref->Forward(false);
+  ExpectClose(fast->outputs()[0], ref->outputs()[0], "after CopyParamsFrom");
+}
+
 TEST(OnednnExecutorTest, TrainingStepMatchesTheReference) {
   std::map<std::string, std::vector<float>> grads[2];
   for (int onednn = 0; onednn < 2; ++onednn) {
