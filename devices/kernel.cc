@@ -51,4 +51,10 @@ absl::Status UnsupportedDType(const KernelContext& ctx, DType dtype) {
       absl::StrCat(ctx.Where(), " has no kernel for dtype ", DTypeName(dtype), " on ", device));
 }
 
+absl::Status RequirePlainLayouts(const KernelContext& ctx) {
+  if (!ctx.InputChannelsLast(0) && !ctx.OutputChannelsLast(0)) return absl::OkStatus();
+  return absl::InternalError(
+      absl::StrCat(ctx.Where(), ": channels-last values without a prepared oneDNN step"));
+}
+
 }  // namespace symx

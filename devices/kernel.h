@@ -138,6 +138,10 @@ inline bool OutputWanted(const std::vector<OpReq>& req, size_t i) {
 // The standard "unsupported dtype" error.
 absl::Status UnsupportedDType(const KernelContext& ctx, DType dtype);
 
+// An internal error when input 0 or output 0 is channels-last: for the plain
+// paths of kernels whose ChannelsLastFn counts on a prepared step.
+absl::Status RequirePlainLayouts(const KernelContext& ctx);
+
 }  // namespace symx
 
 #define SYMX_REGISTER_KERNEL(op_name, device_type, ...)                          \

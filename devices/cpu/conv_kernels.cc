@@ -390,10 +390,7 @@ absl::Status ConvForward(const KernelContext& ctx) {
 #ifdef SYMX_WITH_ONEDNN
   if (ctx.state != nullptr) return RunOnednnStep(ctx);
 #endif
-  if (ctx.InputChannelsLast(0) || ctx.OutputChannelsLast(0)) {
-    return absl::InternalError(
-        absl::StrCat(ctx.Where(), ": channels-last values without a oneDNN step"));
-  }
+  SYMX_RETURN_IF_ERROR(RequirePlainLayouts(ctx));
   SYMX_FLOAT_SWITCH(ctx, ctx.inputs[0].dtype(), T, return ConvForwardT<T>(ctx));
 }
 

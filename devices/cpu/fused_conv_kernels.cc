@@ -164,10 +164,12 @@ struct FusedConvState : KernelState {
 
 absl::Status FusedConvKernel(const KernelContext& ctx) {
   const auto& p = ctx.param<FusedConvParam>();
-  const bool batch_stats = ctx.is_train && p.with_bn && !p.bn_param().use_global_stats;
   if (ctx.state == nullptr) return Annotate(RunParts(ctx, ctx.workspace), ctx.Where());
   auto& state = static_cast<FusedConvState&>(*ctx.state);
 #ifdef SYMX_WITH_ONEDNN
+  // The oneDNN step folds the moving statistics: a BatchNorm on batch
+  // statistics runs as its own kernel.
+  const bool batch_stats = ctx.is_train && p.with_bn && !p.bn_param().use_global_stats;
   if (!batch_stats) return RunOnednnStep(ctx, static_cast<OnednnStep&>(*state.onednn));
 #endif
   if (!state.parts_scratch.defined()) {

@@ -119,6 +119,11 @@ struct PostOps {
   bool sum = false;
   std::optional<dnnl::algorithm> act;
   float alpha = 0, beta = 0;
+  // Where the step finds the BatchNorm's inputs (gamma, beta, moving mean and
+  // var) and the sum operand, and the BatchNorm's attributes.
+  int bn_input = 0, sum_input = 0;
+  double eps = 0;
+  bool fix_gamma = false;
 
   // The per-channel operand of the binary post-ops: (1, O, 1...).
   memory::desc ChannelDesc(const memory::desc& dst) const {
@@ -155,51 +160,14 @@ dnnl::convolution_forward::primitive_desc ForwardPd(const ConvSetup& s, dnnl::pr
       d, post != nullptr ? post->Attr(s.dst) : UserScratchpad(), OnednnEngine());
 }
 
-// Forward: data, weight[, bias] -> out.
+// Forward: data, weight[, bias] -> out; fused (graph/ops/fused_conv.h), also
+// [gamma, beta, moving_mean, moving_var][, sum], with the rest as post-ops.
+// keep_weights_on: keep the converted weights there between calls.
 class ConvForwardStep : public OnednnStep {
  public:
-  // keep_weights_on: keep the converted weights there between calls.
-  ConvForwardStep(const ConvSetup& s, Device* keep_weights_on, WorkspaceArena* arena) {
-    auto pd = ForwardPd(s, dnnl::prop_kind::forward_inference);
-    src_ = Operand(s.src, pd.src_desc(), Operand::kInput, arena);
-    wei_ = WeightOperand(s.wei, pd.weights_desc(), keep_weights_on, arena);
-    dst_ = Operand(s.dst, pd.dst_desc(), Operand::kOutput, arena);
-    scratch_offset_ = arena->Reserve(pd.scratchpad_desc().get_size());
-    if (s.has_bias) bias_ = Operand(s.bias, s.bias, Operand::kInput, arena);
-    has_bias_ = s.has_bias;
-    scratch_desc_ = pd.scratchpad_desc();
-    prim_ = dnnl::convolution_forward(pd);
-  }
-
-  void Run(const KernelContext& ctx) override {
-    const Tensor& ws = ctx.workspace;
-    std::unordered_map<int, memory> args = {
-        {DNNL_ARG_SRC, src_.Enter(ctx.inputs[0], ws, stream_)},
-        {DNNL_ARG_WEIGHTS, wei_.Enter(ctx.inputs[1], ws, stream_)},
-        {DNNL_ARG_DST, dst_.Enter(ctx.outputs[0], ws, stream_)},
-        {DNNL_ARG_SCRATCHPAD, ScratchpadAt(scratch_desc_, ws, scratch_offset_)}};
-    if (has_bias_) args[DNNL_ARG_BIAS] = bias_.Enter(ctx.inputs[2], ws, stream_);
-    prim_.execute(stream_, args);
-    dst_.Leave(stream_);
-    stream_.wait();
-  }
-
- private:
-  Operand src_, bias_, dst_;
-  WeightOperand wei_;
-  bool has_bias_ = false;
-  memory::desc scratch_desc_;
-  size_t scratch_offset_ = 0;
-  dnnl::convolution_forward prim_;
-};
-
-// A fused convolution (graph/ops/fused_conv.h): data, weight[, bias][, gamma,
-// beta, moving_mean, moving_var][, sum] -> out, with the rest as post-ops.
-class FusedConvStep : public OnednnStep {
- public:
-  FusedConvStep(const ConvSetup& s, const memory::desc& sum_desc, const FusedConvParam& p,
-                const PostOps& post, Device* keep_weights_on, WorkspaceArena* arena)
-      : post_(post), has_bias_(s.has_bias), bn_input_(p.bn_input()), sum_input_(p.sum_input()) {
+  ConvForwardStep(const ConvSetup& s, const memory::desc& sum_desc, const PostOps& post,
+                  Device* keep_weights_on, WorkspaceArena* arena)
+      : post_(post), has_bias_(s.has_bias) {
     auto pd = ForwardPd(s, dnnl::prop_kind::forward_inference, &post);
     // oneDNN's reference kernels are orders of magnitude slower than the
     // unfused path: such a case is left to it.
@@ -211,13 +179,9 @@ class FusedConvStep : public OnednnStep {
     dst_ = Operand(s.dst, pd.dst_desc(), Operand::kOutput, arena);
     if (has_bias_) bias_ = Operand(s.bias, s.bias, Operand::kInput, arena);
     if (post.bn) {
-      const memory::dim channels = s.dst.dims()[1];
-      channels_ = channels;
-      scale_offset_ = arena->Reserve(2 * channels * sizeof(float));
+      channels_ = s.dst.dims()[1];
+      scale_offset_ = arena->Reserve(2 * channels_ * sizeof(float));
       channel_desc_ = post.ChannelDesc(s.dst);
-      const BatchNormParam& bn = p.bn_param();
-      eps_ = bn.eps;
-      fix_gamma_ = bn.fix_gamma;
     }
     if (post.sum && pd.dst_desc() != sum_desc) {
       sum_user_ = memory(sum_desc, OnednnEngine(), DNNL_MEMORY_NONE);
@@ -249,7 +213,7 @@ class FusedConvStep : public OnednnStep {
     if (post_.sum) {
       // The sum post-op adds what dst holds: the operand, placed there first
       // (nothing to do when the plan gave the output the operand's memory).
-      const Tensor& sum = ctx.inputs[sum_input_];
+      const Tensor& sum = ctx.inputs[post_.sum_input];
       if (sum_reorder_) {
         sum_user_.set_data_handle(const_cast<void*>(sum.read_raw_data()));
         sum_reorder_->execute(stream_, sum_user_, dst);
@@ -266,27 +230,25 @@ class FusedConvStep : public OnednnStep {
  private:
   // The BatchNorm with moving statistics as y = x * scale + shift.
   void FoldBatchNorm(const KernelContext& ctx, float* scale, float* shift) const {
-    const float* gamma = ctx.inputs[bn_input_].read_data<float>();
-    const float* beta = ctx.inputs[bn_input_ + 1].read_data<float>();
-    const float* mean = ctx.inputs[bn_input_ + 2].read_data<float>();
-    const float* var = ctx.inputs[bn_input_ + 3].read_data<float>();
+    const int b = post_.bn_input;
+    const float* gamma = ctx.inputs[b].read_data<float>();
+    const float* beta = ctx.inputs[b + 1].read_data<float>();
+    const float* mean = ctx.inputs[b + 2].read_data<float>();
+    const float* var = ctx.inputs[b + 3].read_data<float>();
     for (memory::dim c = 0; c < channels_; ++c) {
-      const float g = fix_gamma_ ? 1.0f : gamma[c];
-      scale[c] = g / std::sqrt(var[c] + static_cast<float>(eps_));
+      const float g = post_.fix_gamma ? 1.0f : gamma[c];
+      scale[c] = g / std::sqrt(var[c] + static_cast<float>(post_.eps));
       shift[c] = beta[c] - mean[c] * scale[c];
     }
   }
 
   PostOps post_;
   bool has_bias_;
-  int bn_input_, sum_input_;
   Operand src_, bias_, dst_;
   WeightOperand wei_;
   memory::dim channels_ = 0;
   size_t scale_offset_ = 0;
   memory::desc channel_desc_;
-  double eps_ = 0;
-  bool fix_gamma_ = false;
   memory sum_user_;
   std::optional<dnnl::reorder> sum_reorder_;
   memory::desc scratch_desc_;
@@ -385,7 +347,8 @@ std::unique_ptr<OnednnStep> MakeStep(const ConvSetup& s, bool backward, const Ke
                                      WorkspaceArena* arena) {
   const std::vector<OpReq>& req = ctx.req;
   if (!backward) {
-    return std::make_unique<ConvForwardStep>(s, ctx.inference ? ctx.device : nullptr, arena);
+    return std::make_unique<ConvForwardStep>(s, s.dst, PostOps{},
+                                             ctx.inference ? ctx.device : nullptr, arena);
   }
   return std::make_unique<ConvBackwardStep>(
       s, OutputWanted(req, 0), OutputWanted(req, 1) || (s.has_bias && OutputWanted(req, 2)), arena);
@@ -426,6 +389,12 @@ std::optional<PostOps> PostOpsOf(const FusedConvParam& p) {
   PostOps post;
   post.bn = p.with_bn;
   post.sum = p.with_sum;
+  post.bn_input = p.bn_input();
+  post.sum_input = p.sum_input();
+  if (p.with_bn) {
+    post.eps = p.bn_param().eps;
+    post.fix_gamma = p.bn_param().fix_gamma;
+  }
   if (!p.has_act()) return post;
   if (p.act.op->name() == "clip") {
     const ClipParam& c = Param<ClipParam>(p.act);
@@ -511,8 +480,8 @@ absl::Status PrepareOnednnFusedConv(KernelContext* ctx, size_t* workspace_bytes)
   WorkspaceArena arena;
   std::unique_ptr<OnednnStep> step;
   try {
-    step = std::make_unique<FusedConvStep>(*s, sum_desc, p, *post,
-                                           ctx->inference ? ctx->device : nullptr, &arena);
+    step = std::make_unique<ConvForwardStep>(*s, sum_desc, *post,
+                                             ctx->inference ? ctx->device : nullptr, &arena);
   } catch (const dnnl::error& e) {
     if (e.status == dnnl_unimplemented) return absl::OkStatus();
     return OnednnError(e, "creating the fused convolution primitive");

@@ -200,6 +200,28 @@ void ExpectClose(const Tensor& got, const Tensor& want, const std::string& what)
   testing::ExpectAllClose(got, want, 2e-4, what);
 }
 
+using Seen = std::map<std::string, std::vector<double>>;
+
+// Records what a monitor sees.
+void Record(Executor* exe, Seen* seen) {
+  exe->SetMonitorCallback(
+      [seen](const std::string& name, const Tensor& t) { (*seen)[name] = t.ToDoubles(); });
+}
+
+// The monitored values `names` agree between the two records.
+void ExpectSeenClose(const Seen& got, const Seen& want, const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    ASSERT_TRUE(got.count(name)) << name;
+    ASSERT_TRUE(want.count(name)) << name;
+    const auto& g = got.at(name);
+    const auto& w = want.at(name);
+    ASSERT_EQ(g.size(), w.size()) << name;
+    for (size_t i = 0; i < g.size(); ++i) {
+      ASSERT_NEAR(g[i], w[i], 2e-4 * (1 + std::abs(w[i]))) << name << " element " << i;
+    }
+  }
+}
+
 TEST(FusedExecutorTest, InferenceMatchesTheUnfusedGraph) {
   auto fused = Bind(true);
   auto plain = Bind(false);
@@ -245,28 +267,14 @@ TEST(FusedExecutorTest, TrainingForwardUsesBatchStatisticsAndUpdatesMovingOnes) 
 TEST(FusedExecutorTest, MonitorSeesPlainValues) {
   auto fused = Bind(true);
   auto plain = Bind(false);
-  std::map<std::string, std::vector<double>> seen_fused, seen_plain;
-  fused->SetMonitorCallback(
-      [&](const std::string& name, const Tensor& t) { seen_fused[name] = t.ToDoubles(); });
-  plain->SetMonitorCallback(
-      [&](const std::string& name, const Tensor& t) { seen_plain[name] = t.ToDoubles(); });
+  Seen seen_fused, seen_plain;
+  Record(fused.get(), &seen_fused);
+  Record(plain.get(), &seen_plain);
   fused->Forward(false);
   plain->Forward(false);
   // Fused nodes take their chain's last name: those values exist in both.
-  int compared = 0;
-  for (const char* name :
-       {"stem_relu_output", "a_relu_output", "sum_relu_output", "clip_output"}) {
-    ASSERT_TRUE(seen_fused.count(name)) << name;
-    ASSERT_TRUE(seen_plain.count(name)) << name;
-    const auto& f = seen_fused[name];
-    const auto& p = seen_plain[name];
-    ASSERT_EQ(f.size(), p.size()) << name;
-    for (size_t i = 0; i < f.size(); ++i) {
-      ASSERT_NEAR(f[i], p[i], 2e-4 * (1 + std::abs(p[i]))) << name << " element " << i;
-    }
-    ++compared;
-  }
-  EXPECT_EQ(compared, 4);
+  ExpectSeenClose(seen_fused, seen_plain,
+                  {"stem_relu_output", "a_relu_output", "sum_relu_output", "clip_output"});
 }
 
 TEST(FusedExecutorTest, OptimizedSymbolRoundTripsAndBindsAgain) {
@@ -332,25 +340,15 @@ TEST(FusedExecutorTest, ChannelsLastThroughPoolingConcatAndBatchNorm) {
   cpu::SetOnednnEnabled(false);
   auto ref = Bind(false, LayoutNet());
   cpu::SetOnednnEnabled(true);
-  std::map<std::string, std::vector<double>> seen_fast, seen_ref;
-  fast->SetMonitorCallback(
-      [&](const std::string& name, const Tensor& t) { seen_fast[name] = t.ToDoubles(); });
-  ref->SetMonitorCallback(
-      [&](const std::string& name, const Tensor& t) { seen_ref[name] = t.ToDoubles(); });
+  Seen seen_fast, seen_ref;
+  Record(fast.get(), &seen_fast);
+  Record(ref.get(), &seen_ref);
   for (bool train : {false, true, false}) {
     fast->Forward(train);
     ref->Forward(train);
     ExpectClose(fast->outputs()[0], ref->outputs()[0], train ? "training output" : "output");
     for (const auto& [name, t] : ref->aux_dict()) ExpectClose(fast->aux_dict().at(name), t, name);
-    for (const char* name : {"pool_output", "cat_output", "post_bn_output"}) {
-      ASSERT_TRUE(seen_fast.count(name) && seen_ref.count(name)) << name;
-      const auto& f = seen_fast[name];
-      const auto& r = seen_ref[name];
-      ASSERT_EQ(f.size(), r.size()) << name;
-      for (size_t i = 0; i < f.size(); ++i) {
-        ASSERT_NEAR(f[i], r[i], 2e-4 * (1 + std::abs(r[i]))) << name << " element " << i;
-      }
-    }
+    ExpectSeenClose(seen_fast, seen_ref, {"pool_output", "cat_output", "post_bn_output"});
   }
 }
 
