@@ -93,6 +93,26 @@ class Fuser {
     return by_tail;
   }
 
+  // `chains` where the add's first input is the sum operand cut before the
+  // add (their add and activation run unfused).
+  std::map<uint32_t, Chain> StopBeforeLeadingSums(const std::map<uint32_t, Chain>& chains) {
+    std::map<uint32_t, Chain> kept;
+    for (auto [tail, c] : chains) {
+      if (c.add && c.sum_side == 0) {
+        absorbed_[c.add] = false;
+        if (c.act) absorbed_[c.act] = false;
+        c.add = c.act = 0;
+        c.sum_side = -1;
+        if (c.tail() == c.conv) {
+          absorbed_[c.conv] = false;
+          continue;
+        }
+      }
+      kept[c.tail()] = c;
+    }
+    return kept;
+  }
+
   absl::StatusOr<std::vector<NodeEntry>> Rebuild(const std::map<uint32_t, Chain>& chains) {
     std::vector<NodePtr> mapped(g_.num_nodes());
     auto entry = [&](const IndexedGraph::Entry& e) {
@@ -150,7 +170,15 @@ class Fuser {
     if (node.op() != bn_op_) return false;
     const BatchNormParam& p = Param<BatchNormParam>(node.attrs);
     const auto& in = g_[nid].inputs;
-    return p.axis == 1 && !p.output_mean_var && in[0].node_id == value && in[0].index == 0;
+    if (p.axis != 1 || p.output_mean_var || in[0].node_id != value || in[0].index != 0) {
+      return false;
+    }
+    // The fused node has one output: nothing may read the mean and var.
+    for (uint32_t j = 1; j < 3; ++j) {
+      const uint32_t e = g_.entry_id(nid, j);
+      if (is_output_[e] || !users_[e].empty()) return false;
+    }
+    return true;
   }
 
   bool IsFusableAct(uint32_t nid) const {
@@ -187,6 +215,14 @@ class Fuser {
   const Op *conv_op_, *bn_op_, *add_op_, *act_op_, *clip_op_;
 };
 
+// Variables in DFS order.
+std::vector<const Node*> VariableOrder(const std::vector<NodeEntry>& outputs) {
+  IndexedGraph g(outputs);
+  std::vector<const Node*> order;
+  for (uint32_t nid : g.input_nodes()) order.push_back(g[nid].node.get());
+  return order;
+}
+
 }  // namespace
 
 bool InferenceFusionEnabled() { return FusionSwitch().on(); }
@@ -199,9 +235,21 @@ absl::StatusOr<std::vector<NodeEntry>> FuseConvChains(const std::vector<NodeEntr
   Fuser fuser(outputs);
   if (fuser.HasControlDeps()) return outputs;
   std::map<uint32_t, Chain> chains = fuser.FindChains();
-  *num_fused = static_cast<int>(chains.size());
   if (chains.empty()) return outputs;
-  return fuser.Rebuild(chains);
+  SYMX_ASSIGN_OR_RETURN(std::vector<NodeEntry> fused, fuser.Rebuild(chains));
+  // The sum operand becomes the fused node's last input: when the add read it
+  // first and it brings variables of its own, the arguments' order (what a
+  // positional bind of the saved optimized symbol follows) would change. Then
+  // those chains stop before their add, and if the order still differs the
+  // graph is left unfused.
+  const std::vector<const Node*> order = VariableOrder(outputs);
+  if (VariableOrder(fused) != order) {
+    chains = fuser.StopBeforeLeadingSums(chains);
+    SYMX_ASSIGN_OR_RETURN(fused, fuser.Rebuild(chains));
+    if (VariableOrder(fused) != order) return outputs;
+  }
+  *num_fused = static_cast<int>(chains.size());
+  return fused;
 }
 
 }  // namespace symx

@@ -154,8 +154,8 @@ absl::Status RunParts(const KernelContext& ctx, const Tensor& scratch) {
   return absl::OkStatus();
 }
 
-// A prepared oneDNN step, and the scratch of the part-by-part path, made the
-// first time Forward(is_train) needs it (the plan does not reserve it for a
+// A prepared oneDNN step (or none), and the scratch of the part-by-part path,
+// made the first time a call needs it (the plan does not reserve it for a
 // path inference never takes).
 struct FusedConvState : KernelState {
   std::shared_ptr<KernelState> onednn;
@@ -170,7 +170,9 @@ absl::Status FusedConvKernel(const KernelContext& ctx) {
   // The oneDNN step folds the moving statistics: a BatchNorm on batch
   // statistics runs as its own kernel.
   const bool batch_stats = ctx.is_train && p.with_bn && !p.bn_param().use_global_stats;
-  if (!batch_stats) return RunOnednnStep(ctx, static_cast<OnednnStep&>(*state.onednn));
+  if (state.onednn != nullptr && !batch_stats) {
+    return RunOnednnStep(ctx, static_cast<OnednnStep&>(*state.onednn));
+  }
 #endif
   if (!state.parts_scratch.defined()) {
     std::vector<Shape> in_shapes;
@@ -189,7 +191,10 @@ absl::Status FusedConvKernel(const KernelContext& ctx) {
 #ifdef SYMX_WITH_ONEDNN
 absl::Status PrepareFusedConv(KernelContext* ctx, size_t* workspace_bytes) {
   SYMX_RETURN_IF_ERROR(PrepareOnednnFusedConv(ctx, workspace_bytes));
-  if (ctx->state == nullptr) return absl::OkStatus();
+  // Without a oneDNN step, channels-last values still need the part-by-part
+  // path's conversion scratch, which the planned workspace does not hold.
+  const bool channels_last = ctx->InputChannelsLast(0) || ctx->OutputChannelsLast(0);
+  if (ctx->state == nullptr && !channels_last) return absl::OkStatus();
   auto state = std::make_shared<FusedConvState>();
   state->onednn = std::move(ctx->state);
   ctx->state = std::move(state);

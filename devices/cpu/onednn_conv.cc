@@ -31,20 +31,22 @@ struct ConvSetup {
   memory::desc src, wei, bias, dst;
   memory::dims strides, dilates, pad_l, pad_r;
   bool has_bias = false;
-  // Whether data and output keep the layout they are stored in (plain or
-  // channels-last) in the primitive; else oneDNN picks, and they are
-  // converted on the way in and out. Channels-last values are always kept:
-  // that is the layout oneDNN's direct kernels pick here.
+  // Whether data and output stay plain in the primitive (both stored plain);
+  // else oneDNN picks, and they are converted on the way in and out.
   bool plain_activations = false;
+  // When either is stored channels-last, the primitive runs both
+  // channels-last, the case ChannelsLastFn checked (oneDNN has only its
+  // reference kernel for a plain operand next to a channels-last one); the
+  // plain one is converted.
   bool src_channels_last = false, dst_channels_last = false;
+  Shape src_shape, dst_shape;
 
   // The layouts the primitive is asked for.
-  // (Plain kept only when both are plain: oneDNN has no direct kernel that
-  // mixes a plain with a channels-last operand.)
-  memory::desc SrcWant() const { return Keep(src_channels_last) ? src : AnyDesc(src.dims()); }
-  memory::desc DstWant() const { return Keep(dst_channels_last) ? dst : AnyDesc(dst.dims()); }
-  bool Keep(bool channels_last) const {
-    return channels_last || (plain_activations && !src_channels_last && !dst_channels_last);
+  memory::desc SrcWant() const { return Want(src, src_shape); }
+  memory::desc DstWant() const { return Want(dst, dst_shape); }
+  memory::desc Want(const memory::desc& stored, const Shape& shape) const {
+    if (src_channels_last || dst_channels_last) return ActivationDesc(shape, true);
+    return plain_activations ? stored : AnyDesc(stored.dims());
   }
 };
 
@@ -81,6 +83,8 @@ std::optional<ConvSetup> Describe(const ConvParam& p, const Shape& data, const S
   s.dst = ActivationDesc(out, dst_channels_last);
   s.src_channels_last = src_channels_last;
   s.dst_channels_last = dst_channels_last;
+  s.src_shape = data;
+  s.dst_shape = out;
   if (groups == 1) {
     s.wei = PlainDesc(weight);
   } else {
@@ -237,7 +241,9 @@ class ConvForwardStep : public OnednnStep {
     const float* var = ctx.inputs[b + 3].read_data<float>();
     for (memory::dim c = 0; c < channels_; ++c) {
       const float g = post_.fix_gamma ? 1.0f : gamma[c];
-      scale[c] = g / std::sqrt(var[c] + static_cast<float>(post_.eps));
+      // As the BatchNorm kernel: no scale where var + eps is not positive.
+      const float denom = var[c] + static_cast<float>(post_.eps);
+      scale[c] = denom > 0 ? g / std::sqrt(denom) : 0.0f;
       shift[c] = beta[c] - mean[c] * scale[c];
     }
   }

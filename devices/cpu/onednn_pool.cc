@@ -63,8 +63,6 @@ std::optional<PoolSetup> Describe(const PoolParam& p, const Shape& data, const S
 }
 
 dnnl::pooling_forward::primitive_desc PoolPd(const PoolSetup& s, bool channels_last) {
-  // The primitive runs in the data's layout; the output is converted when it
-  // is stored otherwise.
   dnnl::pooling_forward::desc d(dnnl::prop_kind::forward_inference, s.alg,
                                 ActivationDesc(s.data, channels_last),
                                 ActivationDesc(s.out, channels_last), s.strides, s.kernel,
@@ -117,10 +115,13 @@ absl::Status PrepareOnednnPooling(KernelContext* ctx, size_t* workspace_bytes) {
   WorkspaceArena arena;
   std::unique_ptr<OnednnStep> step;
   try {
-    auto pd = PoolPd(*s, src_cl);
+    // With either side channels-last the primitive runs channels-last (the
+    // case PoolingChannelsLast checked) and the plain side is converted.
+    const bool run_cl = src_cl || dst_cl;
+    auto pd = PoolPd(*s, run_cl);
     // Plain data gets oneDNN's plain-layout kernel only when it is a real one.
     if (!RunsDirect(pd)) {
-      if (src_cl || dst_cl) return absl::InternalError("channels-last pooling without a kernel");
+      if (run_cl) return absl::InternalError("channels-last pooling without a kernel");
       return absl::OkStatus();
     }
     step = std::make_unique<PoolStep>(pd, ActivationDesc(s->data, src_cl),

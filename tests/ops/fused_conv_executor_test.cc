@@ -126,6 +126,35 @@ TEST(FuseConvChainsTest, LeavesValuesReadElsewhereAlone) {
   EXPECT_EQ(fused, 0);
 }
 
+TEST(FuseConvChainsTest, BatchNormWhoseMeanIsReadIsNotFolded) {
+  Symbol data = Symbol::Variable("data");
+  Symbol b = Bn("b", Conv("c", data, 4, 3));
+  Symbol mean = b.GetInternals()["b_mean"];
+  Symbol both = Symbol::Group({Relu("r", b), mean});
+  int fused = -1;
+  auto out = FuseConvChains(both.outputs(), &fused);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(fused, 0);
+  EXPECT_EQ(CountOp(Symbol(*out), "BatchNorm"), 1);
+}
+
+TEST(FuseConvChainsTest, ArgumentOrderIsKept) {
+  // The add reads a new variable first: fusing the add would move `data2`
+  // behind the chain's variables, so the chain stops before it.
+  Symbol data = Symbol::Variable("data");
+  Symbol data2 = Symbol::Variable("data2");
+  Symbol sum = Relu("r", OpCall("elemwise_add").Name("add").Input(data2).Input(
+                             Bn("b", Conv("c", data, 4, 3))));
+  int fused = -1;
+  auto out = FuseConvChains(sum.outputs(), &fused);
+  ASSERT_TRUE(out.ok());
+  Symbol s(*out);
+  EXPECT_EQ(s.ListArguments(), sum.ListArguments());
+  EXPECT_EQ(s.ListAuxiliaryStates(), sum.ListAuxiliaryStates());
+  EXPECT_EQ(fused, 1);  // conv + bn
+  EXPECT_EQ(CountOp(s, "elemwise_add"), 1);
+}
+
 TEST(FuseConvChainsTest, ChainsDoNotCrossCtxGroups) {
   Symbol data = Symbol::Variable("data");
   Symbol c = Conv("c", data, 4, 3);
