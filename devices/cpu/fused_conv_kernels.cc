@@ -53,6 +53,15 @@ PartsScratch ScratchFor(const FusedConvParam& p, const std::vector<Shape>& in,
   return s;
 }
 
+// ScratchFor the step `ctx` runs (its shapes and channels-last values).
+PartsScratch ScratchOf(const KernelContext& ctx) {
+  std::vector<Shape> in_shapes;
+  for (const Tensor& t : ctx.inputs) in_shapes.push_back(t.shape());
+  const Tensor& out = ctx.outputs[0];
+  return ScratchFor(ctx.param<FusedConvParam>(), in_shapes, {out.shape()}, out.dtype(),
+                    ctx.InputChannelsLast(0), ctx.OutputChannelsLast(0));
+}
+
 size_t FusedConvWorkspace(const NodeAttrs& attrs, const std::vector<Shape>& in,
                           const std::vector<Shape>& out, DType dtype) {
   return ScratchFor(Param<FusedConvParam>(attrs), in, out, dtype).total();
@@ -83,12 +92,10 @@ const NodeAttrs& AddAttrs() {
 absl::Status RunParts(const KernelContext& ctx, const Tensor& scratch) {
   const auto& p = ctx.param<FusedConvParam>();
   const bool data_cl = ctx.InputChannelsLast(0), out_cl = ctx.OutputChannelsLast(0);
-  std::vector<Shape> in_shapes;
-  for (const Tensor& t : ctx.inputs) in_shapes.push_back(t.shape());
   const Tensor& result = ctx.outputs[0];
   const DType dtype = result.dtype();
   const size_t elem = DTypeSize(dtype);
-  const PartsScratch sizes = ScratchFor(p, in_shapes, {result.shape()}, dtype, data_cl, out_cl);
+  const PartsScratch sizes = ScratchOf(ctx);
   if (sizes.total() > 0 && (!scratch.defined() || scratch.nbytes() < sizes.total())) {
     return absl::InternalError(absl::StrCat(ctx.Where(), ": scratch space of ",
                                             scratch.defined() ? scratch.nbytes() : 0,
@@ -163,27 +170,22 @@ struct FusedConvState : KernelState {
 };
 
 absl::Status FusedConvKernel(const KernelContext& ctx) {
-  const auto& p = ctx.param<FusedConvParam>();
   if (ctx.state == nullptr) return Annotate(RunParts(ctx, ctx.workspace), ctx.Where());
   auto& state = static_cast<FusedConvState&>(*ctx.state);
 #ifdef SYMX_WITH_ONEDNN
   // The oneDNN step folds the moving statistics: a BatchNorm on batch
   // statistics runs as its own kernel.
+  const auto& p = ctx.param<FusedConvParam>();
   const bool batch_stats = ctx.is_train && p.with_bn && !p.bn_param().use_global_stats;
   if (state.onednn != nullptr && !batch_stats) {
     return RunOnednnStep(ctx, static_cast<OnednnStep&>(*state.onednn));
   }
 #endif
   if (!state.parts_scratch.defined()) {
-    std::vector<Shape> in_shapes;
-    for (const Tensor& t : ctx.inputs) in_shapes.push_back(t.shape());
-    const Tensor& out = ctx.outputs[0];
-    const size_t bytes = ScratchFor(p, in_shapes, {out.shape()}, out.dtype(),
-                                    ctx.InputChannelsLast(0), ctx.OutputChannelsLast(0))
-                             .total();
+    const size_t bytes = ScratchOf(ctx).total();
     SYMX_ASSIGN_OR_RETURN(state.parts_scratch,
                           Tensor::Empty(Shape{int64_t(std::max<size_t>(bytes, 1))},
-                                        DType::kUint8, out.ctx()));
+                                        DType::kUint8, ctx.outputs[0].ctx()));
   }
   return Annotate(RunParts(ctx, state.parts_scratch), ctx.Where());
 }

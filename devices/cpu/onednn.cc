@@ -3,6 +3,7 @@
 #include <atomic>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "graph/env_switch.h"
 
@@ -72,6 +73,10 @@ dnnl::memory::desc ActivationDesc(const Shape& shape, bool channels_last) {
   }
   strides[0] = stride;
   return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
+}
+
+bool IsReferenceImpl(const dnnl::primitive_desc_base& pd) {
+  return absl::StartsWith(pd.impl_info_str(), "ref");
 }
 
 absl::Status OnednnError(const dnnl::error& e, absl::string_view what) {

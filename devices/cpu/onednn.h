@@ -55,6 +55,10 @@ dnnl::memory::desc PlainDesc(const Shape& shape);
 // (devices/kernel.h).
 dnnl::memory::desc ActivationDesc(const Shape& shape, bool channels_last);
 
+// Whether oneDNN picked its reference implementation for `pd`: orders of
+// magnitude slower than the Eigen kernels, so a case it gets is left to them.
+bool IsReferenceImpl(const dnnl::primitive_desc_base& pd);
+
 // A oneDNN failure as a status naming what was being done.
 absl::Status OnednnError(const dnnl::error& e, absl::string_view what);
 

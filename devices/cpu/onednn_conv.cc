@@ -7,7 +7,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/onednn.h"
 #include "graph/op.h"
@@ -175,7 +174,7 @@ class ConvForwardStep : public OnednnStep {
     auto pd = ForwardPd(s, dnnl::prop_kind::forward_inference, &post);
     // oneDNN's reference kernels are orders of magnitude slower than the
     // unfused path: such a case is left to it.
-    if (absl::StartsWith(pd.impl_info_str(), "ref")) {
+    if (IsReferenceImpl(pd)) {
       throw dnnl::error(dnnl_unimplemented, "only a reference implementation");
     }
     src_ = Operand(s.src, pd.src_desc(), Operand::kInput, arena);
@@ -432,8 +431,7 @@ std::optional<PostOps> PostOpsOf(const FusedConvParam& p) {
 bool RunsDirect(const ConvSetup& s, const PostOps* post) {
   try {
     ScopedOmpThreads threads(1);
-    return !absl::StartsWith(
-        ForwardPd(s, dnnl::prop_kind::forward_inference, post).impl_info_str(), "ref");
+    return !IsReferenceImpl(ForwardPd(s, dnnl::prop_kind::forward_inference, post));
   } catch (const dnnl::error&) {
     return false;
   }

@@ -4,7 +4,6 @@
 #include <optional>
 #include <utility>
 
-#include "absl/strings/match.h"
 #include "devices/cpu/onednn.h"
 #include "graph/ops/pooling.h"
 
@@ -72,10 +71,6 @@ dnnl::pooling_forward::primitive_desc PoolPd(const PoolSetup& s, bool channels_l
   return dnnl::pooling_forward::primitive_desc(d, attr, OnednnEngine());
 }
 
-bool RunsDirect(const dnnl::pooling_forward::primitive_desc& pd) {
-  return !absl::StartsWith(pd.impl_info_str(), "ref");
-}
-
 class PoolStep : public OnednnStep {
  public:
   PoolStep(const dnnl::pooling_forward::primitive_desc& pd, const memory::desc& src,
@@ -120,7 +115,7 @@ absl::Status PrepareOnednnPooling(KernelContext* ctx, size_t* workspace_bytes) {
     const bool run_cl = src_cl || dst_cl;
     auto pd = PoolPd(*s, run_cl);
     // Plain data gets oneDNN's plain-layout kernel only when it is a real one.
-    if (!RunsDirect(pd)) {
+    if (!!IsReferenceImpl(pd)) {
       if (run_cl) return absl::InternalError("channels-last pooling without a kernel");
       return absl::OkStatus();
     }
@@ -143,7 +138,7 @@ void PoolingChannelsLast(const NodeAttrs& attrs, const std::vector<Shape>& in,
   if (!s) return;
   try {
     ScopedOmpThreads threads(1);
-    if (!RunsDirect(PoolPd(*s, true))) return;
+    if (!!IsReferenceImpl(PoolPd(*s, true))) return;
   } catch (const dnnl::error&) {
     return;
   }
