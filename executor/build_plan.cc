@@ -501,9 +501,9 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
     if (alias_of[e] >= 0) entry[e] = entry[alias_of[e]];
   }
 
-  // Channels-last values, in binds that compute no gradient.
+  // Channels-last values (forward values and gradients alike).
   std::vector<bool> channels_last;
-  if (xs.empty()) {
+  {
     LayoutPlanInput lin;
     lin.graph = &g;
     lin.kernels = &kernels;
@@ -512,8 +512,9 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
     lin.pinned.assign(g.num_entries(), false);
     lin.inplace_from.assign(g.num_entries(), -1);
     for (size_t e = 0; e < g.num_entries(); ++e) {
+      // A gradient accumulated into its array (grad_req add) is read plain.
       lin.pinned[e] = external[e] || keep[e] || read_elsewhere[e] || alias_of[e] >= 0 ||
-                      producer_slot[e] < 0;
+                      producer_slot[e] < 0 || add_grads.count(static_cast<uint32_t>(e)) != 0;
       if (producer_slot[e] >= 0) lin.inplace_from[e] = plan->memory[producer_slot[e]].inplace_from[e];
     }
     channels_last = PlanChannelsLast(lin);
@@ -526,6 +527,13 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
   // Steps, per phase in graph order; a copy waits for its producer on another
   // device when both run in the same phase.
   std::vector<int64_t> step_of(g.num_nodes(), -1);  // index within its phase
+  // Backward outputs nothing reads (the data gradient of a convolution whose
+  // input needs none) get req null: kernels skip computing them.
+  std::vector<bool> read(g.num_entries(), false);
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    for (const auto& i : g[nid].inputs) read[g.entry_id(i)] = true;
+  }
+  for (const NodeEntry& out : full_outputs) read[g.entry_id(out)] = true;
   // Workspace bytes of the steps whose PrepareFn built a state.
   std::vector<size_t> prepared_bytes(g.num_nodes(), 0);
   // CPU devices of one plan run at once and share the machine's cores.
@@ -566,8 +574,11 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
     for (int j = 0; j < node.num_outputs(); ++j) {
       uint32_t e = g.entry_id(nid, j);
       step.ctx.outputs.push_back(entry[e]);
-      step.ctx.req.push_back(plan->memory[s].inplace_from[e] >= 0 ? OpReq::kInplace
-                                                                  : OpReq::kWrite);
+      const bool unread = !forward && !read[e] && !external[e] && !keep[e] &&
+                          !read_elsewhere[e] && add_grads.count(e) == 0;
+      step.ctx.req.push_back(unread                                     ? OpReq::kNull
+                             : plan->memory[s].inplace_from[e] >= 0 ? OpReq::kInplace
+                                                                     : OpReq::kWrite);
       auto add = add_grads.find(e);
       if (add != add_grads.end()) step.accumulate.emplace_back(grads[add->second], entry[e]);
     }

@@ -45,6 +45,8 @@ void ReportOutputs(const Step& step, const IndexedGraph& g, const MonitorCallbac
   std::vector<std::string> out_names = node.op()->OutputNames(node.attrs);
   int visible = node.num_visible_outputs();
   for (int j = 0; j < visible; ++j) {
+    // A gradient nobody asked for was not computed.
+    if (static_cast<size_t>(j) < step.ctx.req.size() && step.ctx.req[j] == OpReq::kNull) continue;
     monitor(absl::StrCat(node.name(), "_",
                          j < static_cast<int>(out_names.size()) ? out_names[j] : "output"),
             Visible(step.ctx.outputs[j], step.ctx.OutputChannelsLast(j)));
@@ -379,7 +381,10 @@ std::string Executor::DebugStr() const {
       const Node& node = *g[s.node_id].node;
       absl::StrAppend(&out, name, " ", node.op()->name(), " ", node.name(), " on ",
                       plan_->node_ctx[s.node_id].ToString(), " ->");
-      for (const Tensor& t : s.ctx.outputs) absl::StrAppend(&out, " ", t.shape().ToString());
+      for (size_t j = 0; j < s.ctx.outputs.size(); ++j) {
+        absl::StrAppend(&out, " ", s.ctx.outputs[j].shape().ToString(),
+                        s.ctx.OutputChannelsLast(j) ? " (channels-last)" : "");
+      }
       absl::StrAppend(&out, "\n");
     }
   };

@@ -4,16 +4,25 @@
 #include <set>
 #include <string>
 
+#include "graph/env_switch.h"
 #include "graph/op.h"
 
 namespace symx {
 namespace {
 
-// Elementwise over equal shapes, whatever the layout.
+// Elementwise over equal shapes, whatever the layout: forward ops, and the
+// gradient ops and sums a training graph has between convolutions.
 bool LayoutAgnostic(const Node& node) {
-  static const std::set<std::string> kOps = {"Activation",   "clip",         "elemwise_add",
-                                             "elemwise_sub", "elemwise_mul", "elemwise_div"};
+  static const std::set<std::string> kOps = {
+      "Activation",   "clip",           "elemwise_add", "elemwise_sub",
+      "elemwise_mul", "elemwise_div",   "negative",     "_copy",
+      "zeros_like",   "ElementWiseSum", "_backward_Activation"};
   return kOps.count(node.op()->name()) != 0;
+}
+
+EnvSwitch& LayoutSwitch() {
+  static EnvSwitch* on = new EnvSwitch("SYMX_CHANNELS_LAST");
+  return *on;
 }
 
 class UnionFind {
@@ -36,6 +45,7 @@ std::vector<bool> PlanChannelsLast(const LayoutPlanInput& in) {
   const size_t num_entries = g.num_entries();
   std::vector<bool> plain = in.pinned;  // per entry: some reader or writer needs it plain
   std::vector<bool> result(num_entries, false);
+  if (!ChannelsLastEnabled()) return result;
   plain.resize(num_entries, true);
   UnionFind groups(num_entries);
   bool any_capable = false;
@@ -98,5 +108,9 @@ std::vector<bool> PlanChannelsLast(const LayoutPlanInput& in) {
   for (size_t e = 0; e < num_entries; ++e) result[e] = !group_plain[groups.Find(e)];
   return result;
 }
+
+bool ChannelsLastEnabled() { return LayoutSwitch().on(); }
+
+void SetChannelsLastEnabled(bool enabled) { LayoutSwitch().Set(enabled); }
 
 }  // namespace symx

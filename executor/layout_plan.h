@@ -1,15 +1,17 @@
 // Which values of a bind are stored channels-last (devices/kernel.h).
 //
 // oneDNN's direct convolutions run on channels-last data; a network of them
-// kept plain pays two layout conversions per convolution. In binds that
-// compute no gradient the plan keeps a value channels-last when every kernel
-// that writes or reads it can take it so. Elementwise ops on equal shapes
-// (Activation, clip, elemwise_add/sub/mul/div) do not care: a value they read
-// and the values they write share one decision, as do values the memory plan
-// puts in one block in place and the values a kernel declares tied (Concat,
-// BatchNorm: they have no converting path). Values the user sees (arguments, outputs),
-// values other devices read, and values of kernels without the capability
-// stay plain; so does everything when no kernel has it.
+// kept plain pays two layout conversions per convolution (forward, and the
+// data and weight gradients). The plan keeps a value, forward or gradient,
+// channels-last when every kernel that writes or reads it can take it so.
+// Elementwise ops on equal shapes (Activation and its gradient, clip,
+// elemwise_add/sub/mul/div, gradient sums) do not care: a value they read and
+// the values they write share one decision, as do values the memory plan puts
+// in one block in place and the values a kernel declares tied (Concat,
+// BatchNorm and its gradient: they have no converting path). Values the user
+// sees (arguments, outputs, gradients), values other devices read, and values
+// of kernels without the capability stay plain; so does everything when no
+// kernel has it.
 #ifndef SYMX_EXECUTOR_LAYOUT_PLAN_H_
 #define SYMX_EXECUTOR_LAYOUT_PLAN_H_
 
@@ -33,8 +35,13 @@ struct LayoutPlanInput {
   std::vector<int64_t> inplace_from;
 };
 
-// Per entry: stored channels-last.
+// Per entry: stored channels-last (none when the switch below is off).
 std::vector<bool> PlanChannelsLast(const LayoutPlanInput& in);
+
+// On unless SYMX_CHANNELS_LAST=0 was set at start; tests and benchmarks turn
+// it off to compare against all-plain plans.
+bool ChannelsLastEnabled();
+void SetChannelsLastEnabled(bool enabled);
 
 }  // namespace symx
 

@@ -463,6 +463,7 @@ absl::Status ConvBackward(const KernelContext& ctx) {
 #ifdef SYMX_WITH_ONEDNN
   if (ctx.state != nullptr) return RunOnednnStep(ctx);
 #endif
+  SYMX_RETURN_IF_ERROR(RequirePlainLayouts(ctx));
   SYMX_FLOAT_SWITCH(ctx, ctx.inputs[1].dtype(), T, return ConvBackwardT<T>(ctx));
 }
 
@@ -474,10 +475,12 @@ absl::Status PrepareBackward(KernelContext* ctx, size_t* bytes) {
   return PrepareOnednnConv(ctx, true, bytes);
 }
 constexpr ChannelsLastFn kConvChannelsLast = ConvChannelsLast;
+constexpr ChannelsLastFn kConvBackwardChannelsLast = ConvBackwardChannelsLast;
 #else
 constexpr PrepareFn PrepareForward = nullptr;
 constexpr PrepareFn PrepareBackward = nullptr;
 constexpr ChannelsLastFn kConvChannelsLast = nullptr;
+constexpr ChannelsLastFn kConvBackwardChannelsLast = nullptr;
 #endif
 
 }  // namespace
@@ -485,7 +488,7 @@ constexpr ChannelsLastFn kConvChannelsLast = nullptr;
 SYMX_REGISTER_KERNEL("Convolution", kCPU, ConvForward, ConvWorkspace, false, PrepareForward,
                      kConvChannelsLast);
 SYMX_REGISTER_KERNEL("_backward_Convolution", kCPU, ConvBackward, ConvBackwardWorkspace, false,
-                     PrepareBackward);
+                     PrepareBackward, kConvBackwardChannelsLast);
 SYMX_REGISTER_KERNEL("Deconvolution", kCPU, ConvForward, ConvWorkspace);
 SYMX_REGISTER_KERNEL("_backward_Deconvolution", kCPU, ConvBackward, ConvBackwardWorkspace);
 

@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -136,12 +137,41 @@ absl::Status BatchNormForwardT(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-// Channels-last data (devices/kernel.h, axis 1 only): `rows` rows of the
-// channels. Same statistics and update as above.
+// Channels-last data (devices/kernel.h, axis 1 only) is `rows` rows of the
+// channels. Per-channel sums over the rows go by fixed blocks of rows (the
+// same partition whatever the thread count, so the same bits), each block's
+// partial sums a row of a scratch table, then the blocks summed in order.
+constexpr int64_t kRowBlock = 64;
+
+template <typename T>
+using ClRows = Eigen::Array<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <typename T>
+using ClRow = Eigen::Array<T, 1, Eigen::Dynamic>;
+
+// sums (k rows of c): for every row r, add_row(r, block_sums) adds row r's
+// terms to the k accumulators of its block.
+template <typename T, typename AddRow>
+void ChannelSums(const KernelContext& ctx, int64_t rows, int64_t c, int k, AddRow&& add_row,
+                 Eigen::Map<ClRows<T>> sums) {
+  const int64_t blocks = (rows + kRowBlock - 1) / kRowBlock;
+  thread_local std::vector<T> scratch;
+  scratch.assign(static_cast<size_t>(blocks * k * c), T(0));
+  T* partial = scratch.data();
+  ParallelFor(ctx, blocks, static_cast<double>(kRowBlock * c * k) * 2 + 1,
+              [&](int64_t b0, int64_t b1) {
+                for (int64_t b = b0; b < b1; ++b) {
+                  Eigen::Map<ClRows<T>> acc(partial + b * k * c, k, c);
+                  const int64_t end = std::min(rows, (b + 1) * kRowBlock);
+                  for (int64_t r = b * kRowBlock; r < end; ++r) add_row(r, acc);
+                }
+              });
+  sums.setZero();
+  for (int64_t b = 0; b < blocks; ++b) sums += Eigen::Map<ClRows<T>>(partial + b * k * c, k, c);
+}
+
+// Same statistics and update as BatchNormForwardT.
 template <typename T>
 absl::Status BatchNormChannelsLastT(const KernelContext& ctx) {
-  using Rows = Eigen::Array<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  using Row = Eigen::Array<T, 1, Eigen::Dynamic>;
   const auto& p = ctx.param<BatchNormParam>();
   const Shape& shape = ctx.inputs[0].shape();
   const int64_t c = shape[1], rows = shape.Size() / std::max<int64_t>(c, 1);
@@ -152,15 +182,23 @@ absl::Status BatchNormChannelsLastT(const KernelContext& ctx) {
                                                      c, " values of the data's dtype"));
     }
   }
-  Eigen::Map<const Rows> x(ctx.inputs[0].data<T>(), rows, c);
-  Eigen::Map<const Row> gamma(ctx.inputs[1].data<T>(), c), beta(ctx.inputs[2].data<T>(), c);
-  Eigen::Map<Row> moving_mean(ctx.inputs[3].data<T>(), c), moving_var(ctx.inputs[4].data<T>(), c);
-  Eigen::Map<Row> mean(ctx.outputs[1].data<T>(), c), var(ctx.outputs[2].data<T>(), c);
+  Eigen::Map<const ClRows<T>> x(ctx.inputs[0].data<T>(), rows, c);
+  Eigen::Map<const ClRow<T>> gamma(ctx.inputs[1].data<T>(), c), beta(ctx.inputs[2].data<T>(), c);
+  Eigen::Map<ClRow<T>> moving_mean(ctx.inputs[3].data<T>(), c),
+      moving_var(ctx.inputs[4].data<T>(), c);
+  Eigen::Map<ClRow<T>> mean(ctx.outputs[1].data<T>(), c), var(ctx.outputs[2].data<T>(), c);
   const bool batch_stats = ctx.is_train && !p.use_global_stats;
-  Row m(c), s2(c);
+  ClRow<T> m(c), s2(c);
   if (batch_stats && rows > 0) {
-    m = x.colwise().sum() / static_cast<T>(rows);
-    s2 = (x.rowwise() - m).square().colwise().sum() / static_cast<T>(rows);
+    ChannelSums<T>(
+        ctx, rows, c, 1, [&](int64_t r, Eigen::Map<ClRows<T>>& acc) { acc.row(0) += x.row(r); },
+        Eigen::Map<ClRows<T>>(m.data(), 1, c));
+    m /= static_cast<T>(rows);
+    ChannelSums<T>(
+        ctx, rows, c, 1,
+        [&](int64_t r, Eigen::Map<ClRows<T>>& acc) { acc.row(0) += (x.row(r) - m).square(); },
+        Eigen::Map<ClRows<T>>(s2.data(), 1, c));
+    s2 /= static_cast<T>(rows);
   } else if (batch_stats) {
     m.setZero();
     s2.setZero();
@@ -168,14 +206,14 @@ absl::Status BatchNormChannelsLastT(const KernelContext& ctx) {
     m = moving_mean;
     s2 = moving_var;
   }
-  Row scale(c), shift(c);
+  ClRow<T> scale(c), shift(c);
   for (int64_t ch = 0; ch < c; ++ch) {
     scale[ch] = (p.fix_gamma ? T(1) : gamma[ch]) * InvStd(s2[ch], p.eps);
     shift[ch] = beta[ch] - m[ch] * scale[ch];
   }
   T* y = ctx.outputs[0].data<T>();
   ParallelFor(ctx, rows, 2.0 * static_cast<double>(c) + 1, [&](int64_t r0, int64_t r1) {
-    Eigen::Map<Rows> out(y + r0 * c, r1 - r0, c);
+    Eigen::Map<ClRows<T>> out(y + r0 * c, r1 - r0, c);
     out = (x.middleRows(r0, r1 - r0).rowwise() * scale).rowwise() + shift;
   });
   mean = m;
@@ -270,8 +308,91 @@ absl::Status BatchNormBackwardT(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// Channels-last ograd, data and data gradient: the same gradients as
+// BatchNormBackwardT.
+template <typename T>
+absl::Status BatchNormBackwardChannelsLastT(const KernelContext& ctx) {
+  const auto& p = ctx.param<BatchNormParam>();
+  const Shape& shape = ctx.inputs[1].shape();
+  const int64_t c = shape[1], rows = shape.Size() / std::max<int64_t>(c, 1);
+  for (int i = 2; i < 6; ++i) {
+    if (ctx.inputs[i].size() != c) {
+      return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": input ", i, " is ",
+                                                     ctx.inputs[i].DebugString(), ", expected ",
+                                                     c, " values"));
+    }
+  }
+  Eigen::Map<const ClRows<T>> dy(ctx.inputs[0].data<T>(), rows, c), x(ctx.inputs[1].data<T>(), rows, c);
+  Eigen::Map<const ClRow<T>> gamma(ctx.inputs[2].data<T>(), c), m(ctx.inputs[4].data<T>(), c),
+      var(ctx.inputs[5].data<T>(), c);
+  const bool want_dx = OutputWanted(ctx.req, 0), want_dgamma = OutputWanted(ctx.req, 1),
+             want_dbeta = OutputWanted(ctx.req, 2);
+  const bool batch_stats = ctx.is_train && !p.use_global_stats;
+  ClRow<T> inv(c), g(c);
+  for (int64_t ch = 0; ch < c; ++ch) {
+    inv[ch] = InvStd(var[ch], p.eps);
+    g[ch] = p.fix_gamma ? T(1) : gamma[ch];
+  }
+  // Row 0: sum(dy); row 1: sum(dy * (x - mean)).
+  ClRows<T> sums(2, c);
+  if (rows > 0) {
+    ChannelSums<T>(
+        ctx, rows, c, 2,
+        [&](int64_t r, Eigen::Map<ClRows<T>>& acc) {
+          acc.row(0) += dy.row(r);
+          acc.row(1) += dy.row(r) * (x.row(r) - m);
+        },
+        Eigen::Map<ClRows<T>>(sums.data(), 2, c));
+  } else {
+    sums.setZero();
+  }
+  if (want_dgamma) {
+    Eigen::Map<ClRow<T>> dgamma(ctx.outputs[1].data<T>(), c);
+    if (p.fix_gamma) {
+      dgamma.setZero();
+    } else {
+      dgamma = sums.row(1) * inv;
+    }
+  }
+  if (want_dbeta) Eigen::Map<ClRow<T>>(ctx.outputs[2].data<T>(), c) = sums.row(0);
+  if (!want_dx) return absl::OkStatus();
+  T* dx = ctx.outputs[0].data<T>();
+  const ClRow<T> gi = g * inv;
+  if (batch_stats && rows > 0) {
+    // dx = g * inv * (dy - mean(dy) - (x - mean) * inv^2 * mean(dy * (x - mean))).
+    const ClRow<T> mean_dy = sums.row(0) / static_cast<T>(rows);
+    const ClRow<T> k = inv * inv * sums.row(1) / static_cast<T>(rows);
+    ParallelFor(ctx, rows, 5.0 * static_cast<double>(c) + 1, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        Eigen::Map<ClRow<T>>(dx + r * c, c) = (dy.row(r) - mean_dy - (x.row(r) - m) * k) * gi;
+      }
+    });
+  } else {
+    ParallelFor(ctx, rows, static_cast<double>(c) + 1, [&](int64_t r0, int64_t r1) {
+      Eigen::Map<ClRows<T>>(dx + r0 * c, r1 - r0, c) = dy.middleRows(r0, r1 - r0).rowwise() * gi;
+    });
+  }
+  return absl::OkStatus();
+}
+
 absl::Status BatchNormBackward(const KernelContext& ctx) {
+  if (ctx.InputChannelsLast(1)) {
+    SYMX_FLOAT_SWITCH(ctx, ctx.inputs[1].dtype(), T,
+                      return BatchNormBackwardChannelsLastT<T>(ctx));
+  }
   SYMX_FLOAT_SWITCH(ctx, ctx.inputs[1].dtype(), T, return BatchNormBackwardT<T>(ctx));
+}
+
+// _backward_BatchNorm's ograd, data and data gradient, when BatchNorm's data
+// may be channels-last; all or none (tied).
+void BatchNormBackwardChannelsLast(const NodeAttrs& attrs, const std::vector<Shape>& in,
+                                   const std::vector<Shape>& out, DType dtype,
+                                   std::vector<bool>* in_cl, std::vector<bool>* out_cl) {
+  if (in.size() < 2 || out.empty()) return;
+  std::vector<bool> fwd_in(1, false), fwd_out(1, false);
+  BatchNormChannelsLast(attrs, {in[1]}, {out[0]}, dtype, &fwd_in, &fwd_out);
+  if (!fwd_in[0]) return;
+  (*in_cl)[0] = (*in_cl)[1] = (*out_cl)[0] = true;
 }
 
 // ---------------------------------------------------------------- LayerNorm
@@ -441,7 +562,8 @@ absl::Status LayerNormBackward(const KernelContext& ctx) {
 
 SYMX_REGISTER_KERNEL("BatchNorm", kCPU, BatchNormForward, nullptr, false, nullptr,
                      BatchNormChannelsLast, true);
-SYMX_REGISTER_KERNEL("_backward_BatchNorm", kCPU, BatchNormBackward);
+SYMX_REGISTER_KERNEL("_backward_BatchNorm", kCPU, BatchNormBackward, nullptr, false, nullptr,
+                     BatchNormBackwardChannelsLast, true);
 SYMX_REGISTER_KERNEL("LayerNorm", kCPU, LayerNormForward);
 SYMX_REGISTER_KERNEL("_backward_LayerNorm", kCPU, LayerNormBackward);
 

@@ -28,6 +28,8 @@ memory::desc AnyDesc(const memory::dims& dims) {
 // symx stores them, and the geometry.
 struct ConvSetup {
   memory::desc src, wei, bias, dst;
+  // The data gradient as stored (backward; the data's layout unless set).
+  memory::desc dsrc;
   memory::dims strides, dilates, pad_l, pad_r;
   bool has_bias = false;
   // Whether data and output stay plain in the primitive (both stored plain);
@@ -37,14 +39,16 @@ struct ConvSetup {
   // channels-last, the case ChannelsLastFn checked (oneDNN has only its
   // reference kernel for a plain operand next to a channels-last one); the
   // plain one is converted.
-  bool src_channels_last = false, dst_channels_last = false;
+  bool src_channels_last = false, dst_channels_last = false, dsrc_channels_last = false;
   Shape src_shape, dst_shape;
 
   // The layouts the primitive is asked for.
   memory::desc SrcWant() const { return Want(src, src_shape); }
   memory::desc DstWant() const { return Want(dst, dst_shape); }
   memory::desc Want(const memory::desc& stored, const Shape& shape) const {
-    if (src_channels_last || dst_channels_last) return ActivationDesc(shape, true);
+    if (src_channels_last || dst_channels_last || dsrc_channels_last) {
+      return ActivationDesc(shape, true);
+    }
     return plain_activations ? stored : AnyDesc(stored.dims());
   }
 };
@@ -79,6 +83,7 @@ std::optional<ConvSetup> Describe(const ConvParam& p, const Shape& data, const S
     s.pad_r.push_back(pad_r);
   }
   s.src = ActivationDesc(data, src_channels_last);
+  s.dsrc = s.src;
   s.dst = ActivationDesc(out, dst_channels_last);
   s.src_channels_last = src_channels_last;
   s.dst_channels_last = dst_channels_last;
@@ -261,6 +266,28 @@ class ConvForwardStep : public OnednnStep {
   dnnl::convolution_forward prim_;
 };
 
+dnnl::convolution_backward_data::primitive_desc BackwardDataPd(
+    const ConvSetup& s, const dnnl::convolution_forward::primitive_desc& hint) {
+  dnnl::convolution_backward_data::desc d(dnnl::algorithm::convolution_direct, s.SrcWant(),
+                                          AnyDesc(s.wei.dims()), s.DstWant(), s.strides,
+                                          s.dilates, s.pad_l, s.pad_r);
+  return dnnl::convolution_backward_data::primitive_desc(d, UserScratchpad(), OnednnEngine(),
+                                                         hint);
+}
+
+dnnl::convolution_backward_weights::primitive_desc BackwardWeightsPd(
+    const ConvSetup& s, const dnnl::convolution_forward::primitive_desc& hint) {
+  memory::desc wei = AnyDesc(s.wei.dims());
+  auto d = s.has_bias ? dnnl::convolution_backward_weights::desc(
+                            dnnl::algorithm::convolution_direct, s.SrcWant(), wei, s.bias,
+                            s.DstWant(), s.strides, s.dilates, s.pad_l, s.pad_r)
+                      : dnnl::convolution_backward_weights::desc(
+                            dnnl::algorithm::convolution_direct, s.SrcWant(), wei, s.DstWant(),
+                            s.strides, s.dilates, s.pad_l, s.pad_r);
+  return dnnl::convolution_backward_weights::primitive_desc(d, UserScratchpad(), OnednnEngine(),
+                                                            hint);
+}
+
 // Backward: ograd, data, weight -> data grad, weight grad[, bias grad]; each
 // half runs only when one of its outputs is wanted.
 class ConvBackwardStep : public OnednnStep {
@@ -271,27 +298,16 @@ class ConvBackwardStep : public OnednnStep {
     // The two halves run one after the other: their scratchpads share space.
     size_t scratch_bytes = 0;
     if (want_data_) {
-      dnnl::convolution_backward_data::desc d(
-          dnnl::algorithm::convolution_direct, s.SrcWant(), AnyDesc(s.wei.dims()),
-          s.DstWant(), s.strides, s.dilates, s.pad_l, s.pad_r);
-      dnnl::convolution_backward_data::primitive_desc pd(d, UserScratchpad(), OnednnEngine(), hint);
+      auto pd = BackwardDataPd(s, hint);
       data_ograd_ = Operand(s.dst, pd.diff_dst_desc(), Operand::kInput, arena);
       data_wei_ = Operand(s.wei, pd.weights_desc(), Operand::kInput, arena);
-      data_grad_ = Operand(s.src, pd.diff_src_desc(), Operand::kOutput, arena);
+      data_grad_ = Operand(s.dsrc, pd.diff_src_desc(), Operand::kOutput, arena);
       scratch_bytes = pd.scratchpad_desc().get_size();
       data_scratch_ = pd.scratchpad_desc();
       data_prim_ = dnnl::convolution_backward_data(pd);
     }
     if (want_weight_) {
-      memory::desc wei = AnyDesc(s.wei.dims());
-      auto d = has_bias_ ? dnnl::convolution_backward_weights::desc(
-                               dnnl::algorithm::convolution_direct, s.SrcWant(), wei,
-                               s.bias, s.DstWant(), s.strides, s.dilates, s.pad_l, s.pad_r)
-                         : dnnl::convolution_backward_weights::desc(
-                               dnnl::algorithm::convolution_direct, s.SrcWant(), wei,
-                               s.DstWant(), s.strides, s.dilates, s.pad_l, s.pad_r);
-      dnnl::convolution_backward_weights::primitive_desc pd(d, UserScratchpad(), OnednnEngine(),
-                                                            hint);
+      auto pd = BackwardWeightsPd(s, hint);
       weight_src_ = Operand(s.src, pd.src_desc(), Operand::kInput, arena);
       weight_ograd_ = Operand(s.dst, pd.diff_dst_desc(), Operand::kInput, arena);
       weight_grad_ = Operand(s.wei, pd.diff_weights_desc(), Operand::kOutput, arena);
@@ -336,16 +352,27 @@ class ConvBackwardStep : public OnednnStep {
   dnnl::convolution_backward_weights weight_prim_;
 };
 
+// Which values are stored channels-last: data, output (forward) or its
+// gradient (backward), and the data's gradient (backward).
+struct ConvLayouts {
+  bool src = false, dst = false, dsrc = false;
+};
+
 // Forward shapes: data, weight, out. Backward: ograd(out), data, weight.
 std::optional<ConvSetup> SetupFor(const ConvParam& p, const std::vector<Shape>& in,
                                   const std::vector<Shape>& out, DType dtype, bool backward,
-                                  bool src_cl = false, bool dst_cl = false) {
+                                  ConvLayouts cl = {}) {
   if (!backward) {
     if (in.size() < 2 || out.empty()) return std::nullopt;
-    return Describe(p, in[0], in[1], out[0], dtype, src_cl, dst_cl);
+    return Describe(p, in[0], in[1], out[0], dtype, cl.src, cl.dst);
   }
   if (in.size() < 3) return std::nullopt;
-  return Describe(p, in[1], in[2], in[0], dtype);
+  std::optional<ConvSetup> s = Describe(p, in[1], in[2], in[0], dtype, cl.src, cl.dst);
+  if (s) {
+    s->dsrc = ActivationDesc(in[1], cl.dsrc);
+    s->dsrc_channels_last = cl.dsrc;
+  }
+  return s;
 }
 
 std::unique_ptr<OnednnStep> MakeStep(const ConvSetup& s, bool backward, const KernelContext& ctx,
@@ -367,8 +394,13 @@ absl::Status PrepareOnednnConv(KernelContext* ctx, bool backward, size_t* worksp
   for (const Tensor& t : ctx->inputs) in.push_back(t.shape());
   for (const Tensor& t : ctx->outputs) out.push_back(t.shape());
   const DType dtype = ctx->inputs[backward ? 1 : 0].dtype();
-  std::optional<ConvSetup> s = SetupFor(p, in, out, dtype, backward, ctx->InputChannelsLast(0),
-                                        ctx->OutputChannelsLast(0));
+  ConvLayouts cl;
+  if (backward) {
+    cl = {ctx->InputChannelsLast(1), ctx->InputChannelsLast(0), ctx->OutputChannelsLast(0)};
+  } else {
+    cl = {ctx->InputChannelsLast(0), ctx->OutputChannelsLast(0), false};
+  }
+  std::optional<ConvSetup> s = SetupFor(p, in, out, dtype, backward, cl);
   if (!s) return absl::OkStatus();
   // oneDNN fits its work split to the thread count at creation: create with
   // the team the step will run on.
@@ -437,6 +469,18 @@ bool RunsDirect(const ConvSetup& s, const PostOps* post) {
   }
 }
 
+// Whether oneDNN runs both backward halves of `s` with real implementations.
+bool BackwardRunsDirect(const ConvSetup& s) {
+  try {
+    ScopedOmpThreads threads(1);
+    auto hint = ForwardPd(s, dnnl::prop_kind::forward_training);
+    return !IsReferenceImpl(BackwardDataPd(s, hint)) &&
+           !IsReferenceImpl(BackwardWeightsPd(s, hint));
+  } catch (const dnnl::error&) {
+    return false;
+  }
+}
+
 std::optional<ConvSetup> FusedSetup(const FusedConvParam& p, const Shape& data, const Shape& weight,
                                     const Shape& out, DType dtype, bool src_cl, bool dst_cl) {
   std::optional<ConvSetup> s = Describe(p.conv_param(), data, weight, out, dtype, src_cl, dst_cl);
@@ -456,6 +500,16 @@ void ConvChannelsLast(const NodeAttrs& attrs, const std::vector<Shape>& in,
   std::optional<ConvSetup> s = Describe(p, in[0], in[1], out[0], dtype, true, true);
   if (!s || !RunsDirect(*s, nullptr)) return;
   (*in_cl)[0] = (*out_cl)[0] = true;
+}
+
+void ConvBackwardChannelsLast(const NodeAttrs& attrs, const std::vector<Shape>& in,
+                              const std::vector<Shape>& out, DType dtype, std::vector<bool>* in_cl,
+                              std::vector<bool>* out_cl) {
+  const ConvParam& p = Param<ConvParam>(attrs);
+  if (p.deconv || out.empty()) return;
+  std::optional<ConvSetup> s = SetupFor(p, in, out, dtype, true, {true, true, true});
+  if (!s || !BackwardRunsDirect(*s)) return;
+  (*in_cl)[0] = (*in_cl)[1] = (*out_cl)[0] = true;
 }
 
 void FusedConvChannelsLast(const NodeAttrs& attrs, const std::vector<Shape>& in,

@@ -207,9 +207,19 @@ void PoolPlane(const PoolGeom& g, const T* in, T* out, T* rowbuf) {
   }
 }
 
+// One plane of an operand: its first element and the distance between
+// neighbours (1 stored plain; the channel count stored channels-last).
+template <typename T>
+struct PlaneView {
+  T* at;
+  int64_t step;
+  T& operator[](int64_t i) const { return at[i * step]; }
+};
+
 template <PoolType kType, typename T>
-void PoolPlaneBackward(const PoolGeom& g, const T* dy, const T* in, const T* out, T* dx) {
-  std::fill(dx, dx + g.in_size, T(0));
+void PoolPlaneBackward(const PoolGeom& g, PlaneView<const T> dy, PlaneView<const T> in,
+                       PlaneView<const T> out, PlaneView<T> dx) {
+  for (int64_t i = 0; i < g.in_size; ++i) dx[i] = T(0);
   ForEachWindow(g, [&](int64_t idx, const Span& z, const Span& y, const Span& x, int64_t count) {
     const T grad = dy[idx];
     if constexpr (kType == PoolType::kMax) {
@@ -309,13 +319,25 @@ absl::Status PoolingBackwardT(const KernelContext& ctx) {
   const T* in = ctx.inputs[1].data<T>();
   const T* out = ctx.inputs[2].data<T>();
   T* dx = ctx.outputs[0].data<T>();
+  // Each operand plain or channels-last on its own (the layout plan decides
+  // them apart): plane (n, c) of one with `size` elements per plane.
+  const int64_t channels = ctx.inputs[1].shape()[1];
+  auto plane = [&](auto* base, bool channels_last, int64_t size, int64_t pl) {
+    using V = PlaneView<std::remove_pointer_t<decltype(base)>>;
+    if (!channels_last) return V{base + pl * size, 1};
+    const int64_t n = pl / channels, c = pl % channels;
+    return V{base + n * channels * size + c, channels};
+  };
+  const bool dy_cl = ctx.InputChannelsLast(0), in_cl = ctx.InputChannelsLast(1),
+             out_cl = ctx.InputChannelsLast(2), dx_cl = ctx.OutputChannelsLast(0);
   const double cost =
       static_cast<double>(g.out_size) * static_cast<double>(g.window) + g.in_size + 1;
   DispatchPoolType(g.type, [&](auto type) {
     ParallelFor(ctx, g.planes, cost, [&](int64_t begin, int64_t end) {
       for (int64_t pl = begin; pl < end; ++pl) {
-        PoolPlaneBackward<decltype(type)::value, T>(g, dy + pl * g.out_size, in + pl * g.in_size,
-                                                    out + pl * g.out_size, dx + pl * g.in_size);
+        PoolPlaneBackward<decltype(type)::value, T>(
+            g, plane(dy, dy_cl, g.out_size, pl), plane(in, in_cl, g.in_size, pl),
+            plane(out, out_cl, g.out_size, pl), plane(dx, dx_cl, g.in_size, pl));
       }
     });
   });
@@ -324,6 +346,17 @@ absl::Status PoolingBackwardT(const KernelContext& ctx) {
 
 absl::Status PoolingBackward(const KernelContext& ctx) {
   SYMX_FLOAT_SWITCH(ctx, ctx.inputs[1].dtype(), T, return PoolingBackwardT<T>(ctx));
+}
+
+// Every operand of the backward may be channels-last, each on its own (data
+// with one to three spatial dims).
+void PoolingBackwardChannelsLast(const NodeAttrs& attrs, const std::vector<Shape>& in,
+                                 const std::vector<Shape>& out, DType dtype,
+                                 std::vector<bool>* in_cl, std::vector<bool>* out_cl) {
+  if (in.size() < 3 || out.empty() || in[1].ndim() < 3 || in[1].ndim() > 5) return;
+  if (dtype != DType::kFloat32 && dtype != DType::kFloat64) return;
+  for (size_t i = 0; i < 3; ++i) (*in_cl)[i] = true;
+  (*out_cl)[0] = true;
 }
 
 }  // namespace
@@ -338,7 +371,8 @@ constexpr ChannelsLastFn kPoolingChannelsLast = nullptr;
 
 SYMX_REGISTER_KERNEL("Pooling", kCPU, PoolingForward, nullptr, false, kPoolingPrepare,
                      kPoolingChannelsLast);
-SYMX_REGISTER_KERNEL("_backward_Pooling", kCPU, PoolingBackward);
+SYMX_REGISTER_KERNEL("_backward_Pooling", kCPU, PoolingBackward, nullptr, false, nullptr,
+                     PoolingBackwardChannelsLast);
 
 }  // namespace cpu
 }  // namespace symx

@@ -22,6 +22,8 @@ constexpr char kUsage[] =
     "usage: symx bench MODEL-symbol.json --shape NAME=D0,D1,... [--shape ...]... [--ctx CTX]\n"
     "                  [--group2ctx GROUP=CTX]... [--train] [--iters N] [--json]\n"
     "                  [--comm-timeout SECONDS] [--threads N] [--warmup N]\n"
+    "  --train       time Forward(is_train) + Backward, with the gradients of\n"
+    "                every parameter (none of the inputs and labels, as in training)\n"
     "  --threads N   threads of each CPU device (Eigen pool and oneDNN's OpenMP team;\n"
     "                default SYMX_CPU_THREADS, else every core)\n"
     "  --warmup N    untimed iterations first (default min(5, max(1, iters/5)))\n";
@@ -155,6 +157,7 @@ int BenchMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
         BenchOptions options;
         options.model.comm = job.comm;
         ApplyModelFlags(*parsed, kUsage, &options.model);
+        options.model.input_grads = false;
         if (auto iters = SingleValue(*parsed, "--iters")) {
           options.iters = ParseIntFlag("--iters", *iters, 1);
         }

@@ -319,6 +319,15 @@ BoundModel BindModel(const ModelSpec& spec) {
   o.ctx = spec.ctx;
   o.group2ctx = spec.group2ctx;
   o.grad_req = spec.train ? GradReq::kWrite : GradReq::kNull;
+  if (spec.train && !spec.input_grads) {
+    std::map<std::string, GradReq> reqs;
+    for (const std::string& name : args) {
+      const bool input = inputs.count(name) || spec.shapes.count(name) ||
+                         absl::EndsWith(name, "label");
+      reqs[name] = input ? GradReq::kNull : GradReq::kWrite;
+    }
+    o.grad_req = reqs;
+  }
   o.shapes = shapes;
   o.comm = spec.comm;
   o.comm_timeout = spec.comm_timeout;

@@ -52,6 +52,10 @@ struct ModelSpec {
   std::map<std::string, Context> group2ctx;
   uint64_t seed = 0;
   bool train = false;                  // gradients for every argument (grad_req write)
+  // With train: also the gradients of the inputs (--input, --shape, *label).
+  // `bench --train` times a training step, which needs none (MXNet's Module
+  // asks for none either); `run --train` writes them all.
+  bool input_grads = true;
   // --allow-missing: parameters and aux states absent from --params are
   // filled from the seed instead of being an error.
   bool allow_missing = false;
