@@ -87,6 +87,9 @@ void Gemm(const KernelContext& ctx, bool parallel, bool trans_a, bool trans_b, i
           int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc,
           bool accumulate, const T* row_bias) {
   if (m <= 0 || n <= 0) return;
+  // The blocks (which change the rounding of C) follow the device's thread
+  // count, not this step's share of it: a graph split over several devices
+  // or ranks computes the bits one device computes.
   const int threads = ctx.device != nullptr ? ctx.device->num_threads() : 1;
   const double flops =
       2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
@@ -99,8 +102,8 @@ void Gemm(const KernelContext& ctx, bool parallel, bool trans_a, bool trans_b, i
     GemmBlock(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, accumulate, row_bias);
     return;
   }
-  auto run = [&](Eigen::Index first, Eigen::Index last) {
-    for (Eigen::Index blk = first; blk < last; ++blk) {
+  auto run = [&](int64_t first, int64_t last) {
+    for (int64_t blk = first; blk < last; ++blk) {
       const int64_t lo = dim * blk / blocks, hi = dim * (blk + 1) / blocks;
       if (split_rows) {
         const T* a_blk = trans_a ? a + lo : a + lo * lda;
@@ -113,7 +116,7 @@ void Gemm(const KernelContext& ctx, bool parallel, bool trans_a, bool trans_b, i
       }
     }
   };
-  EigenDevice(ctx).parallelFor(blocks, Eigen::TensorOpCost(0, 0, flops / blocks), run);
+  ParallelFor(ctx, blocks, flops / blocks, run);
 }
 
 template void Gemm<float>(const KernelContext&, bool, bool, bool, int64_t, int64_t, int64_t,

@@ -8,6 +8,7 @@
 #define SYMX_DEVICES_CPU_KERNEL_UTIL_H_
 
 #define EIGEN_USE_THREADS
+#include <algorithm>
 #include <cstdint>
 
 #include "Eigen/Core"
@@ -15,6 +16,9 @@
 #include "devices/dtype_switch.h"
 #include "devices/kernel.h"
 #include "unsupported/Eigen/CXX11/Tensor"
+#ifdef SYMX_WITH_ONEDNN
+#include "devices/cpu/omp_parallel.h"
+#endif
 
 namespace symx {
 namespace cpu {
@@ -64,27 +68,65 @@ inline const Eigen::ThreadPoolDevice& EigenDevice(const KernelContext& ctx) {
   return static_cast<CpuDevice*>(ctx.device)->eigen();
 }
 
-// dst = expr, on the pool when large enough to pay for it.
-template <typename Dst, typename Expr>
-void Assign(const KernelContext& ctx, Dst dst, const Expr& expr, int64_t size) {
-  if (size >= kParallelThreshold && ctx.device != nullptr && ctx.device->num_threads() > 1) {
-    dst.device(EigenDevice(ctx)) = expr;
-  } else {
-    dst = expr;
-  }
+// The threads a step may use: its device's share (KernelContext::num_threads).
+inline int StepThreads(const KernelContext& ctx) {
+  return ctx.device != nullptr ? std::max(ctx.num_threads, 1) : 1;
 }
 
-// Splits [0, n) into chunks run on the device's pool; `cost_per_unit` is the
-// rough number of scalar operations per index (Eigen uses it to pick chunk sizes).
+// Splits [0, n) into chunks run in parallel; `cost_per_unit` is the rough
+// number of scalar operations per index (below kParallelThreshold in all, the
+// calling thread runs it). With oneDNN the chunks run on the calling thread's
+// OpenMP team (devices/cpu/omp_parallel.h), one per member; without, on the
+// device's Eigen pool, which picks the chunk sizes from the cost.
 template <typename Fn>
 void ParallelFor(const KernelContext& ctx, int64_t n, double cost_per_unit, Fn&& fn) {
-  if (ctx.device == nullptr || ctx.device->num_threads() <= 1 ||
+  const int threads = StepThreads(ctx);
+  if (threads <= 1 ||
       static_cast<double>(n) * cost_per_unit < static_cast<double>(kParallelThreshold)) {
     fn(int64_t{0}, n);
     return;
   }
+#ifdef SYMX_WITH_ONEDNN
+  OmpParallelFor(threads, n, 1, [&fn](int64_t begin, int64_t end) { fn(begin, end); });
+#else
   EigenDevice(ctx).parallelFor(n, Eigen::TensorOpCost(0, 0, cost_per_unit),
                                [&fn](Eigen::Index begin, Eigen::Index end) { fn(begin, end); });
+#endif
+}
+
+// dst = expr, in parallel when large enough to pay for it. With oneDNN the
+// expression is evaluated the way Eigen's thread-pool executor does it
+// (element ranges of one evaluator, vectorized), the ranges spread over the
+// OpenMP team; subexpressions Eigen evaluates first (a full reduction) run
+// on the calling thread.
+template <typename Dst, typename Expr>
+void Assign(const KernelContext& ctx, Dst dst, const Expr& expr, int64_t size) {
+  const int threads = StepThreads(ctx);
+  if (size < kParallelThreshold || threads <= 1) {
+    dst = expr;
+    return;
+  }
+#ifdef SYMX_WITH_ONEDNN
+  using AssignOp = Eigen::TensorAssignOp<Dst, const Expr>;
+  using Evaluator = Eigen::TensorEvaluator<const AssignOp, Eigen::DefaultDevice>;
+  using Range = Eigen::internal::EvalRange<Evaluator, Eigen::Index, Evaluator::PacketAccess>;
+  // Range starts at multiples of 4 packets (EvalRange's unrolled step), as
+  // Eigen's own executor cuts them: 64 elements cover every packet size here.
+  constexpr int64_t kAlign = 64;
+  Eigen::DefaultDevice device;
+  const AssignOp op(dst, expr);
+  Evaluator evaluator(op, device);
+  if (evaluator.evalSubExprsIfNeeded(nullptr)) {
+    OmpParallelFor(threads, evaluator.dimensions().TotalSize(), kAlign,
+                   [&evaluator](int64_t begin, int64_t end) {
+                     Range::run(&evaluator, static_cast<Eigen::Index>(begin),
+                                static_cast<Eigen::Index>(end));
+                   });
+  }
+  evaluator.cleanup();
+#else
+  dst.device(EigenDevice(ctx)) = expr;
+#endif
 }
 
 }  // namespace cpu

@@ -122,7 +122,7 @@ absl::Status EmbeddingBackwardT(const KernelContext& ctx) {
   // every index for rows in its range.
   const int64_t tasks = std::max<int64_t>(
       1, std::min<int64_t>(rows,
-                           2 * static_cast<int64_t>(ctx.device ? ctx.device->num_threads() : 1)));
+                           2 * static_cast<int64_t>(StepThreads(ctx))));
   return WithIndexType(ctx, idx, [&](const auto* ix) {
     const double cost = static_cast<double>(n) * (1.0 + static_cast<double>(dim) / tasks);
     ParallelFor(ctx, tasks, cost, [&](int64_t b, int64_t e) {

@@ -24,7 +24,7 @@ constexpr char kUsage[] =
     "                  [--comm-timeout SECONDS] [--threads N] [--warmup N]\n"
     "  --train       time Forward(is_train) + Backward, with the gradients of\n"
     "                every parameter (none of the inputs and labels, as in training)\n"
-    "  --threads N   threads of each CPU device (Eigen pool and oneDNN's OpenMP team;\n"
+    "  --threads N   threads of each CPU device (the OpenMP team with oneDNN, else Eigen's pool;\n"
     "                default SYMX_CPU_THREADS, else every core)\n"
     "  --warmup N    untimed iterations first (default min(5, max(1, iters/5)))\n";
 
