@@ -97,29 +97,25 @@ DeviceSlots AssignSlots(const IndexedGraph& g, const std::vector<Context>& node_
   return out;
 }
 
+std::vector<size_t> PoolBlockBytes(const MemoryPool& pool) {
+  std::vector<size_t> bytes;
+  for (const auto& b : pool.blocks) bytes.push_back(b->bytes());
+  return bytes;
+}
+
 // Blocks for one device's plan, largest first, each taking the smallest free
-// pool block that fits. Newly allocated blocks go to `new_blocks`; they join
-// the pool only once the whole bind has succeeded.
+// pool block that fits (MatchPoolBlocks). Newly allocated blocks go to
+// `new_blocks`; they join the pool only once the whole bind has succeeded.
+
 absl::Status AssignBlocks(const MemoryPlan& plan, MemoryPool* pool, Device* device,
                           std::vector<std::shared_ptr<Storage>>* blocks,
                           std::vector<std::shared_ptr<Storage>>* new_blocks, size_t* allocated) {
   const std::vector<size_t>& sizes = plan.storage_bytes;
-  std::vector<int> by_size(sizes.size());
-  for (size_t i = 0; i < sizes.size(); ++i) by_size[i] = static_cast<int>(i);
-  std::stable_sort(by_size.begin(), by_size.end(),
-                   [&](int a, int b) { return sizes[a] > sizes[b]; });
+  const std::vector<int> match = MatchPoolBlocks(sizes, PoolBlockBytes(*pool));
   blocks->assign(sizes.size(), nullptr);
-  std::vector<bool> pool_used(pool->blocks.size(), false);
-  for (int id : by_size) {
-    int best = -1;
-    for (size_t p = 0; p < pool->blocks.size(); ++p) {
-      if (pool_used[p] || pool->blocks[p]->bytes() < sizes[id]) continue;
-      if (best < 0 || pool->blocks[p]->bytes() < pool->blocks[best]->bytes())
-        best = static_cast<int>(p);
-    }
-    if (best >= 0) {
-      pool_used[best] = true;
-      (*blocks)[id] = pool->blocks[best];
+  for (size_t id = 0; id < sizes.size(); ++id) {
+    if (match[id] >= 0) {
+      (*blocks)[id] = pool->blocks[match[id]];
       continue;
     }
     SYMX_ASSIGN_OR_RETURN((*blocks)[id], device->allocator().Allocate(sizes[id]));
@@ -477,7 +473,6 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
     for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
       if (slots.slot[nid] == static_cast<int>(s)) mopt.order.push_back(nid);
     }
-    plan->memory[s] = PlanMemory(g, plan->shapes, plan->types, mopt);
     auto it = bind.pools.find(c);
     std::shared_ptr<MemoryPool> pool;
     if (it != bind.pools.end() && it->second) {
@@ -486,13 +481,16 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
       pool = std::make_shared<MemoryPool>();
       pool->ctx = c;
     }
+    mopt.pool_blocks = PoolBlockBytes(*pool);
+    plan->memory[s] = PlanMemory(g, plan->shapes, plan->types, mopt);
     std::vector<std::shared_ptr<Storage>> blocks;
     SYMX_RETURN_IF_ERROR(AssignBlocks(plan->memory[s], pool.get(), devices[s], &blocks,
                                       &new_blocks[s], &stats[c].allocated_bytes));
     for (size_t e = 0; e < g.num_entries(); ++e) {
       int id = plan->memory[s].storage_id[e];
       if (id != MemoryPlan::kExternal) {
-        entry[e] = Tensor(blocks[id], 0, plan->shapes[e], plan->types[e]);
+        entry[e] = Tensor(blocks[id], plan->memory[s].storage_offset[e], plan->shapes[e],
+                          plan->types[e]);
       }
     }
     pools[c] = pool;

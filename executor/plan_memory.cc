@@ -1,8 +1,10 @@
 #include "executor/plan_memory.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <iterator>
 #include <map>
+#include <utility>
 
 #include "graph/op.h"
 
@@ -55,11 +57,15 @@ class BlockPool {
 
 }  // namespace
 
-MemoryPlan PlanMemory(const IndexedGraph& graph, const ShapeTable& shapes, const TypeTable& types,
-                      const MemoryPlanOptions& options) {
+namespace {
+
+MemoryPlan PlanWithRange(const IndexedGraph& graph, const ShapeTable& shapes,
+                         const TypeTable& types, const MemoryPlanOptions& options,
+                         int match_range) {
   const size_t num_entries = graph.num_entries();
   MemoryPlan plan;
   plan.storage_id.assign(num_entries, MemoryPlan::kExternal);
+  plan.storage_offset.assign(num_entries, 0);
   plan.inplace_from.assign(num_entries, -1);
 
   // Readers still to run, per entry; kept entries never reach zero.
@@ -72,7 +78,7 @@ MemoryPlan PlanMemory(const IndexedGraph& graph, const ShapeTable& shapes, const
   }
   // Blocks shared by several entries (in place) are freed when the last goes.
   std::vector<int> block_users;
-  BlockPool pool(options.match_range);
+  BlockPool pool(match_range);
 
   auto planned = [&](uint32_t e) { return plan.storage_id[e] != MemoryPlan::kExternal; };
   auto release_entry = [&](uint32_t e) {
@@ -141,6 +147,147 @@ MemoryPlan PlanMemory(const IndexedGraph& graph, const ShapeTable& shapes, const
   }
   for (size_t b : plan.storage_bytes) plan.total_bytes += b;
   return plan;
+}
+
+// Entries placed at byte offsets of one block by lifetime: `blocks`' in-place
+// pairs are kept (an entry and the ones written over it are one buffer,
+// live from the first's producer to the last reader of any), and buffers are
+// placed largest first, each at the offset of the tightest gap between the
+// buffers already placed whose lifetimes overlap its own, else on top.
+MemoryPlan PackByLifetime(const IndexedGraph& graph, const ShapeTable& shapes,
+                          const TypeTable& types, const MemoryPlanOptions& options,
+                          const MemoryPlan& blocks) {
+  const size_t num_entries = graph.num_entries();
+  const size_t end_of_run = options.order.size();
+  std::vector<size_t> pos(graph.num_nodes(), end_of_run);
+  for (size_t i = 0; i < options.order.size(); ++i) pos[options.order[i]] = i;
+  // Per entry: its buffer (the root of its in-place chain).
+  std::vector<int64_t> root(num_entries, -1);
+  struct Buffer {
+    size_t bytes = 0, first = 0, last = 0, offset = 0;
+  };
+  std::vector<Buffer> buffers;
+  std::vector<int64_t> buffer_of(num_entries, -1);
+  for (uint32_t nid : options.order) {
+    for (int j = 0; j < graph[nid].node->num_outputs(); ++j) {
+      const uint32_t e = graph.entry_id(nid, j);
+      if (blocks.storage_id[e] == MemoryPlan::kExternal) continue;
+      const int64_t from = blocks.inplace_from[e];
+      if (from >= 0 && buffer_of[from] >= 0) {
+        buffer_of[e] = buffer_of[from];
+      } else {
+        buffer_of[e] = static_cast<int64_t>(buffers.size());
+        buffers.push_back({0, pos[nid], pos[nid], 0});
+      }
+      Buffer& b = buffers[buffer_of[e]];
+      // 64-byte multiples keep every offset as aligned as a block.
+      b.bytes = std::max(b.bytes, (EntryBytes(shapes[e], types[e]) + 63) / 64 * 64);
+      if (options.keep[e]) b.last = end_of_run;
+    }
+    for (const auto& in : graph[nid].inputs) {
+      const int64_t b = buffer_of[graph.entry_id(in)];
+      if (b >= 0) buffers[b].last = std::max(buffers[b].last, pos[nid]);
+    }
+  }
+  std::vector<size_t> by_size(buffers.size());
+  for (size_t i = 0; i < by_size.size(); ++i) by_size[i] = i;
+  std::stable_sort(by_size.begin(), by_size.end(), [&](size_t a, size_t b) {
+    return buffers[a].bytes != buffers[b].bytes ? buffers[a].bytes > buffers[b].bytes
+                                                : buffers[a].first < buffers[b].first;
+  });
+  std::vector<size_t> placed;
+  size_t total = 0;
+  for (size_t i : by_size) {
+    Buffer& b = buffers[i];
+    std::vector<std::pair<size_t, size_t>> taken;  // [offset, end) of overlapping buffers
+    for (size_t j : placed) {
+      const Buffer& o = buffers[j];
+      if (o.first <= b.last && b.first <= o.last) taken.emplace_back(o.offset, o.offset + o.bytes);
+    }
+    std::sort(taken.begin(), taken.end());
+    size_t best = SIZE_MAX, best_gap = SIZE_MAX, top = 0;
+    for (const auto& [begin, end] : taken) {
+      if (begin > top && begin - top >= b.bytes && begin - top < best_gap) {
+        best = top;
+        best_gap = begin - top;
+      }
+      top = std::max(top, end);
+    }
+    b.offset = best != SIZE_MAX ? best : top;
+    total = std::max(total, b.offset + b.bytes);
+    placed.push_back(i);
+  }
+  MemoryPlan plan;
+  plan.storage_id.assign(num_entries, MemoryPlan::kExternal);
+  plan.storage_offset.assign(num_entries, 0);
+  plan.inplace_from = blocks.inplace_from;
+  plan.no_reuse_bytes = blocks.no_reuse_bytes;
+  for (size_t e = 0; e < num_entries; ++e) {
+    if (buffer_of[e] < 0) continue;
+    plan.storage_id[e] = 0;
+    plan.storage_offset[e] = buffers[buffer_of[e]].offset;
+  }
+  if (!buffers.empty()) plan.storage_bytes.push_back(total);
+  plan.total_bytes = total;
+  return plan;
+}
+
+// Bytes `plan` allocates beside the pool's blocks.
+size_t NewBytes(const MemoryPlan& plan, const std::vector<size_t>& pool_blocks) {
+  const std::vector<int> match = MatchPoolBlocks(plan.storage_bytes, pool_blocks);
+  size_t bytes = 0;
+  for (size_t i = 0; i < match.size(); ++i) {
+    if (match[i] < 0) bytes += plan.storage_bytes[i];
+  }
+  return bytes;
+}
+
+}  // namespace
+
+std::vector<int> MatchPoolBlocks(const std::vector<size_t>& plan_blocks,
+                                 const std::vector<size_t>& pool_blocks) {
+  std::vector<size_t> by_size(plan_blocks.size());
+  for (size_t i = 0; i < by_size.size(); ++i) by_size[i] = i;
+  std::stable_sort(by_size.begin(), by_size.end(),
+                   [&](size_t a, size_t b) { return plan_blocks[a] > plan_blocks[b]; });
+  std::vector<int> match(plan_blocks.size(), -1);
+  std::vector<bool> used(pool_blocks.size(), false);
+  for (size_t id : by_size) {
+    int best = -1;
+    for (size_t p = 0; p < pool_blocks.size(); ++p) {
+      if (used[p] || pool_blocks[p] < plan_blocks[id]) continue;
+      if (best < 0 || pool_blocks[p] < pool_blocks[best]) best = static_cast<int>(p);
+    }
+    if (best >= 0) used[best] = true;
+    match[id] = best;
+  }
+  return match;
+}
+
+MemoryPlan PlanMemory(const IndexedGraph& graph, const ShapeTable& shapes, const TypeTable& types,
+                      const MemoryPlanOptions& options) {
+  MemoryPlan first = PlanWithRange(graph, shapes, types, options, options.match_range);
+  if (options.match_range <= 0) return first;
+  // Which plan packs best depends on the graph's sizes: blocks with every
+  // power-of-two match range up to the given one, and one block packed by
+  // lifetime (each is a pass or two over the graph). The fewest bytes beside
+  // a shared pool's blocks wins, then the smallest total.
+  std::vector<MemoryPlan> candidates;
+  candidates.push_back(PackByLifetime(graph, shapes, types, options, first));
+  candidates.push_back(std::move(first));
+  for (int range = 1; range < options.match_range; range *= 2) {
+    candidates.push_back(PlanWithRange(graph, shapes, types, options, range));
+  }
+  size_t best = 0, best_new = SIZE_MAX;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const size_t fresh = NewBytes(candidates[i], options.pool_blocks);
+    if (fresh < best_new ||
+        (fresh == best_new && candidates[i].total_bytes < candidates[best].total_bytes)) {
+      best = i;
+      best_new = fresh;
+    }
+  }
+  return std::move(candidates[best]);
 }
 
 }  // namespace symx
