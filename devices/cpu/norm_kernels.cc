@@ -71,6 +71,22 @@ inline T InvStd(T var, double eps) {
 
 // ---------------------------------------------------------------- BatchNorm
 
+// Inputs [first, last) (gamma, beta, statistics) hold `channels` values each,
+// of input `same_dtype_as`'s dtype unless it is -1.
+absl::Status CheckChannelInputs(const KernelContext& ctx, int first, int last, int64_t channels,
+                                int same_dtype_as = -1) {
+  for (int i = first; i < last; ++i) {
+    const bool dtype_ok =
+        same_dtype_as < 0 || ctx.inputs[i].dtype() == ctx.inputs[same_dtype_as].dtype();
+    if (ctx.inputs[i].size() != channels || !dtype_ok) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          ctx.Where(), ": input ", i, " is ", ctx.inputs[i].DebugString(), ", expected ",
+          channels, same_dtype_as < 0 ? " values" : " values of the data's dtype"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // Channel c's elements: `outer` contiguous runs of `inner` values, one per outer index.
 template <typename T, typename Fn>
 inline void ForChannelRuns(const AxisView& v, int64_t c, Fn&& fn) {
@@ -83,13 +99,7 @@ absl::Status BatchNormForwardT(const KernelContext& ctx) {
   const auto& p = ctx.param<BatchNormParam>();
   AxisView v;
   SYMX_RETURN_IF_ERROR(MakeAxisView(ctx, ctx.inputs[0].shape(), p.axis, &v));
-  for (int i = 1; i < 5; ++i) {
-    if (ctx.inputs[i].size() != v.axis || ctx.inputs[i].dtype() != ctx.inputs[0].dtype()) {
-      return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": input ", i, " is ",
-                                                     ctx.inputs[i].DebugString(), ", expected ",
-                                                     v.axis, " values of the data's dtype"));
-    }
-  }
+  SYMX_RETURN_IF_ERROR(CheckChannelInputs(ctx, 1, 5, v.axis, /*same_dtype_as=*/0));
   const T* x = ctx.inputs[0].data<T>();
   const T* gamma = ctx.inputs[1].data<T>();
   const T* beta = ctx.inputs[2].data<T>();
@@ -175,13 +185,7 @@ absl::Status BatchNormChannelsLastT(const KernelContext& ctx) {
   const auto& p = ctx.param<BatchNormParam>();
   const Shape& shape = ctx.inputs[0].shape();
   const int64_t c = shape[1], rows = shape.Size() / std::max<int64_t>(c, 1);
-  for (int i = 1; i < 5; ++i) {
-    if (ctx.inputs[i].size() != c || ctx.inputs[i].dtype() != ctx.inputs[0].dtype()) {
-      return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": input ", i, " is ",
-                                                     ctx.inputs[i].DebugString(), ", expected ",
-                                                     c, " values of the data's dtype"));
-    }
-  }
+  SYMX_RETURN_IF_ERROR(CheckChannelInputs(ctx, 1, 5, c, /*same_dtype_as=*/0));
   Eigen::Map<const ClRows<T>> x(ctx.inputs[0].data<T>(), rows, c);
   Eigen::Map<const ClRow<T>> gamma(ctx.inputs[1].data<T>(), c), beta(ctx.inputs[2].data<T>(), c);
   Eigen::Map<ClRow<T>> moving_mean(ctx.inputs[3].data<T>(), c),
@@ -252,13 +256,7 @@ absl::Status BatchNormBackwardT(const KernelContext& ctx) {
   const auto& p = ctx.param<BatchNormParam>();
   AxisView v;
   SYMX_RETURN_IF_ERROR(MakeAxisView(ctx, ctx.inputs[1].shape(), p.axis, &v));
-  for (int i = 2; i < 6; ++i) {
-    if (ctx.inputs[i].size() != v.axis) {
-      return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": input ", i, " is ",
-                                                     ctx.inputs[i].DebugString(), ", expected ",
-                                                     v.axis, " values"));
-    }
-  }
+  SYMX_RETURN_IF_ERROR(CheckChannelInputs(ctx, 2, 6, v.axis));
   const T* dy = ctx.inputs[0].data<T>();
   const T* x = ctx.inputs[1].data<T>();
   const T* gamma = ctx.inputs[2].data<T>();
@@ -315,14 +313,9 @@ absl::Status BatchNormBackwardChannelsLastT(const KernelContext& ctx) {
   const auto& p = ctx.param<BatchNormParam>();
   const Shape& shape = ctx.inputs[1].shape();
   const int64_t c = shape[1], rows = shape.Size() / std::max<int64_t>(c, 1);
-  for (int i = 2; i < 6; ++i) {
-    if (ctx.inputs[i].size() != c) {
-      return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": input ", i, " is ",
-                                                     ctx.inputs[i].DebugString(), ", expected ",
-                                                     c, " values"));
-    }
-  }
-  Eigen::Map<const ClRows<T>> dy(ctx.inputs[0].data<T>(), rows, c), x(ctx.inputs[1].data<T>(), rows, c);
+  SYMX_RETURN_IF_ERROR(CheckChannelInputs(ctx, 2, 6, c));
+  Eigen::Map<const ClRows<T>> dy(ctx.inputs[0].data<T>(), rows, c),
+      x(ctx.inputs[1].data<T>(), rows, c);
   Eigen::Map<const ClRow<T>> gamma(ctx.inputs[2].data<T>(), c), m(ctx.inputs[4].data<T>(), c),
       var(ctx.inputs[5].data<T>(), c);
   const bool want_dx = OutputWanted(ctx.req, 0), want_dgamma = OutputWanted(ctx.req, 1),

@@ -28,27 +28,9 @@ namespace {
 
 #ifdef SYMX_WITH_ONEDNN
 
-Symbol Conv(const std::string& name, const Symbol& in, int filters, int kernel,
-            bool no_bias = true) {
-  const std::string k = "(" + std::to_string(kernel) + "," + std::to_string(kernel) + ")";
-  const std::string pad = kernel == 3 ? "(1,1)" : "(0,0)";
-  return OpCall("Convolution")
-      .Name(name)
-      .Attr("kernel", k)
-      .Attr("pad", pad)
-      .Attr("num_filter", filters)
-      .Attr("no_bias", no_bias)
-      .Input(in)
-      .Build();
-}
-
-Symbol Bn(const std::string& name, const Symbol& in) {
-  return OpCall("BatchNorm").Name(name).Attr("fix_gamma", false).Input(in).Build();
-}
-
-Symbol Relu(const std::string& name, const Symbol& in) {
-  return OpCall("Activation").Name(name).Attr("act_type", "relu").Input(in).Build();
-}
+using testing::BatchNormLayer;
+using testing::ConvLayer;
+using testing::ReluLayer;
 
 // stem conv-bn-relu -> max pool -> (conv-bn-relu-conv-bn) + (conv-bn) -> relu
 // -> conv with bias -> relu -> global avg pool -> FC -> softmax. The pooled
@@ -56,7 +38,7 @@ Symbol Relu(const std::string& name, const Symbol& in) {
 // output is read through a Flatten (plain) while its data is channels-last.
 Symbol TrainNet() {
   Symbol data = Symbol::Variable("data");
-  Symbol stem = Relu("stem_relu", Bn("stem_bn", Conv("stem", data, 8, 3)));
+  Symbol stem = ReluLayer("stem_relu", BatchNormLayer("stem_bn", ConvLayer("stem", data, 8, 3)));
   Symbol pool = OpCall("Pooling")
                     .Name("pool")
                     .Attr("kernel", "(3,3)")
@@ -65,11 +47,11 @@ Symbol TrainNet() {
                     .Attr("pool_type", "max")
                     .Input(stem)
                     .Build();
-  Symbol a = Relu("a_relu", Bn("a_bn", Conv("a", pool, 8, 3)));
-  Symbol a2 = Bn("a2_bn", Conv("a2", a, 16, 1));
-  Symbol shortcut = Bn("sc_bn", Conv("sc", pool, 16, 1));
-  Symbol sum = Relu("sum_relu", OpCall("elemwise_add").Name("add").Input(a2).Input(shortcut));
-  Symbol top = Relu("top_relu", Conv("top", sum, 16, 3, /*no_bias=*/false));
+  Symbol a = ReluLayer("a_relu", BatchNormLayer("a_bn", ConvLayer("a", pool, 8, 3)));
+  Symbol a2 = BatchNormLayer("a2_bn", ConvLayer("a2", a, 16, 1));
+  Symbol shortcut = BatchNormLayer("sc_bn", ConvLayer("sc", pool, 16, 1));
+  Symbol sum = ReluLayer("sum_relu", OpCall("elemwise_add").Name("add").Input(a2).Input(shortcut));
+  Symbol top = ReluLayer("top_relu", ConvLayer("top", sum, 16, 3, /*no_bias=*/false));
   Symbol gap = OpCall("Pooling")
                    .Name("gap")
                    .Attr("global_pool", true)

@@ -314,6 +314,27 @@ void CheckOp(const OpCase& c) {
   }
 }
 
+Symbol ConvLayer(const std::string& name, const Symbol& in, int filters, int kernel,
+                 bool no_bias) {
+  const std::string k = "(" + std::to_string(kernel) + "," + std::to_string(kernel) + ")";
+  return OpCall("Convolution")
+      .Name(name)
+      .Attr("kernel", k)
+      .Attr("pad", kernel == 3 ? "(1,1)" : "(0,0)")
+      .Attr("num_filter", filters)
+      .Attr("no_bias", no_bias)
+      .Input(in)
+      .Build();
+}
+
+Symbol BatchNormLayer(const std::string& name, const Symbol& in, bool fix_gamma) {
+  return OpCall("BatchNorm").Name(name).Attr("fix_gamma", fix_gamma).Input(in).Build();
+}
+
+Symbol ReluLayer(const std::string& name, const Symbol& in) {
+  return OpCall("Activation").Name(name).Attr("act_type", "relu").Input(in).Build();
+}
+
 void FillUniform(const Tensor& t, uint64_t seed, float lo, float hi) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> u(lo, hi);

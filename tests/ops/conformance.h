@@ -20,6 +20,7 @@
 #include "graph/attrs.h"
 #include "graph/dtype.h"
 #include "graph/shape.h"
+#include "graph/symbol.h"
 
 namespace symx {
 namespace testing {
@@ -81,6 +82,13 @@ void FillUniform(const Tensor& t, uint64_t seed, float lo = -1.f, float hi = 1.f
 // |got - want| <= rtol * (1 + |want|) everywhere (ASSERT-style: stops at the
 // first mismatch, naming `what` and the element).
 void ExpectAllClose(const Tensor& got, const Tensor& want, double rtol, const std::string& what);
+
+// Layers for executor tests of CNN graphs: a square convolution (3x3 padded
+// by 1, else unpadded), BatchNorm and relu.
+Symbol ConvLayer(const std::string& name, const Symbol& in, int filters, int kernel,
+                 bool no_bias = true);
+Symbol BatchNormLayer(const std::string& name, const Symbol& in, bool fix_gamma = false);
+Symbol ReluLayer(const std::string& name, const Symbol& in);
 
 }  // namespace testing
 }  // namespace symx

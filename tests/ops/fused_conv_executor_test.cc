@@ -25,27 +25,9 @@
 namespace symx {
 namespace {
 
-Symbol Conv(const std::string& name, const Symbol& in, int filters, int kernel,
-            bool no_bias = true) {
-  const std::string k = "(" + std::to_string(kernel) + "," + std::to_string(kernel) + ")";
-  const std::string pad = kernel == 3 ? "(1,1)" : "(0,0)";
-  return OpCall("Convolution")
-      .Name(name)
-      .Attr("kernel", k)
-      .Attr("pad", pad)
-      .Attr("num_filter", filters)
-      .Attr("no_bias", no_bias)
-      .Input(in)
-      .Build();
-}
-
-Symbol Bn(const std::string& name, const Symbol& in, bool fix_gamma = false) {
-  return OpCall("BatchNorm").Name(name).Attr("fix_gamma", fix_gamma).Input(in).Build();
-}
-
-Symbol Relu(const std::string& name, const Symbol& in) {
-  return OpCall("Activation").Name(name).Attr("act_type", "relu").Input(in).Build();
-}
+using testing::BatchNormLayer;
+using testing::ConvLayer;
+using testing::ReluLayer;
 
 // A ResNet-like block: stem conv-bn-relu, then two branches summed and a
 // relu, then a 1x1 conv with bias and clip, then a conv with nothing after
@@ -53,18 +35,18 @@ Symbol Relu(const std::string& name, const Symbol& in) {
 // fused convolutions (stored channels-last).
 Symbol Block() {
   Symbol data = Symbol::Variable("data");
-  Symbol stem = Relu("stem_relu", Bn("stem_bn", Conv("stem", data, 16, 3)));
-  Symbol a = Relu("a_relu", Bn("a_bn", Conv("a", stem, 16, 3)));
-  Symbol a2 = Bn("a2_bn", Conv("a2", a, 32, 1), /*fix_gamma=*/true);
-  Symbol shortcut = Bn("sc_bn", Conv("sc", stem, 32, 1));
-  Symbol sum = Relu("sum_relu", OpCall("elemwise_add").Name("add").Input(a2).Input(shortcut));
+  Symbol stem = ReluLayer("stem_relu", BatchNormLayer("stem_bn", ConvLayer("stem", data, 16, 3)));
+  Symbol a = ReluLayer("a_relu", BatchNormLayer("a_bn", ConvLayer("a", stem, 16, 3)));
+  Symbol a2 = BatchNormLayer("a2_bn", ConvLayer("a2", a, 32, 1), /*fix_gamma=*/true);
+  Symbol shortcut = BatchNormLayer("sc_bn", ConvLayer("sc", stem, 32, 1));
+  Symbol sum = ReluLayer("sum_relu", OpCall("elemwise_add").Name("add").Input(a2).Input(shortcut));
   Symbol clipped = OpCall("clip")
                        .Name("clip")
                        .Attr("a_min", 0.0)
                        .Attr("a_max", 6.0)
-                       .Input(Conv("pw", sum, 16, 1, /*no_bias=*/false))
+                       .Input(ConvLayer("pw", sum, 16, 1, /*no_bias=*/false))
                        .Build();
-  return Conv("last", clipped, 8, 3);
+  return ConvLayer("last", clipped, 8, 3);
 }
 
 std::set<std::string> OpNames(const Symbol& s) {
@@ -102,16 +84,16 @@ TEST(FuseConvChainsTest, FusesEveryChainKind) {
 
 TEST(FuseConvChainsTest, LeavesValuesReadElsewhereAlone) {
   Symbol data = Symbol::Variable("data");
-  Symbol c = Conv("c", data, 4, 3);
+  Symbol c = ConvLayer("c", data, 4, 3);
   // The convolution's value is read twice: nothing fuses.
-  Symbol twice = Relu("r", c) + c;
+  Symbol twice = ReluLayer("r", c) + c;
   int fused = -1;
   auto out = FuseConvChains(twice.outputs(), &fused);
   ASSERT_TRUE(out.ok());
   EXPECT_EQ(fused, 0);
   // A BatchNorm output that is a graph output ends the chain before it.
-  Symbol b = Bn("b", Conv("c2", data, 4, 3));
-  Symbol grouped = Symbol::Group({b, Relu("r2", b)});
+  Symbol b = BatchNormLayer("b", ConvLayer("c2", data, 4, 3));
+  Symbol grouped = Symbol::Group({b, ReluLayer("r2", b)});
   out = FuseConvChains(grouped.outputs(), &fused);
   ASSERT_TRUE(out.ok());
   EXPECT_EQ(fused, 1);  // conv + bn; the relu reads the visible bn value
@@ -119,7 +101,7 @@ TEST(FuseConvChainsTest, LeavesValuesReadElsewhereAlone) {
   Symbol shown = OpCall("BatchNorm")
                      .Name("shown")
                      .Attr("output_mean_var", true)
-                     .Input(Conv("c3", data, 4, 3))
+                     .Input(ConvLayer("c3", data, 4, 3))
                      .Build();
   out = FuseConvChains(shown.outputs(), &fused);
   ASSERT_TRUE(out.ok());
@@ -128,9 +110,9 @@ TEST(FuseConvChainsTest, LeavesValuesReadElsewhereAlone) {
 
 TEST(FuseConvChainsTest, BatchNormWhoseMeanIsReadIsNotFolded) {
   Symbol data = Symbol::Variable("data");
-  Symbol b = Bn("b", Conv("c", data, 4, 3));
+  Symbol b = BatchNormLayer("b", ConvLayer("c", data, 4, 3));
   Symbol mean = b.GetInternals()["b_mean"];
-  Symbol both = Symbol::Group({Relu("r", b), mean});
+  Symbol both = Symbol::Group({ReluLayer("r", b), mean});
   int fused = -1;
   auto out = FuseConvChains(both.outputs(), &fused);
   ASSERT_TRUE(out.ok());
@@ -143,8 +125,8 @@ TEST(FuseConvChainsTest, ArgumentOrderIsKept) {
   // behind the chain's variables, so the chain stops before it.
   Symbol data = Symbol::Variable("data");
   Symbol data2 = Symbol::Variable("data2");
-  Symbol sum = Relu("r", OpCall("elemwise_add").Name("add").Input(data2).Input(
-                             Bn("b", Conv("c", data, 4, 3))));
+  Symbol sum = ReluLayer("r", OpCall("elemwise_add").Name("add").Input(data2).Input(
+                             BatchNormLayer("b", ConvLayer("c", data, 4, 3))));
   int fused = -1;
   auto out = FuseConvChains(sum.outputs(), &fused);
   ASSERT_TRUE(out.ok());
@@ -157,11 +139,11 @@ TEST(FuseConvChainsTest, ArgumentOrderIsKept) {
 
 TEST(FuseConvChainsTest, ChainsDoNotCrossCtxGroups) {
   Symbol data = Symbol::Variable("data");
-  Symbol c = Conv("c", data, 4, 3);
+  Symbol c = ConvLayer("c", data, 4, 3);
   Symbol r;
   {
     AttrScope scope(AttrMap{{"ctx_group", "dev2"}});
-    r = Relu("r", c);
+    r = ReluLayer("r", c);
   }
   int fused = -1;
   auto out = FuseConvChains(r.outputs(), &fused);
@@ -346,21 +328,21 @@ Symbol LayoutNet() {
                     .Attr("stride", "(2,2)")
                     .Attr("pad", "(1,1)")
                     .Attr("pool_type", "max")
-                    .Input(Conv("c0", data, 16, 3))
+                    .Input(ConvLayer("c0", data, 16, 3))
                     .Build();
   Symbol cat = OpCall("Concat")
                    .Name("cat")
                    .Attr("dim", 1)
-                   .Input(Conv("b1", pool, 8, 1))
-                   .Input(Conv("b2", pool, 24, 3))
+                   .Input(ConvLayer("b1", pool, 8, 1))
+                   .Input(ConvLayer("b2", pool, 24, 3))
                    .Build();
-  Symbol act = Relu("post_relu", Bn("post_bn", cat));
+  Symbol act = ReluLayer("post_relu", BatchNormLayer("post_bn", cat));
   return OpCall("Pooling")
       .Name("gap")
       .Attr("global_pool", true)
       .Attr("kernel", "(1,1)")
       .Attr("pool_type", "avg")
-      .Input(Conv("c3", act, 12, 3))
+      .Input(ConvLayer("c3", act, 12, 3))
       .Build();
 }
 
