@@ -1,5 +1,6 @@
-// A process-wide on/off switch: on unless its environment variable is "0"
-// when first read; tests flip it with Set to compare two paths.
+// A process-wide on/off switch, set from its environment variable when first
+// read ("0" is off, anything else on; unset is `default_on`); tests flip it
+// with Set to compare two paths.
 #ifndef SYMX_GRAPH_ENV_SWITCH_H_
 #define SYMX_GRAPH_ENV_SWITCH_H_
 
@@ -11,9 +12,9 @@ namespace symx {
 
 class EnvSwitch {
  public:
-  explicit EnvSwitch(const char* var) {
+  explicit EnvSwitch(const char* var, bool default_on = true) {
     const char* value = std::getenv(var);
-    on_.store(value == nullptr || std::strcmp(value, "0") != 0);
+    on_.store(value == nullptr ? default_on : std::strcmp(value, "0") != 0);
   }
   bool on() const { return on_.load(std::memory_order_relaxed); }
   void Set(bool on) { on_.store(on); }

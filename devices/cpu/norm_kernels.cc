@@ -29,6 +29,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/kernel_util.h"
+#ifdef SYMX_WITH_ONEDNN
+#include "devices/cpu/onednn.h"
+#include "devices/cpu/onednn_bnorm.h"
+#endif
 #include "graph/error.h"
 #include "graph/ops/batch_norm.h"
 #include "graph/ops/layer_norm.h"
@@ -231,6 +235,9 @@ absl::Status BatchNormChannelsLastT(const KernelContext& ctx) {
 }
 
 absl::Status BatchNormForward(const KernelContext& ctx) {
+#ifdef SYMX_WITH_ONEDNN
+  if (ctx.state != nullptr) return RunOnednnStep(ctx);
+#endif
   if (ctx.InputChannelsLast(0)) {
     SYMX_FLOAT_SWITCH(ctx, ctx.inputs[0].dtype(), T, return BatchNormChannelsLastT<T>(ctx));
   }
@@ -369,6 +376,9 @@ absl::Status BatchNormBackwardChannelsLastT(const KernelContext& ctx) {
 }
 
 absl::Status BatchNormBackward(const KernelContext& ctx) {
+#ifdef SYMX_WITH_ONEDNN
+  if (ctx.state != nullptr) return RunOnednnStep(ctx);
+#endif
   if (ctx.InputChannelsLast(1)) {
     SYMX_FLOAT_SWITCH(ctx, ctx.inputs[1].dtype(), T,
                       return BatchNormBackwardChannelsLastT<T>(ctx));
@@ -553,10 +563,18 @@ absl::Status LayerNormBackward(const KernelContext& ctx) {
 
 }  // namespace
 
-SYMX_REGISTER_KERNEL("BatchNorm", kCPU, BatchNormForward, nullptr, false, nullptr,
+#ifdef SYMX_WITH_ONEDNN
+constexpr PrepareFn kBatchNormPrepare = PrepareOnednnBatchNorm;
+constexpr PrepareFn kBatchNormBackwardPrepare = PrepareOnednnBatchNormBackward;
+#else
+constexpr PrepareFn kBatchNormPrepare = nullptr;
+constexpr PrepareFn kBatchNormBackwardPrepare = nullptr;
+#endif
+
+SYMX_REGISTER_KERNEL("BatchNorm", kCPU, BatchNormForward, nullptr, false, kBatchNormPrepare,
                      BatchNormChannelsLast, true);
-SYMX_REGISTER_KERNEL("_backward_BatchNorm", kCPU, BatchNormBackward, nullptr, false, nullptr,
-                     BatchNormBackwardChannelsLast, true);
+SYMX_REGISTER_KERNEL("_backward_BatchNorm", kCPU, BatchNormBackward, nullptr, false,
+                     kBatchNormBackwardPrepare, BatchNormBackwardChannelsLast, true);
 SYMX_REGISTER_KERNEL("LayerNorm", kCPU, LayerNormForward);
 SYMX_REGISTER_KERNEL("_backward_LayerNorm", kCPU, LayerNormBackward);
 

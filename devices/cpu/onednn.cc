@@ -23,7 +23,16 @@ EnvSwitch& OnednnSwitch() {
   return *on;
 }
 
+EnvSwitch& BatchNormSwitch() {
+  static EnvSwitch* on = new EnvSwitch("SYMX_ONEDNN_BATCHNORM", /*default_on=*/false);
+  return *on;
+}
+
 }  // namespace
+
+bool OnednnBatchNormEnabled() { return BatchNormSwitch().on(); }
+
+void SetOnednnBatchNormEnabled(bool enabled) { BatchNormSwitch().Set(enabled); }
 
 bool OnednnEnabled() { return OnednnSwitch().on(); }
 

@@ -28,6 +28,12 @@ namespace cpu {
 bool OnednnEnabled();
 void SetOnednnEnabled(bool enabled);
 
+// BatchNorm through oneDNN (devices/cpu/onednn_bnorm.h) is off unless
+// SYMX_ONEDNN_BATCHNORM=1 or SetOnednnBatchNormEnabled(true): on 2 cores the
+// Eigen kernels measured faster (docs/architecture.md, "oneDNN").
+bool OnednnBatchNormEnabled();
+void SetOnednnBatchNormEnabled(bool enabled);
+
 // The CPU engine (one per process; oneDNN engines are thread-safe).
 const dnnl::engine& OnednnEngine();
 

@@ -12,6 +12,9 @@
 #include "graph/node.h"
 #include "gtest/gtest.h"
 #include "tests/ops/conformance.h"
+#ifdef SYMX_WITH_ONEDNN
+#include "devices/cpu/onednn.h"
+#endif
 
 namespace symx {
 namespace testing {
@@ -104,6 +107,13 @@ OpCase BnCase(const BnSpec& sp) {
     return std::vector<Values>{y};
   };
   c.forward_tol32 = 1e-4;
+  // With its switch on, oneDNN takes channel axis 1 of 2-D to 5-D data that
+  // is not empty.
+  const int nd = sp.data.ndim();
+#ifdef SYMX_WITH_ONEDNN
+  c.onednn = cpu::OnednnBatchNormEnabled() && (sp.axis == 1 || sp.axis == 1 - nd) && nd >= 2 &&
+             nd <= 5 && NumElements(sp.data) > 0;
+#endif
   // Head gradients on mean/var are ignored by the op's gradient (as in MXNet), so
   // the finite-difference check applies only when they are hidden.
   c.check_backward = !sp.output_mean_var;
@@ -126,7 +136,18 @@ TEST(NormConformance, BatchNorm) {
       {"bn output_mean_var inference", Shape{3, 2, 2}, 1, false, false, true, false},
       {"bn empty batch", Shape{0, 3}, 1, false},
   };
-  for (const BnSpec& s : specs) CheckOp(BnCase(s));
+  // The Eigen kernels, and (builds with oneDNN) oneDNN's against them.
+  for (const bool onednn_bnorm : {false, true}) {
+#ifdef SYMX_WITH_ONEDNN
+    cpu::SetOnednnBatchNormEnabled(onednn_bnorm);
+#else
+    if (onednn_bnorm) break;
+#endif
+    for (const BnSpec& s : specs) CheckOp(BnCase(s));
+  }
+#ifdef SYMX_WITH_ONEDNN
+  cpu::SetOnednnBatchNormEnabled(false);
+#endif
 }
 
 TEST(NormConformance, BatchNormLarge) {
