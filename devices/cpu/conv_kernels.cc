@@ -31,6 +31,7 @@
 #ifdef SYMX_WITH_ONEDNN
 #include "devices/cpu/onednn.h"
 #include "devices/cpu/onednn_conv.h"
+#include "devices/cpu/onednn_deconv.h"
 #endif
 #include "graph/error.h"
 #include "graph/ops/convolution.h"
@@ -474,11 +475,19 @@ absl::Status PrepareForward(KernelContext* ctx, size_t* bytes) {
 absl::Status PrepareBackward(KernelContext* ctx, size_t* bytes) {
   return PrepareOnednnConv(ctx, true, bytes);
 }
+absl::Status PrepareDeconvForward(KernelContext* ctx, size_t* bytes) {
+  return PrepareOnednnDeconv(ctx, false, bytes);
+}
+absl::Status PrepareDeconvBackward(KernelContext* ctx, size_t* bytes) {
+  return PrepareOnednnDeconv(ctx, true, bytes);
+}
 constexpr ChannelsLastFn kConvChannelsLast = ConvChannelsLast;
 constexpr ChannelsLastFn kConvBackwardChannelsLast = ConvBackwardChannelsLast;
 #else
 constexpr PrepareFn PrepareForward = nullptr;
 constexpr PrepareFn PrepareBackward = nullptr;
+constexpr PrepareFn PrepareDeconvForward = nullptr;
+constexpr PrepareFn PrepareDeconvBackward = nullptr;
 constexpr ChannelsLastFn kConvChannelsLast = nullptr;
 constexpr ChannelsLastFn kConvBackwardChannelsLast = nullptr;
 #endif
@@ -489,8 +498,10 @@ SYMX_REGISTER_KERNEL("Convolution", kCPU, ConvForward, ConvWorkspace, false, Pre
                      kConvChannelsLast);
 SYMX_REGISTER_KERNEL("_backward_Convolution", kCPU, ConvBackward, ConvBackwardWorkspace, false,
                      PrepareBackward, kConvBackwardChannelsLast);
-SYMX_REGISTER_KERNEL("Deconvolution", kCPU, ConvForward, ConvWorkspace);
-SYMX_REGISTER_KERNEL("_backward_Deconvolution", kCPU, ConvBackward, ConvBackwardWorkspace);
+SYMX_REGISTER_KERNEL("Deconvolution", kCPU, ConvForward, ConvWorkspace, false,
+                     PrepareDeconvForward);
+SYMX_REGISTER_KERNEL("_backward_Deconvolution", kCPU, ConvBackward, ConvBackwardWorkspace, false,
+                     PrepareDeconvBackward);
 
 }  // namespace cpu
 }  // namespace symx

@@ -1,7 +1,11 @@
 // CPU kernels for FullyConnected, dot and batch_dot (forward and backward), and
 // the shared GEMM (dense_kernels.h).
 //
-// Every product is an Eigen GEMM on row-major maps. Eigen's own matrix products
+// Every product is an Eigen GEMM on row-major maps, or, in the float32 steps of
+// these kernels when the bind has oneDNN on, oneDNN's sgemm (2-3x Eigen's
+// speed per thread on FullyConnected shapes; docs/architecture.md). Either
+// way the blocks and their order are the ones below, and each block runs on
+// one thread, so the bits depend on the device's thread count only. Eigen's own matrix products
 // parallelize only through OpenMP, so large products are split into row (or
 // column) blocks, each one Eigen GEMM, run on the device's thread pool (two
 // blocks per thread, so a thread slowed by other load is balanced by the rest).
@@ -12,6 +16,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
+#include <optional>
+#include <type_traits>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -19,6 +26,10 @@
 #include "graph/error.h"
 #include "graph/ops/dot.h"
 #include "graph/ops/fully_connected.h"
+#ifdef SYMX_WITH_ONEDNN
+#include "devices/cpu/onednn.h"
+#include "oneapi/dnnl/dnnl.h"
+#endif
 
 namespace symx {
 namespace cpu {
@@ -35,10 +46,28 @@ using ConstStridedMat = Eigen::Map<const MatrixRM<T>, Eigen::Unaligned, Eigen::O
 template <typename T>
 using StridedMat = Eigen::Map<MatrixRM<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
 
-// One Eigen GEMM on the calling thread (see Gemm for the arguments).
+#ifdef SYMX_WITH_ONEDNN
+// The state of a step whose float32 GEMMs run on oneDNN's sgemm.
+class OnednnGemm : public KernelState {};
+#endif
+
+// Whether ctx's step runs its float32 GEMMs on oneDNN (see PrepareDense).
+bool UsesOnednnGemm(const KernelContext& ctx) {
+#ifdef SYMX_WITH_ONEDNN
+  return dynamic_cast<const OnednnGemm*>(ctx.state.get()) != nullptr;
+#else
+  (void)ctx;
+  return false;
+#endif
+}
+
+// One GEMM on the calling thread (see Gemm for the arguments): Eigen's, or
+// oneDNN's sgemm with `onednn` (float only). The caller makes sure oneDNN
+// runs it on one thread (OneThreadGemm).
 template <typename T>
-void GemmBlock(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
-               const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate, const T* row_bias) {
+void GemmBlock(bool onednn, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a,
+               int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate,
+               const T* row_bias) {
   if (m <= 0 || n <= 0) return;
   StridedMat<T> out(c, m, n, Eigen::OuterStride<>(ldc));
   bool add = accumulate;
@@ -51,6 +80,19 @@ void GemmBlock(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, in
     if (!add) out.setZero();
     return;
   }
+#ifdef SYMX_WITH_ONEDNN
+  if constexpr (std::is_same_v<T, float>) {
+    if (onednn) {
+      // Row-major, as ours; beta 0 does not read C.
+      const dnnl_status_t st = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.f, a, lda, b,
+                                          ldb, add ? 1.f : 0.f, c, ldc);
+      if (st == dnnl_success) return;
+      // Only bad arguments fail, which Gemm's callers never pass: Eigen then.
+    }
+  }
+#else
+  (void)onednn;
+#endif
   ConstStridedMat<T> lhs(a, ta ? k : m, ta ? m : k, Eigen::OuterStride<>(lda));
   ConstStridedMat<T> rhs(b, tb ? n : k, tb ? k : n, Eigen::OuterStride<>(ldb));
   if (!ta && !tb) {
@@ -98,8 +140,17 @@ void Gemm(const KernelContext& ctx, bool parallel, bool trans_a, bool trans_b, i
   const int64_t dim = split_rows ? m : n;
   const int64_t blocks = std::min<int64_t>(2 * static_cast<int64_t>(threads),
                                            (dim + kMinGemmBlock - 1) / kMinGemmBlock);
+  const bool onednn = std::is_same_v<T, float> && UsesOnednnGemm(ctx);
   if (!parallel || threads <= 1 || flops < kGemmParallelFlops || blocks <= 1) {
-    GemmBlock(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, accumulate, row_bias);
+#ifdef SYMX_WITH_ONEDNN
+    // oneDNN's sgemm would split one product over the calling thread's whole
+    // team (into partial sums over k when m and n are small): one thread
+    // keeps the bits independent of the team. (Inside a parallel loop it
+    // runs on one thread anyway.)
+    std::optional<ScopedOmpThreads> one;
+    if (onednn) one.emplace(1);
+#endif
+    GemmBlock(onednn, trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, accumulate, row_bias);
     return;
   }
   auto run = [&](int64_t first, int64_t last) {
@@ -107,12 +158,12 @@ void Gemm(const KernelContext& ctx, bool parallel, bool trans_a, bool trans_b, i
       const int64_t lo = dim * blk / blocks, hi = dim * (blk + 1) / blocks;
       if (split_rows) {
         const T* a_blk = trans_a ? a + lo : a + lo * lda;
-        GemmBlock(trans_a, trans_b, hi - lo, n, k, a_blk, lda, b, ldb, c + lo * ldc, ldc,
-                  accumulate, row_bias);
+        GemmBlock(onednn, trans_a, trans_b, hi - lo, n, k, a_blk, lda, b, ldb, c + lo * ldc,
+                  ldc, accumulate, row_bias);
       } else {
         const T* b_blk = trans_b ? b + lo * ldb : b + lo;
-        GemmBlock(trans_a, trans_b, m, hi - lo, k, a, lda, b_blk, ldb, c + lo, ldc, accumulate,
-                  row_bias != nullptr ? row_bias + lo : nullptr);
+        GemmBlock(onednn, trans_a, trans_b, m, hi - lo, k, a, lda, b_blk, ldb, c + lo, ldc,
+                  accumulate, row_bias != nullptr ? row_bias + lo : nullptr);
       }
     }
   };
@@ -391,12 +442,30 @@ absl::Status BatchDotBackward(const KernelContext& ctx) {
 
 }  // namespace
 
-SYMX_REGISTER_KERNEL("FullyConnected", kCPU, FullyConnectedForward);
-SYMX_REGISTER_KERNEL("_backward_FullyConnected", kCPU, FullyConnectedBackward);
-SYMX_REGISTER_KERNEL("dot", kCPU, DotForward);
-SYMX_REGISTER_KERNEL("_backward_dot", kCPU, DotBackward);
-SYMX_REGISTER_KERNEL("batch_dot", kCPU, BatchDotForward);
-SYMX_REGISTER_KERNEL("_backward_batch_dot", kCPU, BatchDotBackward);
+#ifdef SYMX_WITH_ONEDNN
+// PrepareFn of the dense kernels: with oneDNN on at Bind and every operand
+// float32, the step's GEMMs run on oneDNN's sgemm.
+absl::Status PrepareDense(KernelContext* ctx, size_t* workspace_bytes) {
+  *workspace_bytes = 0;
+  if (!OnednnEnabled()) return absl::OkStatus();
+  for (const Tensor& t : ctx->inputs) {
+    if (t.dtype() != DType::kFloat32) return absl::OkStatus();
+  }
+  AdoptOnednnState(ctx, std::make_shared<OnednnGemm>());
+  return absl::OkStatus();
+}
+#else
+constexpr PrepareFn PrepareDense = nullptr;
+#endif
+
+SYMX_REGISTER_KERNEL("FullyConnected", kCPU, FullyConnectedForward, nullptr, false, PrepareDense);
+SYMX_REGISTER_KERNEL("_backward_FullyConnected", kCPU, FullyConnectedBackward, nullptr, false,
+                     PrepareDense);
+SYMX_REGISTER_KERNEL("dot", kCPU, DotForward, nullptr, false, PrepareDense);
+SYMX_REGISTER_KERNEL("_backward_dot", kCPU, DotBackward, nullptr, false, PrepareDense);
+SYMX_REGISTER_KERNEL("batch_dot", kCPU, BatchDotForward, nullptr, false, PrepareDense);
+SYMX_REGISTER_KERNEL("_backward_batch_dot", kCPU, BatchDotBackward, nullptr, false,
+                     PrepareDense);
 
 }  // namespace cpu
 }  // namespace symx

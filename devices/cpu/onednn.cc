@@ -169,7 +169,11 @@ int64_t CachedOperand::Conversions() {
 }
 
 void AdoptOnednnStep(KernelContext* ctx, std::unique_ptr<OnednnStep> step) {
-  ctx->state = std::move(step);
+  AdoptOnednnState(ctx, std::move(step));
+}
+
+void AdoptOnednnState(KernelContext* ctx, std::shared_ptr<KernelState> state) {
+  ctx->state = std::move(state);
   steps_prepared.fetch_add(1, std::memory_order_relaxed);
 }
 

@@ -160,6 +160,9 @@ class OnednnStep : public KernelState {
 
 // Installs `step` as ctx->state and counts it (OnednnStepsPrepared).
 void AdoptOnednnStep(KernelContext* ctx, std::unique_ptr<OnednnStep> step);
+// The same for a state that is not a step (kernels that call oneDNN's
+// functions directly, such as the dense kernels' sgemm).
+void AdoptOnednnState(KernelContext* ctx, std::shared_ptr<KernelState> state);
 // How many steps this process has prepared with oneDNN: tests use it to know
 // that the oneDNN path, not the reference one, ran.
 int64_t OnednnStepsPrepared();

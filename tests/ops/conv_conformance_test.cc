@@ -214,8 +214,8 @@ OpCase ConvCase(const ConvSpec& sp, bool deconv) {
                                       : ConvRef(in[0], in[1], b, shapes[0], out, geo, groups)};
   };
   c.forward_tol32 = 1e-4;
-  // oneDNN takes every float32 convolution with data (deconvolution: not yet).
-  c.onednn = !deconv && NumElements(sp.data) > 0 && NumElements(out) > 0;
+  // oneDNN takes every float32 convolution and deconvolution with data.
+  c.onednn = NumElements(sp.data) > 0 && NumElements(out) > 0;
   return c;
 }
 

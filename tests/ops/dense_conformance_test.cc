@@ -36,6 +36,7 @@ OpCase FcCase(const std::string& name, Shape data, int64_t hidden, bool flatten,
   OpCase c;
   c.name = name;
   c.op = "FullyConnected";
+  c.onednn = true;  // oneDNN's sgemm takes every float32 case
   c.attrs = {{"num_hidden", std::to_string(hidden)},
              {"flatten", flatten ? "True" : "False"},
              {"no_bias", no_bias ? "True" : "False"}};
@@ -92,6 +93,7 @@ OpCase DotCase(const std::string& name, Shape lhs, Shape rhs, bool ta, bool tb) 
   OpCase c;
   c.name = name;
   c.op = "dot";
+  c.onednn = true;  // oneDNN's sgemm takes every float32 case
   c.attrs = {{"transpose_a", ta ? "True" : "False"}, {"transpose_b", tb ? "True" : "False"}};
   c.shapes = {lhs, rhs};
   const int lc = ta ? 0 : lhs.ndim() - 1;
@@ -141,6 +143,7 @@ OpCase BatchDotCase(const std::string& name, Shape lhs, Shape rhs, bool ta, bool
   OpCase c;
   c.name = name;
   c.op = "batch_dot";
+  c.onednn = true;  // oneDNN's sgemm takes every float32 case
   c.attrs = {{"transpose_a", ta ? "True" : "False"}, {"transpose_b", tb ? "True" : "False"}};
   c.shapes = {lhs, rhs};
   const int64_t batch = lhs[0];
