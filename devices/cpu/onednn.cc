@@ -1,6 +1,8 @@
 #include "devices/cpu/onednn.h"
 
 #include <atomic>
+#include <cstdio>
+#include <mutex>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -28,7 +30,35 @@ EnvSwitch& BatchNormSwitch() {
   return *on;
 }
 
+EnvSwitch& Bf16Switch() {
+  static EnvSwitch* on = new EnvSwitch("SYMX_ONEDNN_BF16", /*default_on=*/false);
+  return *on;
+}
+
 }  // namespace
+
+bool OnednnBf16Enabled() { return Bf16Switch().on(); }
+
+void SetOnednnBf16Enabled(bool enabled) { Bf16Switch().Set(enabled); }
+
+bool CpuHasBf16() {
+  // ISA values are bit sets: a later ISA holds every bit of the ones it extends.
+  const unsigned isa = static_cast<unsigned>(dnnl_get_effective_cpu_isa());
+  const unsigned bf16 = static_cast<unsigned>(dnnl_cpu_isa_avx512_core_bf16);
+  return (isa & bf16) == bf16;
+}
+
+bool UseBf16(const KernelContext& ctx) {
+  if (!ctx.inference || !OnednnBf16Enabled()) return false;
+  if (CpuHasBf16()) return true;
+  static std::once_flag said;
+  std::call_once(said, [] {
+    std::fprintf(stderr,
+                 "symx: bfloat16 convolutions were asked for (SYMX_ONEDNN_BF16), but this CPU "
+                 "has no bfloat16 instructions (AVX512_BF16 or AMX): they run in float32\n");
+  });
+  return false;
+}
 
 bool OnednnBatchNormEnabled() { return BatchNormSwitch().on(); }
 
@@ -82,6 +112,15 @@ dnnl::memory::desc ActivationDesc(const Shape& shape, bool channels_last) {
   }
   strides[0] = stride;
   return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
+}
+
+dnnl::memory::desc WithDataType(const dnnl::memory::desc& desc, dnnl::memory::data_type type) {
+  if (desc.data.format_kind == dnnl_format_kind_any) {
+    return dnnl::memory::desc(desc.dims(), type, dnnl::memory::format_tag::any);
+  }
+  const dnnl::memory::dims dims = desc.dims();
+  const auto& strides = desc.data.format_desc.blocking.strides;
+  return dnnl::memory::desc(dims, type, dnnl::memory::dims(strides, strides + dims.size()));
 }
 
 bool IsReferenceImpl(const dnnl::primitive_desc_base& pd) {

@@ -34,6 +34,19 @@ void SetOnednnEnabled(bool enabled);
 bool OnednnBatchNormEnabled();
 void SetOnednnBatchNormEnabled(bool enabled);
 
+// bfloat16 convolutions (and fused convolutions) in binds that compute no
+// gradient: data and weights converted to bfloat16, products accumulated and
+// outputs written in float32 (about 3 significant digits per product). Off
+// unless SYMX_ONEDNN_BF16=1 or SetOnednnBf16Enabled(true); it takes effect
+// only where the CPU has bfloat16 instructions (CpuHasBf16); when it cannot,
+// the first bind that asks says so once on stderr and runs float32.
+bool OnednnBf16Enabled();
+void SetOnednnBf16Enabled(bool enabled);
+bool CpuHasBf16();
+// Whether this step's convolution runs in bfloat16 (the switch, the CPU and a
+// bind with no gradient).
+bool UseBf16(const KernelContext& ctx);
+
 // The CPU engine (one per process; oneDNN engines are thread-safe).
 const dnnl::engine& OnednnEngine();
 
@@ -60,6 +73,9 @@ dnnl::memory::desc PlainDesc(const Shape& shape);
 // An (N, C, spatial...) float32 value stored plain or channels-last
 // (devices/kernel.h).
 dnnl::memory::desc ActivationDesc(const Shape& shape, bool channels_last);
+
+// `desc` (explicit strides or format any) with the element type `type`.
+dnnl::memory::desc WithDataType(const dnnl::memory::desc& desc, dnnl::memory::data_type type);
 
 // Whether oneDNN picked its reference implementation for `pd`: orders of
 // magnitude slower than the Eigen kernels, so a case it gets is left to them.

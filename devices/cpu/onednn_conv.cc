@@ -41,10 +41,20 @@ struct ConvSetup {
   // plain one is converted.
   bool src_channels_last = false, dst_channels_last = false, dsrc_channels_last = false;
   Shape src_shape, dst_shape;
+  // Data and weights in bfloat16 (forward only; UseBf16); the output stays
+  // float32.
+  bool bf16 = false;
 
   // The layouts the primitive is asked for.
-  memory::desc SrcWant() const { return Want(src, src_shape); }
+  memory::desc SrcWant() const {
+    const memory::desc want = Want(src, src_shape);
+    return bf16 ? WithDataType(want, memory::data_type::bf16) : want;
+  }
   memory::desc DstWant() const { return Want(dst, dst_shape); }
+  memory::desc WeightsWant() const {
+    return memory::desc(wei.dims(), bf16 ? memory::data_type::bf16 : memory::data_type::f32,
+                        memory::format_tag::any);
+  }
   memory::desc Want(const memory::desc& stored, const Shape& shape) const {
     if (src_channels_last || dst_channels_last || dsrc_channels_last) {
       return ActivationDesc(shape, true);
@@ -157,7 +167,7 @@ struct PostOps {
 
 dnnl::convolution_forward::primitive_desc ForwardPd(const ConvSetup& s, dnnl::prop_kind kind,
                                                     const PostOps* post = nullptr) {
-  memory::desc src = s.SrcWant(), wei = AnyDesc(s.wei.dims()), dst = s.DstWant();
+  memory::desc src = s.SrcWant(), wei = s.WeightsWant(), dst = s.DstWant();
   auto d =
       s.has_bias
           ? dnnl::convolution_forward::desc(kind, dnnl::algorithm::convolution_direct, src, wei,
@@ -375,13 +385,31 @@ std::optional<ConvSetup> SetupFor(const ConvParam& p, const std::vector<Shape>& 
   return s;
 }
 
+// A forward step, in bfloat16 where UseBf16 says so and oneDNN has a real
+// kernel for it (else float32).
+std::unique_ptr<OnednnStep> MakeForwardStep(ConvSetup s, const memory::desc& sum_desc,
+                                            const PostOps& post, const KernelContext& ctx,
+                                            WorkspaceArena* arena) {
+  Device* keep_weights_on = ctx.inference ? ctx.device : nullptr;
+  if (UseBf16(ctx)) {
+    s.bf16 = true;
+    WorkspaceArena trial = *arena;
+    try {
+      auto step = std::make_unique<ConvForwardStep>(s, sum_desc, post, keep_weights_on, &trial);
+      *arena = trial;
+      return step;
+    } catch (const dnnl::error& e) {
+      if (e.status != dnnl_unimplemented) throw;
+    }
+    s.bf16 = false;
+  }
+  return std::make_unique<ConvForwardStep>(s, sum_desc, post, keep_weights_on, arena);
+}
+
 std::unique_ptr<OnednnStep> MakeStep(const ConvSetup& s, bool backward, const KernelContext& ctx,
                                      WorkspaceArena* arena) {
   const std::vector<OpReq>& req = ctx.req;
-  if (!backward) {
-    return std::make_unique<ConvForwardStep>(s, s.dst, PostOps{},
-                                             ctx.inference ? ctx.device : nullptr, arena);
-  }
+  if (!backward) return MakeForwardStep(s, s.dst, PostOps{}, ctx, arena);
   return std::make_unique<ConvBackwardStep>(
       s, OutputWanted(req, 0), OutputWanted(req, 1) || (s.has_bias && OutputWanted(req, 2)), arena);
 }
@@ -538,8 +566,7 @@ absl::Status PrepareOnednnFusedConv(KernelContext* ctx, size_t* workspace_bytes)
   WorkspaceArena arena;
   std::unique_ptr<OnednnStep> step;
   try {
-    step = std::make_unique<ConvForwardStep>(*s, sum_desc, *post,
-                                             ctx->inference ? ctx->device : nullptr, &arena);
+    step = MakeForwardStep(*s, sum_desc, *post, *ctx, &arena);
   } catch (const dnnl::error& e) {
     if (e.status == dnnl_unimplemented) return absl::OkStatus();
     return OnednnError(e, "creating the fused convolution primitive");

@@ -10,7 +10,11 @@ MXNet-time / symx-time (above 1: symx is faster), and memory: MXNet's
 "Total N MB allocated" from Executor.debug_str() against symx's planned
 intermediate memory. Then the geometric mean of the ratios.
 
-  python cnn_bench.py --symx PATH [--threads 2] [--iters 5] [--models a,b] [--out DIR]
+With --bf16, symx's inference cases run their convolutions in bfloat16
+(SYMX_ONEDNN_BF16=1; the CPU must have AVX512_BF16 or AMX) against MXNet's
+float32: a speed comparison of symx's option, not of equal arithmetic.
+
+  python cnn_bench.py --symx PATH [--threads 2] [--iters 5] [--models a,b] [--out DIR] [--bf16]
 """
 import argparse
 import json
@@ -93,12 +97,12 @@ def run_mxnet(prefix, batch, size, train, iters, warmup, threads):
     return json.loads(out.strip().splitlines()[-1])
 
 
-def run_symx(symx, prefix, batch, size, train, iters, warmup, threads):
+def run_symx(symx, prefix, batch, size, train, iters, warmup, threads, bf16=False):
     cmd = [symx, "bench", prefix + "-symbol.json", "--shape", f"data={batch},3,{size},{size}",
            "--iters", str(iters), "--warmup", str(warmup), "--threads", str(threads), "--json"]
     if train:
         cmd.append("--train")
-    env = dict(os.environ, SYMX_CPU_THREADS=str(threads))
+    env = dict(os.environ, SYMX_CPU_THREADS=str(threads), SYMX_ONEDNN_BF16="1" if bf16 else "0")
     out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
     doc = json.loads(out.strip().splitlines()[-1])
     return {"median": doc["ms_per_iter"]["median"], "mb": doc["bytes_planned"] / 2**20}
@@ -125,6 +129,8 @@ def main():
     ap.add_argument("--models", default=",".join(m for m, _ in MODELS))
     ap.add_argument("--out", default=os.path.join(os.environ.get("TMPDIR", "/tmp"),
                                                   "symx-cnn-bench"))
+    ap.add_argument("--bf16", action="store_true",
+                    help="symx's inference convolutions in bfloat16 (SYMX_ONEDNN_BF16=1)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     wanted = args.models.split(",")
@@ -132,7 +138,8 @@ def main():
     if unknown:
         sys.exit(f"cnn_bench: unknown model(s) {unknown}; known: {[m for m, _ in MODELS]}")
     print(f"threads {args.threads}, {args.iters} timed iterations x {args.rounds} rounds per "
-          f"engine; ratio = MXNet ms / symx ms (above 1: symx faster)")
+          f"engine; ratio = MXNet ms / symx ms (above 1: symx faster)"
+          + ("; symx inference in bfloat16, MXNet float32" if args.bf16 else ""))
     print(f"{'model':18} {'case':10} {'MXNet ms':>10} {'symx ms':>10} {'ratio':>7} "
           f"{'MXNet MB':>9} {'symx MB':>8}")
     ratios = []
@@ -148,7 +155,7 @@ def main():
                 mx_ms.append(median(r["ms"]))
                 mx_mb = r["mb"]
                 s = run_symx(args.symx, prefix, batch, size, train, args.iters, args.warmup,
-                             args.threads)
+                             args.threads, args.bf16)
                 sx_ms.append(s["median"])
                 sx_mb = s["mb"]
             m, s = median(mx_ms), median(sx_ms)
