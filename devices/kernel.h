@@ -22,8 +22,8 @@
 //   keeps in `state`, which Forward/Backward then only execute. A prepared
 //   kernel must still read every input afresh on each call: bound arrays may
 //   be written between calls.
-// - Channels-last: in binds that compute no gradient the plan may store a
-//   value between two kernels that both declare it (ChannelsLastFn) with the
+// - Channels-last: the plan may store a value (forward or gradient) between
+//   two kernels that both declare it (ChannelsLastFn) with the
 //   channel axis last (NCHW data as NHWC, same bytes); `in_channels_last` /
 //   `out_channels_last` then say which, and the kernel must honour them.
 #ifndef SYMX_DEVICES_KERNEL_H_
