@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/onednn.h"
+#include "devices/cpu/onednn_backward.h"
 #include "graph/op.h"
 #include "graph/ops/activation.h"
 #include "graph/ops/fused_conv.h"
@@ -298,69 +299,22 @@ dnnl::convolution_backward_weights::primitive_desc BackwardWeightsPd(
                                                             hint);
 }
 
-// Backward: ograd, data, weight -> data grad, weight grad[, bias grad]; each
-// half runs only when one of its outputs is wanted.
-class ConvBackwardStep : public OnednnStep {
- public:
-  ConvBackwardStep(const ConvSetup& s, bool want_data, bool want_weight, WorkspaceArena* arena)
-      : want_data_(want_data), want_weight_(want_weight), has_bias_(s.has_bias) {
-    auto hint = ForwardPd(s, dnnl::prop_kind::forward_training);
-    // The two halves run one after the other: their scratchpads share space.
-    size_t scratch_bytes = 0;
-    if (want_data_) {
-      auto pd = BackwardDataPd(s, hint);
-      data_ograd_ = Operand(s.dst, pd.diff_dst_desc(), Operand::kInput, arena);
-      data_wei_ = Operand(s.wei, pd.weights_desc(), Operand::kInput, arena);
-      data_grad_ = Operand(s.dsrc, pd.diff_src_desc(), Operand::kOutput, arena);
-      scratch_bytes = pd.scratchpad_desc().get_size();
-      data_scratch_ = pd.scratchpad_desc();
-      data_prim_ = dnnl::convolution_backward_data(pd);
-    }
-    if (want_weight_) {
-      auto pd = BackwardWeightsPd(s, hint);
-      weight_src_ = Operand(s.src, pd.src_desc(), Operand::kInput, arena);
-      weight_ograd_ = Operand(s.dst, pd.diff_dst_desc(), Operand::kInput, arena);
-      weight_grad_ = Operand(s.wei, pd.diff_weights_desc(), Operand::kOutput, arena);
-      if (has_bias_) bias_grad_ = Operand(s.bias, s.bias, Operand::kOutput, arena);
-      scratch_bytes = std::max(scratch_bytes, pd.scratchpad_desc().get_size());
-      weight_scratch_ = pd.scratchpad_desc();
-      weight_prim_ = dnnl::convolution_backward_weights(pd);
-    }
-    scratch_offset_ = arena->Reserve(scratch_bytes);
-  }
+using ConvBackwardStep =
+    WeightedBackwardStep<dnnl::convolution_backward_data, dnnl::convolution_backward_weights>;
 
-  void Run(const KernelContext& ctx) override {
-    const Tensor& ws = ctx.workspace;
-    if (want_data_) {
-      data_prim_.execute(stream_,
-                         {{DNNL_ARG_DIFF_DST, data_ograd_.Enter(ctx.inputs[0], ws, stream_)},
-                          {DNNL_ARG_WEIGHTS, data_wei_.Enter(ctx.inputs[2], ws, stream_)},
-                          {DNNL_ARG_DIFF_SRC, data_grad_.Enter(ctx.outputs[0], ws, stream_)},
-                          {DNNL_ARG_SCRATCHPAD, ScratchpadAt(data_scratch_, ws, scratch_offset_)}});
-      data_grad_.Leave(stream_);
-    }
-    if (want_weight_) {
-      std::unordered_map<int, memory> args = {
-          {DNNL_ARG_SRC, weight_src_.Enter(ctx.inputs[1], ws, stream_)},
-          {DNNL_ARG_DIFF_DST, weight_ograd_.Enter(ctx.inputs[0], ws, stream_)},
-          {DNNL_ARG_DIFF_WEIGHTS, weight_grad_.Enter(ctx.outputs[1], ws, stream_)},
-          {DNNL_ARG_SCRATCHPAD, ScratchpadAt(weight_scratch_, ws, scratch_offset_)}};
-      if (has_bias_) args[DNNL_ARG_DIFF_BIAS] = bias_grad_.Enter(ctx.outputs[2], ws, stream_);
-      weight_prim_.execute(stream_, args);
-      weight_grad_.Leave(stream_);
-    }
-    stream_.wait();
+// Backward (onednn_backward.h): each half only when one of its outputs is wanted.
+std::unique_ptr<OnednnStep> MakeBackwardStep(const ConvSetup& s, bool want_data, bool want_weight,
+                                             WorkspaceArena* arena) {
+  auto step = std::make_unique<ConvBackwardStep>();
+  auto hint = ForwardPd(s, dnnl::prop_kind::forward_training);
+  if (want_data) step->SetDataHalf(BackwardDataPd(s, hint), s.dst, s.wei, s.dsrc, arena);
+  if (want_weight) {
+    step->SetWeightHalf(BackwardWeightsPd(s, hint), s.src, s.dst, s.wei,
+                        s.has_bias ? &s.bias : nullptr, arena);
   }
-
- private:
-  bool want_data_, want_weight_, has_bias_;
-  Operand data_ograd_, data_wei_, data_grad_;
-  Operand weight_src_, weight_ograd_, weight_grad_, bias_grad_;
-  memory::desc data_scratch_, weight_scratch_;
-  size_t scratch_offset_ = 0;
-  dnnl::convolution_backward_data data_prim_;
-  dnnl::convolution_backward_weights weight_prim_;
-};
+  step->ReserveScratch(arena);
+  return step;
+}
 
 // Which values are stored channels-last: data, output (forward) or its
 // gradient (backward), and the data's gradient (backward).
@@ -410,8 +364,8 @@ std::unique_ptr<OnednnStep> MakeStep(const ConvSetup& s, bool backward, const Ke
                                      WorkspaceArena* arena) {
   const std::vector<OpReq>& req = ctx.req;
   if (!backward) return MakeForwardStep(s, s.dst, PostOps{}, ctx, arena);
-  return std::make_unique<ConvBackwardStep>(
-      s, OutputWanted(req, 0), OutputWanted(req, 1) || (s.has_bias && OutputWanted(req, 2)), arena);
+  return MakeBackwardStep(s, OutputWanted(req, 0),
+                          OutputWanted(req, 1) || (s.has_bias && OutputWanted(req, 2)), arena);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "absl/strings/match.h"
 #include "devices/cpu/onednn.h"
+#include "devices/cpu/onednn_backward.h"
 #include "graph/ops/convolution.h"
 
 namespace symx {
@@ -156,84 +157,37 @@ class DeconvForwardStep : public OnednnStep {
   dnnl::deconvolution_forward prim_;
 };
 
-// Backward: ograd, data, weight -> data grad, weight grad[, bias grad]; each
-// half runs only when one of its outputs is wanted.
-class DeconvBackwardStep : public OnednnStep {
- public:
-  DeconvBackwardStep(const DeconvSetup& s, bool want_data, bool want_weight,
-                     WorkspaceArena* arena)
-      : want_data_(want_data), want_weight_(want_weight), has_bias_(s.has_bias) {
-    auto hint = ForwardPd(s, dnnl::prop_kind::forward_training);
-    const memory::desc src = AnyDesc(s.src.dims()), wei = AnyDesc(s.wei.dims()),
-                       dst = AnyDesc(s.dst.dims());
-    size_t scratch_bytes = 0;  // the halves run one after the other
-    if (want_data_) {
-      dnnl::deconvolution_backward_data::desc d(dnnl::algorithm::deconvolution_direct, src, wei,
-                                                dst, s.strides, s.dilates, s.pad_l, s.pad_r);
-      dnnl::deconvolution_backward_data::primitive_desc pd(d, UserScratchpad(), OnednnEngine(),
-                                                           hint);
-      RequireRealImpl(pd);
-      data_ograd_ = Operand(s.dst, pd.diff_dst_desc(), Operand::kInput, arena);
-      data_wei_ = Operand(s.wei, pd.weights_desc(), Operand::kInput, arena);
-      data_grad_ = Operand(s.src, pd.diff_src_desc(), Operand::kOutput, arena);
-      data_scratch_ = pd.scratchpad_desc();
-      scratch_bytes = data_scratch_.get_size();
-      data_prim_ = dnnl::deconvolution_backward_data(pd);
-    }
-    if (want_weight_) {
-      auto d = s.has_bias
-                   ? dnnl::deconvolution_backward_weights::desc(
-                         dnnl::algorithm::deconvolution_direct, src, wei, s.bias, dst, s.strides,
-                         s.dilates, s.pad_l, s.pad_r)
-                   : dnnl::deconvolution_backward_weights::desc(
-                         dnnl::algorithm::deconvolution_direct, src, wei, dst, s.strides,
-                         s.dilates, s.pad_l, s.pad_r);
-      dnnl::deconvolution_backward_weights::primitive_desc pd(d, UserScratchpad(),
-                                                              OnednnEngine(), hint);
-      RequireRealImpl(pd);
-      weight_src_ = Operand(s.src, pd.src_desc(), Operand::kInput, arena);
-      weight_ograd_ = Operand(s.dst, pd.diff_dst_desc(), Operand::kInput, arena);
-      weight_grad_ = Operand(s.wei, pd.diff_weights_desc(), Operand::kOutput, arena);
-      if (has_bias_) bias_grad_ = Operand(s.bias, s.bias, Operand::kOutput, arena);
-      weight_scratch_ = pd.scratchpad_desc();
-      scratch_bytes = std::max(scratch_bytes, weight_scratch_.get_size());
-      weight_prim_ = dnnl::deconvolution_backward_weights(pd);
-    }
-    scratch_offset_ = arena->Reserve(scratch_bytes);
+// Backward (onednn_backward.h): each half only when one of its outputs is wanted.
+std::unique_ptr<OnednnStep> MakeBackwardStep(const DeconvSetup& s, bool want_data,
+                                             bool want_weight, WorkspaceArena* arena) {
+  auto step = std::make_unique<WeightedBackwardStep<dnnl::deconvolution_backward_data,
+                                                    dnnl::deconvolution_backward_weights>>();
+  auto hint = ForwardPd(s, dnnl::prop_kind::forward_training);
+  const memory::desc src = AnyDesc(s.src.dims()), wei = AnyDesc(s.wei.dims()),
+                     dst = AnyDesc(s.dst.dims());
+  if (want_data) {
+    dnnl::deconvolution_backward_data::desc d(dnnl::algorithm::deconvolution_direct, src, wei, dst,
+                                              s.strides, s.dilates, s.pad_l, s.pad_r);
+    dnnl::deconvolution_backward_data::primitive_desc pd(d, UserScratchpad(), OnednnEngine(),
+                                                         hint);
+    RequireRealImpl(pd);
+    step->SetDataHalf(pd, s.dst, s.wei, s.src, arena);
   }
-
-  void Run(const KernelContext& ctx) override {
-    const Tensor& ws = ctx.workspace;
-    if (want_data_) {
-      data_prim_.execute(stream_,
-                         {{DNNL_ARG_DIFF_DST, data_ograd_.Enter(ctx.inputs[0], ws, stream_)},
-                          {DNNL_ARG_WEIGHTS, data_wei_.Enter(ctx.inputs[2], ws, stream_)},
-                          {DNNL_ARG_DIFF_SRC, data_grad_.Enter(ctx.outputs[0], ws, stream_)},
-                          {DNNL_ARG_SCRATCHPAD, ScratchpadAt(data_scratch_, ws, scratch_offset_)}});
-      data_grad_.Leave(stream_);
-    }
-    if (want_weight_) {
-      std::unordered_map<int, memory> args = {
-          {DNNL_ARG_SRC, weight_src_.Enter(ctx.inputs[1], ws, stream_)},
-          {DNNL_ARG_DIFF_DST, weight_ograd_.Enter(ctx.inputs[0], ws, stream_)},
-          {DNNL_ARG_DIFF_WEIGHTS, weight_grad_.Enter(ctx.outputs[1], ws, stream_)},
-          {DNNL_ARG_SCRATCHPAD, ScratchpadAt(weight_scratch_, ws, scratch_offset_)}};
-      if (has_bias_) args[DNNL_ARG_DIFF_BIAS] = bias_grad_.Enter(ctx.outputs[2], ws, stream_);
-      weight_prim_.execute(stream_, args);
-      weight_grad_.Leave(stream_);
-    }
-    stream_.wait();
+  if (want_weight) {
+    auto d = s.has_bias ? dnnl::deconvolution_backward_weights::desc(
+                              dnnl::algorithm::deconvolution_direct, src, wei, s.bias, dst,
+                              s.strides, s.dilates, s.pad_l, s.pad_r)
+                        : dnnl::deconvolution_backward_weights::desc(
+                              dnnl::algorithm::deconvolution_direct, src, wei, dst, s.strides,
+                              s.dilates, s.pad_l, s.pad_r);
+    dnnl::deconvolution_backward_weights::primitive_desc pd(d, UserScratchpad(), OnednnEngine(),
+                                                            hint);
+    RequireRealImpl(pd);
+    step->SetWeightHalf(pd, s.src, s.dst, s.wei, s.has_bias ? &s.bias : nullptr, arena);
   }
-
- private:
-  bool want_data_, want_weight_, has_bias_;
-  Operand data_ograd_, data_wei_, data_grad_;
-  Operand weight_src_, weight_ograd_, weight_grad_, bias_grad_;
-  memory::desc data_scratch_, weight_scratch_;
-  size_t scratch_offset_ = 0;
-  dnnl::deconvolution_backward_data data_prim_;
-  dnnl::deconvolution_backward_weights weight_prim_;
-};
+  step->ReserveScratch(arena);
+  return step;
+}
 
 }  // namespace
 
@@ -259,7 +213,7 @@ absl::Status PrepareOnednnDeconv(KernelContext* ctx, bool backward, size_t* work
       const std::vector<OpReq>& req = ctx->req;
       const bool want_weight =
           OutputWanted(req, 1) || (s->has_bias && ctx->outputs.size() > 2 && OutputWanted(req, 2));
-      step = std::make_unique<DeconvBackwardStep>(*s, OutputWanted(req, 0), want_weight, &arena);
+      step = MakeBackwardStep(*s, OutputWanted(req, 0), want_weight, &arena);
     } else {
       step = std::make_unique<DeconvForwardStep>(*s, ctx->inference ? ctx->device : nullptr,
                                                  &arena);
