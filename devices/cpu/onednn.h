@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -182,6 +183,29 @@ void AdoptOnednnState(KernelContext* ctx, std::shared_ptr<KernelState> state);
 // How many steps this process has prepared with oneDNN: tests use it to know
 // that the oneDNN path, not the reference one, ran.
 int64_t OnednnStepsPrepared();
+
+// The common end of a PrepareFn: builds a step with make(&arena) on the
+// step's team (oneDNN fits its work split to the team at creation) and
+// installs it with its workspace size. A null step, or dnnl_unimplemented
+// thrown (no real oneDNN kernel for the case), leaves the step to the Eigen
+// kernel; other oneDNN errors fail the bind, naming `what`.
+template <typename Make>
+absl::Status PrepareOnednnStep(KernelContext* ctx, const char* what, size_t* workspace_bytes,
+                               Make&& make) {
+  ScopedOmpThreads threads(ctx->num_threads);
+  WorkspaceArena arena;
+  std::unique_ptr<OnednnStep> step;
+  try {
+    step = make(&arena);
+  } catch (const dnnl::error& e) {
+    if (e.status == dnnl_unimplemented) return absl::OkStatus();
+    return OnednnError(e, what);
+  }
+  if (step == nullptr) return absl::OkStatus();
+  *workspace_bytes = arena.bytes();
+  AdoptOnednnStep(ctx, std::move(step));
+  return absl::OkStatus();
+}
 
 // Runs ctx.state (an OnednnStep), or `step`, on the step's share of the threads.
 absl::Status RunOnednnStep(const KernelContext& ctx);

@@ -211,22 +211,14 @@ absl::Status Prepare(KernelContext* ctx, int data_input, bool channels_last, con
     if (t.dtype() != DType::kFloat32) return absl::OkStatus();
     if (t.shape() != data.shape() && t.shape().Size() != channels) return absl::OkStatus();
   }
-  ScopedOmpThreads threads(ctx->num_threads);
-  WorkspaceArena arena;
-  std::unique_ptr<OnednnStep> step;
-  try {
-    auto pd = ForwardPd(*desc, p, dnnl::prop_kind::forward_training, ScaleShiftFlags(p));
-    // The Eigen kernels take both layouts: a case oneDNN has only its
-    // reference implementation for stays with them.
-    if (IsReferenceImpl(pd)) return absl::OkStatus();
-    step = make(*desc, channels, &arena);
-  } catch (const dnnl::error& e) {
-    if (e.status == dnnl_unimplemented) return absl::OkStatus();
-    return OnednnError(e, what);
-  }
-  *workspace_bytes = arena.bytes();
-  AdoptOnednnStep(ctx, std::move(step));
-  return absl::OkStatus();
+  return PrepareOnednnStep(
+      ctx, what, workspace_bytes, [&](WorkspaceArena* arena) -> std::unique_ptr<OnednnStep> {
+        auto pd = ForwardPd(*desc, p, dnnl::prop_kind::forward_training, ScaleShiftFlags(p));
+        // The Eigen kernels take both layouts: a case oneDNN has only its
+        // reference implementation for stays with them.
+        if (IsReferenceImpl(pd)) return nullptr;
+        return make(*desc, channels, arena);
+      });
 }
 
 }  // namespace

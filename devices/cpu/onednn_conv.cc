@@ -384,21 +384,9 @@ absl::Status PrepareOnednnConv(KernelContext* ctx, bool backward, size_t* worksp
   }
   std::optional<ConvSetup> s = SetupFor(p, in, out, dtype, backward, cl);
   if (!s) return absl::OkStatus();
-  // oneDNN fits its work split to the thread count at creation: create with
-  // the team the step will run on.
-  ScopedOmpThreads threads(ctx->num_threads);
-  WorkspaceArena arena;
-  std::unique_ptr<OnednnStep> step;
-  try {
-    step = MakeStep(*s, backward, *ctx, &arena);
-  } catch (const dnnl::error& e) {
-    // No oneDNN implementation for this case: the im2col kernel runs it.
-    if (e.status == dnnl_unimplemented) return absl::OkStatus();
-    return OnednnError(e, "creating the convolution primitives");
-  }
-  *workspace_bytes = arena.bytes();
-  AdoptOnednnStep(ctx, std::move(step));
-  return absl::OkStatus();
+  // No oneDNN implementation for a case: the im2col kernel runs it.
+  return PrepareOnednnStep(ctx, "creating the convolution primitives", workspace_bytes,
+                           [&](WorkspaceArena* arena) { return MakeStep(*s, backward, *ctx, arena); });
 }
 
 namespace {
@@ -516,18 +504,10 @@ absl::Status PrepareOnednnFusedConv(KernelContext* ctx, size_t* workspace_bytes)
   if (!s) return absl::OkStatus();
   const memory::desc sum_desc =
       ActivationDesc(ctx->outputs[0].shape(), ctx->InputChannelsLast(p.sum_input()));
-  ScopedOmpThreads threads(ctx->num_threads);
-  WorkspaceArena arena;
-  std::unique_ptr<OnednnStep> step;
-  try {
-    step = MakeForwardStep(*s, sum_desc, *post, *ctx, &arena);
-  } catch (const dnnl::error& e) {
-    if (e.status == dnnl_unimplemented) return absl::OkStatus();
-    return OnednnError(e, "creating the fused convolution primitive");
-  }
-  *workspace_bytes = arena.bytes();
-  AdoptOnednnStep(ctx, std::move(step));
-  return absl::OkStatus();
+  return PrepareOnednnStep(ctx, "creating the fused convolution primitive", workspace_bytes,
+                           [&](WorkspaceArena* arena) {
+                             return MakeForwardStep(*s, sum_desc, *post, *ctx, arena);
+                           });
 }
 
 }  // namespace cpu

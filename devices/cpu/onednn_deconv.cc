@@ -205,27 +205,19 @@ absl::Status PrepareOnednnDeconv(KernelContext* ctx, bool backward, size_t* work
   }
   std::optional<DeconvSetup> s = Describe(p, data, weight, out, DType::kFloat32);
   if (!s) return absl::OkStatus();
-  ScopedOmpThreads threads(ctx->num_threads);
-  WorkspaceArena arena;
-  std::unique_ptr<OnednnStep> step;
-  try {
-    if (backward) {
-      const std::vector<OpReq>& req = ctx->req;
-      const bool want_weight =
-          OutputWanted(req, 1) || (s->has_bias && ctx->outputs.size() > 2 && OutputWanted(req, 2));
-      step = MakeBackwardStep(*s, OutputWanted(req, 0), want_weight, &arena);
-    } else {
-      step = std::make_unique<DeconvForwardStep>(*s, ctx->inference ? ctx->device : nullptr,
-                                                 &arena);
-    }
-  } catch (const dnnl::error& e) {
-    // No (real) oneDNN implementation for this case: the im2col kernel runs it.
-    if (e.status == dnnl_unimplemented) return absl::OkStatus();
-    return OnednnError(e, "creating the deconvolution primitives");
-  }
-  *workspace_bytes = arena.bytes();
-  AdoptOnednnStep(ctx, std::move(step));
-  return absl::OkStatus();
+  // No (real) oneDNN implementation for a case: the im2col kernel runs it.
+  return PrepareOnednnStep(
+      ctx, "creating the deconvolution primitives", workspace_bytes,
+      [&](WorkspaceArena* arena) -> std::unique_ptr<OnednnStep> {
+        if (!backward) {
+          return std::make_unique<DeconvForwardStep>(
+              *s, ctx->inference ? ctx->device : nullptr, arena);
+        }
+        const std::vector<OpReq>& req = ctx->req;
+        const bool want_weight = OutputWanted(req, 1) || (s->has_bias && ctx->outputs.size() > 2 &&
+                                                          OutputWanted(req, 2));
+        return MakeBackwardStep(*s, OutputWanted(req, 0), want_weight, arena);
+      });
 }
 
 }  // namespace cpu
