@@ -1,7 +1,9 @@
 #include "devices/cpu/onednn_pool.h"
 
 #include <memory>
+#include <algorithm>
 #include <optional>
+#include <unordered_map>
 #include <utility>
 
 #include "devices/cpu/onednn.h"
@@ -98,7 +100,98 @@ class PoolStep : public OnednnStep {
   dnnl::pooling_forward prim_;
 };
 
+// Backward: ograd, data, out -> data gradient. Max pooling needs the
+// positions of the maxima, which only oneDNN's training forward records: the
+// step runs that forward again (into the workspace) before the backward.
+class PoolBackwardStep : public OnednnStep {
+ public:
+  PoolBackwardStep(const PoolSetup& s, bool run_cl, const memory::desc& ograd,
+                   const memory::desc& data, const memory::desc& dgrad, WorkspaceArena* arena)
+      : max_(s.alg == dnnl::algorithm::pooling_max) {
+    const memory::desc src = ActivationDesc(s.data, run_cl), dst = ActivationDesc(s.out, run_cl);
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::pooling_forward::desc fd(dnnl::prop_kind::forward_training, s.alg, src, dst, s.strides,
+                                   s.kernel, s.pad_l, s.pad_r);
+    dnnl::pooling_forward::primitive_desc fpd(fd, attr, OnednnEngine());
+    dnnl::pooling_backward::desc bd(s.alg, src, dst, s.strides, s.kernel, s.pad_l, s.pad_r);
+    dnnl::pooling_backward::primitive_desc bpd(bd, attr, OnednnEngine(), fpd);
+    if (IsReferenceImpl(bpd) || (max_ && IsReferenceImpl(fpd))) {
+      throw dnnl::error(dnnl_unimplemented, "only a reference implementation");
+    }
+    ograd_ = Operand(ograd, bpd.diff_dst_desc(), Operand::kInput, arena);
+    dgrad_ = Operand(dgrad, bpd.diff_src_desc(), Operand::kOutput, arena);
+    size_t scratch = bpd.scratchpad_desc().get_size();
+    if (max_) {
+      data_ = Operand(data, fpd.src_desc(), Operand::kInput, arena);
+      out_desc_ = fpd.dst_desc();
+      ws_desc_ = fpd.workspace_desc();
+      out_offset_ = arena->Reserve(out_desc_.get_size());
+      ws_offset_ = arena->Reserve(ws_desc_.get_size());
+      fwd_scratch_ = fpd.scratchpad_desc();
+      scratch = std::max(scratch, fwd_scratch_.get_size());
+      fwd_ = dnnl::pooling_forward(fpd);
+    }
+    bwd_scratch_ = bpd.scratchpad_desc();
+    scratch_offset_ = arena->Reserve(scratch);
+    bwd_ = dnnl::pooling_backward(bpd);
+  }
+
+  void Run(const KernelContext& ctx) override {
+    const Tensor& ws = ctx.workspace;
+    std::unordered_map<int, memory> args = {
+        {DNNL_ARG_DIFF_DST, ograd_.Enter(ctx.inputs[0], ws, stream_)},
+        {DNNL_ARG_DIFF_SRC, dgrad_.Enter(ctx.outputs[0], ws, stream_)},
+        {DNNL_ARG_SCRATCHPAD, ScratchpadAt(bwd_scratch_, ws, scratch_offset_)}};
+    if (max_) {
+      char* base = static_cast<char*>(ws.raw_data());  // (no workspace at all without max_)
+      memory workspace(ws_desc_, OnednnEngine(), base + ws_offset_);
+      fwd_.execute(stream_, {{DNNL_ARG_SRC, data_.Enter(ctx.inputs[1], ws, stream_)},
+                             {DNNL_ARG_DST, memory(out_desc_, OnednnEngine(), base + out_offset_)},
+                             {DNNL_ARG_WORKSPACE, workspace},
+                             {DNNL_ARG_SCRATCHPAD, ScratchpadAt(fwd_scratch_, ws, scratch_offset_)}});
+      args[DNNL_ARG_WORKSPACE] = workspace;
+    }
+    bwd_.execute(stream_, args);
+    dgrad_.Leave(stream_);
+    stream_.wait();
+  }
+
+ private:
+  bool max_;
+  Operand ograd_, data_, dgrad_;
+  memory::desc out_desc_, ws_desc_, fwd_scratch_, bwd_scratch_;
+  size_t out_offset_ = 0, ws_offset_ = 0, scratch_offset_ = 0;
+  dnnl::pooling_forward fwd_;
+  dnnl::pooling_backward bwd_;
+};
+
 }  // namespace
+
+absl::Status PrepareOnednnPoolingBackward(KernelContext* ctx, size_t* workspace_bytes) {
+  if (ctx->inputs.size() < 3 || ctx->outputs.empty()) return absl::OkStatus();
+  const Tensor& data = ctx->inputs[1];
+  for (const Tensor& t : ctx->inputs) {
+    if (t.dtype() != DType::kFloat32) return absl::OkStatus();
+  }
+  if (ctx->inputs[0].shape() != ctx->inputs[2].shape()) return absl::OkStatus();
+  std::optional<PoolSetup> s = Describe(ctx->param<PoolParam>(), data.shape(),
+                                        ctx->inputs[0].shape(), data.dtype());
+  if (!s) return absl::OkStatus();
+  // The primitives run channels-last when any operand is stored so (the plan
+  // decides each on its own: the Eigen kernel takes any mix); the others are
+  // converted.
+  const bool ograd_cl = ctx->InputChannelsLast(0), data_cl = ctx->InputChannelsLast(1),
+             dgrad_cl = ctx->OutputChannelsLast(0);
+  const bool run_cl = ograd_cl || data_cl || dgrad_cl;
+  return PrepareOnednnStep(ctx, "creating the pooling backward primitives", workspace_bytes,
+                           [&](WorkspaceArena* arena) {
+                             return std::make_unique<PoolBackwardStep>(
+                                 *s, run_cl, ActivationDesc(s->out, ograd_cl),
+                                 ActivationDesc(s->data, data_cl),
+                                 ActivationDesc(s->data, dgrad_cl), arena);
+                           });
+}
 
 absl::Status PrepareOnednnPooling(KernelContext* ctx, size_t* workspace_bytes) {
   if (ctx->inputs.empty() || ctx->outputs.empty()) return absl::OkStatus();

@@ -1,7 +1,6 @@
-// Pooling forward through oneDNN: max, and avg where oneDNN's divisor is
-// MXNet's, float32, 1-3-D windows and global pooling; the Eigen kernels take
-// the rest (sum, lp, other dtypes, windows past the padding) and every
-// backward.
+// Pooling through oneDNN, forward and backward: max, and avg where oneDNN's
+// divisor is MXNet's, float32, 1-3-D windows and global pooling; the Eigen
+// kernels take the rest (sum, lp, other dtypes, windows past the padding).
 #ifndef SYMX_DEVICES_CPU_ONEDNN_POOL_H_
 #define SYMX_DEVICES_CPU_ONEDNN_POOL_H_
 
@@ -17,6 +16,8 @@ namespace cpu {
 // PrepareFn of Pooling: builds the primitive into ctx->state when oneDNN
 // takes the case (see above) with a real (not its reference) implementation.
 absl::Status PrepareOnednnPooling(KernelContext* ctx, size_t* workspace_bytes);
+// PrepareFn of _backward_Pooling (ograd, data, out -> data gradient).
+absl::Status PrepareOnednnPoolingBackward(KernelContext* ctx, size_t* workspace_bytes);
 // ChannelsLastFn of Pooling: data and output when oneDNN takes the case.
 void PoolingChannelsLast(const NodeAttrs& attrs, const std::vector<Shape>& in,
                          const std::vector<Shape>& out, DType dtype, std::vector<bool>* in_cl,

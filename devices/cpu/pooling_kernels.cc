@@ -345,6 +345,9 @@ absl::Status PoolingBackwardT(const KernelContext& ctx) {
 }
 
 absl::Status PoolingBackward(const KernelContext& ctx) {
+#ifdef SYMX_WITH_ONEDNN
+  if (ctx.state != nullptr) return RunOnednnStep(ctx);
+#endif
   SYMX_FLOAT_SWITCH(ctx, ctx.inputs[1].dtype(), T, return PoolingBackwardT<T>(ctx));
 }
 
@@ -363,16 +366,18 @@ void PoolingBackwardChannelsLast(const NodeAttrs& attrs, const std::vector<Shape
 
 #ifdef SYMX_WITH_ONEDNN
 constexpr PrepareFn kPoolingPrepare = PrepareOnednnPooling;
+constexpr PrepareFn kPoolingBackwardPrepare = PrepareOnednnPoolingBackward;
 constexpr ChannelsLastFn kPoolingChannelsLast = PoolingChannelsLast;
 #else
 constexpr PrepareFn kPoolingPrepare = nullptr;
+constexpr PrepareFn kPoolingBackwardPrepare = nullptr;
 constexpr ChannelsLastFn kPoolingChannelsLast = nullptr;
 #endif
 
 SYMX_REGISTER_KERNEL("Pooling", kCPU, PoolingForward, nullptr, false, kPoolingPrepare,
                      kPoolingChannelsLast);
-SYMX_REGISTER_KERNEL("_backward_Pooling", kCPU, PoolingBackward, nullptr, false, nullptr,
-                     PoolingBackwardChannelsLast);
+SYMX_REGISTER_KERNEL("_backward_Pooling", kCPU, PoolingBackward, nullptr, false,
+                     kPoolingBackwardPrepare, PoolingBackwardChannelsLast);
 
 }  // namespace cpu
 }  // namespace symx
