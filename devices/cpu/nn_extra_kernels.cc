@@ -29,6 +29,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/kernel_util.h"
+#ifdef SYMX_WITH_ONEDNN
+#include "devices/cpu/onednn.h"
+#include "devices/cpu/onednn_lrn.h"
+#endif
 #include "devices/dtype_switch.h"
 #include "graph/error.h"
 #include "graph/infer_util.h"
@@ -366,6 +370,31 @@ void LrnBwd(const KernelContext& ctx, const LrnView& v, const LRNParam& p, const
               });
 }
 
+#ifdef SYMX_WITH_ONEDNN
+// tmp_norm alone (the oneDNN step wrote the output): per (sample, channel) row
+// of the spatial positions, knorm + alpha / nsize * the window's sum of squares.
+void LrnNormRows(const KernelContext& ctx, const LrnView& v, const LRNParam& p, const float* x,
+                 float* tmp) {
+  const int64_t C = v.channels, S = v.spatial, half = p.nsize / 2;
+  const float a = static_cast<float>(p.alpha / static_cast<double>(p.nsize));
+  const float k = static_cast<float>(p.knorm);
+  ParallelFor(ctx, v.batch * C, static_cast<double>(S * (2 * half + 3)),
+              [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t b = r / C, c = r % C;
+      using Row = Eigen::Array<float, Eigen::Dynamic, 1>;
+      Eigen::Map<Row> out(tmp + r * S, S);
+      out.setZero();
+      for (int64_t j = std::max<int64_t>(0, c - half); j <= std::min<int64_t>(C - 1, c + half);
+           ++j) {
+        out += Eigen::Map<const Row>(x + (b * C + j) * S, S).square();
+      }
+      out = out * a + k;
+    }
+  });
+}
+#endif
+
 absl::Status LRNForward(const KernelContext& ctx) {
   const Tensor& x = ctx.inputs[0];
   SYMX_ASSIGN_OR_RETURN(LrnView v, LrnViewOf(ctx, x.shape()));
@@ -374,6 +403,13 @@ absl::Status LRNForward(const KernelContext& ctx) {
     if (t.dtype() != x.dtype()) return UnsupportedDType(ctx, t.dtype());
   }
   const auto& p = ctx.param<LRNParam>();
+#ifdef SYMX_WITH_ONEDNN
+  if (ctx.state != nullptr) {
+    SYMX_RETURN_IF_ERROR(RunOnednnStep(ctx));
+    LrnNormRows(ctx, v, p, x.read_data<float>(), ctx.outputs[1].data<float>());
+    return absl::OkStatus();
+  }
+#endif
   SYMX_FLOAT_STORAGE_SWITCH(
       ctx, x.dtype(), T,
       LrnFwd<T>(ctx, v, p, x.data<T>(), ctx.outputs[0].data<T>(), ctx.outputs[1].data<T>()));
@@ -387,6 +423,9 @@ absl::Status LRNBackward(const KernelContext& ctx) {
     SYMX_RETURN_IF_ERROR(CheckSize(ctx, t, gx.size(), "input"));
     if (t.dtype() != gx.dtype()) return UnsupportedDType(ctx, t.dtype());
   }
+#ifdef SYMX_WITH_ONEDNN
+  if (ctx.state != nullptr) return RunOnednnStep(ctx);
+#endif
   const auto& p = ctx.param<LRNParam>();
   SYMX_FLOAT_STORAGE_SWITCH(ctx, gx.dtype(), T,
                    LrnBwd<T>(ctx, v, p, ctx.inputs[0].data<T>(), ctx.inputs[1].data<T>(),
@@ -770,8 +809,20 @@ SYMX_REGISTER_KERNEL("softmin", kCPU, SoftminForward);
 SYMX_REGISTER_KERNEL("_backward_softmin", kCPU, SoftminBackward);
 SYMX_REGISTER_KERNEL("L2Normalization", kCPU, L2NormalizationForward);
 SYMX_REGISTER_KERNEL("_backward_L2Normalization", kCPU, L2NormalizationBackward);
-SYMX_REGISTER_KERNEL("LRN", kCPU, LRNForward);
-SYMX_REGISTER_KERNEL("_backward_LRN", kCPU, LRNBackward);
+#ifdef SYMX_WITH_ONEDNN
+absl::Status PrepareLrn(KernelContext* ctx, size_t* bytes) {
+  return PrepareOnednnLrn(ctx, false, bytes);
+}
+absl::Status PrepareLrnBackward(KernelContext* ctx, size_t* bytes) {
+  return PrepareOnednnLrn(ctx, true, bytes);
+}
+#else
+constexpr PrepareFn PrepareLrn = nullptr;
+constexpr PrepareFn PrepareLrnBackward = nullptr;
+#endif
+
+SYMX_REGISTER_KERNEL("LRN", kCPU, LRNForward, nullptr, false, PrepareLrn);
+SYMX_REGISTER_KERNEL("_backward_LRN", kCPU, LRNBackward, nullptr, false, PrepareLrnBackward);
 SYMX_REGISTER_KERNEL("InstanceNorm", kCPU, GroupedNormForward<true>);
 SYMX_REGISTER_KERNEL("_backward_InstanceNorm", kCPU, GroupedNormBackward<true>);
 SYMX_REGISTER_KERNEL("GroupNorm", kCPU, GroupedNormForward<false>);

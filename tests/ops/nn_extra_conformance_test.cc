@@ -260,6 +260,7 @@ OpCase LrnCase(const Shape& shape, double alpha, double beta, double knorm, int 
   OpCase c;
   c.name = "LRN nsize " + std::to_string(nsize) + " " + shape.ToString();
   c.op = "LRN";
+  c.onednn = true;  // oneDNN's across-channel LRN takes float32 4-D data
   c.attrs = {{"alpha", std::to_string(alpha)},
              {"beta", std::to_string(beta)},
              {"knorm", std::to_string(knorm)},

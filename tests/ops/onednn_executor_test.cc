@@ -8,8 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "devices/device.h"
+#include "devices/kernel.h"
 #include "devices/tensor.h"
 #include "executor/executor.h"
+#include "graph/node.h"
 #include "graph/symbol.h"
 #include "gtest/gtest.h"
 #include "tests/ops/conformance.h"
@@ -146,6 +149,51 @@ TEST(OnednnExecutorTest, TrainingStepMatchesTheReference) {
     ASSERT_EQ(got.size(), ref.size()) << name;
     for (size_t i = 0; i < ref.size(); ++i) {
       ASSERT_NEAR(got[i], ref[i], 1e-3 * (1 + std::abs(ref[i]))) << name << " element " << i;
+    }
+  }
+}
+
+// LRN's oneDNN step writes the output and the kernel computes the hidden
+// tmp_norm (which an Eigen backward would read) itself: run the kernel
+// directly, prepared and not, and compare both outputs.
+TEST(OnednnExecutorTest, LrnPreparedKernelWritesBothOutputs) {
+  NodePtr node = MakeOpNode("LRN", "lrn",
+                            {{"nsize", "5"}, {"alpha", "0.5"}, {"beta", "0.75"}, {"knorm", "1.5"}},
+                            {{MakeVariableNode("data"), 0, 0}})
+                     .value();
+  const KernelInfo* k = KernelRegistry::Find("LRN", DeviceType::kCPU);
+  ASSERT_NE(k, nullptr);
+  ASSERT_NE(k->prepare, nullptr);
+  const Shape shape{2, 7, 5, 3};
+  Tensor data = Tensor::Empty(shape, DType::kFloat32).value();
+  Fill(data, 3);
+  std::vector<float> outputs[2][2];
+  for (int onednn = 0; onednn < 2; ++onednn) {
+    KernelContext ctx;
+    ctx.attrs = &node->attrs;
+    ctx.device = GetDevice(Context::CPU(0)).value();
+    ctx.num_threads = 2;
+    ctx.inputs = {data};
+    for (int j = 0; j < 2; ++j) ctx.outputs.push_back(Tensor::Empty(shape, DType::kFloat32).value());
+    ctx.req = {OpReq::kWrite, OpReq::kWrite};
+    if (onednn == 1) {
+      size_t bytes = 0;
+      ASSERT_TRUE(k->prepare(&ctx, &bytes).ok());
+      ASSERT_NE(ctx.state, nullptr) << "oneDNN took the case";
+      if (bytes > 0) {
+        ctx.workspace = Tensor::Empty(Shape{static_cast<int64_t>(bytes)}, DType::kUint8).value();
+      }
+    }
+    ASSERT_TRUE(k->fn(ctx).ok());
+    for (int j = 0; j < 2; ++j) {
+      const float* p = ctx.outputs[j].data<float>();
+      outputs[onednn][j].assign(p, p + ctx.outputs[j].size());
+    }
+  }
+  for (int j = 0; j < 2; ++j) {
+    for (size_t i = 0; i < outputs[0][j].size(); ++i) {
+      ASSERT_NEAR(outputs[1][j][i], outputs[0][j][i], 1e-5 * (1 + std::abs(outputs[0][j][i])))
+          << (j == 0 ? "output" : "tmp_norm") << " element " << i;
     }
   }
 }
