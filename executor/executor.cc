@@ -390,6 +390,17 @@ std::string Executor::DebugStr() const {
   };
   dump(plan_->forward, "forward");
   dump(plan_->backward, "backward");
+  // Threads per step on each device: a device's threads are divided among the
+  // CPU devices of the plan, which run at once.
+  for (size_t slot = 0; slot < plan_->devices.size(); ++slot) {
+    for (const Phase* phase : {&plan_->forward, &plan_->backward}) {
+      if (slot >= phase->per_device.size() || phase->per_device[slot].empty()) continue;
+      const Step& step = phase->steps[phase->per_device[slot].front()];
+      absl::StrAppend(&out, "Threads on ", plan_->devices[slot].ToString(), ": ",
+                      step.ctx.num_threads, " per step\n");
+      break;
+    }
+  }
   for (const MemoryStats& m : plan_->stats) {
     absl::StrAppend(&out, "Memory on ", m.ctx.ToString(), ": ", m.planned_bytes,
                     " bytes planned for intermediates (", m.no_reuse_bytes, " without reuse), ",

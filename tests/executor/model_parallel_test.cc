@@ -1,6 +1,7 @@
 // Model parallelism on several CPU devices: placement by ctx_group/group2ctx,
 // copy nodes, concurrent per-device execution. Every split run must give
 // bitwise the results of the same graph on one device.
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <sstream>
@@ -237,6 +238,30 @@ TEST(ModelParallel, BackwardNodesFollowTheirForwardNode) {
   EXPECT_GE(checked, 14);
   EXPECT_THAT(dbg, HasSubstr("backward _backward_FullyConnected a_fc1_backward on cpu(1)"));
   EXPECT_THAT(dbg, HasSubstr("backward _backward_BatchNorm b_bn_backward on cpu(2)"));
+}
+
+// The CPU devices of a plan run at once: each step gets its device's threads
+// divided by their number, so that together they never oversubscribe the
+// cores; a plan on one device gets all of them.
+TEST(ModelParallel, CpuDevicesShareTheThreads) {
+  auto per_step = [](const std::string& dbg, const std::string& ctx) {
+    const std::string key = "Threads on " + ctx + ": ";
+    const size_t at = dbg.find(key);
+    EXPECT_NE(at, std::string::npos) << dbg;
+    return at == std::string::npos ? -1 : std::stoi(dbg.substr(at + key.size()));
+  };
+  const int threads = GetDevice(kCpu1).value()->num_threads();
+  ASSERT_EQ(GetDevice(kCpu2).value()->num_threads(), threads);
+  auto split = Executor::SimpleBind(
+      TwoBranches(),
+      {.ctx = kCpu3, .shapes = {{"data", Shape{2, 3}}}, .group2ctx = {{"a", kCpu1}, {"b", kCpu2}}});
+  const std::string dbg = split->DebugStr();
+  // cpu(1), cpu(2) and cpu(3) (the ungrouped join) all run steps.
+  EXPECT_EQ(per_step(dbg, "cpu(1)"), std::max(1, threads / 3));
+  EXPECT_EQ(per_step(dbg, "cpu(2)"), std::max(1, threads / 3));
+  auto single =
+      Executor::SimpleBind(TwoBranches(), {.ctx = kCpu1, .shapes = {{"data", Shape{2, 3}}}});
+  EXPECT_EQ(per_step(single->DebugStr(), "cpu(1)"), threads);
 }
 
 TEST(ModelParallel, BindWithArraysOnSeveralDevices) {
