@@ -109,8 +109,8 @@ OpCase BnCase(const BnSpec& sp) {
   c.forward_tol32 = 1e-4;
   // With its switch on, oneDNN takes channel axis 1 of 2-D to 5-D data that
   // is not empty.
-  const int nd = sp.data.ndim();
 #ifdef SYMX_WITH_ONEDNN
+  const int nd = sp.data.ndim();
   c.onednn = cpu::OnednnBatchNormEnabled() && (sp.axis == 1 || sp.axis == 1 - nd) && nd >= 2 &&
              nd <= 5 && NumElements(sp.data) > 0;
 #endif
