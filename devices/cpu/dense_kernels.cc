@@ -62,8 +62,8 @@ bool UsesOnednnGemm(const KernelContext& ctx) {
 }
 
 // One GEMM on the calling thread (see Gemm for the arguments): Eigen's, or
-// oneDNN's sgemm with `onednn` (float only). The caller makes sure oneDNN
-// runs it on one thread (OneThreadGemm).
+// oneDNN's sgemm with `onednn` (float only). Gemm makes sure oneDNN runs it
+// on one thread (its ScopedOmpThreads guard).
 template <typename T>
 void GemmBlock(bool onednn, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a,
                int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate,
@@ -143,15 +143,18 @@ void Gemm(const KernelContext& ctx, bool parallel, bool trans_a, bool trans_b, i
   // A matrix-vector product (one row or column) is memory-bound, and Eigen's
   // was the faster one (VGG-16's (1, 25088) x 4096: 13.1 ms against 14.8).
   const bool onednn = std::is_same_v<T, float> && m > 1 && n > 1 && UsesOnednnGemm(ctx);
-  if (!parallel || threads <= 1 || flops < kGemmParallelFlops || blocks <= 1) {
 #ifdef SYMX_WITH_ONEDNN
-    // oneDNN's sgemm would split one product over the calling thread's whole
-    // team (into partial sums over k when m and n are small): one thread
-    // keeps the bits independent of the team. (Inside a parallel loop it
-    // runs on one thread anyway.)
-    std::optional<ScopedOmpThreads> one;
-    if (onednn) one.emplace(1);
+  // oneDNN's sgemm would split one product over the calling thread's whole
+  // team (into partial sums over k when m and n are small). Every block must
+  // run on one thread so that the bits do not follow the team: blocks run
+  // serially on this thread (a step's share of one thread, or a single
+  // block) see this limit; blocks on a parallel loop's team members run
+  // inside a parallel region, where oneDNN uses one thread anyway (the loop's
+  // own team size is set by its num_threads clause, not by this limit).
+  std::optional<ScopedOmpThreads> one;
+  if (onednn) one.emplace(1);
 #endif
+  if (!parallel || threads <= 1 || flops < kGemmParallelFlops || blocks <= 1) {
     GemmBlock(onednn, trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, accumulate, row_bias);
     return;
   }

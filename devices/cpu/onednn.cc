@@ -124,7 +124,11 @@ dnnl::memory::desc WithDataType(const dnnl::memory::desc& desc, dnnl::memory::da
 }
 
 bool IsReferenceImpl(const dnnl::primitive_desc_base& pd) {
-  return absl::StartsWith(pd.impl_info_str(), "ref");
+  // Names are "<kernel>:<isa>": "ref:any", "ref_fused_convolution:any",
+  // "bnorm_ref:any", "lrn_ref:any" are the reference kernels.
+  const absl::string_view info = pd.impl_info_str();
+  const absl::string_view kernel = info.substr(0, info.find(':'));
+  return kernel == "ref" || absl::StartsWith(kernel, "ref_") || absl::EndsWith(kernel, "_ref");
 }
 
 absl::Status OnednnError(const dnnl::error& e, absl::string_view what) {

@@ -78,8 +78,9 @@ dnnl::memory::desc ActivationDesc(const Shape& shape, bool channels_last);
 // `desc` (explicit strides or format any) with the element type `type`.
 dnnl::memory::desc WithDataType(const dnnl::memory::desc& desc, dnnl::memory::data_type type);
 
-// Whether oneDNN picked its reference implementation for `pd`: orders of
-// magnitude slower than the Eigen kernels, so a case it gets is left to them.
+// Whether oneDNN picked one of its reference implementations for `pd` ("ref",
+// "ref_*", "*_ref" kernels): orders of magnitude slower than the Eigen
+// kernels, so a case it gets is left to them.
 bool IsReferenceImpl(const dnnl::primitive_desc_base& pd);
 
 // A oneDNN failure as a status naming what was being done.

@@ -75,6 +75,9 @@ class BatchNormStep : public OnednnStep {
     auto train = ForwardPd(data, p, dnnl::prop_kind::forward_training, flags);
     auto infer =
         ForwardPd(data, p, dnnl::prop_kind::forward_inference, flags | Flags::use_global_stats);
+    if (IsReferenceImpl(train) || IsReferenceImpl(infer)) {
+      throw dnnl::error(dnnl_unimplemented, "only a reference implementation");
+    }
     stats_ = train.mean_desc();
     scratch_desc_ = train.scratchpad_desc().get_size() > infer.scratchpad_desc().get_size()
                         ? train.scratchpad_desc()
@@ -146,6 +149,9 @@ class BatchNormBackwardStep : public OnednnStep {
                                                  static_cast<float>(p.eps), f);
       dnnl::batch_normalization_backward::primitive_desc pd(d, UserScratchpad(), OnednnEngine(),
                                                             hint);
+      if (IsReferenceImpl(hint) || IsReferenceImpl(pd)) {
+        throw dnnl::error(dnnl_unimplemented, "only a reference implementation");
+      }
       if (pd.scratchpad_desc().get_size() > scratch_desc_.get_size()) {
         scratch_desc_ = pd.scratchpad_desc();
       }
@@ -212,13 +218,10 @@ absl::Status Prepare(KernelContext* ctx, int data_input, bool channels_last, con
     if (t.shape() != data.shape() && t.shape().Size() != channels) return absl::OkStatus();
   }
   return PrepareOnednnStep(
-      ctx, what, workspace_bytes, [&](WorkspaceArena* arena) -> std::unique_ptr<OnednnStep> {
-        auto pd = ForwardPd(*desc, p, dnnl::prop_kind::forward_training, ScaleShiftFlags(p));
-        // The Eigen kernels take both layouts: a case oneDNN has only its
-        // reference implementation for stays with them.
-        if (IsReferenceImpl(pd)) return nullptr;
-        return make(*desc, channels, arena);
-      });
+      // The steps throw dnnl_unimplemented where oneDNN has only its
+      // reference implementation: the Eigen kernels take both layouts.
+      ctx, what, workspace_bytes,
+      [&](WorkspaceArena* arena) { return make(*desc, channels, arena); });
 }
 
 }  // namespace

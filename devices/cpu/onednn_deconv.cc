@@ -205,6 +205,11 @@ absl::Status PrepareOnednnDeconv(KernelContext* ctx, bool backward, size_t* work
   }
   std::optional<DeconvSetup> s = Describe(p, data, weight, out, DType::kFloat32);
   if (!s) return absl::OkStatus();
+  // A bias needs its input (forward) or its gradient output (backward): a
+  // node without it is malformed, and the im2col kernel reports it.
+  if (s->has_bias && (backward ? ctx->outputs.size() < 3 : ctx->inputs.size() < 3)) {
+    return absl::OkStatus();
+  }
   // No (real) oneDNN implementation for a case: the im2col kernel runs it.
   return PrepareOnednnStep(
       ctx, "creating the deconvolution primitives", workspace_bytes,
@@ -214,8 +219,7 @@ absl::Status PrepareOnednnDeconv(KernelContext* ctx, bool backward, size_t* work
               *s, ctx->inference ? ctx->device : nullptr, arena);
         }
         const std::vector<OpReq>& req = ctx->req;
-        const bool want_weight = OutputWanted(req, 1) || (s->has_bias && ctx->outputs.size() > 2 &&
-                                                          OutputWanted(req, 2));
+        const bool want_weight = OutputWanted(req, 1) || (s->has_bias && OutputWanted(req, 2));
         return MakeBackwardStep(*s, OutputWanted(req, 0), want_weight, arena);
       });
 }

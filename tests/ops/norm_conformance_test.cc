@@ -107,12 +107,13 @@ OpCase BnCase(const BnSpec& sp) {
     return std::vector<Values>{y};
   };
   c.forward_tol32 = 1e-4;
-  // With its switch on, oneDNN takes channel axis 1 of 2-D to 5-D data that
-  // is not empty.
+  // With its switch on, oneDNN takes channel axis 1 of 2-D, 4-D and 5-D data
+  // that is not empty (oneDNN 2.6 has only its reference kernel for plain
+  // 3-D data, which stays with the Eigen kernel).
 #ifdef SYMX_WITH_ONEDNN
   const int nd = sp.data.ndim();
-  c.onednn = cpu::OnednnBatchNormEnabled() && (sp.axis == 1 || sp.axis == 1 - nd) && nd >= 2 &&
-             nd <= 5 && NumElements(sp.data) > 0;
+  c.onednn = cpu::OnednnBatchNormEnabled() && (sp.axis == 1 || sp.axis == 1 - nd) && nd != 3 &&
+             nd >= 2 && nd <= 5 && NumElements(sp.data) > 0;
 #endif
   // Head gradients on mean/var are ignored by the op's gradient (as in MXNet), so
   // the finite-difference check applies only when they are hidden.
