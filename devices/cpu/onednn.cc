@@ -114,6 +114,16 @@ dnnl::memory::desc ActivationDesc(const Shape& shape, bool channels_last) {
   return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
 }
 
+dnnl::memory::desc AnyDesc(const dnnl::memory::dims& dims) {
+  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, dnnl::memory::format_tag::any);
+}
+
+dnnl::primitive_attr UserScratchpad() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
 dnnl::memory::desc WithDataType(const dnnl::memory::desc& desc, dnnl::memory::data_type type) {
   if (desc.data.format_kind == dnnl_format_kind_any) {
     return dnnl::memory::desc(desc.dims(), type, dnnl::memory::format_tag::any);

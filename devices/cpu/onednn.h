@@ -75,6 +75,12 @@ dnnl::memory::desc PlainDesc(const Shape& shape);
 // (devices/kernel.h).
 dnnl::memory::desc ActivationDesc(const Shape& shape, bool channels_last);
 
+// A float32 descriptor of `dims` whose layout the primitive picks.
+dnnl::memory::desc AnyDesc(const dnnl::memory::dims& dims);
+// Primitive attributes with the scratchpad in user memory (the step's
+// workspace, ScratchpadAt), as every symx primitive is built.
+dnnl::primitive_attr UserScratchpad();
+
 // `desc` (explicit strides or format any) with the element type `type`.
 dnnl::memory::desc WithDataType(const dnnl::memory::desc& desc, dnnl::memory::data_type type);
 

@@ -38,12 +38,6 @@ Flags ScaleShiftFlags(const BatchNormParam& p) {
   return p.fix_gamma ? Flags::use_shift : (Flags::use_scale | Flags::use_shift);
 }
 
-dnnl::primitive_attr UserScratchpad() {
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  return attr;
-}
-
 dnnl::batch_normalization_forward::primitive_desc ForwardPd(const memory::desc& data,
                                                             const BatchNormParam& p,
                                                             dnnl::prop_kind prop, Flags flags) {

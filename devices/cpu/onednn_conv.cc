@@ -21,10 +21,6 @@ namespace {
 
 using dnnl::memory;
 
-memory::desc AnyDesc(const memory::dims& dims) {
-  return memory::desc(dims, memory::data_type::f32, memory::format_tag::any);
-}
-
 // A convolution as oneDNN describes it: plain descriptors for the tensors as
 // symx stores them, and the geometry.
 struct ConvSetup {
@@ -124,12 +120,6 @@ std::optional<ConvSetup> Describe(const ConvParam& p, const Shape& data, const S
   return s;
 }
 
-dnnl::primitive_attr UserScratchpad() {
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  return attr;
-}
-
 // What a fused step applies after the convolution, in this order: the folded
 // BatchNorm as a per-channel scale and shift (binary post-ops, so the weights
 // stay as they are), the sum operand, the activation.
@@ -152,8 +142,7 @@ struct PostOps {
   }
 
   dnnl::primitive_attr Attr(const memory::desc& dst) const {
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::primitive_attr attr = UserScratchpad();
     dnnl::post_ops ops;
     if (bn) {
       ops.append_binary(dnnl::algorithm::binary_mul, ChannelDesc(dst));

@@ -17,10 +17,6 @@ namespace {
 
 using dnnl::memory;
 
-memory::desc AnyDesc(const memory::dims& dims) {
-  return memory::desc(dims, memory::data_type::f32, memory::format_tag::any);
-}
-
 struct DeconvSetup {
   memory::desc src, wei, bias, dst;  // as symx stores them
   memory::dims strides, dilates, pad_l, pad_r;
@@ -93,12 +89,6 @@ std::optional<DeconvSetup> Describe(const ConvParam& p, const Shape& data, const
   s.has_bias = !p.no_bias;
   if (s.has_bias) s.bias = PlainDesc(Shape{cout});
   return s;
-}
-
-dnnl::primitive_attr UserScratchpad() {
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  return attr;
 }
 
 dnnl::deconvolution_forward::primitive_desc ForwardPd(const DeconvSetup& s,

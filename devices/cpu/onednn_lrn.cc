@@ -22,12 +22,6 @@ dnnl::lrn_forward::desc ForwardDesc(dnnl::prop_kind kind, const memory::desc& da
                                  static_cast<float>(p.knorm));
 }
 
-dnnl::primitive_attr UserScratchpad() {
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  return attr;
-}
-
 memory Wrap(const memory::desc& desc, const void* data) {
   return memory(desc, OnednnEngine(), const_cast<void*>(data));
 }

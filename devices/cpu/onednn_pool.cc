@@ -68,9 +68,7 @@ dnnl::pooling_forward::primitive_desc PoolPd(const PoolSetup& s, bool channels_l
                                 ActivationDesc(s.data, channels_last),
                                 ActivationDesc(s.out, channels_last), s.strides, s.kernel,
                                 s.pad_l, s.pad_r);
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  return dnnl::pooling_forward::primitive_desc(d, attr, OnednnEngine());
+  return dnnl::pooling_forward::primitive_desc(d, UserScratchpad(), OnednnEngine());
 }
 
 class PoolStep : public OnednnStep {
@@ -109,8 +107,7 @@ class PoolBackwardStep : public OnednnStep {
                    const memory::desc& data, const memory::desc& dgrad, WorkspaceArena* arena)
       : max_(s.alg == dnnl::algorithm::pooling_max) {
     const memory::desc src = ActivationDesc(s.data, run_cl), dst = ActivationDesc(s.out, run_cl);
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    const dnnl::primitive_attr attr = UserScratchpad();
     dnnl::pooling_forward::desc fd(dnnl::prop_kind::forward_training, s.alg, src, dst, s.strides,
                                    s.kernel, s.pad_l, s.pad_r);
     dnnl::pooling_forward::primitive_desc fpd(fd, attr, OnednnEngine());
