@@ -37,10 +37,6 @@ inline double LogAdd(double a, double b) {
   return m + std::log1p(std::exp(-std::fabs(a - b)));
 }
 
-absl::Status Fail(const KernelContext& ctx, const std::string& what) {
-  return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", what));
-}
-
 // Doubles of scratch per sample: log softmax (T * A), alpha and beta (T * S each).
 int64_t ScratchPerSample(int64_t t, int64_t a, int64_t l) { return t * a + 2 * t * (2 * l + 1); }
 

@@ -43,10 +43,6 @@ inline void St(T* p, int64_t i, C v) {
   p[i] = FromDouble<T>(static_cast<double>(v));
 }
 
-absl::Status Fail(const KernelContext& ctx, const std::string& what) {
-  return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", what));
-}
-
 // ------------------------------------------------------------------ boxes
 
 template <typename C>

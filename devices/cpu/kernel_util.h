@@ -10,8 +10,11 @@
 #define EIGEN_USE_THREADS
 #include <algorithm>
 #include <cstdint>
+#include <string>
 
 #include "Eigen/Core"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "devices/cpu/cpu_device.h"
 #include "devices/dtype_switch.h"
 #include "devices/kernel.h"
@@ -22,6 +25,18 @@
 
 namespace symx {
 namespace cpu {
+
+// An invalid-argument error naming the op and node: "op LRN (node lrn1): ...".
+inline absl::Status Fail(const KernelContext& ctx, const std::string& what) {
+  return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", what));
+}
+
+// Fails unless `t` has `size` elements; `what` names it ("output", "ograd").
+inline absl::Status CheckSize(const KernelContext& ctx, const Tensor& t, int64_t size,
+                              const char* what) {
+  if (t.size() == size) return absl::OkStatus();
+  return Fail(ctx, absl::StrCat(what, " ", t.DebugString(), " should have ", size, " elements"));
+}
 
 // The Eigen scalar type for a storage type (float16 computes as Eigen::half).
 template <typename T>

@@ -114,6 +114,10 @@ dnnl::memory::desc ActivationDesc(const Shape& shape, bool channels_last) {
   return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
 }
 
+dnnl::memory MemoryAt(const dnnl::memory::desc& desc, const void* data) {
+  return dnnl::memory(desc, OnednnEngine(), const_cast<void*>(data));
+}
+
 dnnl::memory::desc AnyDesc(const dnnl::memory::dims& dims) {
   return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, dnnl::memory::format_tag::any);
 }

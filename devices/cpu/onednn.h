@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "devices/kernel.h"
 #include "devices/tensor.h"
@@ -74,6 +75,10 @@ dnnl::memory::desc PlainDesc(const Shape& shape);
 // An (N, C, spatial...) float32 value stored plain or channels-last
 // (devices/kernel.h).
 dnnl::memory::desc ActivationDesc(const Shape& shape, bool channels_last);
+
+// Memory of `desc` over `data` (a tensor's or the workspace's bytes; the
+// primitive only reads it where it is an input).
+dnnl::memory MemoryAt(const dnnl::memory::desc& desc, const void* data);
 
 // A float32 descriptor of `dims` whose layout the primitive picks.
 dnnl::memory::desc AnyDesc(const dnnl::memory::dims& dims);
@@ -195,20 +200,27 @@ int64_t OnednnStepsPrepared();
 // step's team (oneDNN fits its work split to the team at creation) and
 // installs it with its workspace size. A null step, or dnnl_unimplemented
 // thrown (no real oneDNN kernel for the case), leaves the step to the Eigen
-// kernel; other oneDNN errors fail the bind, naming `what`.
+// kernel, unless `required` (channels-last values, which the Eigen kernel
+// cannot take, promised to oneDNN by the kernel's ChannelsLastFn): then, as
+// for any other oneDNN error, the bind fails naming `what`.
 template <typename Make>
 absl::Status PrepareOnednnStep(KernelContext* ctx, const char* what, size_t* workspace_bytes,
-                               Make&& make) {
+                               Make&& make, bool required = false) {
   ScopedOmpThreads threads(ctx->num_threads);
   WorkspaceArena arena;
   std::unique_ptr<OnednnStep> step;
   try {
     step = make(&arena);
   } catch (const dnnl::error& e) {
-    if (e.status == dnnl_unimplemented) return absl::OkStatus();
+    if (e.status == dnnl_unimplemented && !required) return absl::OkStatus();
     return OnednnError(e, what);
   }
-  if (step == nullptr) return absl::OkStatus();
+  if (step == nullptr) {
+    if (!required) return absl::OkStatus();
+    return absl::InternalError(
+        absl::StrCat("oneDNN has only its reference kernel (or none) when ", what,
+                     ", and the values are channels-last, which only oneDNN takes"));
+  }
   *workspace_bytes = arena.bytes();
   AdoptOnednnStep(ctx, std::move(step));
   return absl::OkStatus();

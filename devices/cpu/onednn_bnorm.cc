@@ -45,10 +45,6 @@ dnnl::batch_normalization_forward::primitive_desc ForwardPd(const memory::desc& 
   return dnnl::batch_normalization_forward::primitive_desc(d, UserScratchpad(), OnednnEngine());
 }
 
-memory Wrap(const memory::desc& desc, const void* data) {
-  return memory(desc, OnednnEngine(), const_cast<void*>(data));
-}
-
 // The variance oneDNN should see: `var` itself, or (when some var + eps <= 0,
 // as a checkpoint's moving variance may be) a copy in `spare` with +inf there,
 // which makes oneDNN's 1/sqrt 0 as the Eigen kernel's.
@@ -93,14 +89,14 @@ class BatchNormStep : public OnednnStep {
     float* var = ctx.outputs[2].data<float>();
     const bool batch_stats = ctx.is_train && !p_.use_global_stats;
     std::unordered_map<int, memory> args = {
-        {DNNL_ARG_SRC, Wrap(data_, ctx.inputs[0].read_raw_data())},
-        {DNNL_ARG_DST, Wrap(data_, ctx.outputs[0].raw_data())},
-        {DNNL_ARG_SHIFT, Wrap(stats_, beta)},
+        {DNNL_ARG_SRC, MemoryAt(data_, ctx.inputs[0].read_raw_data())},
+        {DNNL_ARG_DST, MemoryAt(data_, ctx.outputs[0].raw_data())},
+        {DNNL_ARG_SHIFT, MemoryAt(stats_, beta)},
         {DNNL_ARG_SCRATCHPAD, ScratchpadAt(scratch_desc_, ws, scratch_offset_)}};
-    if (!p_.fix_gamma) args.emplace(DNNL_ARG_SCALE, Wrap(stats_, gamma));
+    if (!p_.fix_gamma) args.emplace(DNNL_ARG_SCALE, MemoryAt(stats_, gamma));
     if (batch_stats) {
-      args.emplace(DNNL_ARG_MEAN, Wrap(stats_, mean));
-      args.emplace(DNNL_ARG_VARIANCE, Wrap(stats_, var));
+      args.emplace(DNNL_ARG_MEAN, MemoryAt(stats_, mean));
+      args.emplace(DNNL_ARG_VARIANCE, MemoryAt(stats_, var));
       train_.execute(stream_, args);
       stream_.wait();
       const float momentum = static_cast<float>(p_.momentum);
@@ -111,9 +107,9 @@ class BatchNormStep : public OnednnStep {
       return;
     }
     float* spare = reinterpret_cast<float*>(static_cast<char*>(ws.raw_data()) + spare_offset_);
-    args.emplace(DNNL_ARG_MEAN, Wrap(stats_, moving_mean));
+    args.emplace(DNNL_ARG_MEAN, MemoryAt(stats_, moving_mean));
     args.emplace(DNNL_ARG_VARIANCE,
-                 Wrap(stats_, VarianceFor(moving_var, c_, static_cast<float>(p_.eps), spare)));
+                 MemoryAt(stats_, VarianceFor(moving_var, c_, static_cast<float>(p_.eps), spare)));
     infer_.execute(stream_, args);
     stream_.wait();
     // The statistics outputs report the moving ones (written after they were
@@ -167,19 +163,19 @@ class BatchNormBackwardStep : public OnednnStep {
     float* dgamma = want_dgamma ? ctx.outputs[1].data<float>() : spare + c_;
     float* dbeta = want_dbeta ? ctx.outputs[2].data<float>() : spare + 2 * c_;
     std::unordered_map<int, memory> args = {
-        {DNNL_ARG_SRC, Wrap(data_, ctx.inputs[1].read_raw_data())},
-        {DNNL_ARG_DIFF_DST, Wrap(data_, ctx.inputs[0].read_raw_data())},
-        {DNNL_ARG_MEAN, Wrap(stats_, ctx.inputs[4].read_raw_data())},
-        {DNNL_ARG_VARIANCE, Wrap(stats_, var)},
-        {DNNL_ARG_DIFF_SRC, Wrap(data_, ctx.outputs[0].raw_data())},
-        {DNNL_ARG_DIFF_SHIFT, Wrap(stats_, dbeta)},
+        {DNNL_ARG_SRC, MemoryAt(data_, ctx.inputs[1].read_raw_data())},
+        {DNNL_ARG_DIFF_DST, MemoryAt(data_, ctx.inputs[0].read_raw_data())},
+        {DNNL_ARG_MEAN, MemoryAt(stats_, ctx.inputs[4].read_raw_data())},
+        {DNNL_ARG_VARIANCE, MemoryAt(stats_, var)},
+        {DNNL_ARG_DIFF_SRC, MemoryAt(data_, ctx.outputs[0].raw_data())},
+        {DNNL_ARG_DIFF_SHIFT, MemoryAt(stats_, dbeta)},
         // oneDNN 2.6 checks that a use_shift backward has the shift too,
         // although no gradient depends on it.
-        {DNNL_ARG_SHIFT, Wrap(stats_, ctx.inputs[3].read_raw_data())},
+        {DNNL_ARG_SHIFT, MemoryAt(stats_, ctx.inputs[3].read_raw_data())},
         {DNNL_ARG_SCRATCHPAD, ScratchpadAt(scratch_desc_, ws, scratch_offset_)}};
     if (!p_.fix_gamma) {
-      args.emplace(DNNL_ARG_SCALE, Wrap(stats_, ctx.inputs[2].read_raw_data()));
-      args.emplace(DNNL_ARG_DIFF_SCALE, Wrap(stats_, dgamma));
+      args.emplace(DNNL_ARG_SCALE, MemoryAt(stats_, ctx.inputs[2].read_raw_data()));
+      args.emplace(DNNL_ARG_DIFF_SCALE, MemoryAt(stats_, dgamma));
     }
     prim_[batch_stats ? 0 : 1].execute(stream_, args);
     stream_.wait();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 #include <unordered_map>
+#include <vector>
 
 #include "devices/cpu/onednn.h"
 #include "graph/ops/nn_extra.h"
@@ -22,10 +23,6 @@ dnnl::lrn_forward::desc ForwardDesc(dnnl::prop_kind kind, const memory::desc& da
                                  static_cast<float>(p.knorm));
 }
 
-memory Wrap(const memory::desc& desc, const void* data) {
-  return memory(desc, OnednnEngine(), const_cast<void*>(data));
-}
-
 class LrnForwardStep : public OnednnStep {
  public:
   LrnForwardStep(const memory::desc& data, const LRNParam& p, WorkspaceArena* arena) : data_(data) {
@@ -39,8 +36,8 @@ class LrnForwardStep : public OnednnStep {
 
   void Run(const KernelContext& ctx) override {
     prim_.execute(stream_,
-                  {{DNNL_ARG_SRC, Wrap(data_, ctx.inputs[0].read_raw_data())},
-                   {DNNL_ARG_DST, Wrap(data_, ctx.outputs[0].raw_data())},
+                  {{DNNL_ARG_SRC, MemoryAt(data_, ctx.inputs[0].read_raw_data())},
+                   {DNNL_ARG_DST, MemoryAt(data_, ctx.outputs[0].raw_data())},
                    {DNNL_ARG_SCRATCHPAD, ScratchpadAt(scratch_desc_, ctx.workspace, scratch_offset_)}});
     stream_.wait();
   }
@@ -91,9 +88,9 @@ class LrnBackwardStep : public OnednnStep {
     const Tensor& ws = ctx.workspace;
     char* base = static_cast<char*>(ws.raw_data());
     const memory src = src_.Enter(ctx.inputs[1], ws, stream_);
-    const memory workspace(ws_desc_, OnednnEngine(), base + ws_offset_);
+    const memory workspace = MemoryAt(ws_desc_, base + ws_offset_);
     fwd_.execute(stream_, {{DNNL_ARG_SRC, src},
-                           {DNNL_ARG_DST, Wrap(run_, base + out_offset_)},
+                           {DNNL_ARG_DST, MemoryAt(run_, base + out_offset_)},
                            {DNNL_ARG_WORKSPACE, workspace},
                            {DNNL_ARG_SCRATCHPAD, ScratchpadAt(fwd_scratch_, ws, scratch_offset_)}});
     bwd_.execute(stream_, {{DNNL_ARG_SRC, src},
@@ -121,11 +118,10 @@ absl::Status PrepareOnednnLrn(KernelContext* ctx, bool backward, size_t* workspa
   const Shape& shape = ctx->outputs[0].shape();
   if (shape.ndim() != 4 || shape.Size() == 0) return absl::OkStatus();
   // Other dtypes, or operands whose sizes differ: the Eigen kernel (and its errors).
-  for (const Tensor& t : ctx->inputs) {
-    if (t.dtype() != DType::kFloat32 || t.shape() != shape) return absl::OkStatus();
-  }
-  for (const Tensor& t : ctx->outputs) {
-    if (t.dtype() != DType::kFloat32 || t.shape() != shape) return absl::OkStatus();
+  for (const std::vector<Tensor>* operands : {&ctx->inputs, &ctx->outputs}) {
+    for (const Tensor& t : *operands) {
+      if (t.dtype() != DType::kFloat32 || t.shape() != shape) return absl::OkStatus();
+    }
   }
   const auto& p = ctx->param<LRNParam>();
   const memory::desc data = PlainDesc(shape);

@@ -1,7 +1,7 @@
 #include "devices/cpu/onednn_pool.h"
 
-#include <memory>
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <unordered_map>
 #include <utility>
@@ -142,9 +142,9 @@ class PoolBackwardStep : public OnednnStep {
         {DNNL_ARG_SCRATCHPAD, ScratchpadAt(bwd_scratch_, ws, scratch_offset_)}};
     if (max_) {
       char* base = static_cast<char*>(ws.raw_data());  // (no workspace at all without max_)
-      memory workspace(ws_desc_, OnednnEngine(), base + ws_offset_);
+      const memory workspace = MemoryAt(ws_desc_, base + ws_offset_);
       fwd_.execute(stream_, {{DNNL_ARG_SRC, data_.Enter(ctx.inputs[1], ws, stream_)},
-                             {DNNL_ARG_DST, memory(out_desc_, OnednnEngine(), base + out_offset_)},
+                             {DNNL_ARG_DST, MemoryAt(out_desc_, base + out_offset_)},
                              {DNNL_ARG_WORKSPACE, workspace},
                              {DNNL_ARG_SCRATCHPAD, ScratchpadAt(fwd_scratch_, ws, scratch_offset_)}});
       args[DNNL_ARG_WORKSPACE] = workspace;
@@ -197,28 +197,20 @@ absl::Status PrepareOnednnPooling(KernelContext* ctx, size_t* workspace_bytes) {
                                         ctx->outputs[0].shape(), ctx->inputs[0].dtype());
   if (!s) return absl::OkStatus();
   const bool src_cl = ctx->InputChannelsLast(0), dst_cl = ctx->OutputChannelsLast(0);
-  ScopedOmpThreads threads(ctx->num_threads);
-  WorkspaceArena arena;
-  std::unique_ptr<OnednnStep> step;
-  try {
-    // With either side channels-last the primitive runs channels-last (the
-    // case PoolingChannelsLast checked) and the plain side is converted.
-    const bool run_cl = src_cl || dst_cl;
-    auto pd = PoolPd(*s, run_cl);
-    // Plain data gets oneDNN's plain-layout kernel only when it is a real one.
-    if (!!IsReferenceImpl(pd)) {
-      if (run_cl) return absl::InternalError("channels-last pooling without a kernel");
-      return absl::OkStatus();
-    }
-    step = std::make_unique<PoolStep>(pd, ActivationDesc(s->data, src_cl),
-                                      ActivationDesc(s->out, dst_cl), &arena);
-  } catch (const dnnl::error& e) {
-    if (e.status == dnnl_unimplemented && !src_cl && !dst_cl) return absl::OkStatus();
-    return OnednnError(e, "creating the pooling primitive");
-  }
-  *workspace_bytes = arena.bytes();
-  AdoptOnednnStep(ctx, std::move(step));
-  return absl::OkStatus();
+  // With either side channels-last the primitive runs channels-last (the
+  // case PoolingChannelsLast checked) and the plain side is converted; the
+  // Eigen kernel takes plain values only, so such a step must get a kernel.
+  const bool run_cl = src_cl || dst_cl;
+  return PrepareOnednnStep(
+      ctx, "creating the pooling primitive", workspace_bytes,
+      [&](WorkspaceArena* arena) -> std::unique_ptr<OnednnStep> {
+        auto pd = PoolPd(*s, run_cl);
+        // Plain data gets oneDNN's plain-layout kernel only when it is a real one.
+        if (IsReferenceImpl(pd)) return nullptr;
+        return std::make_unique<PoolStep>(pd, ActivationDesc(s->data, src_cl),
+                                          ActivationDesc(s->out, dst_cl), arena);
+      },
+      /*required=*/run_cl);
 }
 
 void PoolingChannelsLast(const NodeAttrs& attrs, const std::vector<Shape>& in,
@@ -229,7 +221,7 @@ void PoolingChannelsLast(const NodeAttrs& attrs, const std::vector<Shape>& in,
   if (!s) return;
   try {
     ScopedOmpThreads threads(1);
-    if (!!IsReferenceImpl(PoolPd(*s, true))) return;
+    if (IsReferenceImpl(PoolPd(*s, true))) return;
   } catch (const dnnl::error&) {
     return;
   }

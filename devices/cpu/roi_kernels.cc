@@ -58,10 +58,6 @@ inline void St(T* p, int64_t i, C v) {
   p[i] = FromDouble<T>(static_cast<double>(v));
 }
 
-absl::Status Fail(const KernelContext& ctx, const std::string& what) {
-  return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", what));
-}
-
 struct RoiDims {
   int64_t n, c, h, w;     // data
   int64_t r, co, ph, pw;  // output

@@ -26,10 +26,6 @@ namespace symx {
 namespace cpu {
 namespace {
 
-absl::Status Fail(const KernelContext& ctx, const std::string& what) {
-  return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", what));
-}
-
 absl::Status CheckShape(const KernelContext& ctx, const Tensor& t, int ndim, const char* what) {
   if (t.shape().ndim() == ndim) return absl::OkStatus();
   return Fail(ctx, absl::StrCat(what, " ", t.DebugString(), " should have ", ndim, " dims"));
