@@ -41,9 +41,6 @@ Symbol Apply(const char* op, const char* hint, std::vector<Symbol> inputs, AttrM
   return call.Build();
 }
 
-Symbol Scalar(const char* op, const char* hint, const Symbol& s, double scalar) {
-  return Apply(op, hint, {s}, {{"scalar", FormatDouble(scalar)}});
-}
 
 }  // namespace
 
@@ -152,12 +149,11 @@ Symbol Symbol::Compose(const std::map<std::string, Symbol>& args) const {
   return Symbol(std::move(outputs));
 }
 
-Symbol Symbol::GetInternals() const {
+Symbol Symbol::GetInternals(bool hidden_outputs) const {
   std::vector<NodeEntry> outputs;
   PostOrderVisit(outputs_, [&](const NodePtr& node) {
-    for (int i = 0; i < node->num_outputs(); ++i) {
-      outputs.push_back(NodeEntry{node, static_cast<uint32_t>(i), 0});
-    }
+    int n = hidden_outputs ? node->num_outputs() : node->num_visible_outputs();
+    for (int i = 0; i < n; ++i) outputs.push_back(NodeEntry{node, static_cast<uint32_t>(i), 0});
   });
   return Symbol(std::move(outputs));
 }
@@ -357,18 +353,35 @@ Symbol operator-(const Symbol& a, const Symbol& b) {
 }
 Symbol operator*(const Symbol& a, const Symbol& b) { return Apply("elemwise_mul", "_mul", {a, b}); }
 Symbol operator/(const Symbol& a, const Symbol& b) { return Apply("elemwise_div", "_div", {a, b}); }
-Symbol operator+(const Symbol& a, double b) { return Scalar("_plus_scalar", "_plusscalar", a, b); }
-Symbol operator-(const Symbol& a, double b) {
-  return Scalar("_minus_scalar", "_minusscalar", a, b);
+Symbol ScalarArithmetic(char op, const Symbol& s, const std::string& scalar, bool reverse) {
+  AttrMap attrs = {{"scalar", scalar}};
+  switch (op) {
+    case '+': return Apply("_plus_scalar", "_plusscalar", {s}, attrs);
+    case '*': return Apply("_mul_scalar", "_mulscalar", {s}, attrs);
+    case '-':
+      return reverse ? Apply("_rminus_scalar", "_rminusscalar", {s}, attrs)
+                     : Apply("_minus_scalar", "_minusscalar", {s}, attrs);
+    case '/':
+      return reverse ? Apply("_rdiv_scalar", "_rdivscalar", {s}, attrs)
+                     : Apply("_div_scalar", "_divscalar", {s}, attrs);
+    default:
+      throw Error(absl::InvalidArgumentError(
+          absl::StrCat("no scalar arithmetic operator '", std::string(1, op), "' (+ - * /)")));
+  }
 }
-Symbol operator*(const Symbol& a, double b) { return Scalar("_mul_scalar", "_mulscalar", a, b); }
-Symbol operator/(const Symbol& a, double b) { return Scalar("_div_scalar", "_divscalar", a, b); }
+
+Symbol operator+(const Symbol& a, double b) { return ScalarArithmetic('+', a, FormatDouble(b)); }
+Symbol operator-(const Symbol& a, double b) { return ScalarArithmetic('-', a, FormatDouble(b)); }
+Symbol operator*(const Symbol& a, double b) { return ScalarArithmetic('*', a, FormatDouble(b)); }
+Symbol operator/(const Symbol& a, double b) { return ScalarArithmetic('/', a, FormatDouble(b)); }
 Symbol operator+(double a, const Symbol& b) { return b + a; }
 Symbol operator-(double a, const Symbol& b) {
-  return Scalar("_rminus_scalar", "_rminusscalar", b, a);
+  return ScalarArithmetic('-', b, FormatDouble(a), /*reverse=*/true);
 }
 Symbol operator*(double a, const Symbol& b) { return b * a; }
-Symbol operator/(double a, const Symbol& b) { return Scalar("_rdiv_scalar", "_rdivscalar", b, a); }
+Symbol operator/(double a, const Symbol& b) {
+  return ScalarArithmetic('/', b, FormatDouble(a), /*reverse=*/true);
+}
 Symbol operator-(const Symbol& a) { return a * -1.0; }
 
 }  // namespace symx

@@ -74,8 +74,10 @@ class Symbol {
   // MXNet's symbol call: a copy of this graph with the named argument variables
   // replaced by `args` (each a single-output symbol). Unknown names are errors.
   Symbol Compose(const std::map<std::string, Symbol>& args) const;
-  // Every output of every node, in DFS order.
-  Symbol GetInternals() const;
+  // Every visible output of every node, in DFS order (MXNet's get_internals);
+  // with `hidden_outputs` also the ones an op hides (BatchNorm's saved mean
+  // and var), which `symx inspect` reports.
+  Symbol GetInternals(bool hidden_outputs = false) const;
   // The inputs of the output nodes; empty if they have none.
   Symbol GetChildren() const;
 
@@ -156,6 +158,10 @@ Symbol operator-(double a, const Symbol& b);
 Symbol operator*(double a, const Symbol& b);
 Symbol operator/(double a, const Symbol& b);
 Symbol operator-(const Symbol& a);
+// The scalar forms with the scalar's text as the caller wrote it (MXNet's
+// Python stores str(3) = "3", str(0.5) = "0.5"): `op` is one of + - * /;
+// `reverse` puts the scalar on the left (1 - a, 2 / a).
+Symbol ScalarArithmetic(char op, const Symbol& s, const std::string& scalar, bool reverse = false);
 
 }  // namespace symx
 

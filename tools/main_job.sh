@@ -7,7 +7,9 @@
 #      convolutions) on rank 0, stage2 (the dense layers) on rank 1, tensors
 #      crossing between the processes over MPI;
 #   3. runs it again in one process and checks that every output and gradient
-#      is bitwise the same (both with one intra-op thread per device).
+#      is bitwise the same (both with one intra-op thread per device);
+#   4. installs the Python front (`pip install .` into a venv) and scores the
+#      checkpoint from Python with `import symx as mx` (Module.load, score).
 # Extra arguments go to `symx train` (e.g. --epochs 5, --data-dir MNIST_DIR).
 # Output: ${SYMX_OUT:-/tmp/symx_main_job}.
 set -euo pipefail
@@ -46,4 +48,27 @@ for f in "$out"/single/*.npy; do
   n=$((n + 1))
 done
 echo "all $n outputs and gradients are bitwise those of one process"
+
+echo
+echo "== 4. the checkpoint from Python: import symx as mx; Module.load(...).score(...)"
+venv="$out/venv"
+/usr/bin/python3 -m venv --system-site-packages "$venv"
+"$venv/bin/pip" install --quiet --no-build-isolation --no-deps .
+epoch=$(basename "$params" .params)
+# The test set is `symx train`'s synthetic one: same seed; MNIST files are not read here.
+seed=42
+data_dir=""
+prev=""
+for a in "$@"; do
+  if [ "$prev" = --seed ]; then seed="$a"; fi
+  if [ "$prev" = --data-dir ]; then data_dir="$a"; fi
+  case "$a" in --seed=*) seed="${a#--seed=}" ;; --data-dir=*) data_dir="${a#--data-dir=}" ;; esac
+  prev="$a"
+done
+if [ -n "$data_dir" ]; then
+  echo "step 4 scores the synthetic digits; trained on $data_dir, so it is not run"
+else
+  "$venv/bin/python" tools/examples/score_checkpoint.py "$out/lenet" "$((10#${epoch##*-}))" \
+    --seed "$seed"
+fi
 echo "checkpoint and outputs in $out"

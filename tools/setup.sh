@@ -17,6 +17,9 @@ PACKAGES=(
   nlohmann-json3-dev   # JSON (header only)
   graphviz             # dot, for symx viz
   python3              # test wrappers
+  # The Python front (python/, `pip install .`) and its pytest suite, for
+  # Debian's interpreter: headers, pybind11, numpy, pytest, venv + setuptools.
+  python3-dev pybind11-dev python3-numpy python3-pytest python3-venv python3-setuptools
   iproute2             # ip netns: the two-hosts MPI test
 )
 

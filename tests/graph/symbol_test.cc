@@ -43,6 +43,24 @@ TEST(SymbolTest, ChildrenAndInternals) {
   EXPECT_EQ(data.GetChildren().num_outputs(), 0u);
 }
 
+TEST(SymbolTest, InternalsListVisibleOutputsUnlessAskedForHiddenOnes) {
+  // MXNet's get_internals ends at bn_output; BatchNorm's saved mean and var
+  // are hidden outputs.
+  Symbol bn = OpCall("BatchNorm").Name("bn").Input(Symbol::Variable("data"));
+  EXPECT_EQ(bn.GetInternals().ListOutputs(),
+            (Names{"data", "bn_gamma", "bn_beta", "bn_moving_mean", "bn_moving_var", "bn_output"}));
+  EXPECT_EQ(bn.GetInternals(/*hidden_outputs=*/true).num_outputs(), 8u);
+}
+
+TEST(SymbolTest, ScalarArithmeticKeepsTheScalarsText) {
+  Symbol a = Symbol::Variable("a");
+  EXPECT_EQ(ScalarArithmetic('*', a, "2").Attr("scalar"), "2");  // Python's str(2)
+  EXPECT_EQ((a * 2.0).Attr("scalar"), "2.0");
+  Symbol r = ScalarArithmetic('-', a, "1", /*reverse=*/true);
+  EXPECT_EQ(r.outputs()[0].node->op()->name(), "_rminus_scalar");
+  EXPECT_THROW(ScalarArithmetic('%', a, "1"), Error);
+}
+
 TEST(SymbolTest, AutomaticNamesCountPerOp) {
   NameScope scope;
   Symbol x = Symbol::Variable("x");

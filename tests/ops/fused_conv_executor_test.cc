@@ -111,7 +111,8 @@ TEST(FuseConvChainsTest, LeavesValuesReadElsewhereAlone) {
 TEST(FuseConvChainsTest, BatchNormWhoseMeanIsReadIsNotFolded) {
   Symbol data = Symbol::Variable("data");
   Symbol b = BatchNormLayer("b", ConvLayer("c", data, 4, 3));
-  Symbol mean = b.GetInternals()["b_mean"];
+  // The hidden output 1 (GetInternals lists visible outputs only).
+  Symbol mean(std::vector<NodeEntry>{NodeEntry{b.outputs()[0].node, 1, 0}});
   Symbol both = Symbol::Group({ReluLayer("r", b), mean});
   int fused = -1;
   auto out = FuseConvChains(both.outputs(), &fused);

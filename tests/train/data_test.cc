@@ -1,6 +1,6 @@
 // Training data: the synthetic set's determinism and shape, the MNIST idx
 // reader on small files written here (well-formed and malformed), batches.
-#include "tools/train/data.h"
+#include "train/data.h"
 
 #include <cstdio>
 #include <cstdlib>

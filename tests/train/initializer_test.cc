@@ -1,6 +1,6 @@
 // Initializers: Xavier's fan computation and bounds, MXNet's name rules,
 // __init__ attributes, seeding.
-#include "tools/train/initializer.h"
+#include "train/initializer.h"
 
 #include <algorithm>
 #include <cmath>

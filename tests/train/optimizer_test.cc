@@ -1,5 +1,5 @@
 // One SGD and Adam step against numbers worked out by hand from MXNet's rules.
-#include "tools/train/optimizer.h"
+#include "train/optimizer.h"
 
 #include <cmath>
 
@@ -110,6 +110,33 @@ TEST(Adam, FirstTwoSteps) {
   }
   ExpectNear(w, w2, 1e-12);
   EXPECT_EQ(adam.update_count(0), 2);
+}
+
+TEST(Adam, BeginNumUpdateShiftsTheBiasCorrection) {
+  // MXNet's begin_num_update = 5: the first update is t = 6.
+  AdamOptions o;
+  o.lr = 0.01;
+  Adam adam(o);
+  adam.set_begin_num_update(5);
+  Tensor w = Vec({1.0}, DType::kFloat64);
+  adam.Update(0, w, Vec({0.5}, DType::kFloat64));
+  const double m = 0.1 * 0.5, v = 0.001 * 0.25;
+  const double lr_t = 0.01 * std::sqrt(1 - std::pow(0.999, 6)) / (1 - std::pow(0.9, 6));
+  ExpectNear(w, {1.0 - lr_t * m / (std::sqrt(v) + 1e-8)}, 1e-12);
+  EXPECT_EQ(adam.update_count(0), 1);
+}
+
+TEST(SGD, WdAndClipCanChangeBetweenUpdates) {
+  SGDOptions o;
+  o.lr = 0.1;
+  SGD sgd(o);
+  Tensor w = Vec({1.0}, DType::kFloat64);
+  sgd.Update(0, w, Vec({4.0}, DType::kFloat64));  // w = 1 - 0.1 * 4
+  ExpectNear(w, {0.6}, 1e-12);
+  sgd.set_wd(0.5);
+  sgd.set_clip_gradient(1.0);
+  sgd.Update(0, w, Vec({4.0}, DType::kFloat64));  // w -= 0.1 * (clip(4) + 0.5 * 0.6)
+  ExpectNear(w, {0.6 - 0.1 * (1.0 + 0.3)}, 1e-12);
 }
 
 TEST(Adam, Float32MatchesFloat64) {

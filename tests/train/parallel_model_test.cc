@@ -1,7 +1,7 @@
 // ParallelModel's aux states under data parallelism: each replica's BatchNorm
 // moving statistics follow its own rows, and AverageAux makes them the mean
 // over every replica, as MXNet's Module does over devices.
-#include "tools/train/parallel_model.h"
+#include "train/parallel_model.h"
 
 #include <random>
 

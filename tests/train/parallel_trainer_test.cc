@@ -9,7 +9,7 @@
 #include "gmock/gmock.h"
 #include "graph/error.h"
 #include "gtest/gtest.h"
-#include "tools/train/trainer.h"
+#include "train/trainer.h"
 
 namespace symx::train {
 namespace {

@@ -1,7 +1,7 @@
 // End to end: train the MLP on a small synthetic set, check it learned, save a
 // checkpoint, reload it (Symbol::Load + LoadParams) into a new executor and get
 // the same predictions.
-#include "tools/train/trainer.h"
+#include "train/trainer.h"
 
 #include <cstdlib>
 
@@ -9,7 +9,7 @@
 #include "executor/executor.h"
 #include "graph/error.h"
 #include "gtest/gtest.h"
-#include "tools/train/checkpoint.h"
+#include "train/checkpoint.h"
 
 namespace symx::train {
 namespace {

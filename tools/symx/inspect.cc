@@ -80,7 +80,7 @@ void RunInspect(const InspectOptions& options, std::ostream& out) {
   }
   TypeInference types = sym.InferTypePartial(dtypes);
 
-  Symbol internals = sym.GetInternals();
+  Symbol internals = sym.GetInternals(/*hidden_outputs=*/true);
   ShapeInference node_shapes = internals.InferShapePartial(options.shapes);
   TypeInference node_types = internals.InferTypePartial(dtypes);
 

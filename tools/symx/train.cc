@@ -13,7 +13,7 @@
 #include "graph/error.h"
 #include "tools/symx/command.h"
 #include "tools/symx/flags.h"
-#include "tools/train/trainer.h"
+#include "train/trainer.h"
 
 namespace symx::cli {
 namespace {

@@ -1,6 +1,6 @@
 // `symx train`: trains the example MLP or LeNet on MNIST idx files
 // (--data-dir) or, without one, on the built-in synthetic set
-// (tools/train/data.h), printing loss, train accuracy, test accuracy and time
+// (train/data.h), printing loss, train accuracy, test accuracy and time
 // per epoch, and saves PREFIX-symbol.json and PREFIX-NNNN.params (MXNet's
 // checkpoint layout). A progress bar goes to stderr when it is a terminal.
 #ifndef SYMX_TOOLS_SYMX_TRAIN_H_

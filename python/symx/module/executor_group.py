@@ -1,0 +1,147 @@
+"""The executors of one Module: a replica per context, data parallel.
+
+Each context binds the whole symbol for its rows of the batch (shares differ
+by at most one row). After backward the engine's GradientReducer
+(distributed/gradient_reducer.h) has summed every parameter's gradient over
+the replicas, overlapped with backward; the optimizer then updates replica 0
+and the other replicas take copies, so several devices train exactly as one
+does on the whole batch.
+"""
+import numpy as np
+
+from ..base import _core, MXNetError
+from .. import ndarray as nd
+
+
+def split_batch(batch_size, num_parts):
+    """[(begin, end)] rows of each part, sizes differing by at most one."""
+    if batch_size < num_parts:
+        raise MXNetError("batch size %d is smaller than the %d contexts it is split over"
+                         % (batch_size, num_parts))
+    base, extra = divmod(batch_size, num_parts)
+    slices, begin = [], 0
+    for i in range(num_parts):
+        end = begin + base + (1 if i < extra else 0)
+        slices.append((begin, end))
+        begin = end
+    return slices
+
+
+class DataParallelExecutorGroup:
+    def __init__(self, symbol, contexts, data_shapes, label_shapes, param_names, for_training,
+                 inputs_need_grad, shared_group=None, grad_req="write", fixed_param_names=()):
+        self.symbol = symbol
+        self.contexts = contexts
+        self.param_names = list(param_names)
+        self.data_shapes = list(data_shapes)
+        self.label_shapes = list(label_shapes or [])
+        self.for_training = for_training
+        self.batch_size = self.data_shapes[0].shape[0]
+        for desc in self.data_shapes + self.label_shapes:
+            if desc.shape[0] != self.batch_size:
+                raise MXNetError("all inputs need the same batch size: %s has %d, %s has %d"
+                                 % (self.data_shapes[0].name, self.batch_size, desc.name,
+                                    desc.shape[0]))
+        self.slices = split_batch(self.batch_size, len(contexts))
+        self.shared_data_arrays = (shared_group.shared_data_arrays if shared_group is not None
+                                   else [{} for _ in contexts])
+        data_names = [d.name for d in self.data_shapes]
+        label_names = [d.name for d in self.label_shapes]
+        req = {}
+        for name in symbol.list_arguments():
+            if name in self.param_names:
+                req[name] = grad_req if for_training and name not in fixed_param_names else "null"
+            elif name in data_names:
+                req[name] = grad_req if inputs_need_grad else "null"
+            else:
+                req[name] = "null"
+        self.grad_params = [n for n in self.param_names if req.get(n, "null") != "null"]
+        types = {d.name: d.dtype for d in self.data_shapes + self.label_shapes}
+        self.execs = []
+        for i, ctx in enumerate(contexts):
+            begin, end = self.slices[i]
+            shapes = {d.name: (end - begin,) + tuple(d.shape[1:])
+                      for d in self.data_shapes + self.label_shapes}
+            shared_exec = shared_group.execs[i] if shared_group is not None else None
+            self.execs.append(symbol.simple_bind(
+                ctx, grad_req=req, type_dict=types, shared_arg_names=self.param_names,
+                shared_exec=shared_exec, shared_buffer=self.shared_data_arrays[i], **shapes))
+        self.reducer = None
+        if len(self.execs) > 1 and self.grad_params:
+            self.reducer = _core.GradientReducer([e._handle for e in self.execs], self.grad_params)
+
+    # --- running ------------------------------------------------------------
+    def _load(self, names, arrays):
+        for name, arr in zip(names, arrays):
+            if isinstance(arr, np.ndarray):
+                arr = nd.array(arr, dtype=arr.dtype)
+            for exe, (begin, end) in zip(self.execs, self.slices):
+                dst = exe.arg_dict[name]
+                part = arr if len(self.execs) == 1 else arr[begin:end]
+                if part.shape != dst.shape:
+                    raise MXNetError("input %s has shape %s, the module is bound for %s"
+                                     % (name, part.shape, dst.shape))
+                dst._t.copy_from(part._t)
+
+    def forward(self, data_batch, is_train):
+        self._load([d.name for d in self.data_shapes], data_batch.data)
+        if self.label_shapes and data_batch.label:
+            self._load([d.name for d in self.label_shapes], data_batch.label)
+        for exe in self.execs:
+            exe.forward(is_train=is_train)
+
+    def backward(self, out_grads=None):
+        if not self.for_training:
+            raise MXNetError("backward needs a module bound with for_training=True")
+        if self.reducer is not None:
+            self.reducer.start()
+        for exe, (begin, end) in zip(self.execs, self.slices):
+            grads = None
+            if out_grads is not None:
+                grads = [g if len(self.execs) == 1 else g[begin:end] for g in out_grads]
+            exe.backward(out_grads=grads)
+        if self.reducer is not None:
+            self.reducer.finish()
+
+    def update(self, updater, index_of):
+        """One optimizer step on replica 0's parameters; the others take copies."""
+        first = self.execs[0]
+        for name in self.grad_params:
+            updater(index_of[name], first.grad_dict[name], first.arg_dict[name])
+        for exe in self.execs[1:]:
+            for name in self.grad_params:
+                exe.arg_dict[name]._t.copy_from(first.arg_dict[name]._t)
+
+    def update_metric(self, eval_metric, labels):
+        for exe, (begin, end) in zip(self.execs, self.slices):
+            part = [l if len(self.execs) == 1 else l[begin:end] for l in labels]
+            eval_metric.update(part, exe.outputs)
+
+    def get_outputs(self, merge_multi_context=True):
+        per_exec = [exe.outputs for exe in self.execs]
+        if not merge_multi_context:
+            return [[outs[i] for outs in per_exec] for i in range(len(per_exec[0]))]
+        if len(self.execs) == 1:
+            return list(per_exec[0])
+        return [nd.concat(*[outs[i] for outs in per_exec], dim=0) for i in range(len(per_exec[0]))]
+
+    def get_input_grads(self, merge_multi_context=True):
+        names = [d.name for d in self.data_shapes]
+        grads = [[exe.grad_dict[n] for exe in self.execs] for n in names]
+        if merge_multi_context:
+            return [g[0] if len(g) == 1 else nd.concat(*g, dim=0) for g in grads]
+        return grads
+
+    # --- parameters ---------------------------------------------------------
+    def set_params(self, arg_params, aux_params, allow_extra=False):
+        for exe in self.execs:
+            exe.copy_params_from(arg_params, aux_params, allow_extra_params=allow_extra)
+
+    def get_params(self, arg_params, aux_params):
+        """Copies the parameters (replica 0's) and aux states (the replicas' mean) out."""
+        first = self.execs[0]
+        for name in self.param_names:
+            arg_params[name][:] = first.arg_dict[name]
+        for name in self.symbol.list_auxiliary_states():
+            values = [exe.aux_dict[name].asnumpy() for exe in self.execs]
+            aux_params[name][:] = sum(values) / len(values)

@@ -1,0 +1,289 @@
+"""Module: a symbol bound for training or inference on one or several contexts."""
+import logging
+import warnings
+
+from ..base import MXNetError
+from .. import context as ctx
+from .. import initializer as _init
+from .. import model as _model
+from .. import ndarray as nd
+from .. import optimizer as opt
+from ..io import DataDesc
+from .base_module import BaseModule
+from .executor_group import DataParallelExecutorGroup
+
+
+def _descs(shapes):
+    if shapes is None:
+        return []
+    return [s if isinstance(s, DataDesc) else DataDesc(*s) for s in shapes]
+
+
+class Module(BaseModule):
+    """MXNet's Module. ``context`` may be a list: then every batch is split over the
+    contexts and their gradients summed by the engine (data parallelism)."""
+
+    def __init__(self, symbol, data_names=("data",), label_names=("softmax_label",),
+                 logger=logging, context=None, work_load_list=None, fixed_param_names=None,
+                 state_names=None, group2ctxs=None, compression_params=None):
+        super().__init__(logger=logger)
+        if context is None:
+            context = ctx.cpu()
+        self._context = list(context) if isinstance(context, (list, tuple)) else [context]
+        if work_load_list is not None and len(set(work_load_list)) > 1:
+            raise MXNetError("work_load_list with unequal loads is not supported; the batch is "
+                             "split evenly over the contexts")
+        if group2ctxs is not None:
+            raise MXNetError("Module(group2ctxs=...) is not supported; bind the symbol with "
+                             "group2ctx (Symbol.simple_bind) for model parallelism")
+        self._symbol = symbol
+        self._data_names = list(data_names or [])
+        self._label_names = list(label_names or [])
+        self._state_names = list(state_names or [])
+        self._fixed_param_names = list(fixed_param_names or [])
+        args = symbol.list_arguments()
+        for kind, names in (("data", self._data_names), ("label", self._label_names),
+                            ("state", self._state_names)):
+            for n in names:
+                if n not in args:
+                    raise ValueError("You created Module with Module(..., %s_names=%s) but input "
+                                     "with name '%s' is not found in symbol.list_arguments(). Did "
+                                     "you mean one of:\n\t%s" % (kind, names, n, "\n\t".join(args)))
+        inputs = set(self._data_names + self._label_names + self._state_names)
+        self._param_names = [n for n in args if n not in inputs]
+        self._aux_names = symbol.list_auxiliary_states()
+        self._output_names = symbol.list_outputs()
+        self._arg_params = None
+        self._aux_params = None
+        self._exec_group = None
+        self._optimizer = None
+        self._updater = None
+        self._index_of = None
+        self._data_shapes = self._label_shapes = None
+        self._grad_req = "write"
+
+    # --- checkpoints --------------------------------------------------------
+    @staticmethod
+    def load(prefix, epoch, load_optimizer_states=False, **kwargs):
+        """A Module from a checkpoint (parameters set at bind)."""
+        if load_optimizer_states:
+            raise MXNetError("load_optimizer_states is not supported: symx does not save "
+                             "optimizer states yet")
+        sym, args, auxs = _model.load_checkpoint(prefix, epoch)
+        mod = Module(symbol=sym, **kwargs)
+        mod._arg_params = args
+        mod._aux_params = auxs
+        mod.params_initialized = True
+        return mod
+
+    def save_checkpoint(self, prefix, epoch, save_optimizer_states=False, remove_amp_cast=True):
+        if save_optimizer_states:
+            raise MXNetError("save_optimizer_states is not supported: symx does not save "
+                             "optimizer states yet")
+        self._symbol.save("%s-symbol.json" % prefix)
+        arg_params, aux_params = self.get_params()
+        _model.save_checkpoint(prefix, epoch, None, arg_params, aux_params)
+        logging.info('Saved checkpoint to "%s-%04d.params"', prefix, epoch)
+
+    # --- names and shapes ---------------------------------------------------
+    @property
+    def data_names(self):
+        return self._data_names
+
+    @property
+    def label_names(self):
+        return self._label_names
+
+    @property
+    def output_names(self):
+        return self._output_names
+
+    @property
+    def data_shapes(self):
+        return self._data_shapes
+
+    @property
+    def label_shapes(self):
+        return self._label_shapes
+
+    @property
+    def output_shapes(self):
+        outs = self._exec_group.get_outputs()
+        return list(zip(self._output_names, [o.shape for o in outs]))
+
+    # --- parameters ---------------------------------------------------------
+    def get_params(self):
+        if not (self.binded and self.params_initialized):
+            raise RuntimeError("get_params needs a bound module with initialized parameters")
+        self._exec_group.get_params(self._arg_params, self._aux_params)
+        return (self._arg_params, self._aux_params)
+
+    def init_params(self, initializer=_init.Uniform(0.01), arg_params=None, aux_params=None,
+                    allow_missing=False, force_init=False, allow_extra=False):
+        if self.params_initialized and not force_init:
+            if arg_params is None and aux_params is None and self._exec_group is not None:
+                self._exec_group.set_params(self._arg_params, self._aux_params)
+                return
+            if arg_params is None and aux_params is None:
+                return
+        if not self.binded:
+            raise RuntimeError("call bind before initializing the parameters")
+        attrs = self._symbol.attr_dict()
+
+        def fill(name, arr, given):
+            if given is not None and name in given:
+                src = given[name]
+                if src.shape != arr.shape:
+                    raise MXNetError("parameter %s: the given array has shape %s, the module "
+                                     "needs %s" % (name, src.shape, arr.shape))
+                arr[:] = src
+            elif given is not None and not allow_missing:
+                raise RuntimeError("%s is not presented" % name)
+            elif initializer is not None:
+                initializer(_init.InitDesc(name, attrs.get(name, {})), arr)
+
+        for name in self._param_names:
+            fill(name, self._arg_params[name], arg_params)
+        for name in self._aux_names:
+            fill(name, self._aux_params[name], aux_params)
+        if not allow_extra:
+            for given, known in ((arg_params, self._param_names), (aux_params, self._aux_names)):
+                for name in (given or {}):
+                    if name not in known:
+                        raise ValueError('Find name "%s" that is not in the arguments' % name)
+        self.params_initialized = True
+        self._exec_group.set_params(self._arg_params, self._aux_params)
+
+    def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True,
+                   allow_extra=False):
+        self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
+                         allow_missing=allow_missing, force_init=force_init,
+                         allow_extra=allow_extra)
+
+    # --- binding ------------------------------------------------------------
+    def bind(self, data_shapes, label_shapes=None, for_training=True, inputs_need_grad=False,
+             force_rebind=False, shared_module=None, grad_req="write"):
+        if force_rebind:
+            self.binded = False
+            self._exec_group = None
+        if self.binded:
+            self.logger.warning("Already bound, ignoring bind()")
+            return
+        self.for_training = for_training
+        self.inputs_need_grad = inputs_need_grad
+        self._grad_req = grad_req
+        self._data_shapes = _descs(data_shapes)
+        self._label_shapes = _descs(label_shapes) if label_shapes else []
+        if not for_training:
+            self._label_shapes = [d for d in self._label_shapes]
+        names = [d.name for d in self._data_shapes]
+        if sorted(names) != sorted(self._data_names):
+            raise ValueError("Data provided by data_shapes don't match names specified by "
+                             "data_names (%s vs. %s)" % (names, self._data_names))
+        shared_group = None
+        if shared_module is not None:
+            if not (shared_module.binded and shared_module.params_initialized):
+                raise MXNetError("shared_module must be bound with initialized parameters")
+            shared_group = shared_module._exec_group
+        self._exec_group = DataParallelExecutorGroup(
+            self._symbol, self._context, self._data_shapes, self._label_shapes,
+            self._param_names, for_training, inputs_need_grad, shared_group, grad_req,
+            self._fixed_param_names)
+        self.binded = True
+        if shared_module is not None:
+            self.params_initialized = True
+            self._arg_params = shared_module._arg_params
+            self._aux_params = shared_module._aux_params
+        elif self.params_initialized:
+            # Loaded (Module.load): the checkpoint's values go into the executors.
+            self._exec_group.set_params(self._arg_params, self._aux_params)
+        else:
+            first = self._exec_group.execs[0]
+            self._arg_params = {n: nd.zeros(first.arg_dict[n].shape, dtype=first.arg_dict[n].dtype)
+                                for n in self._param_names}
+            self._aux_params = {n: nd.zeros(first.aux_dict[n].shape, dtype=first.aux_dict[n].dtype)
+                                for n in self._aux_names}
+        if shared_module is not None and shared_module.optimizer_initialized:
+            self.borrow_optimizer(shared_module)
+
+    def reshape(self, data_shapes, label_shapes=None):
+        """Rebinds for new input shapes, sharing parameters and memory with the old binding."""
+        if not self.binded:
+            raise RuntimeError("reshape needs a bound module")
+        self._data_shapes = _descs(data_shapes)
+        self._label_shapes = _descs(label_shapes) if label_shapes else []
+        self._exec_group = DataParallelExecutorGroup(
+            self._symbol, self._context, self._data_shapes, self._label_shapes,
+            self._param_names, self.for_training, self.inputs_need_grad, self._exec_group,
+            self._grad_req, self._fixed_param_names)
+
+    # --- optimizer ----------------------------------------------------------
+    def init_optimizer(self, kvstore="local", optimizer="sgd",
+                       optimizer_params=(("learning_rate", 0.01),), force_init=False):
+        if not (self.binded and self.params_initialized):
+            raise RuntimeError("init_optimizer needs a bound module with initialized parameters")
+        if self.optimizer_initialized and not force_init:
+            self.logger.warning("optimizer already initialized, ignoring...")
+            return
+        if kvstore not in (None, "local", "device") and not isinstance(kvstore, type(None)):
+            raise MXNetError("kvstore '%s' is not supported: symx sums gradients over a "
+                             "Module's contexts itself (use 'local' or 'device')" % (kvstore,))
+        batch_size = self._exec_group.batch_size
+        idx2name = dict(enumerate(self._param_names))
+        if isinstance(optimizer, str):
+            params = dict(optimizer_params)
+            params.setdefault("rescale_grad", 1.0 / batch_size)
+            optimizer = opt.create(optimizer, sym=self._symbol, param_idx2name=idx2name, **params)
+        else:
+            if optimizer.rescale_grad != 1.0 / batch_size:
+                warnings.warn("Optimizer created manually outside Module but rescale_grad is not "
+                              "normalized to 1.0/batch_size/num_workers (%s vs. %s). Is this "
+                              "intended?" % (optimizer.rescale_grad, 1.0 / batch_size), stacklevel=2)
+            if not optimizer.idx2name:
+                optimizer.set_idx2name(idx2name, self._symbol)
+        self._optimizer = optimizer
+        self._updater = opt.get_updater(optimizer)
+        self._index_of = {n: i for i, n in optimizer.idx2name.items()}
+        self.optimizer_initialized = True
+
+    def borrow_optimizer(self, shared_module):
+        """Uses ``shared_module``'s optimizer (BucketingModule's buckets share one)."""
+        self._optimizer = shared_module._optimizer
+        self._updater = shared_module._updater
+        self._index_of = shared_module._index_of
+        self.optimizer_initialized = True
+
+    # --- computation --------------------------------------------------------
+    def forward(self, data_batch, is_train=None):
+        if not (self.binded and self.params_initialized):
+            raise RuntimeError("forward needs a bound module with initialized parameters")
+        if is_train is None:
+            is_train = self.for_training
+        shapes = [d.shape for d in data_batch.data]
+        if shapes != [d.shape for d in self._data_shapes]:
+            new_data = [DataDesc(d.name, s, d.dtype) for d, s in zip(self._data_shapes, shapes)]
+            new_label = None
+            if data_batch.label and self._label_shapes:
+                new_label = [DataDesc(d.name, l.shape, d.dtype)
+                             for d, l in zip(self._label_shapes, data_batch.label)]
+            self.reshape(new_data, new_label)
+        self._exec_group.forward(data_batch, is_train)
+
+    def backward(self, out_grads=None):
+        self._exec_group.backward(out_grads=out_grads)
+
+    def update(self):
+        if not self.optimizer_initialized:
+            raise RuntimeError("call init_optimizer before update")
+        self._exec_group.update(self._updater, self._index_of)
+
+    def get_outputs(self, merge_multi_context=True):
+        return self._exec_group.get_outputs(merge_multi_context)
+
+    def get_input_grads(self, merge_multi_context=True):
+        if not self.inputs_need_grad:
+            raise RuntimeError("bind with inputs_need_grad=True to get input gradients")
+        return self._exec_group.get_input_grads(merge_multi_context)
+
+    def update_metric(self, eval_metric, labels, pre_sliced=False):
+        self._exec_group.update_metric(eval_metric, labels)

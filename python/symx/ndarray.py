@@ -1,0 +1,396 @@
+"""mx.nd: NDArray, the engine's tensor seen from Python.
+
+An NDArray is a handle to an engine Tensor; arrays an executor binds or
+returns (``exe.arg_arrays``, ``exe.outputs``) are the executor's own memory,
+so ``exe.arg_arrays[0][:] = 1`` or ``+=`` changes what the next ``forward``
+reads. numpy sees that memory without copying through the buffer protocol;
+``asnumpy()`` returns a copy, as MXNet's does.
+
+Elementwise arithmetic and comparisons run in numpy on those zero-copy views
+(the engine has no imperative operator path yet); results are new arrays of
+the left operand's dtype and context, in-place forms write into the array.
+"""
+import numbers
+
+import numpy as np
+
+from .base import _core, MXNetError
+from .context import Context, current_context, _as_context, _from_string
+
+__all__ = ["NDArray", "array", "zeros", "ones", "empty", "full", "arange", "save", "load",
+           "waitall", "concat"]
+
+_DEFAULT_DTYPE = "float32"
+
+
+def _dtype_name(dtype):
+    """The engine's name of a numpy-style dtype (np.float32, 'float32', ...)."""
+    if dtype is None:
+        return _DEFAULT_DTYPE
+    if isinstance(dtype, str) and dtype == "bfloat16":
+        return dtype
+    return np.dtype(dtype).name
+
+
+def _shape_tuple(shape):
+    if isinstance(shape, numbers.Integral):
+        return (int(shape),)
+    return tuple(int(d) for d in shape)
+
+
+class NDArray:
+    """An n-dimensional array on a device (MXNet 1.x's legacy NDArray)."""
+
+    __slots__ = ("_t", "__weakref__")
+    # numpy defers to NDArray's reflected operators (np.float32(2) * nd).
+    __array_priority__ = 1000.0
+
+    def __init__(self, handle):
+        if not isinstance(handle, _core.Tensor):
+            raise TypeError("NDArray wraps an engine Tensor; use mx.nd.array() to make one")
+        self._t = handle
+
+    # --- properties ---------------------------------------------------------
+    @property
+    def handle(self):
+        return self._t
+
+    @property
+    def shape(self):
+        return tuple(self._t.shape)
+
+    @property
+    def dtype(self):
+        name = self._t.dtype
+        return np.dtype(name).type if name != "bfloat16" else name
+
+    @property
+    def context(self):
+        return _from_string(self._t.context)
+
+    ctx = context
+
+    @property
+    def size(self):
+        return int(self._t.size)
+
+    @property
+    def ndim(self):
+        return len(self._t.shape)
+
+    @property
+    def stype(self):
+        return "default"
+
+    @property
+    def T(self):
+        if self.ndim > 2:
+            raise ValueError("Only 2D matrix is allowed to be transposed")
+        return array(self.asnumpy().T, ctx=self.context, dtype=self._t.dtype)
+
+    # --- numpy interop ------------------------------------------------------
+    def _host(self):
+        """This array, or a host copy of it when it lives on another device."""
+        if self._t.context.startswith("cpu"):
+            return self._t
+        return self._t.copy_to_new("cpu(0)", self._t.dtype)
+
+    def _view(self):
+        """A writable numpy view of this array's memory (host arrays only)."""
+        return np.asarray(self._t)
+
+    def asnumpy(self):
+        """A numpy copy of the array."""
+        return np.array(self._host(), copy=True)
+
+    def asscalar(self):
+        if self.size != 1:
+            raise ValueError("The current array is not a scalar")
+        return self.asnumpy().reshape(-1)[0]
+
+    def __array__(self, dtype=None):
+        out = self.asnumpy()
+        return out if dtype is None else out.astype(dtype)
+
+    def wait_to_read(self):
+        """Returns at once: engine calls finish before they return."""
+
+    def wait_to_write(self):
+        """Returns at once: engine calls finish before they return."""
+
+    # --- copies and conversions ---------------------------------------------
+    def copyto(self, other):
+        """Copies into ``other`` (an NDArray of the same size) or to a new array on a Context."""
+        if isinstance(other, NDArray):
+            if other._t.same_storage(self._t) and other.shape == self.shape:
+                return other
+            other._t.copy_from(self._t)
+            return other
+        if isinstance(other, Context):
+            return NDArray(self._t.copy_to_new(str(other), self._t.dtype))
+        raise TypeError("copyto does not support type " + str(type(other)))
+
+    def copy(self):
+        return self.copyto(self.context)
+
+    def as_in_context(self, context):
+        context = _as_context(context)
+        if context == self.context:
+            return self
+        return self.copyto(context)
+
+    def astype(self, dtype, copy=True):
+        name = _dtype_name(dtype)
+        if not copy and name == self._t.dtype:
+            return self
+        return NDArray(self._t.copy_to_new(self._t.context, name))
+
+    def reshape(self, *shape, **kwargs):
+        """A view with another shape; -1 infers one dim, 0 keeps the input's dim."""
+        if len(shape) == 1 and not isinstance(shape[0], numbers.Integral):
+            shape = shape[0]
+        shape = kwargs.get("shape", shape)
+        dims = []
+        for i, d in enumerate(shape):
+            dims.append(self.shape[i] if d == 0 and i < self.ndim else int(d))
+        if dims.count(-1) > 1:
+            raise ValueError("reshape: at most one dim may be -1, got %s" % (tuple(shape),))
+        if -1 in dims:
+            known = int(np.prod([d for d in dims if d != -1]))
+            if known == 0 or self.size % known:
+                raise ValueError("cannot reshape array of shape %s into %s" % (self.shape, tuple(shape)))
+            dims[dims.index(-1)] = self.size // known
+        if int(np.prod(dims)) != self.size:
+            raise ValueError("cannot reshape array of shape %s into %s" % (self.shape, tuple(shape)))
+        return NDArray(self._t.view(dims))
+
+    def flatten(self):
+        return self.reshape((self.shape[0], -1)) if self.ndim else self.reshape((1, 1))
+
+    # --- indexing -----------------------------------------------------------
+    def __len__(self):
+        return self.shape[0]
+
+    def __iter__(self):
+        for i in range(self.shape[0]):
+            yield self[i]
+
+    def __getitem__(self, key):
+        # Integers and step-1 slices on the first axis are views, as in MXNet;
+        # anything else is a copy.
+        if isinstance(key, numbers.Integral) and self.ndim >= 1:
+            n = self.shape[0]
+            i = int(key) + n if key < 0 else int(key)
+            if not 0 <= i < n:
+                raise IndexError("index %d is out of bounds for axis 0 with size %d" % (key, n))
+            row = self._t.slice(i, i + 1)
+            return NDArray(row if self.ndim == 1 else row.view(list(self.shape[1:])))
+        if isinstance(key, slice) and key.step in (None, 1) and self.ndim >= 1:
+            begin, end, _ = key.indices(self.shape[0])
+            return NDArray(self._t.slice(begin, max(begin, end)))
+        return array(self.asnumpy()[key], ctx=self.context, dtype=self._t.dtype)
+
+    def __setitem__(self, key, value):
+        if not self._t.context.startswith("cpu"):
+            host = self.asnumpy()
+            host[key] = _as_numpy(value)
+            self._t.copy_from(array(host, dtype=self._t.dtype)._t)
+            return
+        if isinstance(value, NDArray) and isinstance(key, slice) and key == slice(None):
+            if value.shape != self.shape:
+                raise ValueError("cannot assign an array of shape %s to one of shape %s"
+                                 % (value.shape, self.shape))
+            self._t.copy_from(value._t)
+            return
+        self._view()[key] = _as_numpy(value)
+
+    # --- arithmetic ---------------------------------------------------------
+    def _binary(self, other, fn, reverse=False):
+        a = self.asnumpy()
+        b = _as_numpy(other)
+        out = fn(b, a) if reverse else fn(a, b)
+        return array(np.asarray(out), ctx=self.context, dtype=self._t.dtype)
+
+    def _inplace(self, other, fn):
+        if not self._t.context.startswith("cpu"):
+            updated = self._binary(other, fn)
+            self._t.copy_from(updated._t)
+            return self
+        view = self._view()
+        fn(view, _as_numpy(other), out=view, casting="unsafe")
+        return self
+
+    def __add__(self, o): return self._binary(o, np.add)
+    def __radd__(self, o): return self._binary(o, np.add, True)
+    def __sub__(self, o): return self._binary(o, np.subtract)
+    def __rsub__(self, o): return self._binary(o, np.subtract, True)
+    def __mul__(self, o): return self._binary(o, np.multiply)
+    def __rmul__(self, o): return self._binary(o, np.multiply, True)
+    def __truediv__(self, o): return self._binary(o, np.true_divide)
+    def __rtruediv__(self, o): return self._binary(o, np.true_divide, True)
+    def __mod__(self, o): return self._binary(o, np.mod)
+    def __rmod__(self, o): return self._binary(o, np.mod, True)
+    def __pow__(self, o): return self._binary(o, np.power)
+    def __rpow__(self, o): return self._binary(o, np.power, True)
+    def __iadd__(self, o): return self._inplace(o, np.add)
+    def __isub__(self, o): return self._inplace(o, np.subtract)
+    def __imul__(self, o): return self._inplace(o, np.multiply)
+    def __itruediv__(self, o): return self._inplace(o, np.true_divide)
+    def __imod__(self, o): return self._inplace(o, np.mod)
+    def __neg__(self): return self._binary(-1, np.multiply)
+    def __abs__(self): return array(np.abs(self.asnumpy()), ctx=self.context, dtype=self._t.dtype)
+
+    # Comparisons give 1/0 arrays of the left operand's dtype, as MXNet's.
+    def __eq__(self, o): return self._binary(o, np.equal)
+    def __ne__(self, o): return self._binary(o, np.not_equal)
+    def __lt__(self, o): return self._binary(o, np.less)
+    def __le__(self, o): return self._binary(o, np.less_equal)
+    def __gt__(self, o): return self._binary(o, np.greater)
+    def __ge__(self, o): return self._binary(o, np.greater_equal)
+    __hash__ = object.__hash__
+
+    def __bool__(self):
+        if self.size == 1:
+            return bool(self.asnumpy().reshape(-1)[0])
+        if self.size == 0:
+            return False
+        raise ValueError("The truth value of an NDArray with multiple elements is ambiguous.")
+
+    def __float__(self):
+        return float(self.asscalar())
+
+    def __int__(self):
+        return int(self.asscalar())
+
+    # --- reductions (host) --------------------------------------------------
+    def sum(self, axis=None, keepdims=False):
+        return _reduce(self, np.sum, axis, keepdims)
+
+    def mean(self, axis=None, keepdims=False):
+        return _reduce(self, np.mean, axis, keepdims)
+
+    def max(self, axis=None, keepdims=False):
+        return _reduce(self, np.max, axis, keepdims)
+
+    def min(self, axis=None, keepdims=False):
+        return _reduce(self, np.min, axis, keepdims)
+
+    def norm(self):
+        return array([np.sqrt(np.sum(np.square(self.asnumpy(), dtype=np.float64)))],
+                     ctx=self.context, dtype=self._t.dtype)
+
+    def argmax(self, axis=None):
+        return array(np.argmax(self.asnumpy(), axis=axis), ctx=self.context, dtype=self._t.dtype)
+
+    def __repr__(self):
+        shape_info = "x".join("%d" % d for d in self.shape)
+        return "\n%s\n<%s %s @%s>" % (str(self.asnumpy()), type(self).__name__, shape_info,
+                                      self.context)
+
+    def __reduce__(self):
+        return (_rebuild, (self.asnumpy(), str(self.context)))
+
+
+def _rebuild(values, ctx):
+    return array(values, ctx=_from_string(ctx), dtype=values.dtype)
+
+
+def _reduce(arr, fn, axis, keepdims):
+    out = np.asarray(fn(arr.asnumpy(), axis=axis, keepdims=keepdims))
+    if out.ndim == 0:
+        out = out.reshape(1)  # MXNet's legacy reductions give shape (1,)
+    return array(out, ctx=arr.context, dtype=arr._t.dtype)
+
+
+def _as_numpy(value):
+    if isinstance(value, NDArray):
+        return value.asnumpy()
+    return value
+
+
+def array(source_array, ctx=None, dtype=None):
+    """A new array holding a copy of ``source_array`` (a list, numpy array or NDArray).
+
+    dtype: float32 unless given, or the source's dtype when it is an NDArray.
+    """
+    if isinstance(source_array, NDArray):
+        dtype = source_array._t.dtype if dtype is None else dtype
+        source_array = source_array.asnumpy()
+    name = _dtype_name(dtype)
+    if name == "bfloat16":
+        host = NDArray(_core.from_buffer(np.ascontiguousarray(source_array, dtype=np.float32),
+                                         "float32", "cpu(0)"))
+        return host.as_in_context(_as_context(ctx)).astype("bfloat16")
+    try:
+        values = np.ascontiguousarray(source_array, dtype=np.dtype(name))
+    except (TypeError, ValueError) as e:
+        raise TypeError("source_array must be array like object: %s" % e) from None
+    return NDArray(_core.from_buffer(values, name, str(_as_context(ctx))))
+
+
+def empty(shape, ctx=None, dtype=None):
+    """An array of uninitialized values."""
+    return NDArray(_core.empty(list(_shape_tuple(shape)), _dtype_name(dtype), str(_as_context(ctx))))
+
+
+def zeros(shape, ctx=None, dtype=None, **kwargs):
+    return NDArray(_core.zeros(list(_shape_tuple(shape)), _dtype_name(dtype), str(_as_context(ctx))))
+
+
+def full(shape, val, ctx=None, dtype=None, out=None):
+    arr = empty(shape, ctx, dtype) if out is None else out
+    arr._t.fill(float(val))
+    return arr
+
+
+def ones(shape, ctx=None, dtype=None, **kwargs):
+    return full(shape, 1, ctx, dtype)
+
+
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=None):
+    """Evenly spaced values in [start, stop), each repeated ``repeat`` times."""
+    values = np.arange(start, stop, step, dtype=np.float64)
+    if repeat > 1:
+        values = np.repeat(values, int(repeat))
+    return array(values, ctx=ctx, dtype=dtype)
+
+
+def concat(*arrays, dim=1):
+    return array(np.concatenate([a.asnumpy() for a in arrays], axis=dim), ctx=arrays[0].context,
+                 dtype=arrays[0]._t.dtype)
+
+
+def waitall():
+    """Returns at once: every engine call has finished when it returns."""
+
+
+def save(fname, data):
+    """Saves an NDArray, a list of them or a str->NDArray dict in MXNet's format."""
+    if isinstance(data, NDArray):
+        data = [data]
+    if isinstance(data, dict):
+        names = list(data.keys())
+        arrays = list(data.values())
+        if not all(isinstance(k, str) for k in names):
+            raise TypeError("save only accepts dict str->NDArray or list of NDArray")
+    elif isinstance(data, (list, tuple)):
+        names, arrays = [], list(data)
+    else:
+        raise TypeError("save only accepts dict str->NDArray or list of NDArray")
+    for a in arrays:
+        if not isinstance(a, NDArray):
+            raise TypeError("save only accepts dict str->NDArray or list of NDArray")
+    _core.save_params(str(fname), names, [a._t for a in arrays])
+
+
+def load(fname):
+    """Loads a file written by save (or MXNet's mx.nd.save): a list or a dict."""
+    names, tensors = _core.load_params(str(fname))
+    arrays = [NDArray(t) if t is not None else None for t in tensors]
+    if names:
+        return dict(zip(names, arrays))
+    return arrays
+
+
+def _wrap(tensor):
+    return NDArray(tensor) if tensor is not None else None

@@ -1,0 +1,378 @@
+"""mx.sym / mx.symbol: Symbol, Variable, Group, load and the operator functions.
+
+A Symbol is a handle to the engine's immutable graph; every method is the
+engine's (graph/symbol.h). The operator functions (mx.sym.FullyConnected, ...)
+are generated from the engine's op registry by symx/_ops.py.
+"""
+import builtins
+import json
+import warnings
+
+import numpy as np
+
+from .base import _core, MXNetError, numeric_types
+from .context import Context, current_context
+from . import ndarray as nd
+
+__all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "fromjson"]
+
+
+def _dtype_name(dtype):
+    return dtype if isinstance(dtype, str) and dtype == "bfloat16" else np.dtype(dtype).name
+
+
+def _np_type(name):
+    return None if name is None else (np.dtype(name).type if name != "bfloat16" else name)
+
+
+class Symbol:
+    """A symbolic graph: the outputs of a DAG of operators and variables."""
+
+    __slots__ = ("_s", "__weakref__")
+
+    def __init__(self, handle):
+        self._s = handle
+
+    @property
+    def handle(self):
+        return self._s
+
+    # --- structure ----------------------------------------------------------
+    @property
+    def name(self):
+        """The name of a single-output symbol's node; None for a group."""
+        if self._s.num_outputs != 1:
+            return None
+        return self._s.name()
+
+    def __repr__(self):
+        name = self.name
+        if name is None:
+            return "<Symbol group [%s]>" % ", ".join(s.name for s in self)
+        return "<Symbol %s>" % name
+
+    def __len__(self):
+        return self._s.num_outputs
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def __getitem__(self, index):
+        if isinstance(index, str):
+            if index not in self.list_outputs():  # MXNet's ValueError, not the engine's error
+                raise ValueError('Cannot find output that matches name "%s"' % index)
+            return Symbol(self._s.output_by_name(index))
+        # builtins.slice: _ops.populate adds the op mx.sym.slice to this module's globals.
+        if isinstance(index, builtins.slice):
+            return Group([self[i] for i in range(len(self))[index]])
+        if not isinstance(index, int):
+            raise TypeError("Symbol only support integer index to fetch i-th output")
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("output index %d out of range for %d outputs" % (index, len(self)))
+        return Symbol(self._s.output(index))
+
+    def __copy__(self):
+        return Symbol(self._s)
+
+    def __deepcopy__(self, memo):
+        return Symbol(self._s)
+
+    def __getstate__(self):
+        return {"json": self.tojson()}
+
+    def __setstate__(self, state):
+        self._s = _core.Symbol.from_json(state["json"])
+
+    def __call__(self, *args, **kwargs):
+        """A copy with arguments replaced: by position (list_arguments order) or by name."""
+        kwargs.pop("name", None)
+        if args and kwargs:
+            raise TypeError("compose only accept input Symbols either as positional or keyword "
+                            "arguments, not both")
+        if args:
+            names = self.list_arguments()
+            if len(args) > len(names):
+                raise TypeError("compose: %d positional symbols for %d arguments"
+                                % (len(args), len(names)))
+            kwargs = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if not isinstance(v, Symbol):
+                raise TypeError("Compose expect `Symbol` as arguments, got %s for %s" % (type(v), k))
+        return Symbol(self._s.compose({k: v._s for k, v in kwargs.items()}))
+
+    def get_internals(self):
+        return Symbol(self._s.get_internals())
+
+    def get_children(self):
+        children = self._s.get_children()
+        return Symbol(children) if children.num_outputs else None
+
+    def list_arguments(self):
+        return self._s.list_arguments()
+
+    def list_outputs(self):
+        return self._s.list_outputs()
+
+    def list_auxiliary_states(self):
+        return self._s.list_auxiliary_states()
+
+    def list_inputs(self):
+        return self._s.list_inputs()
+
+    # --- attributes ---------------------------------------------------------
+    def attr(self, key):
+        """The attribute ``key`` of this (single-output) symbol's node, or None."""
+        return self._s.attr(key)
+
+    def list_attr(self, recursive=False):
+        if recursive:
+            raise DeprecationWarning("Symbol.list_attr with recursive=True has been deprecated. "
+                                     "Please use attr_dict instead.")
+        return dict(self._s.list_attr())
+
+    def attr_dict(self):
+        return {k: dict(v) for k, v in self._s.attr_dict().items()}
+
+    # --- inference ----------------------------------------------------------
+    def _known_shapes(self, args, kwargs):
+        if args and kwargs:
+            raise ValueError("Can only specify known argument shapes either by positional or "
+                             "kwargs way.")
+        if args:
+            known = []
+            for s in args:
+                if s is not None and not isinstance(s, tuple):
+                    raise TypeError("Arguments need to be shapes (tuple), got %r" % (s,))
+                known.append(list(s) if s else None)
+            return known
+        known = {}
+        for k, s in kwargs.items():
+            if not isinstance(s, tuple):
+                raise TypeError("Arguments need to be shapes (tuple), got %r for %s" % (s, k))
+            known[k] = list(s)
+        return known
+
+    def infer_shape(self, *args, **kwargs):
+        """(arg_shapes, out_shapes, aux_shapes) from the given input shapes.
+
+        When they do not decide every shape, warns with the undecided
+        arguments and returns (None, None, None), as MXNet does.
+        """
+        complete, arg, out, aux, missing = self._s.infer_shape(self._known_shapes(args, kwargs),
+                                                               False)
+        if not complete:
+            # The engine's message is MXNet's whole warning, header included.
+            warnings.warn(missing, stacklevel=2)
+            return (None, None, None)
+        return ([tuple(s) for s in arg], [tuple(s) for s in out], [tuple(s) for s in aux])
+
+    def infer_shape_partial(self, *args, **kwargs):
+        """Like infer_shape, with unknown dims as 0 and unknown shapes as ()."""
+        _, arg, out, aux, _ = self._s.infer_shape(self._known_shapes(args, kwargs), True)
+        return ([tuple(s) for s in arg], [tuple(s) for s in out], [tuple(s) for s in aux])
+
+    def _infer_type(self, args, kwargs, partial):
+        if args and kwargs:
+            raise ValueError("Can only specify known argument types either by positional or "
+                             "kwargs way.")
+        if args:
+            kwargs = {n: t for n, t in zip(self.list_arguments(), args) if t is not None}
+        known = {k: _dtype_name(v) for k, v in kwargs.items()}
+        complete, arg, out, aux, missing = self._s.infer_type(known, partial)
+        if not complete and not partial:
+            warnings.warn(missing, stacklevel=3)
+            return (None, None, None)
+        return ([_np_type(t) for t in arg], [_np_type(t) for t in out], [_np_type(t) for t in aux])
+
+    def infer_type(self, *args, **kwargs):
+        """(arg_types, out_types, aux_types) as numpy types, from the given input types."""
+        return self._infer_type(args, kwargs, False)
+
+    def infer_type_partial(self, *args, **kwargs):
+        return self._infer_type(args, kwargs, True)
+
+    # --- serialization ------------------------------------------------------
+    def tojson(self):
+        return self._s.tojson()
+
+    def save(self, fname, remove_amp_cast=True):
+        if not isinstance(fname, str):
+            raise TypeError("fname need to be string")
+        self._s.save(fname)
+
+    def debug_str(self):
+        return self._s.debug_str()
+
+    # --- arithmetic ---------------------------------------------------------
+    def _arith(self, other, op, reverse=False):
+        if isinstance(other, Symbol):
+            a, b = (other, self) if reverse else (self, other)
+            return Symbol(_core.binary(op, a._s, b._s))
+        if isinstance(other, numeric_types) or isinstance(other, np.generic):
+            # MXNet stores the scalar as str() of the Python value: 2 -> "2", 0.5 -> "0.5".
+            value = other.item() if isinstance(other, np.generic) else other
+            return Symbol(_core.scalar(op, self._s, str(value), reverse))
+        raise TypeError("type %s not supported" % str(type(other)))
+
+    def __add__(self, o): return self._arith(o, "+")
+    def __radd__(self, o): return self._arith(o, "+", True)
+    def __sub__(self, o): return self._arith(o, "-")
+    def __rsub__(self, o): return self._arith(o, "-", True)
+    def __mul__(self, o): return self._arith(o, "*")
+    def __rmul__(self, o): return self._arith(o, "*", True)
+    def __truediv__(self, o): return self._arith(o, "/")
+    def __rtruediv__(self, o): return self._arith(o, "/", True)
+    def __neg__(self): return self._arith(-1.0, "*")
+
+    def __pow__(self, other):
+        from . import _ops
+        if isinstance(other, Symbol):
+            return _ops.call("_power", self, other)
+        return _ops.call("_power_scalar", self, scalar=other)
+
+    def __rpow__(self, other):
+        from . import _ops
+        return _ops.call("_rpower_scalar", self, scalar=other)
+
+    # --- binding ------------------------------------------------------------
+    def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None, group2ctx=None,
+             shared_exec=None):
+        """An Executor for ``args`` (list in list_arguments order, or dict by name)."""
+        from .executor import Executor
+        if not isinstance(ctx, Context):
+            raise TypeError("Context type error")
+        _check_complete(args, "args", self.list_arguments(), False)
+        _check_complete(args_grad, "args_grad", self.list_arguments(), True)
+        _check_complete(aux_states, "aux_states", self.list_auxiliary_states(), False)
+        handle = _core.bind(self._s, str(ctx), _arrays(args, "args"),
+                            None if args_grad is None else _arrays(args_grad, "args_grad"),
+                            grad_req, _arrays(aux_states, "aux_states"), _group2ctx(group2ctx),
+                            None if shared_exec is None else shared_exec._handle)
+        return Executor(handle, self, ctx, group2ctx, shared_exec)
+
+    def simple_bind(self, ctx, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
+                    shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
+        """Binds with every array allocated (zero-filled) from the shapes in ``kwargs``."""
+        from .executor import Executor
+        if not isinstance(ctx, Context):
+            raise TypeError("Context type error")
+        for name, stype in (stype_dict or {}).items():
+            if stype not in (None, "default"):
+                raise MXNetError("simple_bind: %s has storage type '%s'; symx has dense storage "
+                                 "only (sparse storage is not supported yet)" % (name, stype))
+        shapes = {}
+        for name, shape in kwargs.items():
+            if not isinstance(shape, tuple):
+                raise TypeError("simple_bind: the shape of %s must be a tuple, got %r"
+                                % (name, shape))
+            shapes[name] = list(shape)
+        types = None if type_dict is None else {k: _dtype_name(v) for k, v in type_dict.items()}
+        buffer = None
+        if shared_buffer is not None:
+            buffer = {k: v._t for k, v in shared_buffer.items()}
+        handle, new_buffer = _core.simple_bind(
+            self._s, str(ctx), shapes, grad_req, types, _group2ctx(group2ctx),
+            list(shared_arg_names or []), None if shared_exec is None else shared_exec._handle,
+            buffer)
+        if shared_buffer is not None:
+            for k, t in new_buffer.items():
+                old = shared_buffer.get(k)
+                if old is None or not (old._t.same_storage(t) and old.shape == tuple(t.shape)):
+                    shared_buffer[k] = nd.NDArray(t)
+        return Executor(handle, self, ctx, group2ctx, shared_exec)
+
+    def eval(self, ctx=None, **kwargs):
+        """Binds with ``kwargs`` as the arguments, runs forward, returns the outputs."""
+        ctx = current_context() if ctx is None else ctx
+        return self.bind(ctx, kwargs).forward()
+
+
+def _check_complete(arrays, what, names, allow_missing):
+    """MXNet's ValueErrors for a list of the wrong length or a dict missing a name
+    (the engine finds them too, but raises MXNetError)."""
+    if isinstance(arrays, (list, tuple)) and len(arrays) != len(names):
+        raise ValueError("Length of %s does not match the number of arguments: expected %d (%s), "
+                         "got %d" % (what, len(names), ", ".join(names), len(arrays)))
+    if isinstance(arrays, dict) and not allow_missing:
+        for name in names:
+            if name not in arrays:
+                raise ValueError("key `%s` is missing in `%s`" % (name, what))
+
+
+def _arrays(arrays, what):
+    if arrays is None:
+        return None
+    if isinstance(arrays, dict):
+        for k, v in arrays.items():
+            if not isinstance(k, str) or not isinstance(v, nd.NDArray):
+                raise TypeError("Only accept list of NDArrays or dict of str to NDArray (%s)" % what)
+        return {k: v._t for k, v in arrays.items()}
+    if isinstance(arrays, (list, tuple)):
+        for v in arrays:
+            if v is not None and not isinstance(v, nd.NDArray):
+                raise TypeError("Only accept list of NDArrays or dict of str to NDArray (%s)" % what)
+        return [None if v is None else v._t for v in arrays]
+    raise TypeError("Only accept list of NDArrays or dict of str to NDArray (%s)" % what)
+
+
+def _group2ctx(group2ctx):
+    if not group2ctx:
+        return {}
+    out = {}
+    for group, ctx in group2ctx.items():
+        if not isinstance(ctx, Context):
+            raise TypeError("group2ctx: the context of group %s must be a Context, got %r"
+                            % (group, ctx))
+        out[group] = str(ctx)
+    return out
+
+
+def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, init=None,
+             stype=None, **kwargs):
+    """A variable (an argument of the graph) with optional shape, dtype, init and attributes."""
+    if not isinstance(name, str):
+        raise TypeError("Expect a string for variable `name`")
+    attrs = {k: str(v) for k, v in (attr or {}).items()}
+    for k, v in kwargs.items():
+        if k.startswith("__") and k.endswith("__"):
+            attrs[k] = str(v)
+        else:
+            raise ValueError("Attribute name=%s is not supported. Additional attributes must start "
+                             "and end with double underscores, e.g, __yourattr__" % k)
+    if stype not in (None, "default"):
+        raise MXNetError("Variable %s: storage type '%s' is not supported (symx has dense storage "
+                         "only)" % (name, stype))
+    if init is not None and not isinstance(init, str):
+        init = init.dumps()
+    if shape is not None:
+        shape = list(shape)
+    return Symbol(_core.Symbol.variable(name, shape, None if dtype is None else _dtype_name(dtype),
+                                        init or "", lr_mult, wd_mult, attrs))
+
+
+var = Variable
+
+
+def Group(symbols):
+    """One symbol whose outputs are all of ``symbols``' outputs."""
+    if not symbols or any(not isinstance(s, Symbol) for s in symbols):
+        raise TypeError("Expected a list of symbols as input")
+    return Symbol(_core.Symbol.group([s._s for s in symbols]))
+
+
+def load(fname):
+    """A symbol from a JSON file written by save (or by MXNet)."""
+    if not isinstance(fname, str):
+        raise TypeError("fname need to be string")
+    return Symbol(_core.Symbol.load(fname))
+
+
+def load_json(json_str):
+    if not isinstance(json_str, str):
+        raise TypeError("json_str need to be string")
+    return Symbol(_core.Symbol.from_json(json_str))
+
+
+fromjson = load_json

@@ -1,0 +1,169 @@
+"""mx.mod.Module end to end: LeNet on the engine's synthetic digits reaches the
+C++ trainer's accuracy (tests/train/trainer_test.cc: > 0.95 after 2 epochs) on
+one device and data-parallel on two; the two layouts compute the same update;
+checkpoints, predict, score and BucketingModule."""
+import logging
+import os
+
+import numpy as np
+import pytest
+
+import symx as mx
+
+
+def lenet():
+    data = mx.sym.Variable("data")
+    h = data
+    for i, filters in enumerate((20, 50), start=1):
+        h = mx.sym.Convolution(data=h, kernel=(5, 5), num_filter=filters, name="conv%d" % i)
+        h = mx.sym.Activation(data=h, act_type="tanh", name="tanh%d" % i)
+        h = mx.sym.Pooling(data=h, pool_type="max", kernel=(2, 2), stride=(2, 2),
+                           name="pool%d" % i)
+    h = mx.sym.Flatten(data=h, name="flatten")
+    h = mx.sym.FullyConnected(data=h, num_hidden=500, name="fc1")
+    h = mx.sym.Activation(data=h, act_type="tanh", name="tanh3")
+    h = mx.sym.FullyConnected(data=h, num_hidden=10, name="fc2")
+    return mx.sym.SoftmaxOutput(data=h, name="softmax")
+
+
+@pytest.fixture(scope="module")
+def digits():
+    return mx.io.synthetic_digits(3000, 500, seed=11)
+
+
+def iters(digits, batch_size=50):
+    train = mx.io.NDArrayIter(digits["train_data"], digits["train_label"], batch_size,
+                              shuffle=True, last_batch_handle="discard")
+    test = mx.io.NDArrayIter(digits["test_data"], digits["test_label"], batch_size)
+    return train, test
+
+
+@pytest.mark.parametrize("contexts", [[mx.cpu(0)], [mx.cpu(0), mx.cpu(1)]],
+                         ids=["one_device", "two_devices"])
+def test_lenet_fit_reaches_the_cpp_trainers_accuracy(digits, contexts, tmp_path, caplog):
+    np.random.seed(0)
+    mx.random.seed(11)
+    train, test = iters(digits)
+    mod = mx.mod.Module(lenet(), context=contexts)
+    prefix = str(tmp_path / "lenet")
+    with caplog.at_level(logging.INFO):
+        mod.fit(train, eval_data=test, eval_metric="acc", optimizer="sgd",
+                optimizer_params={"learning_rate": 0.05, "momentum": 0.9},
+                initializer=mx.init.Xavier(), num_epoch=2,
+                epoch_end_callback=mx.callback.do_checkpoint(prefix))
+    # One progress line per epoch for training, time and validation.
+    lines = [r.getMessage() for r in caplog.records]
+    for epoch in (0, 1):
+        assert any(l.startswith("Epoch[%d] Train-accuracy=" % epoch) for l in lines)
+        assert any(l.startswith("Epoch[%d] Time cost=" % epoch) for l in lines)
+        assert any(l.startswith("Epoch[%d] Validation-accuracy=" % epoch) for l in lines)
+    (name, acc), = mod.score(test, "acc")
+    assert name == "accuracy"
+    assert acc > 0.95
+    # Epoch-end checkpoints, loadable into a new Module that scores the same.
+    assert os.path.exists(prefix + "-symbol.json")
+    assert os.path.exists(prefix + "-0001.params") and os.path.exists(prefix + "-0002.params")
+    loaded = mx.mod.Module.load(prefix, 2, context=mx.cpu())
+    loaded.bind(data_shapes=test.provide_data, label_shapes=test.provide_label,
+                for_training=False)
+    assert loaded.score(test, "acc")[0][1] == pytest.approx(acc, abs=1e-6)
+    # predict drops the padding of the last batch and returns probabilities.
+    probs = loaded.predict(test).asnumpy()
+    assert probs.shape == (500, 10)
+    np.testing.assert_allclose(probs.sum(axis=1), 1, rtol=1e-5)
+    predicted_acc = (probs.argmax(axis=1) == digits["test_label"]).mean()
+    assert predicted_acc > 0.95
+
+
+def one_step(contexts, digits, batch_size=20):
+    """Parameters after one SGD step from the same start, for a given layout."""
+    mx.random.seed(5)
+    mod = mx.mod.Module(lenet(), context=contexts)
+    batch = mx.io.DataBatch(data=[mx.nd.array(digits["train_data"][:batch_size])],
+                            label=[mx.nd.array(digits["train_label"][:batch_size])])
+    mod.bind(data_shapes=[("data", (batch_size, 1, 28, 28))],
+             label_shapes=[("softmax_label", (batch_size,))])
+    mod.init_params(mx.init.Xavier())
+    mod.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": 0.1, "wd": 1e-4})
+    mod.forward_backward(batch)
+    mod.update()
+    outputs = mod.get_outputs()[0].asnumpy()
+    args, _ = mod.get_params()
+    return outputs, {k: v.asnumpy() for k, v in args.items()}
+
+
+def test_data_parallel_step_equals_the_one_device_step(digits):
+    # Rows split 7/7/6 over three devices: the gradient sum over the replicas
+    # with rescale_grad 1/20 is the one-device update.
+    out1, params1 = one_step([mx.cpu(0)], digits)
+    out3, params3 = one_step([mx.cpu(0), mx.cpu(1), mx.cpu(2)], digits)
+    np.testing.assert_allclose(out3, out1, rtol=1e-5, atol=1e-6)
+    assert params1.keys() == params3.keys()
+    for name in params1:
+        np.testing.assert_allclose(params3[name], params1[name], rtol=1e-4, atol=1e-6,
+                                   err_msg=name)
+
+
+def test_module_errors():
+    with pytest.raises(ValueError, match="data_names"):
+        mx.mod.Module(lenet(), data_names=["image"])
+    mod = mx.mod.Module(lenet())
+    with pytest.raises(RuntimeError):
+        mod.get_params()
+    with pytest.raises(mx.base.MXNetError, match="smaller than the 2 contexts"):
+        mx.mod.Module(lenet(), context=[mx.cpu(0), mx.cpu(1)]).bind(
+            data_shapes=[("data", (1, 1, 28, 28))], label_shapes=[("softmax_label", (1,))])
+    mod.bind(data_shapes=[("data", (4, 1, 28, 28))], label_shapes=[("softmax_label", (4,))])
+    mod.init_params()
+    with pytest.raises(mx.base.MXNetError, match="kvstore"):
+        mod.init_optimizer(kvstore="dist_sync")
+    with pytest.raises(RuntimeError, match="init_optimizer"):
+        mod.update()
+    with pytest.raises(RuntimeError, match="is not presented"):
+        mod.init_params(arg_params={"conv1_weight": mx.nd.zeros((20, 1, 5, 5))}, force_init=True)
+
+
+def test_set_params_and_get_params_round_trip():
+    mod = mx.mod.Module(lenet())
+    mod.bind(data_shapes=[("data", (2, 1, 28, 28))], label_shapes=[("softmax_label", (2,))])
+    mod.init_params(mx.init.Uniform(0.1))
+    args, auxs = mod.get_params()
+    new_args = {k: mx.nd.full(v.shape, 0.25) for k, v in args.items()}
+    mod.set_params(new_args, auxs)
+    got, _ = mod.get_params()
+    for k in new_args:
+        assert np.all(got[k].asnumpy() == 0.25)
+
+
+def test_bucketing_module_shares_parameters_across_buckets():
+    # An MLP over sequences of different lengths, flattened: the FC weight
+    # depends on the length, so buckets must share a length-independent part.
+    def sym_gen(seq_len):
+        data = mx.sym.Variable("data")
+        emb = mx.sym.FullyConnected(data=mx.sym.Reshape(data, shape=(-1, 4)), num_hidden=8,
+                                    name="proj")
+        pooled = mx.sym.mean(mx.sym.Reshape(emb, shape=(-1, seq_len, 8)), axis=1)
+        out = mx.sym.FullyConnected(data=pooled, num_hidden=3, name="cls")
+        return mx.sym.SoftmaxOutput(data=out, name="softmax"), ("data",), ("softmax_label",)
+
+    mod = mx.mod.BucketingModule(sym_gen, default_bucket_key=10, context=mx.cpu())
+    mod.bind(data_shapes=[("data", (6, 10, 4))], label_shapes=[("softmax_label", (6,))])
+    mod.init_params(mx.init.Xavier())
+    mod.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": 0.1})
+    rng = np.random.RandomState(0)
+    for key in (10, 5, 10, 5):
+        batch = mx.io.DataBatch(
+            data=[mx.nd.array(rng.rand(6, key, 4))], label=[mx.nd.array(rng.randint(0, 3, 6))],
+            bucket_key=key, provide_data=[mx.io.DataDesc("data", (6, key, 4))],
+            provide_label=[mx.io.DataDesc("softmax_label", (6,))])
+        before = mod.get_params()[0]["cls_weight"].asnumpy().copy()
+        mod.forward_backward(batch)
+        mod.update()
+        assert mod.get_outputs()[0].shape == (6, 3)
+        assert not np.array_equal(mod.get_params()[0]["cls_weight"].asnumpy(), before)
+    assert sorted(mod.buckets) == [5, 10]
+    # One parameter array for both buckets (shared_exec + shared_buffer).
+    exe10 = mod.buckets[10]._exec_group.execs[0]
+    exe5 = mod.buckets[5]._exec_group.execs[0]
+    assert exe10.arg_dict["proj_weight"]._t.same_storage(exe5.arg_dict["proj_weight"]._t)
+    assert exe10.grad_dict["cls_weight"]._t.same_storage(exe5.grad_dict["cls_weight"]._t)

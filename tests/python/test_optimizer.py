@@ -1,0 +1,194 @@
+"""mx.optimizer: SGD and Adam against MXNet 1.9.1's numbers, and the Python
+front's own rules (per-parameter multipliers, create, errors).
+
+The golden cases (golden/train_golden.json, from
+tools/golden/make_python_train_golden.py) are lists of actions played on
+MXNet's optimizer through get_updater; replay() plays the same list here.
+"""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import symx as mx
+
+with open(os.path.join(os.path.dirname(__file__), "golden", "train_golden.json")) as _f:
+    GOLDEN = {c["name"]: c for c in json.load(_f)["optimizer"]}
+
+
+def _fc_symbol(var_attrs):
+    weight = mx.sym.Variable("fc_weight", **var_attrs.get("fc_weight", {}))
+    bias = mx.sym.Variable("fc_bias", **var_attrs.get("fc_bias", {}))
+    return mx.sym.FullyConnected(mx.sym.Variable("data"), weight=weight, bias=bias,
+                                 num_hidden=3, name="fc")
+
+
+def replay(case):
+    """Plays the case's actions; returns (weights after each update, optimizer)."""
+    kwargs = dict(case["kwargs"])
+    if case.get("idx2name") is not None:
+        kwargs["param_idx2name"] = {i: n for i, n in case["idx2name"]}
+    if case.get("sym") is not None:
+        kwargs["sym"] = _fc_symbol(case["sym"])
+    opt = mx.optimizer.create(case["optimizer"], **kwargs)
+    updater = mx.optimizer.get_updater(opt)
+    dtype = case["dtype"]
+    weights = {i: mx.nd.array(w, dtype=dtype) for i, w in case["weights"]}
+    after = []
+    for action in case["actions"]:
+        kind = action[0]
+        if kind == "update":
+            index, grad = action[1], action[2]
+            updater(index, mx.nd.array(grad, dtype=dtype), weights[index])
+            after.append(weights[index].asnumpy())
+        elif kind in ("set_lr_mult", "set_wd_mult"):
+            getattr(opt, kind)({k: v for k, v in action[1]})
+        elif kind == "set_learning_rate":
+            opt.set_learning_rate(action[1])
+        elif kind == "setattr":
+            setattr(opt, action[1], action[2])
+        else:
+            raise ValueError(kind)
+    return after, opt
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN))
+def test_matches_mxnet(name):
+    case = GOLDEN[name]
+    after, opt = replay(case)
+    assert len(after) == len(case["after"])
+    # The kernels differ from MXNet's in the order of a few operations, and
+    # MXNet's update operators take their hyperparameters as float32 (beta2 =
+    # 0.999f, ...), which bounds the agreement for float64 weights as well.
+    rtol, atol = 1e-5, 1e-6
+    for step, (got, want) in enumerate(zip(after, case["after"])):
+        assert got.dtype == np.dtype(case["dtype"])
+        np.testing.assert_allclose(got, np.array(want), rtol=rtol, atol=atol,
+                                   err_msg="%s: update %d" % (name, step))
+    assert opt.num_update == case["num_update"]
+
+
+# ------------------------------------------------------------------ by hand
+
+def _sgd_step(opt, index, w0, g):
+    w = mx.nd.array(w0)
+    opt.update(index, w, mx.nd.array(g), opt.create_state(index, w))
+    return w.asnumpy()
+
+
+def test_wd_only_on_weight_and_gamma_names():
+    # A zero gradient leaves only decay: w * (1 - lr * wd) where it applies.
+    names = {0: "fc_weight", 1: "fc_bias", 2: "bn_gamma", 3: "bn_beta", 4: "emb_moving_mean"}
+    opt = mx.optimizer.SGD(learning_rate=0.5, wd=0.2, param_idx2name=names)
+    w0 = np.full((3,), 2.0, np.float32)
+    for index, name in names.items():
+        got = _sgd_step(opt, index, w0, np.zeros(3, np.float32))
+        decayed = name.endswith("_weight") or name.endswith("_gamma")
+        np.testing.assert_allclose(got, w0 * (0.9 if decayed else 1.0), rtol=1e-6, err_msg=name)
+
+
+def test_wd_on_every_index_without_names():
+    opt = mx.optimizer.SGD(learning_rate=0.5, wd=0.2)
+    got = _sgd_step(opt, 7, np.full((2,), 2.0, np.float32), np.zeros(2, np.float32))
+    np.testing.assert_allclose(got, [1.8, 1.8], rtol=1e-6)
+
+
+def test_symbol_multipliers_and_setters():
+    sym = _fc_symbol({"fc_weight": {"lr_mult": 2.0}, "fc_bias": {"wd_mult": 3.0}})
+    opt = mx.optimizer.SGD(learning_rate=0.1, wd=0.5, sym=sym,
+                           param_idx2name={0: "fc_weight", 1: "fc_bias"})
+    assert opt.lr_mult == {"fc_weight": 2.0}
+    # The symbol's wd_mult replaces the 0 a *_bias name would get.
+    assert opt.wd_mult == {"fc_bias": 3.0}
+    w0, g = np.ones(2, np.float32), np.ones(2, np.float32)
+    # w - lr * lr_mult * (g + wd * wd_mult * w)
+    np.testing.assert_allclose(_sgd_step(opt, 0, w0, g), 1 - 0.2 * 1.5, rtol=1e-6)
+    np.testing.assert_allclose(_sgd_step(opt, 1, w0, g), 1 - 0.1 * 2.5, rtol=1e-6)
+    # Setters start again from the symbol's attributes and the name rule.
+    opt.set_lr_mult({"fc_bias": 4.0})
+    opt.set_wd_mult({})
+    assert opt.lr_mult == {"fc_weight": 2.0, "fc_bias": 4.0}
+    assert opt.wd_mult == {"fc_bias": 3.0}
+    np.testing.assert_allclose(_sgd_step(opt, 1, w0, g), 1 - 0.4 * 2.5, rtol=1e-6)
+
+
+def test_index_multiplier_wins_over_name():
+    # MXNet looks an index up in lr_mult/wd_mult before its name.
+    opt = mx.optimizer.SGD(learning_rate=0.1, param_idx2name={0: "fc_weight"})
+    opt.set_lr_mult({"fc_weight": 2.0, 0: 5.0})
+    got = _sgd_step(opt, 0, np.ones(2, np.float32), np.ones(2, np.float32))
+    np.testing.assert_allclose(got, 1 - 0.5, rtol=1e-6)
+
+
+def test_set_learning_rate():
+    opt = mx.optimizer.SGD(learning_rate=0.1)
+    w0, g = np.ones(2, np.float32), np.ones(2, np.float32)
+    np.testing.assert_allclose(_sgd_step(opt, 0, w0, g), 0.9, rtol=1e-6)
+    opt.set_learning_rate(0.25)
+    assert opt.learning_rate == 0.25
+    np.testing.assert_allclose(_sgd_step(opt, 0, w0, g), 0.75, rtol=1e-6)
+
+
+def test_updater_keeps_state_per_index():
+    # Momentum state per index: index 1's first step must not see index 0's.
+    updater = mx.optimizer.get_updater(mx.optimizer.SGD(learning_rate=1.0, momentum=0.5))
+    w0, w1 = mx.nd.zeros((2,)), mx.nd.zeros((2,))
+    g = mx.nd.array([1.0, 1.0])
+    updater(0, g, w0)
+    updater(0, g, w0)  # mom = -1, then 0.5 * -1 - 1 = -1.5: w = -2.5
+    updater(1, g, w1)
+    np.testing.assert_allclose(w0.asnumpy(), [-2.5, -2.5])
+    np.testing.assert_allclose(w1.asnumpy(), [-1.0, -1.0])
+
+
+def test_adam_float64_by_hand():
+    # MXNet rounds hyperparameters to float32 (see test_matches_mxnet), so the
+    # float64 path is held to Adam's formula in numpy instead.
+    rng = np.random.RandomState(0)
+    w = rng.randn(5)
+    grads = rng.randn(4, 5)
+    opt = mx.optimizer.Adam(learning_rate=0.05, beta1=0.8, beta2=0.99, epsilon=1e-6, wd=0.1,
+                            rescale_grad=0.5, clip_gradient=0.4)
+    got = mx.nd.array(w, dtype="float64")
+    mean, var = np.zeros(5), np.zeros(5)
+    for t, g in enumerate(grads, 1):
+        opt.update(0, got, mx.nd.array(g, dtype="float64"), None)
+        g = np.clip(0.5 * g + 0.1 * w, -0.4, 0.4)
+        mean = 0.8 * mean + 0.2 * g
+        var = 0.99 * var + 0.01 * g * g
+        w = w - 0.05 * np.sqrt(1 - 0.99 ** t) / (1 - 0.8 ** t) * mean / (np.sqrt(var) + 1e-6)
+        np.testing.assert_allclose(got.asnumpy(), w, rtol=1e-12, err_msg="step %d" % t)
+
+
+# ------------------------------------------------------- create and errors
+
+def test_create_by_name():
+    sgd = mx.optimizer.create("SGD", learning_rate=0.3, momentum=0.9, wd=1e-4)
+    assert isinstance(sgd, mx.optimizer.SGD)
+    assert (sgd.lr, sgd.momentum, sgd.wd) == (0.3, 0.9, 1e-4)
+    adam = mx.optimizer.create("adam", beta1=0.8)
+    assert isinstance(adam, mx.optimizer.Adam)
+    assert (adam.lr, adam.beta1, adam.beta2) == (0.001, 0.8, 0.999)
+    assert mx.optimizer.SGD().lr == 0.01
+
+
+def test_create_unknown_name():
+    with pytest.raises(ValueError, match="Cannot find optimizer rmsprop.*sgd"):
+        mx.optimizer.create("rmsprop")
+
+
+def test_lr_scheduler_is_refused():
+    with pytest.raises(mx.MXNetError, match="lr_scheduler"):
+        mx.optimizer.SGD(lr_scheduler=object())
+
+
+def test_multi_precision_is_refused():
+    with pytest.raises(mx.MXNetError, match="multi_precision"):
+        mx.optimizer.create("adam", multi_precision=True)
+
+
+def test_mismatched_gradient_shape():
+    updater = mx.optimizer.get_updater(mx.optimizer.SGD())
+    with pytest.raises(mx.MXNetError, match="index 3.*shape"):
+        updater(3, mx.nd.zeros((2, 2)), mx.nd.zeros((4,)))

@@ -1,0 +1,311 @@
+#include "train/parallel_model.h"
+
+#include <exception>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "distributed/gradient_reducer.h"
+#include "graph/error.h"
+
+namespace symx::train {
+namespace {
+
+[[noreturn]] void Fail(const std::string& message) {
+  throw Error(absl::InvalidArgumentError(message));
+}
+
+std::vector<int64_t> WithBatch(int64_t batch, const Shape& example) {
+  std::vector<int64_t> dims = {batch};
+  for (int64_t d : example.dims()) dims.push_back(d);
+  return dims;
+}
+
+// The rule of executor/ranks.h: a context of another rank makes the bind a
+// split across ranks.
+bool NamesAnotherRank(const Context& ctx, const std::map<std::string, Context>& group2ctx) {
+  bool named = ctx.rank >= 1;
+  for (const auto& [group, c] : group2ctx) named = named || c.rank >= 1;
+  return named;
+}
+
+}  // namespace
+
+ParallelModel::ParallelModel(const Symbol& net, const ParallelOptions& o)
+    : timeout_(o.comm_timeout) {
+  if (o.comm != nullptr && o.comm->size() > 1) {
+    comm_ = o.comm;
+    ranks_ = o.comm->size();
+  }
+  const int64_t batch = o.batch_size;
+  for (const std::string& name : net.ListArguments()) {
+    if (name != kDataName && name != kLabelName) param_names_.push_back(name);
+  }
+  aux_names_ = net.ListAuxiliaryStates();
+  {
+    ShapeInference si = net.InferShapePartial(
+        {{kDataName, Shape(WithBatch(batch, o.example_shape))}, {kLabelName, Shape{batch}}});
+    TypeInference ti = net.InferTypePartial({{kDataName, DType::kFloat32}});
+    std::vector<std::string> args = net.ListArguments();
+    for (size_t i = 0; i < args.size(); ++i) {
+      shapes_[args[i]] = si.arg_shapes[i];
+      dtypes_[args[i]] = ti.arg_types[i] == DType::kUnknown ? DType::kFloat32 : ti.arg_types[i];
+    }
+    for (size_t i = 0; i < aux_names_.size(); ++i) {
+      shapes_[aux_names_[i]] = si.aux_shapes[i];
+      dtypes_[aux_names_[i]] =
+          ti.aux_types[i] == DType::kUnknown ? DType::kFloat32 : ti.aux_types[i];
+    }
+  }
+  std::map<std::string, GradReq> grad_req;
+  for (const std::string& name : param_names_) grad_req[name] = GradReq::kWrite;
+
+  if (comm_ != nullptr && NamesAnotherRank(o.ctx, o.group2ctx)) {
+    // Split across ranks: one SPMD executor per rank.
+    if (o.contexts.size() > 1) {
+      Fail(
+          "several devices train data parallel, but group2ctx (or the context) names other "
+          "ranks' devices, which splits the model across ranks: use one or the other");
+    }
+    layout_ = Layout::kSplit;
+    Replica r;
+    r.ctx = o.ctx;
+    r.rows = batch;
+    SimpleBindOptions bind;
+    bind.ctx = o.ctx;
+    bind.group2ctx = o.group2ctx;
+    bind.grad_req = grad_req;
+    bind.shapes = {{kDataName, shapes_.at(kDataName)}, {kLabelName, shapes_.at(kLabelName)}};
+    bind.comm = comm_;
+    bind.comm_timeout = timeout_;
+    r.train = Executor::SimpleBind(net, bind);
+    replicas_.push_back(std::move(r));
+  } else {
+    std::vector<Context> contexts = o.contexts.empty() ? std::vector<Context>{o.ctx} : o.contexts;
+    if (!o.group2ctx.empty() && (contexts.size() > 1 || comm_ != nullptr)) {
+      Fail(
+          "group2ctx splits one model over devices; it cannot be combined with data "
+          "parallelism over several devices or ranks (to split the model across ranks, "
+          "map its groups to other ranks' devices, e.g. stage2=cpu(0)@rank1)");
+    }
+    for (const Context& c : contexts) {
+      if (comm_ != nullptr && c.rank >= 0) {
+        Fail(absl::StrCat("data-parallel replicas run on each rank's own devices, but ",
+                          c.ToString(), " names a rank; give plain contexts (cpu(0))"));
+      }
+    }
+    const int local = static_cast<int>(contexts.size());
+    const int rank = comm_ == nullptr ? 0 : comm_->rank();
+    total_replicas_ = local * ranks_;
+    if (batch < total_replicas_) {
+      Fail(absl::StrCat("the batch size ", batch, " is smaller than the number of replicas (",
+                        total_replicas_, "): every replica needs at least one row"));
+    }
+    for (int i = 0; i < local; ++i) {
+      const int g = rank * local + i;
+      Replica r;
+      r.ctx = contexts[i];
+      const int64_t share = batch / total_replicas_, extra = batch % total_replicas_;
+      r.rows = share + (g < extra ? 1 : 0);
+      r.offset = g * share + std::min<int64_t>(g, extra);
+      SimpleBindOptions bind;
+      bind.ctx = r.ctx;
+      bind.group2ctx = o.group2ctx;
+      bind.grad_req = grad_req;
+      bind.shapes = {{kDataName, Shape(WithBatch(r.rows, o.example_shape))},
+                     {kLabelName, Shape{r.rows}}};
+      r.train = Executor::SimpleBind(net, bind);
+      replicas_.push_back(std::move(r));
+    }
+  }
+  // Inference executors use the training executors' parameter and aux arrays
+  // themselves; only data and label are their own (where they live).
+  for (Replica& r : replicas_) {
+    std::map<std::string, Tensor> args = r.train->arg_dict();
+    for (const char* name : {kDataName, kLabelName}) {
+      Tensor& t = args[name];
+      if (t.defined()) t = ValueOrThrow(Tensor::Zeros(t.shape(), t.dtype(), t.ctx()));
+    }
+    BindOptions bind;
+    bind.ctx = r.ctx;
+    bind.group2ctx = o.group2ctx;
+    bind.comm = layout_ == Layout::kSplit ? comm_ : nullptr;
+    bind.comm_timeout = timeout_;
+    r.infer = Executor::Bind(net, bind, args, std::nullopt, r.train->aux_dict());
+  }
+  if (layout_ == Layout::kReplicas && total_replicas_ > 1) {
+    std::vector<Executor*> train;
+    for (Replica& r : replicas_) train.push_back(r.train.get());
+    ReducerOptions ro;
+    ro.bucket_bytes = o.bucket_bytes;
+    ro.timeout = timeout_;
+    reducer_ = ValueOrThrow(GradientReducer::Create(train, param_names_, comm_, ro));
+    if (reducer_->total_replicas() != total_replicas_) {
+      Fail(absl::StrCat("data parallel: every rank must train on the same number of devices (",
+                        replicas_.size(), " here, ", reducer_->total_replicas(),
+                        " replicas in all over ", ranks_, " ranks)"));
+    }
+  }
+  if (replicas_.size() > 1) workers_ = std::make_unique<DeviceWorkers>(replicas_.size());
+}
+
+ParallelModel::~ParallelModel() = default;
+
+std::string ParallelModel::Describe() const {
+  if (layout_ == Layout::kSplit) {
+    return absl::StrCat("split over ", ranks_, " ranks (rank ", rank(), " runs its part)");
+  }
+  std::vector<std::string> devices;
+  for (const Replica& r : replicas_) devices.push_back(r.ctx.ToString());
+  if (total_replicas_ == 1) return devices[0];
+  return absl::StrCat("data parallel: ", ranks_, ranks_ == 1 ? " rank x " : " ranks x ",
+                      replicas_.size(), replicas_.size() == 1 ? " device (" : " devices (",
+                      absl::StrJoin(devices, ", "), "), ", total_replicas_, " replicas");
+}
+
+void ParallelModel::ForEachReplica(const std::function<void(size_t)>& fn) {
+  if (workers_ == nullptr) {
+    fn(0);
+    return;
+  }
+  std::vector<std::exception_ptr> errors(replicas_.size());
+  workers_->RunAll([&](size_t k) {
+    try {
+      fn(k);
+    } catch (...) {
+      errors[k] = std::current_exception();
+    }
+  });
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
+void ParallelModel::SetParams(const std::map<std::string, Tensor>& args,
+                              const std::map<std::string, Tensor>& aux) {
+  std::map<std::string, Tensor> a = args, x = aux;
+  if (layout_ == Layout::kReplicas && comm_ != nullptr) {
+    // Every replica on every rank starts from rank 0's values.
+    for (auto* table : {&a, &x}) {
+      for (auto& [name, t] : *table) {
+        t = ValueOrThrow(CopyToNew(t, Context::CPU(), t.dtype()));
+        ThrowIfError(WaitFor(comm_->Broadcast(t, 0), timeout_));
+      }
+    }
+  }
+  for (Replica& r : replicas_) r.train->CopyParamsFrom(a, x);
+}
+
+void ParallelModel::TrainStep(const Tensor& data, const Tensor& label, Metrics* local) {
+  if (reducer_) reducer_->Start();
+  ForEachReplica([&](size_t k) {
+    Replica& r = replicas_[k];
+    const Tensor d = ValueOrThrow(data.Slice(r.offset, r.offset + r.rows));
+    const Tensor l = ValueOrThrow(label.Slice(r.offset, r.offset + r.rows));
+    r.train->Forward(/*is_train=*/true, {{kDataName, d}, {kLabelName, l}});
+    r.train->Backward();
+  });
+  if (reducer_) ThrowIfError(reducer_->Finish());
+  for (Replica& r : replicas_) {
+    const Tensor& out = r.train->outputs()[0];
+    if (!out.defined()) continue;  // on another rank
+    local->Add(out, ValueOrThrow(label.Slice(r.offset, r.offset + r.rows)), r.rows);
+  }
+}
+
+std::map<std::string, Tensor> ParallelModel::params() const {
+  std::map<std::string, Tensor> out, all = replicas_[0].train->arg_dict();
+  for (const std::string& name : param_names_) out[name] = all.at(name);
+  return out;
+}
+
+std::map<std::string, Tensor> ParallelModel::grads() const {
+  std::map<std::string, Tensor> out, all = replicas_[0].train->grad_dict();
+  for (const std::string& name : param_names_) {
+    auto it = all.find(name);
+    out[name] = it == all.end() ? Tensor() : it->second;
+  }
+  return out;
+}
+
+void ParallelModel::SyncReplicas() {
+  if (replicas_.size() < 2) return;
+  std::map<std::string, Tensor> source = params();
+  for (size_t k = 1; k < replicas_.size(); ++k) {
+    std::map<std::string, Tensor> dst = replicas_[k].train->arg_dict();
+    for (const auto& [name, t] : source) ThrowIfError(CopyTensor(t, dst.at(name)));
+  }
+}
+
+void ParallelModel::EvalStep(const Tensor& data, const Tensor& label, int64_t rows,
+                             Metrics* local) {
+  ForEachReplica([&](size_t k) {
+    Replica& r = replicas_[k];
+    r.infer->Forward(false, {{kDataName, ValueOrThrow(data.Slice(r.offset, r.offset + r.rows))}});
+  });
+  for (Replica& r : replicas_) {
+    const Tensor& out = r.infer->outputs()[0];
+    const int64_t valid = std::max<int64_t>(0, std::min(r.rows, rows - r.offset));
+    if (!out.defined() || valid == 0) continue;
+    local->Add(out, ValueOrThrow(label.Slice(r.offset, r.offset + r.rows)), valid);
+  }
+}
+
+Metrics ParallelModel::SumOverRanks(const Metrics& local) {
+  if (comm_ == nullptr) return local;
+  Tensor t = Tensor::FromVector(
+      Shape{3}, {local.loss_sum, double(local.correct), double(local.count)}, DType::kFloat64);
+  ThrowIfError(WaitFor(comm_->Allreduce(t, ReduceOp::kSum), timeout_));
+  std::vector<double> v = t.ToDoubles();
+  Metrics out;
+  out.loss_sum = v[0];
+  out.correct = static_cast<int64_t>(v[1]);
+  out.count = static_cast<int64_t>(v[2]);
+  return out;
+}
+
+void ParallelModel::AverageAux() {
+  if (layout_ != Layout::kReplicas || total_replicas_ == 1) return;
+  for (const std::string& name : aux_names_) {
+    Tensor first = replicas_[0].train->aux_dict().at(name);
+    Tensor sum = ValueOrThrow(CopyToNew(first, Context::CPU(), first.dtype()));
+    for (size_t k = 1; k < replicas_.size(); ++k) {
+      Tensor other = ValueOrThrow(
+          CopyToNew(replicas_[k].train->aux_dict().at(name), Context::CPU(), first.dtype()));
+      ReduceInto(ReduceOp::kSum, first.dtype(), other.raw_data(), sum.raw_data(), sum.size());
+    }
+    if (comm_ != nullptr) ThrowIfError(WaitFor(comm_->Allreduce(sum, ReduceOp::kSum), timeout_));
+    DivideInPlace(sum.dtype(), sum.raw_data(), sum.size(), total_replicas_);
+    for (Replica& r : replicas_) ThrowIfError(CopyTensor(sum, r.train->aux_dict().at(name)));
+  }
+}
+
+void ParallelModel::Gather(std::map<std::string, Tensor>* args,
+                           std::map<std::string, Tensor>* aux) {
+  args->clear();
+  aux->clear();
+  std::map<std::string, Tensor> mine = params(), mine_aux = replicas_[0].train->aux_dict();
+  if (layout_ == Layout::kReplicas) {
+    if (!is_root()) return;
+    *args = mine;
+    *aux = mine_aux;
+    return;
+  }
+  // Split: each array from the rank that holds it, in name order on every rank.
+  auto gather = [&](const std::map<std::string, Tensor>& local,
+                    std::map<std::string, Tensor>* out) {
+    for (const auto& [name, t] : local) {
+      Tensor owner =
+          Tensor::FromVector(Shape{1}, {t.defined() ? double(rank()) : -1.0}, DType::kInt64);
+      ThrowIfError(WaitFor(comm_->Allreduce(owner, ReduceOp::kMax), timeout_));
+      const int from = static_cast<int>(owner.ToDoubles()[0]);
+      Tensor host = ValueOrThrow(Tensor::Zeros(shapes_.at(name), dtypes_.at(name)));
+      if (t.defined()) ThrowIfError(CopyTensor(t, host));
+      ThrowIfError(WaitFor(comm_->Broadcast(host, from), timeout_));
+      if (is_root()) (*out)[name] = host;
+    }
+  };
+  gather(mine, args);
+  gather(mine_aux, aux);
+}
+
+}  // namespace symx::train

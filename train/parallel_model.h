@@ -1,0 +1,127 @@
+// ParallelModel: the executors that train one model in this process, in one
+// of three layouts, behind one interface for the training loop (trainer.h).
+//
+//   - One replica: a single executor on `ctx` (group2ctx may still split it
+//     over devices of this process).
+//   - Data parallel: a replica per device of `contexts` on every rank (every
+//     rank passes the same list). Replica g of R (over all ranks, g = rank *
+//     devices + i) binds rows [offset_g, offset_g + n_g) of the global batch,
+//     the shares differing by at most one row. Gradients are summed over all
+//     replicas by a GradientReducer while backward runs; the optimizer updates
+//     replica 0 with rescale_grad = 1 / global batch, which is exactly the
+//     one-process update, and the other local replicas get copies. Parameters
+//     start as rank 0's (a broadcast); aux states are averaged over replicas
+//     (AverageAux) before evaluation and checkpoints, as MXNet's Module does
+//     over devices.
+//   - Split across ranks: group2ctx names other ranks' devices
+//     (`stage2=cpu(0)@rank1`); one SPMD executor per rank, each running and
+//     updating its own part (executor.h).
+//
+// Every method that talks to other ranks is collective: all ranks call the
+// same methods in the same order (the training loop does).
+#ifndef SYMX_TRAIN_PARALLEL_MODEL_H_
+#define SYMX_TRAIN_PARALLEL_MODEL_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "devices/context.h"
+#include "distributed/communicator.h"
+#include "executor/device_workers.h"
+#include "executor/executor.h"
+#include "graph/symbol.h"
+#include "train/metrics.h"
+
+namespace symx {
+class GradientReducer;
+}
+
+namespace symx::train {
+
+inline constexpr char kDataName[] = "data";
+inline constexpr char kLabelName[] = "softmax_label";
+
+struct ParallelOptions {
+  Context ctx;                    // one replica: its device
+  std::vector<Context> contexts;  // several: a data-parallel replica on each
+  std::map<std::string, Context> group2ctx;
+  std::shared_ptr<Communicator> comm;  // nullptr: this process only
+  absl::Duration comm_timeout = absl::Seconds(300);
+  size_t bucket_bytes = size_t{25} << 20;
+  int64_t batch_size = 0;  // the global batch
+  Shape example_shape;     // one example of `data`, e.g. [1, 28, 28]
+};
+
+class ParallelModel {
+ public:
+  // Binds every executor (collective). Throws symx::Error: a global batch
+  // smaller than the number of replicas, group2ctx with data parallelism,
+  // and bind errors.
+  ParallelModel(const Symbol& net, const ParallelOptions& options);
+  ~ParallelModel();
+
+  // Every argument but data and label, in the symbol's order.
+  const std::vector<std::string>& param_names() const { return param_names_; }
+  // Shapes of every argument and aux state.
+  const std::map<std::string, Shape>& shapes() const { return shapes_; }
+  bool is_root() const { return comm_ == nullptr || comm_->rank() == 0; }
+  int rank() const { return comm_ == nullptr ? 0 : comm_->rank(); }
+  // "one device cpu(0)", "data parallel: 2 ranks x 2 devices (cpu(0), cpu(1)), 4 replicas", ...
+  std::string Describe() const;
+
+  // Sets every parameter and aux state from host tensors (data parallel:
+  // rank 0's values, broadcast). Collective.
+  void SetParams(const std::map<std::string, Tensor>& args,
+                 const std::map<std::string, Tensor>& aux);
+  // Forward and backward of every local replica on its rows of the global
+  // batch, then the gradient sum. Adds this process's rows to `local`.
+  // Collective.
+  void TrainStep(const Tensor& data, const Tensor& label, Metrics* local);
+  // What the optimizer updates: replica 0's parameters and their (summed)
+  // gradients; undefined where another rank holds them.
+  std::map<std::string, Tensor> params() const;
+  std::map<std::string, Tensor> grads() const;
+  // After the update: the other local replicas take replica 0's values.
+  void SyncReplicas();
+  // Inference of every local replica on its rows; of the global batch's first
+  // `rows` rows, this process's go into `local`. Collective (split layout).
+  void EvalStep(const Tensor& data, const Tensor& label, int64_t rows, Metrics* local);
+  // `local` summed over ranks. Collective.
+  Metrics SumOverRanks(const Metrics& local);
+  // Data parallel: every replica's aux states become their average over all
+  // replicas. Collective.
+  void AverageAux();
+  // Every parameter and aux state as one process would hold them, on rank 0
+  // (other ranks get empty maps). Collective.
+  void Gather(std::map<std::string, Tensor>* args, std::map<std::string, Tensor>* aux);
+
+ private:
+  enum class Layout { kReplicas, kSplit };
+  struct Replica {
+    Context ctx;
+    int64_t offset = 0, rows = 0;
+    std::unique_ptr<Executor> train, infer;
+  };
+  // Runs fn(k) for every local replica, concurrently when there are several;
+  // the first exception is raised again once all are done.
+  void ForEachReplica(const std::function<void(size_t)>& fn);
+
+  Layout layout_ = Layout::kReplicas;
+  std::shared_ptr<Communicator> comm_;  // several ranks only
+  absl::Duration timeout_;
+  int ranks_ = 1;
+  int total_replicas_ = 1;
+  std::vector<std::string> param_names_, aux_names_;
+  std::map<std::string, Shape> shapes_;
+  std::map<std::string, DType> dtypes_;
+  std::vector<Replica> replicas_;
+  std::unique_ptr<GradientReducer> reducer_;
+  std::unique_ptr<DeviceWorkers> workers_;
+};
+
+}  // namespace symx::train
+
+#endif  // SYMX_TRAIN_PARALLEL_MODEL_H_

@@ -1,0 +1,190 @@
+#include "train/trainer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "executor/executor.h"
+#include "graph/error.h"
+#include "tools/examples/models.h"
+#include "train/checkpoint.h"
+#include "train/initializer.h"
+#include "train/optimizer.h"
+#include "train/parallel_model.h"
+
+namespace symx::train {
+namespace {
+
+[[noreturn]] void Fail(const std::string& message) {
+  throw Error(absl::InvalidArgumentError(message));
+}
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+void CheckOptions(const TrainOptions& o) {
+  if (o.epochs < 1) Fail(absl::StrCat("epochs must be at least 1, got ", o.epochs));
+  if (o.batch_size < 1) Fail(absl::StrCat("batch size must be at least 1, got ", o.batch_size));
+  if (!(o.lr > 0) || !std::isfinite(o.lr)) Fail(absl::StrCat("lr must be positive, got ", o.lr));
+  if (!(o.wd >= 0) || !std::isfinite(o.wd)) {
+    Fail(absl::StrCat("wd must not be negative, got ", o.wd));
+  }
+  if (!(o.momentum >= 0 && o.momentum < 1)) {
+    Fail(absl::StrCat("momentum must be in [0, 1), got ", o.momentum));
+  }
+}
+
+// An attribute of a variable read as a number (e.g. __lr_mult__), if present.
+std::optional<double> NumberAttr(const std::map<std::string, AttrMap>& attrs,
+                                 const std::string& node, const std::string& key) {
+  auto it = attrs.find(node);
+  if (it == attrs.end()) return std::nullopt;
+  auto a = it->second.find(key);
+  double v;
+  if (a == it->second.end() || !absl::SimpleAtod(a->second, &v)) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+Symbol BuildModel(const std::string& name) {
+  if (name == "mlp") return examples::Mlp();
+  if (name == "lenet") return examples::LeNet();
+  Fail(absl::StrCat("unknown model '", name, "' (known: mlp, lenet)"));
+}
+
+DataSplits LoadData(const TrainOptions& options) {
+  if (options.data_dir.empty()) {
+    return SyntheticDataset(options.synthetic_train, options.synthetic_test, options.seed);
+  }
+  return ValueOrThrow(LoadMnist(options.data_dir));
+}
+
+TrainResult Train(const TrainOptions& options, const DataSplits& data,
+                  const TrainCallbacks& callbacks) {
+  CheckOptions(options);
+  const int64_t batch = options.batch_size;
+  if (data.train.size() < batch) {
+    Fail(absl::StrCat("batch size ", batch, " is larger than the training set (", data.train.size(),
+                      " examples)"));
+  }
+  if (data.test.size() == 0) Fail("the test set is empty");
+
+  TrainResult result;
+  result.symbol = BuildModel(options.model);
+  const Symbol& net = result.symbol;
+
+  ParallelOptions po;
+  po.ctx = options.ctx;
+  po.contexts = options.contexts;
+  po.group2ctx = options.group2ctx;
+  po.comm = options.comm;
+  po.comm_timeout = options.comm_timeout;
+  po.bucket_bytes = options.bucket_bytes;
+  po.batch_size = batch;
+  po.example_shape = data.train.example_shape();
+  ParallelModel model(net, po);
+  result.layout = model.Describe();
+  const std::vector<std::string>& param_names = model.param_names();
+
+  // Initial values made on the host as one process makes them (the same
+  // generator draws in the same order), then set into every replica.
+  std::map<std::string, Tensor> init_args, init_aux;
+  for (const std::string& name : param_names) {
+    init_args[name] = ValueOrThrow(Tensor::Zeros(model.shapes().at(name), DType::kFloat32));
+  }
+  for (const std::string& name : net.ListAuxiliaryStates()) {
+    init_aux[name] = ValueOrThrow(Tensor::Zeros(model.shapes().at(name), DType::kFloat32));
+  }
+  Rng rng(options.seed);
+  std::unique_ptr<Initializer> init = CreateInitializer(options.initializer);
+  InitParameters(net, *init, init_args, {}, rng);
+  InitParameters(net, *init, init_aux, {}, rng);
+  model.SetParams(init_args, init_aux);
+
+  OptimizerOptions oo;
+  oo.lr = options.lr;
+  oo.wd = options.wd;
+  // Gradients are sums over the global batch, on every layout.
+  oo.rescale_grad = 1.0 / static_cast<double>(batch);
+  oo.clip_gradient = options.clip_gradient;
+  std::unique_ptr<Optimizer> opt = CreateOptimizer(options.optimizer, oo, options.momentum);
+  const std::map<std::string, AttrMap> attrs = net.AttrDict();
+  for (size_t i = 0; i < param_names.size(); ++i) {
+    const std::string& name = param_names[i];
+    const int index = static_cast<int>(i);
+    if (!absl::EndsWith(name, "_weight") && !absl::EndsWith(name, "_gamma")) {
+      opt->set_wd_mult(index, 0.0);
+    }
+    if (auto m = NumberAttr(attrs, name, "__wd_mult__")) opt->set_wd_mult(index, *m);
+    if (auto m = NumberAttr(attrs, name, "__lr_mult__")) opt->set_lr_mult(index, *m);
+  }
+  const std::map<std::string, Tensor> params = model.params();
+  const std::map<std::string, Tensor> grads = model.grads();
+
+  if (!options.prefix.empty() && model.is_root()) {
+    result.saved_files.push_back(SaveSymbolFile(options.prefix, net));
+    if (callbacks.on_save) callbacks.on_save(result.saved_files.back());
+  }
+
+  BatchIterator train_it(data.train, batch, /*shuffle=*/true, options.seed,
+                         BatchIterator::LastBatch::kDiscard);
+  for (int epoch = 1; epoch <= options.epochs; ++epoch) {
+    EpochResult er;
+    er.epoch = epoch;
+    auto start = std::chrono::steady_clock::now();
+    Metrics m;
+    train_it.Reset(epoch - 1);
+    int64_t b = 0;
+    while (train_it.Next()) {
+      model.TrainStep(train_it.data(), train_it.label(), &m);
+      for (size_t i = 0; i < param_names.size(); ++i) {
+        const Tensor& w = params.at(param_names[i]);
+        if (w.defined()) opt->Update(static_cast<int>(i), w, grads.at(param_names[i]));
+      }
+      model.SyncReplicas();
+      ++b;
+      if (callbacks.on_batch) {
+        callbacks.on_batch(BatchProgress{epoch, b, train_it.num_batches(), m.loss(), m.accuracy()});
+      }
+    }
+    er.train_seconds = Seconds(start);
+    const Metrics total = model.SumOverRanks(m);
+    er.train_loss = total.loss();
+    er.train_accuracy = total.accuracy();
+    er.train_examples = total.count;
+
+    model.AverageAux();
+    start = std::chrono::steady_clock::now();
+    Metrics t;
+    BatchIterator test_it(data.test, batch, /*shuffle=*/false, 0, BatchIterator::LastBatch::kPad);
+    while (test_it.Next())
+      model.EvalStep(test_it.data(), test_it.label(), batch - test_it.pad(), &t);
+    const Metrics test = model.SumOverRanks(t);
+    er.eval_seconds = Seconds(start);
+    er.test_accuracy = test.accuracy();
+    er.test_examples = test.count;
+    result.epochs.push_back(er);
+    if (callbacks.on_epoch) callbacks.on_epoch(er);
+
+    if (!options.prefix.empty() && (options.save_every_epoch || epoch == options.epochs)) {
+      std::map<std::string, Tensor> args, aux;
+      model.Gather(&args, &aux);
+      if (model.is_root()) {
+        result.saved_files.push_back(SaveParamsFile(options.prefix, epoch, args, aux));
+        if (callbacks.on_save) callbacks.on_save(result.saved_files.back());
+      }
+    }
+  }
+  model.Gather(&result.arg_params, &result.aux_params);
+  return result;
+}
+
+}  // namespace symx::train

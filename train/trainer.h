@@ -1,0 +1,125 @@
+// Training an example classifier end to end, as MXNet's Module.fit does:
+//
+//   build the model (tools/examples: MLP or LeNet, SoftmaxOutput head)
+//   SimpleBind with data [B, 1, H, W] and softmax_label [B] (gradients for
+//     the parameters only), initialize the parameters (seeded Xavier by default)
+//   per epoch: for each shuffled batch Forward(is_train) -> Backward ->
+//     optimizer update of every (weight, grad) with rescale_grad = 1/B;
+//     training loss (mean cross entropy of the softmax output) and accuracy;
+//     test accuracy from an inference executor bound to the same parameter
+//     arrays (no copy)
+//   save PREFIX-symbol.json and PREFIX-NNNN.params after the last epoch (and
+//     after every epoch with save_every_epoch).
+//
+// Like MXNet, weight decay applies to *_weight and *_gamma only (wd_mult 0
+// elsewhere), and a variable's __lr_mult__/__wd_mult__ attributes are honoured.
+// The last partial training batch of an epoch is dropped (the order changes
+// every epoch); the test set is evaluated completely (the last batch is padded
+// and the padding not counted).
+#ifndef SYMX_TRAIN_TRAINER_H_
+#define SYMX_TRAIN_TRAINER_H_
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "devices/context.h"
+#include "devices/tensor.h"
+#include "distributed/communicator.h"
+#include "graph/symbol.h"
+#include "train/data.h"
+#include "train/metrics.h"
+
+namespace symx::train {
+
+struct TrainOptions {
+  std::string model = "mlp";  // mlp | lenet
+  std::string data_dir;       // MNIST idx files; empty: the synthetic set
+  int64_t synthetic_train = 10000;
+  int64_t synthetic_test = 2000;
+  int epochs = 3;
+  int64_t batch_size = 100;
+  std::string optimizer = "sgd";  // sgd | adam
+  double lr = 0.05;               // MXNet's train_mnist.py default
+  double momentum = 0.9;          // SGD only
+  double wd = 0.0001;
+  double clip_gradient = -1;  // <= 0: none
+  // An initializer description for *_weight (see initializer.h): MXNet's
+  // train_mnist.py choice by default.
+  std::string initializer =
+      "[\"xavier\", {\"rnd_type\": \"gaussian\", \"factor_type\": \"in\", \"magnitude\": 2}]";
+  uint64_t seed = 42;
+  Context ctx;
+  // Several devices train data parallel, a replica on each (parallel_model.h);
+  // empty: `ctx` alone.
+  std::vector<Context> contexts;
+  std::map<std::string, Context> group2ctx;
+  // The ranks of an mpirun job (nullptr: this process alone). Without
+  // group2ctx naming other ranks' devices, every rank trains replicas on its
+  // share of each batch (data parallel); with it, the model is split across
+  // ranks. batch_size is the global batch either way.
+  std::shared_ptr<Communicator> comm;
+  absl::Duration comm_timeout = absl::Seconds(300);
+  size_t bucket_bytes = size_t{25} << 20;  // gradient buckets (data parallel)
+  std::string prefix;                      // empty: save nothing
+  bool save_every_epoch = false;
+};
+
+struct EpochResult {
+  int epoch = 0;  // 1-based
+  double train_loss = 0;
+  double train_accuracy = 0;
+  double test_accuracy = 0;
+  int64_t train_examples = 0;  // examples seen this epoch
+  int64_t test_examples = 0;
+  double train_seconds = 0;
+  double eval_seconds = 0;
+};
+
+struct BatchProgress {
+  int epoch = 0;      // 1-based
+  int64_t batch = 0;  // 1-based
+  int64_t num_batches = 0;
+  double loss = 0;      // running mean over the epoch so far
+  double accuracy = 0;  // running
+};
+
+struct TrainCallbacks {
+  std::function<void(const BatchProgress&)> on_batch;
+  std::function<void(const EpochResult&)> on_epoch;
+  std::function<void(const std::string& path)> on_save;
+};
+
+struct TrainResult {
+  std::vector<EpochResult> epochs;
+  Symbol symbol;
+  // How the model ran ("cpu(0)", "data parallel: ...").
+  std::string layout;
+  // The trained parameters (the training executor's arrays; with several
+  // ranks, on rank 0 only).
+  std::map<std::string, Tensor> arg_params;
+  std::map<std::string, Tensor> aux_params;
+  // Files written, in order (symbol first).
+  std::vector<std::string> saved_files;
+};
+
+// "mlp" or "lenet" (throws symx::Error for anything else).
+Symbol BuildModel(const std::string& name);
+
+// The synthetic set (data_dir empty) or MNIST from data_dir. Throws symx::Error.
+DataSplits LoadData(const TrainOptions& options);
+
+// Trains on `data` (whose example shape must suit the model). Throws
+// symx::Error on bad options (unknown model/optimizer, batch size larger than
+// the training set, ...) and on engine errors. With several ranks every rank
+// calls it (SPMD) with the same options and data; metrics are over all
+// ranks; only rank 0 writes the checkpoint. Callbacks run on every rank
+// (on_batch with this rank's running metrics).
+TrainResult Train(const TrainOptions& options, const DataSplits& data,
+                  const TrainCallbacks& callbacks = {});
+
+}  // namespace symx::train
+
+#endif  // SYMX_TRAIN_TRAINER_H_
