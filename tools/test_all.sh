@@ -2,9 +2,11 @@
 # Installs what is missing, then runs every test: the normal build, then the
 # same suite under AddressSanitizer + UndefinedBehaviorSanitizer, then the
 # multi-device and multi-rank tests that run as threads of one process (and
-# the trainer, which uses them) under ThreadSanitizer, then the Python front's
-# pytest suite on a `pip install` of this checkout (tools/python_tests.sh). Multi-rank tests under
-# mpirun are part of //... (tests/distributed/mpirun.sh launches them).
+# the trainer, which uses them) under ThreadSanitizer; the Python front's
+# pytest suite after the normal run (on a `pip install` of this checkout) and
+# after the ASan run (the extension built with ASan; tools/python_tests.sh).
+# Multi-rank tests under mpirun are part of //... (tests/distributed/mpirun.sh
+# launches them).
 # This is the README's test command and what CI runs (.ci/run). Extra
 # arguments go to every `bazel test` run. Ends with one line
 # "N passed, N failed" over all runs.
@@ -26,26 +28,34 @@ run_suite() {
   if [ "$rc" != 0 ]; then status=$rc; fi
 }
 
+# The Python front's pytest suite (tools/python_tests.sh); its summary line
+# reads "2 failed, 120 passed in 9.8s" (-q). Each run comes right after the
+# bazel suite of the same configuration, whose objects the extension reuses.
+run_python() {
+  local log
+  log="$(mktemp)"
+  bash tools/python_tests.sh "$@" 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  local summary
+  summary="$(grep -E '^=* ?[0-9]+ (passed|failed|errors?)\b.*\bin [0-9.]+s' "$log" | tail -1 || true)"
+  count() { echo "$summary" | grep -oE "[0-9]+ $1" | awk '{n += $1} END {print n + 0}'; }
+  passed=$((passed + $(count passed)))
+  failed=$((failed + $(count failed) + $(count 'errors?')))
+  if [ "$rc" != 0 ]; then
+    status=$rc
+    if [ -z "$summary" ]; then failed=$((failed + 1)); fi  # the build or install failed
+  fi
+  rm -f "$log"
+}
+
 run_suite //... "$@"
+run_python
 run_suite --config=asan //... "$@"
+run_python --asan
 run_suite --config=tsan //tests/executor:model_parallel_test //tests/executor:shared_exec_test \
   //tests/train:trainer_test //tests/distributed:inprocess_communicator_test \
   //tests/distributed:cross_rank_test //tests/distributed:gradient_reducer_test \
   //tests/train:parallel_trainer_test "$@"
-
-# The Python front; pytest's summary line reads "== 120 passed, 1 xfailed in 9.8s ==".
-log="$(mktemp)"
-bash tools/python_tests.sh 2>&1 | tee "$log"
-rc=${PIPESTATUS[0]}
-summary="$(grep -E '^=+ .* in [0-9.]+s' "$log" | tail -1 || true)"
-count() { echo "$summary" | grep -oE "[0-9]+ $1" | awk '{n += $1} END {print n + 0}'; }
-passed=$((passed + $(count passed)))
-failed=$((failed + $(count failed) + $(count 'errors?')))
-if [ "$rc" != 0 ]; then
-  status=$rc
-  if [ -z "$summary" ]; then failed=$((failed + 1)); fi  # the install itself failed
-fi
-rm -f "$log"
 echo "${passed} passed, ${failed} failed"
 if [ "$status" = 0 ] && [ "$failed" != 0 ]; then status=1; fi
 exit "$status"

@@ -193,11 +193,17 @@ std::vector<std::map<std::string, py::object>> MemoryStatsList(const PyExecutor&
   return out;
 }
 
+// The reducer holds its executors' gradient arrays and callbacks and clears
+// the callbacks when destroyed, so it keeps the Python executors alive: its
+// destructor runs first (members go in reverse order), then they may go.
 class PyReducer {
  public:
-  PyReducer(const std::vector<PyExecutor*>& replicas, const std::vector<std::string>& params) {
+  PyReducer(const py::list& replicas, const std::vector<std::string>& params) {
     std::vector<Executor*> executors;
-    for (PyExecutor* r : replicas) executors.push_back(r->exe.get());
+    for (py::handle r : replicas) {
+      executors.push_back(r.cast<PyExecutor&>().exe.get());
+      replicas_.push_back(py::reinterpret_borrow<py::object>(r));
+    }
     reducer_ = ValueOrThrow(GradientReducer::Create(executors, params, nullptr, {}));
   }
   void Start() { reducer_->Start(); }
@@ -211,6 +217,7 @@ class PyReducer {
   }
 
  private:
+  std::vector<py::object> replicas_;
   std::unique_ptr<GradientReducer> reducer_;
 };
 
@@ -282,7 +289,7 @@ void RegisterExecutor(py::module_& m) {
         py::arg("shared_arg_names"), py::arg("shared_exec"), py::arg("shared_buffer"));
 
   py::class_<PyReducer>(m, "GradientReducer")
-      .def(py::init<const std::vector<PyExecutor*>&, const std::vector<std::string>&>(),
+      .def(py::init<const py::list&, const std::vector<std::string>&>(),
            py::arg("replicas"), py::arg("params"))
       .def("start", &PyReducer::Start)
       .def("finish", &PyReducer::Finish);

@@ -167,3 +167,25 @@ def test_bucketing_module_shares_parameters_across_buckets():
     exe5 = mod.buckets[5]._exec_group.execs[0]
     assert exe10.arg_dict["proj_weight"]._t.same_storage(exe5.arg_dict["proj_weight"]._t)
     assert exe10.grad_dict["cls_weight"]._t.same_storage(exe5.grad_dict["cls_weight"]._t)
+
+
+def test_data_parallel_modules_can_be_dropped_in_any_order(digits):
+    # The gradient reducer holds its executors; freeing the module (executors
+    # and reducer in whatever order Python picks) must not touch freed ones.
+    import gc
+    for _ in range(3):
+        mod = mx.mod.Module(lenet(), context=[mx.cpu(0), mx.cpu(1)])
+        mod.bind(data_shapes=[("data", (4, 1, 28, 28))], label_shapes=[("softmax_label", (4,))])
+        mod.init_params(mx.init.Xavier())
+        mod.init_optimizer()
+        batch = mx.io.DataBatch(data=[mx.nd.array(digits["train_data"][:4])],
+                                label=[mx.nd.array(digits["train_label"][:4])])
+        mod.forward_backward(batch)
+        mod.update()
+        group = mod._exec_group
+        execs, reducer = group.execs, group.reducer
+        del mod, group
+        del execs
+        gc.collect()
+        del reducer
+        gc.collect()
