@@ -20,6 +20,7 @@ PACKAGES=(
   # The Python front (python/, `pip install .`) and its pytest suite, for
   # Debian's interpreter: headers, pybind11, numpy, pytest, venv + setuptools.
   python3-dev pybind11-dev python3-numpy python3-pytest python3-venv python3-setuptools
+  python3-wheel        # setuptools needs it to build the wheel pip installs
   iproute2             # ip netns: the two-hosts MPI test
 )
 

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -221,6 +222,35 @@ class PyReducer {
   std::unique_ptr<GradientReducer> reducer_;
 };
 
+// Forward and/or Backward (no head gradients) of every executor at once,
+// each on a thread of its own with the GIL released: the replicas of a
+// data-parallel Module, on separate devices and pools. The first error is
+// raised once all have finished.
+void RunReplicas(const py::list& replicas, bool is_train, bool forward, bool backward) {
+  std::vector<PyExecutor*> executors;
+  for (py::handle r : replicas) executors.push_back(&r.cast<PyExecutor&>());
+  std::vector<std::exception_ptr> errors(executors.size());
+  {
+    py::gil_scoped_release release;
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < executors.size(); ++i) {
+      threads.emplace_back([&, i] {
+        try {
+          if (forward) executors[i]->exe->Forward(is_train);
+          if (backward) executors[i]->exe->Backward(std::vector<Tensor>{});
+        } catch (...) {
+          errors[i] = std::current_exception();
+        }
+      });
+    }
+    for (std::thread& t : threads) t.join();
+  }
+  for (PyExecutor* e : executors) e->RaiseCallbackError();
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
 }  // namespace
 
 void RegisterExecutor(py::module_& m) {
@@ -287,6 +317,9 @@ void RegisterExecutor(py::module_& m) {
   m.def("simple_bind", &SimpleBind, py::arg("symbol"), py::arg("ctx"), py::arg("shapes"),
         py::arg("grad_req"), py::arg("type_dict"), py::arg("group2ctx"),
         py::arg("shared_arg_names"), py::arg("shared_exec"), py::arg("shared_buffer"));
+
+  m.def("run_replicas", &RunReplicas, py::arg("replicas"), py::arg("is_train"),
+        py::arg("forward"), py::arg("backward"));
 
   py::class_<PyReducer>(m, "GradientReducer")
       .def(py::init<const py::list&, const std::vector<std::string>&>(),

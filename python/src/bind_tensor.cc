@@ -1,10 +1,13 @@
 // Tensor (the NDArray's storage), contexts and .params files.
 //
-// A host Tensor exposes its memory through the buffer protocol, so numpy sees
-// the engine's bytes without a copy (np.asarray(t)). Each buffer request takes
-// a writable pointer, which counts as a write to the storage (tensor.h): what
-// a kernel derived from the old contents is rebuilt at the next run, however
-// the view is then used.
+// A host Tensor is seen by numpy without a copy through `numpy(writable)`: an
+// array over the tensor's memory whose base keeps the Tensor (and so its
+// storage) alive. A writable view takes a writable pointer, which counts as a
+// write to the storage (tensor.h): what a kernel derived from the old
+// contents (oneDNN's converted weights) is rebuilt at the next run. A
+// read-only view counts nothing. (Not the buffer protocol: an error there
+// cannot become a Python exception and would end the process.)
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -39,8 +42,8 @@ const char* BufferFormat(DType dtype) {
   }
 }
 
-py::buffer_info TensorBuffer(const Tensor& t) {
-  if (!t.defined()) throw Error(absl::InvalidArgumentError("the array is empty (None)"));
+py::array NumpyView(const py::object& self, bool writable) {
+  const Tensor& t = self.cast<const Tensor&>();
   if (t.ctx().type != DeviceType::kCPU) {
     throw Error(absl::InvalidArgumentError(absl::StrCat(
         "an array on ", t.ctx().ToString(), " has no host memory to view; copy it to cpu() first")));
@@ -57,8 +60,10 @@ py::buffer_info TensorBuffer(const Tensor& t) {
     strides[i] = stride;
     stride *= shape[i];
   }
-  return py::buffer_info(t.raw_data(), static_cast<py::ssize_t>(DTypeSize(t.dtype())), format,
-                         static_cast<py::ssize_t>(shape.size()), shape, strides);
+  void* data = writable ? t.raw_data() : const_cast<void*>(t.read_raw_data());
+  py::array view(py::dtype(format), shape, strides, data, self);
+  if (!writable) view.attr("setflags")(py::arg("write") = false);
+  return view;
 }
 
 // A new tensor on `ctx` holding a C-contiguous buffer's bytes as `dtype`
@@ -110,14 +115,16 @@ void RegisterTensor(py::module_& m) {
     return py::make_tuple(type, c.id, c.rank);
   });
 
-  py::class_<Tensor>(m, "Tensor", py::buffer_protocol())
-      .def_buffer(&TensorBuffer)
+  py::class_<Tensor>(m, "Tensor")
+      .def("numpy", &NumpyView, py::arg("writable"),
+           "A numpy array over this host tensor's memory (no copy); it keeps the tensor alive")
       .def_property_readonly("shape",
                              [](const Tensor& t) { return py::tuple(py::cast(t.shape().dims())); })
       .def_property_readonly("dtype", [](const Tensor& t) { return DTypeName(t.dtype()); })
       .def_property_readonly("context", [](const Tensor& t) { return t.ctx().ToString(); })
       .def_property_readonly("size", &Tensor::size)
       .def_property_readonly("nbytes", &Tensor::nbytes)
+      .def_property_readonly("offset", &Tensor::offset)
       .def("view",
            [](const Tensor& t, const std::vector<int64_t>& dims) {
              return ValueOrThrow(t.View(Shape(dims)));

@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 
+#include "devices/device.h"
 #include "python/src/convert.h"
 #include "train/data.h"
 #include "train/initializer.h"
@@ -69,6 +70,8 @@ void RegisterTrain(py::module_& m) {
            py::arg("beta1"), py::arg("beta2"), py::arg("epsilon"));
 
   py::class_<train::Rng>(m, "Rng").def(py::init<uint64_t>(), py::arg("seed"));
+  // Every device's generator (Dropout's masks), as mx.random.seed does.
+  m.def("seed_devices", &SeedAllDevices, py::arg("seed"));
   py::class_<train::Initializer>(m, "Initializer").def("dumps", &train::Initializer::Dumps);
   m.def("create_initializer", &train::CreateInitializer, py::arg("description"));
   m.def("init_parameter", &train::InitParameter, py::arg("default_init"), py::arg("name"),

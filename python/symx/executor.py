@@ -19,13 +19,13 @@ def _wrap_all(tensors):
 class Executor:
     """Made by Symbol.bind / Symbol.simple_bind; not constructed directly."""
 
-    def __init__(self, handle, symbol, ctx, group2ctx=None, shared_exec=None):
+    # No reference to a shared_exec is kept: the engine keeps only its memory
+    # pools (shared), so a chain of reshapes does not keep every old executor.
+    def __init__(self, handle, symbol, ctx, group2ctx=None):
         self._handle = handle
         self._symbol = symbol
         self._ctx = ctx
         self._group2ctx = group2ctx
-        # The engine keeps raw pointers into the executor whose memory it shares.
-        self._shared_exec = shared_exec
         self.arg_arrays = _wrap_all(handle.arg_arrays)
         self.grad_arrays = _wrap_all(handle.grad_arrays)
         self.aux_arrays = _wrap_all(handle.aux_arrays)
@@ -66,8 +66,9 @@ class Executor:
         elif isinstance(out_grads, dict):
             heads = {}
             for k, v in out_grads.items():
-                if not isinstance(v, nd.NDArray):
-                    raise TypeError("inputs must be NDArray")
+                if not isinstance(k, str) or not isinstance(v, nd.NDArray):
+                    raise TypeError("out_grads must map output names (str) to NDArrays, got "
+                                    "%r: %s" % (k, type(v).__name__))
                 heads[k] = v._t
         elif isinstance(out_grads, (list, tuple)):
             heads = []
@@ -114,13 +115,24 @@ class Executor:
     # --- parameters, reshaping, inspection -----------------------------------
     def copy_params_from(self, arg_params, aux_params=None, allow_extra_params=False):
         """Copies values (cast to each array's dtype) into the bound arguments and aux states."""
-        def tensors(params):
+        def tensors(params, what):
+            if params is None:
+                return {}
+            if not isinstance(params, dict):
+                raise TypeError("copy_params_from: %s must be a dict of str to NDArray, got %s"
+                                % (what, type(params).__name__))
             out = {}
-            for k, v in (params or {}).items():
+            for k, v in params.items():
+                if not isinstance(k, str):
+                    raise TypeError("copy_params_from: %s keys must be str, got %r" % (what, k))
+                if isinstance(v, np.ndarray):
+                    v = nd.array(v, dtype=v.dtype)
                 if not isinstance(v, nd.NDArray):
-                    v = nd.array(v)
+                    raise TypeError("copy_params_from: %s[%r] must be an NDArray or numpy array, "
+                                    "got %s" % (what, k, type(v).__name__))
                 out[k] = v._t
             return out
+        args, aux = tensors(arg_params, "arg_params"), tensors(aux_params, "aux_params")
         if not allow_extra_params:  # MXNet's ValueErrors (the engine's would be MXNetErrors)
             for name in arg_params or {}:
                 if name not in self.arg_dict:
@@ -128,8 +140,7 @@ class Executor:
             for name in aux_params or {}:
                 if name not in self.aux_dict:
                     raise ValueError("Find name %s that is not in the auxiliary states" % name)
-        self._handle.copy_params_from(tensors(arg_params), tensors(aux_params),
-                                      bool(allow_extra_params))
+        self._handle.copy_params_from(args, aux, bool(allow_extra_params))
 
     def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
         """A new executor for new input shapes sharing this one's parameters and memory."""
@@ -139,7 +150,7 @@ class Executor:
                 raise TypeError("reshape: the shape of %s must be a tuple, got %r" % (k, v))
             shapes[k] = list(v)
         handle = self._handle.reshape(shapes, bool(partial_shaping), bool(allow_up_sizing))
-        exe = Executor(handle, self._symbol, self._ctx, self._group2ctx, self)
+        exe = Executor(handle, self._symbol, self._ctx, self._group2ctx)
         if self._monitor_callback is not None:
             exe.set_monitor_callback(*self._monitor_callback)
         return exe

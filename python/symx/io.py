@@ -188,5 +188,5 @@ def synthetic_digits(num_train=6000, num_test=1000, seed=7):
     like MXNet's test_utils.get_mnist(): data float32 (N, 1, 28, 28) in [0, 1].
     """
     tx, ty, vx, vy = _core.synthetic_digits(int(num_train), int(num_test), int(seed))
-    return {"train_data": np.array(tx), "train_label": np.array(ty),
-            "test_data": np.array(vx), "test_label": np.array(vy)}
+    return {"train_data": tx.numpy(False).copy(), "train_label": ty.numpy(False).copy(),
+            "test_data": vx.numpy(False).copy(), "test_label": vy.numpy(False).copy()}

@@ -90,18 +90,22 @@ class NDArray:
 
     # --- numpy interop ------------------------------------------------------
     def _host(self):
-        """This array, or a host copy of it when it lives on another device."""
-        if self._t.context.startswith("cpu"):
-            return self._t
-        return self._t.copy_to_new("cpu(0)", self._t.dtype)
+        """This array's tensor, or a host copy of it when it lives on another device
+        (bfloat16, which numpy lacks, as float32)."""
+        t = self._t
+        if t.dtype == "bfloat16":
+            return t.copy_to_new("cpu(0)", "float32")
+        if t.context.startswith("cpu"):
+            return t
+        return t.copy_to_new("cpu(0)", t.dtype)
 
     def _view(self):
         """A writable numpy view of this array's memory (host arrays only)."""
-        return np.asarray(self._t)
+        return self._t.numpy(True)
 
     def asnumpy(self):
-        """A numpy copy of the array."""
-        return np.array(self._host(), copy=True)
+        """A numpy copy of the array (bfloat16 arrays come back as float32)."""
+        return np.array(self._host().numpy(False), copy=True)
 
     def asscalar(self):
         if self.size != 1:
@@ -122,8 +126,11 @@ class NDArray:
     def copyto(self, other):
         """Copies into ``other`` (an NDArray of the same size) or to a new array on a Context."""
         if isinstance(other, NDArray):
-            if other._t.same_storage(self._t) and other.shape == self.shape:
-                return other
+            if other.shape != self.shape:
+                raise MXNetError("copyto: shape mismatch, source %s, destination %s"
+                                 % (self.shape, other.shape))
+            if other._t.same_storage(self._t) and other._t.offset == self._t.offset:
+                return other  # the same memory
             other._t.copy_from(self._t)
             return other
         if isinstance(other, Context):
@@ -191,7 +198,7 @@ class NDArray:
         return array(self.asnumpy()[key], ctx=self.context, dtype=self._t.dtype)
 
     def __setitem__(self, key, value):
-        if not self._t.context.startswith("cpu"):
+        if not self._t.context.startswith("cpu") or self._t.dtype == "bfloat16":
             host = self.asnumpy()
             host[key] = _as_numpy(value)
             self._t.copy_from(array(host, dtype=self._t.dtype)._t)
@@ -212,7 +219,7 @@ class NDArray:
         return array(np.asarray(out), ctx=self.context, dtype=self._t.dtype)
 
     def _inplace(self, other, fn):
-        if not self._t.context.startswith("cpu"):
+        if not self._t.context.startswith("cpu") or self._t.dtype == "bfloat16":
             updated = self._binary(other, fn)
             self._t.copy_from(updated._t)
             return self

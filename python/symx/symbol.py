@@ -141,18 +141,9 @@ class Symbol:
             raise ValueError("Can only specify known argument shapes either by positional or "
                              "kwargs way.")
         if args:
-            known = []
-            for s in args:
-                if s is not None and not isinstance(s, tuple):
-                    raise TypeError("Arguments need to be shapes (tuple), got %r" % (s,))
-                known.append(list(s) if s else None)
-            return known
-        known = {}
-        for k, s in kwargs.items():
-            if not isinstance(s, tuple):
-                raise TypeError("Arguments need to be shapes (tuple), got %r for %s" % (s, k))
-            known[k] = list(s)
-        return known
+            return [_shape_list(s, "infer_shape: argument %d" % i) if s else None
+                    for i, s in enumerate(args)]
+        return {k: _shape_list(s, "infer_shape: " + k) for k, s in kwargs.items()}
 
     def infer_shape(self, *args, **kwargs):
         """(arg_shapes, out_shapes, aux_shapes) from the given input shapes.
@@ -248,9 +239,9 @@ class Symbol:
         _check_complete(aux_states, "aux_states", self.list_auxiliary_states(), False)
         handle = _core.bind(self._s, str(ctx), _arrays(args, "args"),
                             None if args_grad is None else _arrays(args_grad, "args_grad"),
-                            grad_req, _arrays(aux_states, "aux_states"), _group2ctx(group2ctx),
-                            None if shared_exec is None else shared_exec._handle)
-        return Executor(handle, self, ctx, group2ctx, shared_exec)
+                            _grad_req(grad_req, "bind"), _arrays(aux_states, "aux_states"),
+                            _group2ctx(group2ctx), _exec_handle(shared_exec))
+        return Executor(handle, self, ctx, group2ctx)
 
     def simple_bind(self, ctx, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
                     shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
@@ -262,26 +253,32 @@ class Symbol:
             if stype not in (None, "default"):
                 raise MXNetError("simple_bind: %s has storage type '%s'; symx has dense storage "
                                  "only (sparse storage is not supported yet)" % (name, stype))
-        shapes = {}
-        for name, shape in kwargs.items():
-            if not isinstance(shape, tuple):
-                raise TypeError("simple_bind: the shape of %s must be a tuple, got %r"
-                                % (name, shape))
-            shapes[name] = list(shape)
-        types = None if type_dict is None else {k: _dtype_name(v) for k, v in type_dict.items()}
+        shapes = {name: _shape_list(shape, "simple_bind: the shape of " + name)
+                  for name, shape in kwargs.items()}
+        types = None
+        if type_dict is not None:
+            types = {_key(k, "type_dict"): _dtype_name(v) for k, v in type_dict.items()}
         buffer = None
         if shared_buffer is not None:
-            buffer = {k: v._t for k, v in shared_buffer.items()}
+            if not isinstance(shared_buffer, dict):
+                raise TypeError("shared_buffer must be a dict of str to NDArray")
+            buffer = {}
+            for k, v in shared_buffer.items():
+                if not isinstance(v, nd.NDArray):
+                    raise TypeError("shared_buffer[%r] must be an NDArray, got %s"
+                                    % (k, type(v).__name__))
+                buffer[_key(k, "shared_buffer")] = v._t
         handle, new_buffer = _core.simple_bind(
-            self._s, str(ctx), shapes, grad_req, types, _group2ctx(group2ctx),
-            list(shared_arg_names or []), None if shared_exec is None else shared_exec._handle,
-            buffer)
+            self._s, str(ctx), shapes, _grad_req(grad_req, "simple_bind"), types,
+            _group2ctx(group2ctx), [_key(n, "shared_arg_names") for n in shared_arg_names or []],
+            _exec_handle(shared_exec), buffer)
         if shared_buffer is not None:
             for k, t in new_buffer.items():
                 old = shared_buffer.get(k)
-                if old is None or not (old._t.same_storage(t) and old.shape == tuple(t.shape)):
+                if old is None or not (old._t.same_storage(t) and old._t.offset == t.offset
+                                       and old.shape == tuple(t.shape)):
                     shared_buffer[k] = nd.NDArray(t)
-        return Executor(handle, self, ctx, group2ctx, shared_exec)
+        return Executor(handle, self, ctx, group2ctx)
 
     def eval(self, ctx=None, **kwargs):
         """Binds with ``kwargs`` as the arguments, runs forward, returns the outputs."""
@@ -317,6 +314,46 @@ def _arrays(arrays, what):
     raise TypeError("Only accept list of NDArrays or dict of str to NDArray (%s)" % what)
 
 
+def _key(name, what):
+    if not isinstance(name, str):
+        raise TypeError("%s: names must be strings, got %r" % (what, name))
+    return name
+
+
+def _shape_list(shape, what):
+    """A shape tuple of ints as a list; anything else is a TypeError naming ``what``."""
+    if not isinstance(shape, tuple) or not all(
+            isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in shape):
+        raise TypeError("%s must be a shape (a tuple of ints), got %r" % (what, shape))
+    return [int(d) for d in shape]
+
+
+def _grad_req(grad_req, what):
+    """grad_req checked: None, a str, a list of str or a dict of str to str."""
+    def check(v):
+        if not isinstance(v, str):
+            raise TypeError("%s: grad_req values must be 'write', 'add' or 'null', got %r"
+                            % (what, v))
+        return v
+    if grad_req is None or isinstance(grad_req, str):
+        return grad_req
+    if isinstance(grad_req, (list, tuple)):
+        return [check(v) for v in grad_req]
+    if isinstance(grad_req, dict):
+        return {_key(k, what + " grad_req"): check(v) for k, v in grad_req.items()}
+    raise TypeError("%s: grad_req must be a str, list or dict, got %s"
+                    % (what, type(grad_req).__name__))
+
+
+def _exec_handle(shared_exec):
+    from .executor import Executor
+    if shared_exec is None:
+        return None
+    if not isinstance(shared_exec, Executor):
+        raise TypeError("shared_exec must be an Executor, got %s" % type(shared_exec).__name__)
+    return shared_exec._handle
+
+
 def _group2ctx(group2ctx):
     if not group2ctx:
         return {}
@@ -345,6 +382,9 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
         raise MXNetError("Variable %s: storage type '%s' is not supported (symx has dense storage "
                          "only)" % (name, stype))
     if init is not None and not isinstance(init, str):
+        if not hasattr(init, "dumps"):
+            raise TypeError("Variable %s: init must be an initializer or its dumps() string, got %r"
+                            % (name, init))
         init = init.dumps()
     if shape is not None:
         shape = list(shape)

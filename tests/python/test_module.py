@@ -189,3 +189,96 @@ def test_data_parallel_modules_can_be_dropped_in_any_order(digits):
         gc.collect()
         del reducer
         gc.collect()
+
+
+def test_grad_req_add_over_several_contexts_is_refused():
+    mod = mx.mod.Module(lenet(), context=[mx.cpu(0), mx.cpu(1)])
+    with pytest.raises(mx.base.MXNetError, match="grad_req='add'"):
+        mod.bind(data_shapes=[("data", (4, 1, 28, 28))], label_shapes=[("softmax_label", (4,))],
+                 grad_req="add")
+
+
+def bn_net():
+    h = mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=8, name="fc1")
+    h = mx.sym.BatchNorm(h, name="bn")
+    h = mx.sym.FullyConnected(mx.sym.Activation(h, act_type="relu"), num_hidden=3, name="fc2")
+    return mx.sym.SoftmaxOutput(h, name="softmax")
+
+
+def test_fit_averages_aux_states_back_into_every_replica():
+    rng = np.random.RandomState(0)
+    x = rng.rand(40, 5).astype(np.float32)
+    y = rng.randint(0, 3, 40).astype(np.float32)
+    # Different halves of each batch: the replicas' moving statistics differ
+    # until fit averages them at the end of the epoch.
+    x[:, 0] += np.arange(40) % 10 >= 5
+    mod = mx.mod.Module(bn_net(), context=[mx.cpu(0), mx.cpu(1)])
+    mod.fit(mx.io.NDArrayIter(x, y, 10), num_epoch=1, optimizer_params={"learning_rate": 0.1})
+    execs = mod._exec_group.execs
+    for name in ("bn_moving_mean", "bn_moving_var"):
+        np.testing.assert_array_equal(execs[0].aux_dict[name].asnumpy(),
+                                      execs[1].aux_dict[name].asnumpy())
+        np.testing.assert_array_equal(mod.get_params()[1][name].asnumpy(),
+                                      execs[0].aux_dict[name].asnumpy())
+
+
+def test_module_without_a_label_warns_and_predicts():
+    net = mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=2, name="fc")
+    with pytest.warns(UserWarning, match="softmax_label"):
+        mod = mx.mod.Module(net)  # the default label_names; MXNet only warns
+    mod.bind(data_shapes=[("data", (3, 4))], for_training=False)
+    mod.init_params(mx.init.One())
+    out = mod.predict(mx.io.NDArrayIter(np.ones((6, 4), np.float32), batch_size=3))
+    np.testing.assert_array_equal(out.asnumpy(), np.full((6, 2), 4.0))
+
+
+def test_init_params_twice_is_ignored_with_a_warning():
+    mod = mx.mod.Module(lenet())
+    mod.bind(data_shapes=[("data", (2, 1, 28, 28))], label_shapes=[("softmax_label", (2,))])
+    mod.init_params(mx.init.Constant(0.5))
+    with pytest.warns(UserWarning, match="already initialized"):
+        mod.init_params(arg_params={"fc2_bias": mx.nd.full((10,), 7)}, allow_missing=True)
+    assert np.all(mod.get_params()[0]["fc2_bias"].asnumpy() == 0)  # bias rule: zeros
+
+
+def test_module_reshapes_do_not_keep_old_executors():
+    import gc
+    import weakref
+    mod = mx.mod.Module(lenet())
+    mod.bind(data_shapes=[("data", (4, 1, 28, 28))], label_shapes=[("softmax_label", (4,))])
+    mod.init_params(mx.init.Xavier())
+    first = weakref.ref(mod._exec_group.execs[0])
+    for n in (3, 4, 3, 2):
+        batch = mx.io.DataBatch(data=[mx.nd.ones((n, 1, 28, 28))], label=[mx.nd.zeros((n,))])
+        mod.forward(batch, is_train=False)
+        assert mod.get_outputs()[0].shape == (n, 10)
+    gc.collect()
+    assert first() is None
+
+
+def test_bucketing_force_rebind_keeps_the_parameters():
+    def sym_gen(key):
+        net = mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=3, name="fc")
+        return mx.sym.SoftmaxOutput(net, name="softmax"), ("data",), ("softmax_label",)
+
+    mod = mx.mod.BucketingModule(sym_gen, default_bucket_key=4)
+    shapes = dict(data_shapes=[("data", (2, 4))], label_shapes=[("softmax_label", (2,))])
+    mod.bind(**shapes)
+    mod.init_params(mx.init.Uniform(1))
+    before = mod.get_params()[0]["fc_weight"].asnumpy()
+    mod.bind(force_rebind=True, **shapes)
+    np.testing.assert_array_equal(mod.get_params()[0]["fc_weight"].asnumpy(), before)
+
+
+def test_random_seed_fixes_dropout_masks():
+    y = mx.sym.Dropout(mx.sym.Variable("x"), p=0.5)
+
+    def mask(seed):
+        mx.random.seed(seed)
+        exe = y.simple_bind(mx.cpu(), x=(64,), grad_req="null")
+        exe.arg_dict["x"][:] = 1
+        return exe.forward(is_train=True)[0].asnumpy()
+
+    a, b, c = mask(1), mask(2), mask(1)
+    np.testing.assert_array_equal(a, c)
+    assert not np.array_equal(a, b)

@@ -121,7 +121,10 @@ class BaseModule:
             for name, val in eval_metric.get_name_value():
                 self.logger.info("Epoch[%d] Train-%s=%f", epoch, name, val)
             self.logger.info("Epoch[%d] Time cost=%.3f", epoch, time.time() - tic)
+            # As MXNet's fit: the replicas' averaged aux states (BatchNorm's
+            # moving statistics) go back into every replica.
             arg_params, aux_params = self.get_params()
+            self.set_params(arg_params, aux_params)
             for callback in _as_list(epoch_end_callback):
                 callback(epoch, self.symbol, arg_params, aux_params)
             if eval_data is not None:

@@ -64,7 +64,10 @@ class BucketingModule(BaseModule):
              force_rebind=False, shared_module=None, grad_req="write"):
         if shared_module is not None:
             raise MXNetError("shared_module for BucketingModule is not supported")
+        saved = None
         if force_rebind:
+            if self.params_initialized:  # MXNet keeps the parameters across a rebind
+                saved = tuple({k: v.copy() for k, v in d.items()} for d in self.get_params())
             self.binded = False
             self._buckets = {}
         if self.binded:
@@ -79,6 +82,9 @@ class BucketingModule(BaseModule):
         self._curr_module = module
         self._curr_bucket_key = self._default_bucket_key
         self.binded = True
+        if saved is not None:
+            module.init_params(None, saved[0], saved[1], force_init=True)
+            self.optimizer_initialized = False
 
     def switch_bucket(self, bucket_key, data_shapes, label_shapes=None):
         if not self.binded:

@@ -34,7 +34,9 @@ class DataParallelExecutorGroup:
         self.contexts = contexts
         self.param_names = list(param_names)
         self.data_shapes = list(data_shapes)
-        self.label_shapes = list(label_shapes or [])
+        # Labels the symbol does not read (Module warned) are not bound.
+        arg_names = set(symbol.list_arguments())
+        self.label_shapes = [d for d in label_shapes or [] if d.name in arg_names]
         self.for_training = for_training
         self.batch_size = self.data_shapes[0].shape[0]
         for desc in self.data_shapes + self.label_shapes:
@@ -56,6 +58,11 @@ class DataParallelExecutorGroup:
             else:
                 req[name] = "null"
         self.grad_params = [n for n in self.param_names if req.get(n, "null") != "null"]
+        if len(contexts) > 1 and any(req.get(n) == "add" for n in self.grad_params):
+            # The reducer writes each backward's sum into every replica; adding
+            # the next backward on top would count earlier ones again.
+            raise MXNetError("grad_req='add' over several contexts is not supported: bind on one "
+                             "context, or accumulate with grad_req='write' yourself")
         types = {d.name: d.dtype for d in self.data_shapes + self.label_shapes}
         self.execs = []
         for i, ctx in enumerate(contexts):
@@ -67,6 +74,10 @@ class DataParallelExecutorGroup:
                 ctx, grad_req=req, type_dict=types, shared_arg_names=self.param_names,
                 shared_exec=shared_exec, shared_buffer=self.shared_data_arrays[i], **shapes))
         self.reducer = None
+        self._make_reducer()
+
+    def _make_reducer(self):
+        self.reducer = None  # the old one (if any) goes first: it clears its callbacks
         if len(self.execs) > 1 and self.grad_params:
             self.reducer = _core.GradientReducer([e._handle for e in self.execs], self.grad_params)
 
@@ -87,19 +98,31 @@ class DataParallelExecutorGroup:
         self._load([d.name for d in self.data_shapes], data_batch.data)
         if self.label_shapes and data_batch.label:
             self._load([d.name for d in self.label_shapes], data_batch.label)
-        for exe in self.execs:
-            exe.forward(is_train=is_train)
+        if len(self.execs) == 1:
+            self.execs[0].forward(is_train=is_train)
+        else:  # the replicas at once, on their devices' threads
+            _core.run_replicas([e._handle for e in self.execs], bool(is_train), True, False)
 
     def backward(self, out_grads=None):
         if not self.for_training:
             raise MXNetError("backward needs a module bound with for_training=True")
         if self.reducer is not None:
             self.reducer.start()
-        for exe, (begin, end) in zip(self.execs, self.slices):
-            grads = None
-            if out_grads is not None:
-                grads = [g if len(self.execs) == 1 else g[begin:end] for g in out_grads]
-            exe.backward(out_grads=grads)
+        try:
+            if out_grads is None and len(self.execs) > 1:
+                _core.run_replicas([e._handle for e in self.execs], True, False, True)
+            else:
+                for exe, (begin, end) in zip(self.execs, self.slices):
+                    grads = None
+                    if out_grads is not None:
+                        grads = [g if len(self.execs) == 1 else g[begin:end] for g in out_grads]
+                    exe.backward(out_grads=grads)
+        except BaseException:
+            # This round's buckets will never all be ready (finish would wait
+            # for its timeout); a fresh reducer starts the next one clean.
+            if self.reducer is not None:
+                self._make_reducer()
+            raise
         if self.reducer is not None:
             self.reducer.finish()
 

@@ -42,13 +42,17 @@ class Module(BaseModule):
         self._state_names = list(state_names or [])
         self._fixed_param_names = list(fixed_param_names or [])
         args = symbol.list_arguments()
-        for kind, names in (("data", self._data_names), ("label", self._label_names),
-                            ("state", self._state_names)):
+        for kind, names, fatal in (("data", self._data_names, True),
+                                   ("label", self._label_names, False),
+                                   ("state", self._state_names, True)):
             for n in names:
                 if n not in args:
-                    raise ValueError("You created Module with Module(..., %s_names=%s) but input "
-                                     "with name '%s' is not found in symbol.list_arguments(). Did "
-                                     "you mean one of:\n\t%s" % (kind, names, n, "\n\t".join(args)))
+                    msg = ("You created Module with Module(..., %s_names=%s) but input with name "
+                           "'%s' is not found in symbol.list_arguments(). Did you mean one of:\n\t%s"
+                           % (kind, names, n, "\n\t".join(args)))
+                    if fatal:
+                        raise ValueError(msg)
+                    warnings.warn(msg, stacklevel=2)  # MXNet only warns for labels
         inputs = set(self._data_names + self._label_names + self._state_names)
         self._param_names = [n for n in args if n not in inputs]
         self._aux_names = symbol.list_auxiliary_states()
@@ -121,11 +125,9 @@ class Module(BaseModule):
     def init_params(self, initializer=_init.Uniform(0.01), arg_params=None, aux_params=None,
                     allow_missing=False, force_init=False, allow_extra=False):
         if self.params_initialized and not force_init:
-            if arg_params is None and aux_params is None and self._exec_group is not None:
-                self._exec_group.set_params(self._arg_params, self._aux_params)
-                return
-            if arg_params is None and aux_params is None:
-                return
+            warnings.warn("Parameters already initialized and force_init=False. init_params call "
+                          "ignored.", stacklevel=2)
+            return
         if not self.binded:
             raise RuntimeError("call bind before initializing the parameters")
         attrs = self._symbol.attr_dict()
