@@ -103,14 +103,14 @@ def test_symbol_multipliers_and_setters():
     assert opt.wd_mult == {"fc_bias": 3.0}
     w0, g = np.ones(2, np.float32), np.ones(2, np.float32)
     # w - lr * lr_mult * (g + wd * wd_mult * w)
-    np.testing.assert_allclose(_sgd_step(opt, 0, w0, g), 1 - 0.2 * 1.5, rtol=1e-6)
-    np.testing.assert_allclose(_sgd_step(opt, 1, w0, g), 1 - 0.1 * 2.5, rtol=1e-6)
+    np.testing.assert_allclose(_sgd_step(opt, 0, w0, g), 1 - 0.2 * 1.5, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(_sgd_step(opt, 1, w0, g), 1 - 0.1 * 2.5, rtol=1e-6, atol=1e-6)
     # Setters start again from the symbol's attributes and the name rule.
     opt.set_lr_mult({"fc_bias": 4.0})
     opt.set_wd_mult({})
     assert opt.lr_mult == {"fc_weight": 2.0, "fc_bias": 4.0}
     assert opt.wd_mult == {"fc_bias": 3.0}
-    np.testing.assert_allclose(_sgd_step(opt, 1, w0, g), 1 - 0.4 * 2.5, rtol=1e-6)
+    np.testing.assert_allclose(_sgd_step(opt, 1, w0, g), 1 - 0.4 * 2.5, rtol=1e-6, atol=1e-6)
 
 
 def test_index_multiplier_wins_over_name():
