@@ -46,5 +46,6 @@ def _op_submodules():
 
 
 _ops.populate(symbol, _op_submodules())
+_ops.add_fluent_methods(symbol.Symbol, symbol)
 
 __version__ = "1.9.1+symx"

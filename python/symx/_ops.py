@@ -84,3 +84,54 @@ def populate(module, submodules):
             else:
                 if spelling.startswith("_"):
                     setattr(submodules["_internal"], spelling, fn)
+
+
+# MXNet's fluent Symbol methods (x.reshape((0, -1)), x.sum(axis=1), ...): the
+# op applied to the symbol, with the op's leading attributes accepted
+# positionally as MXNet's generated signatures allow.
+_FLUENT = {
+    "reshape": ["shape"], "repeat": ["repeats"], "pad": ["mode", "pad_width"],
+    "swapaxes": ["dim1", "dim2"], "split": ["num_outputs"], "slice": ["begin", "end"],
+    "slice_axis": ["axis", "begin", "end"], "one_hot": ["depth"], "sort": ["axis"],
+    "topk": ["axis"], "argsort": ["axis"], "argmax": ["axis"], "argmin": ["axis"],
+    "clip": ["a_min", "a_max"], "expand_dims": ["axis"], "tile": ["reps"],
+    "transpose": ["axes"], "flip": ["axis"], "sum": ["axis"], "mean": ["axis"],
+    "max": ["axis"], "min": ["axis"], "squeeze": ["axis"], "softmax": ["axis"],
+    "log_softmax": ["axis"], "softmin": ["axis"], "take": [], "pick": [], "slice_like": [],
+}
+_FLUENT_UNARY = [
+    "zeros_like", "ones_like", "argmax_channel", "abs", "sign", "flatten", "diag", "round",
+    "rint", "fix", "floor", "ceil", "trunc", "sin", "cos", "tan", "arcsin", "arccos", "arctan",
+    "degrees", "radians", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "exp", "expm1",
+    "log", "log10", "log2", "log1p", "sqrt", "rsqrt", "cbrt", "rcbrt", "square", "reciprocal",
+    "relu", "sigmoid",
+]
+
+
+def _fluent(op_name, positional_attrs):
+    def method(self, *args, **kwargs):
+        from .symbol import Symbol
+        inputs = [a for a in args if isinstance(a, Symbol)]
+        values = [a for a in args if not isinstance(a, Symbol)]
+        if len(values) > len(positional_attrs):
+            raise TypeError("%s() takes at most %d positional attribute(s) (%s), got %d"
+                            % (op_name, len(positional_attrs), ", ".join(positional_attrs),
+                               len(values)))
+        for key, value in zip(positional_attrs, values):
+            if key in kwargs:
+                raise TypeError("%s() got multiple values for %s" % (op_name, key))
+            kwargs[key] = value
+        return call(op_name, self, *inputs, **kwargs)
+    method.__name__ = op_name
+    method.__doc__ = "Fluent form of mx.sym.%s with this symbol as its first input." % op_name
+    return method
+
+
+def add_fluent_methods(symbol_class, module):
+    """Adds the fluent methods whose op the registry has; ``astype`` is Cast."""
+    table = dict(_FLUENT)
+    table.update({name: [] for name in _FLUENT_UNARY})
+    for name, positional in table.items():
+        if hasattr(module, name) and not hasattr(symbol_class, name):
+            setattr(symbol_class, name, _fluent(name, positional))
+    symbol_class.astype = _fluent("Cast", ["dtype"])
