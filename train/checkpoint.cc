@@ -31,8 +31,12 @@ std::string SaveParamsFile(const std::string& prefix, int epoch,
 Checkpoint LoadCheckpoint(const std::string& prefix, int epoch) {
   Checkpoint c;
   c.symbol = Symbol::Load(SymbolPath(prefix));
-  NamedTensors params = ValueOrThrow(LoadParams(ParamsPath(prefix, epoch)));
-  ArgAuxParams split = ValueOrThrow(SplitArgAux(params));
+  const std::string path = ParamsPath(prefix, epoch);
+  NamedTensors params = ValueOrThrow(LoadParams(path));
+  // LoadParams names the file in its errors; SplitArgAux sees no file.
+  absl::StatusOr<ArgAuxParams> split_or = SplitArgAux(params);
+  if (!split_or.ok()) throw Error(Annotate(split_or.status(), path));
+  ArgAuxParams split = *std::move(split_or);
   c.arg_params = std::move(split.arg);
   c.aux_params = std::move(split.aux);
   return c;

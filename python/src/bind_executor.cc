@@ -274,19 +274,7 @@ void RegisterExecutor(py::module_& m) {
                              [](const PyExecutor& s) { return FromTensors(s.exe->grad_arrays()); })
       .def_property_readonly("aux_arrays",
                              [](const PyExecutor& s) { return FromTensors(s.exe->aux_arrays()); })
-      .def_property_readonly("grad_reqs",
-                             [](const PyExecutor& s) {
-                               std::vector<std::string> out;
-                               for (GradReq r : s.exe->grad_reqs()) out.push_back(GradReqName(r));
-                               return out;
-                             })
       .def_property_readonly("symbol", [](const PyExecutor& s) { return s.exe->symbol(); })
-      .def("check_names", [](const PyExecutor& s) {
-        // The dicts' duplicate-name errors (MXNet raises them lazily too).
-        s.exe->arg_dict();
-        s.exe->aux_dict();
-        s.exe->output_dict();
-      })
       .def(
           "copy_params_from",
           [](PyExecutor& self, const std::map<std::string, Tensor>& args,

@@ -61,7 +61,7 @@ ShapeInference InferShapeAny(const Symbol& s, const py::object& known, bool part
 
 // One registered op as the Python front needs it to generate a function:
 // (name, aliases, description, input names with default attributes (None
-// when they depend on the attributes), the variadic count key, hidden).
+// when they depend on the attributes), whether it is a backward op).
 py::tuple DescribeOp(const Op& op) {
   py::object inputs = py::none();
   absl::StatusOr<OpParamPtr> parsed = op.Parse({});
@@ -73,8 +73,7 @@ py::tuple DescribeOp(const Op& op) {
       inputs = py::none();
     }
   }
-  return py::make_tuple(op.name(), op.aliases(), op.description(), inputs, op.variadic_key(),
-                        op.is_backward());
+  return py::make_tuple(op.name(), op.aliases(), op.description(), inputs, op.is_backward());
 }
 
 Symbol CallOp(const std::string& op_name, const std::string& name,

@@ -71,7 +71,7 @@ def populate(module, submodules):
     ``submodules``: prefix group name ("contrib", ..., "_internal") -> module
     to add the prefixed ops to under their short names.
     """
-    for name, aliases, description, inputs, _, is_backward in _core.list_ops():
+    for name, aliases, description, inputs, is_backward in _core.list_ops():
         if is_backward or name in _ENGINE_ONLY:
             continue
         fn = _make_function(name, description, inputs)

@@ -12,9 +12,6 @@ from . import ndarray as nd
 __all__ = ["Executor"]
 
 
-def _wrap_all(tensors):
-    return [nd.NDArray(t) if t is not None else None for t in tensors]
-
 
 class Executor:
     """Made by Symbol.bind / Symbol.simple_bind; not constructed directly."""
@@ -26,10 +23,10 @@ class Executor:
         self._symbol = symbol
         self._ctx = ctx
         self._group2ctx = group2ctx
-        self.arg_arrays = _wrap_all(handle.arg_arrays)
-        self.grad_arrays = _wrap_all(handle.grad_arrays)
-        self.aux_arrays = _wrap_all(handle.aux_arrays)
-        self.outputs = _wrap_all(handle.outputs)
+        self.arg_arrays = nd._wrap_all(handle.arg_arrays)
+        self.grad_arrays = nd._wrap_all(handle.grad_arrays)
+        self.aux_arrays = nd._wrap_all(handle.aux_arrays)
+        self.outputs = nd._wrap_all(handle.outputs)
         self._monitor_callback = None
         self._arg_dict = self._grad_dict = self._aux_dict = self._output_dict = None
 

@@ -16,7 +16,11 @@ def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_ca
 
 
 def load_params(prefix, epoch):
-    """(arg_params, aux_params) of prefix-%04d.params."""
+    """(arg_params, aux_params) of prefix-%04d.params, in the file's order.
+
+    Not the engine's SplitArgAux: that returns sorted maps, and MXNet keeps
+    the file's order, which save_checkpoint then writes back byte for byte.
+    """
     fname = "%s-%04d.params" % (prefix, epoch)
     save_dict = nd.load(fname)
     if not isinstance(save_dict, dict):

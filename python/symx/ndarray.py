@@ -393,11 +393,12 @@ def save(fname, data):
 def load(fname):
     """Loads a file written by save (or MXNet's mx.nd.save): a list or a dict."""
     names, tensors = _core.load_params(str(fname))
-    arrays = [NDArray(t) if t is not None else None for t in tensors]
+    arrays = _wrap_all(tensors)
     if names:
         return dict(zip(names, arrays))
     return arrays
 
 
-def _wrap(tensor):
-    return NDArray(tensor) if tensor is not None else None
+def _wrap_all(tensors):
+    """NDArrays for engine tensors; None (an undefined tensor) stays None."""
+    return [NDArray(t) if t is not None else None for t in tensors]

@@ -122,5 +122,21 @@ TEST(Trainer, BadOptionsAreErrors) {
   EXPECT_THROW(Train(o, data), Error);
 }
 
+TEST(Checkpoint, AParamsFileWithoutArgAuxKeysIsAnErrorNamingIt) {
+  const std::string prefix = TempDir() + "/trainer_test_listy";
+  Symbol::Variable("x").Save(SymbolPath(prefix));
+  NamedTensors list;  // a list file: no keys at all
+  list.tensors.push_back(Tensor::FromVector(Shape{1}, {1.0}));
+  ASSERT_TRUE(SaveParams(ParamsPath(prefix, 1), list).ok());
+  try {
+    LoadCheckpoint(prefix, 1);
+    FAIL() << "a list file loaded as a checkpoint";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("trainer_test_listy-0001.params: "), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("arg:/aux: keys"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace symx::train

@@ -176,8 +176,6 @@ class Module(BaseModule):
         self._grad_req = grad_req
         self._data_shapes = _descs(data_shapes)
         self._label_shapes = _descs(label_shapes) if label_shapes else []
-        if not for_training:
-            self._label_shapes = [d for d in self._label_shapes]
         names = [d.name for d in self._data_shapes]
         if sorted(names) != sorted(self._data_names):
             raise ValueError("Data provided by data_shapes don't match names specified by "
