@@ -1,5 +1,6 @@
 #include "devices/device.h"
 
+#include <cstring>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -20,6 +21,27 @@ DeviceTable& Table() {
 }
 
 }  // namespace
+
+absl::Status Device::CopyToHost(const void* src, void* host_dst, size_t bytes) {
+  if (bytes > 0 && src != host_dst) std::memmove(host_dst, src, bytes);
+  return absl::OkStatus();
+}
+
+absl::Status Device::CopyFromHost(const void* host_src, void* dst, size_t bytes) {
+  if (bytes > 0 && host_src != dst) std::memmove(dst, host_src, bytes);
+  return absl::OkStatus();
+}
+
+absl::Status Device::CopyFromDevice(Device& src_device, const void* src, void* dst,
+                                    size_t bytes) {
+  if (!src_device.host_memory()) return src_device.CopyToHost(src, dst, bytes);
+  return CopyFromHost(src, dst, bytes);
+}
+
+absl::Status Device::Memset(void* dst, int byte, size_t bytes) {
+  if (bytes > 0) std::memset(dst, byte, bytes);
+  return absl::OkStatus();
+}
 
 bool RegisterDeviceFactory(DeviceType type, DeviceFactory factory) {
   DeviceTable& t = Table();

@@ -1,7 +1,9 @@
 // Device: one compute device of this process (cpu(0), cpu(1), ..., gpu(0)).
 //
 // A device owns its Allocator and a random generator (Dropout, initializers
-// without an explicit seed). Devices are created on first use by a factory that
+// without an explicit seed). Its memory is host memory (CPU devices: host code
+// reads and writes it directly) or not (GPUs): the byte-moving methods below
+// are how code outside a device's kernels reaches memory it cannot address. Devices are created on first use by a factory that
 // the device's package registers (devices/cpu registers cpu), live for the
 // process, and are looked up by Context. An unknown or absent device is an
 // error that names it.
@@ -14,6 +16,7 @@
 #include <mutex>
 #include <random>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "devices/allocator.h"
 #include "devices/context.h"
@@ -22,13 +25,33 @@ namespace symx {
 
 class Device {
  public:
-  explicit Device(Context ctx) : ctx_(ctx), allocator_(ctx) {}
+  // A null allocator means plain host memory (Allocator's own).
+  explicit Device(Context ctx, std::unique_ptr<Allocator> allocator = nullptr)
+      : ctx_(ctx),
+        allocator_(allocator != nullptr ? std::move(allocator) : std::make_unique<Allocator>(ctx)) {}
   virtual ~Device() = default;
 
   const Context& ctx() const { return ctx_; }
-  Allocator& allocator() { return allocator_; }
+  Allocator& allocator() { return *allocator_; }
   // Threads a kernel may use for one op (intra-op parallelism).
   virtual int num_threads() const = 0;
+
+  // Whether host code may dereference this device's memory.
+  virtual bool host_memory() const { return true; }
+  // Byte copies and fills of this device's memory. They are ordered after
+  // every piece of work already given to the device, and the host buffers
+  // may be reused (CopyToHost: read) as soon as they return. Errors (a
+  // failed device) name the device.
+  virtual absl::Status CopyToHost(const void* src, void* host_dst, size_t bytes);
+  virtual absl::Status CopyFromHost(const void* host_src, void* dst, size_t bytes);
+  // `dst` on this device, `src` on `src_device` (this one or another of the
+  // same type; host memory is CopyFromHost's).
+  virtual absl::Status CopyFromDevice(Device& src_device, const void* src, void* dst,
+                                      size_t bytes);
+  virtual absl::Status Memset(void* dst, int byte, size_t bytes);
+  // Waits until everything given to the device has run; reports a failure
+  // that work met on the way (asynchronous devices only).
+  virtual absl::Status Synchronize() { return absl::OkStatus(); }
 
   // The device's generator. Kernels run one at a time per device, so no lock.
   std::mt19937_64& rng() { return rng_; }
@@ -36,7 +59,7 @@ class Device {
 
  private:
   Context ctx_;
-  Allocator allocator_;
+  std::unique_ptr<Allocator> allocator_;
   std::mt19937_64 rng_{0};
 };
 

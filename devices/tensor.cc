@@ -53,9 +53,42 @@ absl::StatusOr<Tensor> Tensor::Empty(const Shape& shape, DType dtype, Context ct
   return Tensor(std::move(storage), 0, shape, dtype);
 }
 
+namespace {
+
+// The device of `ctx` when host code cannot dereference its memory (a GPU);
+// null for host memory. Tensors exist only on devices that exist.
+Device* NonHostDevice(const Context& ctx) {
+  if (ctx.type == DeviceType::kCPU) return nullptr;
+  absl::StatusOr<Device*> d = GetDevice(ctx);
+  return d.ok() && !(*d)->host_memory() ? *d : nullptr;
+}
+
+// Host bytes of `t`, wherever it lives.
+absl::StatusOr<std::vector<char>> HostBytes(const Tensor& t) {
+  std::vector<char> bytes(t.nbytes());
+  if (Device* d = NonHostDevice(t.ctx())) {
+    SYMX_RETURN_IF_ERROR(d->CopyToHost(t.read_raw_data(), bytes.data(), bytes.size()));
+  } else if (!bytes.empty()) {
+    std::memcpy(bytes.data(), t.read_raw_data(), bytes.size());
+  }
+  return bytes;
+}
+
+// Writes `bytes` (t.nbytes() of them) into `t`, wherever it lives.
+absl::Status SetBytes(const Tensor& t, const std::vector<char>& bytes) {
+  if (Device* d = NonHostDevice(t.ctx())) {
+    return d->CopyFromHost(bytes.data(), t.raw_data(), bytes.size());
+  }
+  if (!bytes.empty()) std::memcpy(t.raw_data(), bytes.data(), bytes.size());
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<Tensor> Tensor::Zeros(const Shape& shape, DType dtype, Context ctx) {
   SYMX_ASSIGN_OR_RETURN(Tensor t, Empty(shape, dtype, ctx));
-  std::memset(t.raw_data(), 0, t.nbytes());
+  SYMX_ASSIGN_OR_RETURN(Device * device, GetDevice(ctx));
+  SYMX_RETURN_IF_ERROR(device->Memset(t.raw_data(), 0, t.nbytes()));
   return t;
 }
 
@@ -66,7 +99,13 @@ Tensor Tensor::FromVector(const Shape& shape, const std::vector<double>& values,
     throw Error(absl::InvalidArgumentError(
         absl::StrCat("FromVector: ", values.size(), " values for shape ", shape.ToString())));
   }
-  ConvertElements(values.data(), DType::kFloat64, t.raw_data(), dtype, t.size());
+  if (NonHostDevice(ctx) == nullptr) {
+    ConvertElements(values.data(), DType::kFloat64, t.raw_data(), dtype, t.size());
+    return t;
+  }
+  std::vector<char> bytes(t.nbytes());
+  ConvertElements(values.data(), DType::kFloat64, bytes.data(), dtype, t.size());
+  ThrowIfError(SetBytes(t, bytes));
   return t;
 }
 
@@ -98,16 +137,24 @@ absl::StatusOr<Tensor> Tensor::Slice(int64_t begin, int64_t end) const {
 }
 
 void Tensor::Fill(double value) const {
+  Device* device = NonHostDevice(ctx());
+  std::vector<char> staged(device != nullptr ? nbytes() : 0);
   SYMX_DTYPE_SWITCH_ALL(dtype_, T, {
     T v = FromDouble<T>(value);
-    T* p = data<T>();
+    T* p = device != nullptr ? reinterpret_cast<T*>(staged.data()) : data<T>();
     for (int64_t i = 0; i < size_; ++i) p[i] = v;
   });
+  if (device != nullptr) ThrowIfError(SetBytes(*this, staged));
 }
 
 std::vector<double> Tensor::ToDoubles() const {
   std::vector<double> out(size_);
-  ConvertElements(read_raw_data(), dtype_, out.data(), DType::kFloat64, size_);
+  if (NonHostDevice(ctx()) == nullptr) {
+    ConvertElements(read_raw_data(), dtype_, out.data(), DType::kFloat64, size_);
+    return out;
+  }
+  std::vector<char> bytes = ValueOrThrow(HostBytes(*this));
+  ConvertElements(bytes.data(), dtype_, out.data(), DType::kFloat64, size_);
   return out;
 }
 
@@ -177,8 +224,38 @@ absl::Status CopyTensor(const Tensor& src, const Tensor& dst) {
     return absl::InvalidArgumentError(absl::StrCat("cannot copy ", src.DebugString(), " into ",
                                                    dst.DebugString(), ": sizes differ"));
   }
-  // Every device of this build keeps its memory in host address space.
-  ConvertElements(src.read_raw_data(), src.dtype(), dst.raw_data(), dst.dtype(), src.size());
+  Device* src_device = NonHostDevice(src.ctx());
+  Device* dst_device = NonHostDevice(dst.ctx());
+  if (src_device == nullptr && dst_device == nullptr) {
+    ConvertElements(src.read_raw_data(), src.dtype(), dst.raw_data(), dst.dtype(), src.size());
+    return absl::OkStatus();
+  }
+  absl::Status s;
+  if (src.dtype() == dst.dtype()) {
+    // Bytes move directly: host<->device or device<->device.
+    if (dst_device != nullptr && src_device != nullptr) {
+      s = dst_device->CopyFromDevice(*src_device, src.read_raw_data(), dst.raw_data(),
+                                     src.nbytes());
+    } else if (dst_device != nullptr) {
+      s = dst_device->CopyFromHost(src.read_raw_data(), dst.raw_data(), src.nbytes());
+    } else {
+      s = src_device->CopyToHost(src.read_raw_data(), dst.raw_data(), src.nbytes());
+    }
+  } else {
+    // A dtype change across a device boundary converts in host memory; the
+    // executor's casts run as Cast kernels on the device instead.
+    absl::StatusOr<std::vector<char>> bytes = HostBytes(src);
+    s = bytes.status();
+    if (s.ok()) {
+      std::vector<char> converted(dst.nbytes());
+      ConvertElements(bytes->data(), src.dtype(), converted.data(), dst.dtype(), src.size());
+      s = SetBytes(dst, converted);
+    }
+  }
+  if (!s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("copying ", src.DebugString(), " into ",
+                                               dst.DebugString(), ": ", s.message()));
+  }
   return absl::OkStatus();
 }
 

@@ -60,8 +60,25 @@ absl::Status AccumulateInto(const Tensor& src, const Tensor& dst) {
     return absl::InternalError(
         absl::StrCat("accumulate ", src.DebugString(), " into ", dst.DebugString()));
   }
-  ReduceInto(ReduceOp::kSum, dst.dtype(), src.raw_data(), dst.raw_data(), src.size());
-  return absl::OkStatus();
+  SYMX_ASSIGN_OR_RETURN(Device * device, GetDevice(dst.ctx()));
+  if (device->host_memory()) {
+    ReduceInto(ReduceOp::kSum, dst.dtype(), src.raw_data(), dst.raw_data(), src.size());
+    return absl::OkStatus();
+  }
+  // Device memory: the device's own elemwise_add, in place into dst.
+  const KernelInfo* add = KernelRegistry::Find("elemwise_add", dst.ctx().type);
+  if (add == nullptr) {
+    return absl::InternalError(absl::StrCat("no elemwise_add kernel on ", dst.ctx().ToString(),
+                                            " to accumulate a gradient with"));
+  }
+  static const NodeAttrs* attrs = new NodeAttrs{};
+  KernelContext ctx;
+  ctx.attrs = attrs;
+  ctx.device = device;
+  ctx.inputs = {dst, src};
+  ctx.outputs = {dst};
+  ctx.req = {OpReq::kInplace};
+  return add->fn(ctx);
 }
 
 namespace {

@@ -65,6 +65,13 @@ absl::Status RunStep(Step& step, bool is_train, const IndexedGraph& g, const Run
   if (hooks.monitor && hooks.monitor_all) ReportInputs(step, g, hooks.monitor);
   SYMX_RETURN_IF_ERROR(step.kernel->fn(step.ctx));
   for (const auto& [dst, src] : step.accumulate) SYMX_RETURN_IF_ERROR(AccumulateInto(src, dst));
+  // A GPU's kernels are only enqueued: what another device's worker or a
+  // gradient-ready callback reads next must have run. (Host reads of GPU
+  // tensors wait by themselves; this is for readers the step cannot see.)
+  if (!step.ctx.device->host_memory() &&
+      (step.signals || (hooks.gradient_ready && !step.finishes_gradients.empty()))) {
+    SYMX_RETURN_IF_ERROR(step.ctx.device->Synchronize());
+  }
   if (hooks.monitor) ReportOutputs(step, g, hooks.monitor);
   if (hooks.gradient_ready) {
     for (size_t arg : step.finishes_gradients) hooks.gradient_ready(arg);

@@ -6,7 +6,10 @@
 # pytest suite after the normal run (on a `pip install` of this checkout) and
 # after the ASan run (the extension built with ASan; tools/python_tests.sh).
 # Multi-rank tests under mpirun are part of //... (tests/distributed/mpirun.sh
-# launches them).
+# launches them). The CUDA build (--config=cuda) of everything is compiled so
+# GPU code never rots, and the GPU tests run: on a machine without a GPU they
+# check the missing-GPU errors and the GPU kernel list, and skip the rest
+# saying why (tools/gpu/ runs them on a GPU machine).
 # This is the README's test command and what CI runs (.ci/run). Extra
 # arguments go to every `bazel test` run. Ends with one line
 # "N passed, N failed" over all runs.
@@ -50,6 +53,13 @@ run_python() {
 
 run_suite //... "$@"
 run_python
+source tools/gpu/targets.sh
+if ! bazel build --config=cuda //... "${SYMX_GPU_TESTS[@]}"; then
+  echo "FAILED: the CUDA build (bazel build --config=cuda //...)"
+  failed=$((failed + 1))
+  status=1
+fi
+run_suite --config=cuda "${SYMX_GPU_TESTS[@]}" "$@"
 run_suite --config=asan //... "$@"
 run_python --asan
 run_suite --config=tsan //tests/executor:model_parallel_test //tests/executor:shared_exec_test \

@@ -1,0 +1,235 @@
+// CUDA kernels of FullyConnected, dot and batch_dot, forward and backward,
+// through cuBLAS. Row-major products are computed as their column-major
+// transposes (C^T = op(B)^T op(A)^T), so no operand is ever copied. float16
+// and bfloat16 accumulate in float32 (tensor cores); float32 stays IEEE
+// float32 (no TF32), as MXNet computed it; float64 in float64.
+#include "absl/strings/str_cat.h"
+#include "devices/cuda/cuda_status.h"
+#include "devices/cuda/kernel_util.h"
+#include "devices/matmul_dims.h"
+#include "graph/ops/dot.h"
+#include "graph/ops/fully_connected.h"
+
+namespace symx {
+namespace cuda {
+namespace {
+
+struct GemmTypes {
+  cudaDataType_t data;
+  cublasComputeType_t compute;
+};
+
+GemmTypes TypesOf(Elem t) {
+  switch (t) {
+    case Elem::kF64:
+      return {CUDA_R_64F, CUBLAS_COMPUTE_64F};
+    case Elem::kF16:
+      return {CUDA_R_16F, CUBLAS_COMPUTE_32F};
+    case Elem::kBF16:
+      return {CUDA_R_16BF, CUBLAS_COMPUTE_32F};
+    default:
+      return {CUDA_R_32F, CUBLAS_COMPUTE_32F};
+  }
+}
+
+// Row-major C (m x n, leading dim ldc) = alpha op(A) op(B) + beta C, op(A)
+// m x k. `batch` products at the given element strides (0: one product).
+absl::Status Gemm(const KernelContext& ctx, CudaDevice* device, Elem t, bool ta, bool tb,
+                  int64_t m, int64_t n, int64_t k, const void* a, int64_t lda, const void* b,
+                  int64_t ldb, void* c, int64_t ldc, double alpha, double beta,
+                  int64_t batch = 1, int64_t sa = 0, int64_t sb = 0, int64_t sc = 0) {
+  if (m == 0 || n == 0) return absl::OkStatus();
+  constexpr int64_t kMax = 0x7fffffff;
+  if (m > kMax || n > kMax || k > kMax || lda > kMax || ldb > kMax || ldc > kMax ||
+      batch > kMax) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.Where(), ": a ", m, "x", k, " by ", k, "x", n,
+                     " product exceeds cuBLAS's 32-bit dimensions"));
+  }
+  SYMX_ASSIGN_OR_RETURN(cublasHandle_t handle, device->cublas());
+  const GemmTypes types = TypesOf(t);
+  const float alpha32 = static_cast<float>(alpha), beta32 = static_cast<float>(beta);
+  const void* alpha_p = t == Elem::kF64 ? static_cast<const void*>(&alpha) : &alpha32;
+  const void* beta_p = t == Elem::kF64 ? static_cast<const void*>(&beta) : &beta32;
+  const cublasOperation_t op_a = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_b = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasStatus_t s;
+  if (k == 0) {
+    // An empty contraction is all zeros (the callers pass beta 0 and ldc n).
+    const size_t elem = t == Elem::kF64 ? 8 : t == Elem::kF32 ? 4 : 2;
+    SYMX_CUDA_LAUNCH(ctx, cudaMemsetAsync(c, 0, static_cast<size_t>(batch * m * ldc) * elem,
+                                          device->stream()));
+    return absl::OkStatus();
+  }
+  if (batch == 1) {
+    s = cublasGemmEx(handle, op_b, op_a, static_cast<int>(n), static_cast<int>(m),
+                     static_cast<int>(k), alpha_p, b, types.data, static_cast<int>(ldb), a,
+                     types.data, static_cast<int>(lda), beta_p, c, types.data,
+                     static_cast<int>(ldc), types.compute, CUBLAS_GEMM_DEFAULT);
+  } else {
+    s = cublasGemmStridedBatchedEx(handle, op_b, op_a, static_cast<int>(n), static_cast<int>(m),
+                                   static_cast<int>(k), alpha_p, b, types.data,
+                                   static_cast<int>(ldb), sb, a, types.data,
+                                   static_cast<int>(lda), sa, beta_p, c, types.data,
+                                   static_cast<int>(ldc), sc, static_cast<int>(batch),
+                                   types.compute, CUBLAS_GEMM_DEFAULT);
+  }
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    absl::Status e = CublasStatus(s, device->ctx(), "cublasGemmEx");
+    return absl::Status(e.code(), absl::StrCat(ctx.Where(), ": ", e.message()));
+  }
+  return absl::OkStatus();
+}
+
+// Gradients of C = op(A) op(B) (m x n, contracting k), stored like A and B;
+// a null output is not wanted. As devices/cpu/dense_kernels.cc's MatMulBackward.
+absl::Status MatMulBackward(const KernelContext& ctx, CudaDevice* device, Elem t, bool ta, bool tb,
+                            int64_t m, int64_t n, int64_t k, const void* a, const void* b,
+                            const void* dc, void* da, void* db, int64_t batch = 1) {
+  const int64_t lda = ta ? m : k, ldb = tb ? k : n;
+  const int64_t sa = m * k, sb = k * n, sc = m * n;
+  if (da != nullptr) {
+    if (!ta) {
+      SYMX_RETURN_IF_ERROR(Gemm(ctx, device, t, false, !tb, m, k, n, dc, n, b, ldb, da, k, 1, 0,
+                                batch, sc, sb, sa));
+    } else {
+      SYMX_RETURN_IF_ERROR(Gemm(ctx, device, t, tb, true, k, m, n, b, ldb, dc, n, da, m, 1, 0,
+                                batch, sb, sc, sa));
+    }
+  }
+  if (db != nullptr) {
+    if (!tb) {
+      SYMX_RETURN_IF_ERROR(Gemm(ctx, device, t, !ta, false, k, n, m, a, lda, dc, n, db, n, 1, 0,
+                                batch, sa, sc, sb));
+    } else {
+      SYMX_RETURN_IF_ERROR(Gemm(ctx, device, t, true, ta, n, k, m, dc, n, a, lda, db, k, 1, 0,
+                                batch, sc, sa, sb));
+    }
+  }
+  return absl::OkStatus();
+}
+
+void* Wanted(const KernelContext& ctx, size_t j) {
+  return OutputWanted(ctx.req, j) ? ctx.outputs[j].raw_data() : nullptr;
+}
+
+absl::Status FullyConnectedForward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const auto& p = ctx.param<FullyConnectedParam>();
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, ctx.inputs[0].dtype()));
+  FcDims d;
+  SYMX_RETURN_IF_ERROR(GetFcDims(ctx, ctx.inputs[0], ctx.inputs[1], &d));
+  const Tensor& out = ctx.outputs[0];
+  // Y (M x N) = X (M x K) W^T.
+  SYMX_RETURN_IF_ERROR(Gemm(ctx, device, t, false, true, d.rows, d.hidden, d.in,
+                            ctx.inputs[0].read_raw_data(), d.in, ctx.inputs[1].read_raw_data(),
+                            d.in, out.raw_data(), d.hidden, 1, 0));
+  if (!p.no_bias) {
+    BroadcastDims bd;
+    bd.ndim = 2;
+    bd.out_dims[0] = d.rows;
+    bd.out_dims[1] = d.hidden;
+    bd.a_strides[0] = d.hidden;
+    bd.a_strides[1] = 1;
+    bd.b_strides[0] = 0;
+    bd.b_strides[1] = 1;
+    SYMX_CUDA_LAUNCH(ctx, LaunchBroadcast(BinaryFn::kAdd, t, out.read_raw_data(),
+                                          ctx.inputs[2].read_raw_data(), out.raw_data(), bd,
+                                          d.rows * d.hidden, device->stream()));
+  }
+  return absl::OkStatus();
+}
+
+// Inputs: ograd, data, weight. Outputs: grad data, grad weight, grad bias.
+absl::Status FullyConnectedBackward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const auto& p = ctx.param<FullyConnectedParam>();
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, ctx.inputs[1].dtype()));
+  FcDims d;
+  SYMX_RETURN_IF_ERROR(GetFcDims(ctx, ctx.inputs[1], ctx.inputs[2], &d));
+  const void* dy = ctx.inputs[0].read_raw_data();
+  const void* x = ctx.inputs[1].read_raw_data();
+  const void* w = ctx.inputs[2].read_raw_data();
+  if (void* dx = Wanted(ctx, 0)) {
+    // dX (M x K) = dY (M x N) W (N x K).
+    SYMX_RETURN_IF_ERROR(Gemm(ctx, device, t, false, false, d.rows, d.in, d.hidden, dy, d.hidden,
+                              w, d.in, dx, d.in, 1, 0));
+  }
+  if (void* dw = Wanted(ctx, 1)) {
+    // dW (N x K) = dY^T X.
+    SYMX_RETURN_IF_ERROR(Gemm(ctx, device, t, true, false, d.hidden, d.in, d.rows, dy, d.hidden,
+                              x, d.in, dw, d.in, 1, 0));
+  }
+  if (!p.no_bias && ctx.outputs.size() > 2) {
+    if (void* db = Wanted(ctx, 2)) {
+      SYMX_CUDA_LAUNCH(ctx, LaunchColumnSums(t, dy, d.rows, d.hidden, 1.0, false, db,
+                                             device->stream()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DotForward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const auto& p = ctx.param<DotParam>();
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, ctx.inputs[0].dtype()));
+  MatMulDims d;
+  SYMX_RETURN_IF_ERROR(GetDotDims(ctx, ctx.inputs[0].shape(), ctx.inputs[1].shape(), &d));
+  return Gemm(ctx, device, t, p.transpose_a, p.transpose_b, d.m, d.n, d.k,
+              ctx.inputs[0].read_raw_data(), p.transpose_a ? d.m : d.k,
+              ctx.inputs[1].read_raw_data(), p.transpose_b ? d.k : d.n,
+              ctx.outputs[0].raw_data(), d.n, 1, 0);
+}
+
+// Inputs: ograd, lhs, rhs. Outputs: grad lhs, grad rhs.
+absl::Status DotBackward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const auto& p = ctx.param<DotParam>();
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, ctx.inputs[1].dtype()));
+  MatMulDims d;
+  SYMX_RETURN_IF_ERROR(GetDotDims(ctx, ctx.inputs[1].shape(), ctx.inputs[2].shape(), &d));
+  return MatMulBackward(ctx, device, t, p.transpose_a, p.transpose_b, d.m, d.n, d.k,
+                        ctx.inputs[1].read_raw_data(), ctx.inputs[2].read_raw_data(),
+                        ctx.inputs[0].read_raw_data(), Wanted(ctx, 0), Wanted(ctx, 1));
+}
+
+absl::Status BatchDotForward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const auto& p = ctx.param<DotParam>();
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, ctx.inputs[0].dtype()));
+  int64_t batch = 0;
+  MatMulDims d;
+  SYMX_RETURN_IF_ERROR(
+      GetBatchDotDims(ctx, ctx.inputs[0].shape(), ctx.inputs[1].shape(), &batch, &d));
+  if (batch == 0) return absl::OkStatus();
+  return Gemm(ctx, device, t, p.transpose_a, p.transpose_b, d.m, d.n, d.k,
+              ctx.inputs[0].read_raw_data(), p.transpose_a ? d.m : d.k,
+              ctx.inputs[1].read_raw_data(), p.transpose_b ? d.k : d.n,
+              ctx.outputs[0].raw_data(), d.n, 1, 0, batch, d.m * d.k, d.k * d.n, d.m * d.n);
+}
+
+absl::Status BatchDotBackward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const auto& p = ctx.param<DotParam>();
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, ctx.inputs[1].dtype()));
+  int64_t batch = 0;
+  MatMulDims d;
+  SYMX_RETURN_IF_ERROR(
+      GetBatchDotDims(ctx, ctx.inputs[1].shape(), ctx.inputs[2].shape(), &batch, &d));
+  if (batch == 0) return absl::OkStatus();
+  return MatMulBackward(ctx, device, t, p.transpose_a, p.transpose_b, d.m, d.n, d.k,
+                        ctx.inputs[1].read_raw_data(), ctx.inputs[2].read_raw_data(),
+                        ctx.inputs[0].read_raw_data(), Wanted(ctx, 0), Wanted(ctx, 1), batch);
+}
+
+}  // namespace
+
+SYMX_REGISTER_KERNEL("FullyConnected", kGPU, FullyConnectedForward);
+SYMX_REGISTER_KERNEL("_backward_FullyConnected", kGPU, FullyConnectedBackward);
+SYMX_REGISTER_KERNEL("dot", kGPU, DotForward);
+SYMX_REGISTER_KERNEL("_backward_dot", kGPU, DotBackward);
+SYMX_REGISTER_KERNEL("batch_dot", kGPU, BatchDotForward);
+SYMX_REGISTER_KERNEL("_backward_batch_dot", kGPU, BatchDotBackward);
+
+}  // namespace cuda
+}  // namespace symx

@@ -1,0 +1,158 @@
+// Element types on the device for the .cu files: the storage type of each
+// Elem, the type it computes in (float for the half types) and conversions.
+#ifndef SYMX_DEVICES_CUDA_ELEM_TYPES_CUH_
+#define SYMX_DEVICES_CUDA_ELEM_TYPES_CUH_
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "devices/cuda/launch.h"
+
+namespace symx {
+namespace cuda {
+
+template <typename T>
+struct AccOf {
+  using type = T;
+};
+template <>
+struct AccOf<__half> {
+  using type = float;
+};
+template <>
+struct AccOf<__nv_bfloat16> {
+  using type = float;
+};
+template <typename T>
+using Acc = typename AccOf<T>::type;
+
+template <typename T>
+__device__ __forceinline__ double ToDouble(T v) {
+  if constexpr (std::is_same_v<T, __half>) {
+    return static_cast<double>(__half2float(v));
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return static_cast<double>(__bfloat162float(v));
+  } else {
+    return static_cast<double>(v);
+  }
+}
+
+// Saturating for integers (NaN -> 0), like the host's ConvertElements.
+template <typename T>
+__device__ __forceinline__ T FromDouble(double v) {
+  if constexpr (std::is_same_v<T, __half>) {
+    return __double2half(v);
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return __double2bfloat16(v);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return v != 0.0;
+  } else if constexpr (std::is_integral_v<T>) {
+    if (v != v) return T(0);
+    constexpr double lo = static_cast<double>(std::numeric_limits<T>::lowest());
+    constexpr double hi = static_cast<double>(std::numeric_limits<T>::max());
+    if (v <= lo) return std::numeric_limits<T>::lowest();
+    if (v >= hi) return std::numeric_limits<T>::max();
+    return static_cast<T>(v);
+  } else {
+    return static_cast<T>(v);
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ Acc<T> Load(const T* p, int64_t i) {
+  if constexpr (std::is_same_v<T, __half>) {
+    return __half2float(p[i]);
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return __bfloat162float(p[i]);
+  } else {
+    return p[i];
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ void Store(T* p, int64_t i, Acc<T> v) {
+  if constexpr (std::is_same_v<T, __half>) {
+    p[i] = __float2half(v);
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    p[i] = __float2bfloat16(v);
+  } else {
+    p[i] = v;
+  }
+}
+
+// Threads per block of the elementwise kernels, and a grid that covers n
+// with grid-stride loops (capped: each thread then takes several elements).
+constexpr int kThreads = 256;
+inline unsigned GridFor(int64_t n) {
+  int64_t blocks = (n + kThreads - 1) / kThreads;
+  if (blocks > 65535 * 8) blocks = 65535 * 8;
+  return static_cast<unsigned>(blocks < 1 ? 1 : blocks);
+}
+
+#define SYMX_GRID_STRIDE(i, n)                                                     \
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+
+// Calls body with `using T = <storage type>` for the floating Elem types;
+// cudaErrorInvalidValue for the others.
+#define SYMX_CUDA_FLOAT_SWITCH(elem, T, ...)           \
+  switch (elem) {                                      \
+    case Elem::kF32: {                                 \
+      using T = float;                                 \
+      __VA_ARGS__;                                     \
+    } break;                                           \
+    case Elem::kF64: {                                 \
+      using T = double;                                \
+      __VA_ARGS__;                                     \
+    } break;                                           \
+    case Elem::kF16: {                                 \
+      using T = __half;                                \
+      __VA_ARGS__;                                     \
+    } break;                                           \
+    case Elem::kBF16: {                                \
+      using T = __nv_bfloat16;                         \
+      __VA_ARGS__;                                     \
+    } break;                                           \
+    default:                                           \
+      return cudaErrorInvalidValue;                    \
+  }
+
+// Every Elem type.
+#define SYMX_CUDA_ALL_SWITCH(elem, T, ...) \
+  switch (elem) {                          \
+    case Elem::kU8: {                      \
+      using T = uint8_t;                   \
+      __VA_ARGS__;                         \
+    } break;                               \
+    case Elem::kI32: {                     \
+      using T = int32_t;                   \
+      __VA_ARGS__;                         \
+    } break;                               \
+    case Elem::kI8: {                      \
+      using T = int8_t;                    \
+      __VA_ARGS__;                         \
+    } break;                               \
+    case Elem::kI64: {                     \
+      using T = int64_t;                   \
+      __VA_ARGS__;                         \
+    } break;                               \
+    case Elem::kBool: {                    \
+      using T = bool;                      \
+      __VA_ARGS__;                         \
+    } break;                               \
+    default:                               \
+      SYMX_CUDA_FLOAT_SWITCH(elem, T, __VA_ARGS__); \
+  }
+
+// The launch's own error (configuration, no device).
+inline cudaError_t LastLaunchError() { return cudaGetLastError(); }
+
+}  // namespace cuda
+}  // namespace symx
+
+#endif  // SYMX_DEVICES_CUDA_ELEM_TYPES_CUH_

@@ -1,0 +1,36 @@
+// Shared pieces of the CUDA kernel registrations (devices/cuda/*_kernels.cc):
+// the step's device made current, dtypes as launcher element types, and
+// launch errors that name the node.
+#ifndef SYMX_DEVICES_CUDA_KERNEL_UTIL_H_
+#define SYMX_DEVICES_CUDA_KERNEL_UTIL_H_
+
+#include "absl/status/statusor.h"
+#include "devices/cuda/cuda_device.h"
+#include "devices/cuda/launch.h"
+#include "devices/kernel.h"
+
+namespace symx {
+namespace cuda {
+
+// The step's CUDA device, current on this thread.
+absl::StatusOr<CudaDevice*> StepDevice(const KernelContext& ctx);
+// Launcher type of a floating dtype (float32/64, float16, bfloat16), else the
+// kernel's unsupported-dtype error.
+absl::StatusOr<Elem> FloatElem(const KernelContext& ctx, DType dtype);
+// Launcher type of any dtype the CUDA kernels store.
+absl::StatusOr<Elem> AnyElem(const KernelContext& ctx, DType dtype);
+// OK, or the launch's failure naming the node and the device.
+absl::Status Launched(const KernelContext& ctx, cudaError_t e, const char* what);
+// Byte copy on the step's stream (nothing when in place).
+absl::Status CopyOnStream(const KernelContext& ctx, const Tensor& src, const Tensor& dst);
+// Strides for out = f(a, b) with numpy broadcasting (shapes right-aligned);
+// an error when the output has more than kMaxDims dims.
+absl::StatusOr<BroadcastDims> MakeBroadcastDims(const KernelContext& ctx, const Shape& a,
+                                                const Shape& b, const Shape& out);
+
+}  // namespace cuda
+}  // namespace symx
+
+#define SYMX_CUDA_LAUNCH(ctx, call) SYMX_RETURN_IF_ERROR(::symx::cuda::Launched(ctx, (call), #call))
+
+#endif  // SYMX_DEVICES_CUDA_KERNEL_UTIL_H_

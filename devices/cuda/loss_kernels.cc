@@ -1,0 +1,238 @@
+// CUDA kernels of the loss heads: SoftmaxOutput, Linear/Logistic/MAE
+// RegressionOutput and MakeLoss, with MXNet 1.x's gradients exactly as the
+// CPU kernels (devices/cpu/softmax_kernels.cc states the rules).
+#include "absl/strings/str_cat.h"
+#include "devices/cuda/kernel_util.h"
+#include "graph/ops/loss.h"
+
+namespace symx {
+namespace cuda {
+namespace {
+
+absl::Status SameSize(const KernelContext& ctx, const Tensor& a, const Tensor& b) {
+  if (a.size() == b.size()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", a.DebugString(), " and ",
+                                                 b.DebugString(), " differ in size"));
+}
+
+absl::Status LabelType(const KernelContext& ctx, const Tensor& data, const Tensor& label) {
+  if (label.dtype() == data.dtype()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": label ", label.DebugString(),
+                                                 " must have the data's dtype (",
+                                                 DTypeName(data.dtype()), ")"));
+}
+
+// The label's gradient (output 1, when present) is zero.
+absl::Status ZeroLabelGrad(const KernelContext& ctx, CudaDevice* device) {
+  if (ctx.outputs.size() < 2 || !OutputWanted(ctx.req, 1)) return absl::OkStatus();
+  return device->Memset(ctx.outputs[1].raw_data(), 0, ctx.outputs[1].nbytes());
+}
+
+struct ClassLayout {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+
+// The class layout SoftmaxOutput normalizes over (as the CPU kernel's).
+ClassLayout LayoutOf(const SoftmaxOutputParam& p, const Shape& s) {
+  ClassLayout l;
+  const int64_t size = s.Size();
+  if (p.multi_output) {
+    l.outer = s[0];
+    l.n = s[1];
+    l.inner = l.outer * l.n == 0 ? 0 : size / (l.outer * l.n);
+  } else if (p.preserve_shape) {
+    l.n = s[s.ndim() - 1];
+    l.outer = l.n == 0 ? 0 : size / l.n;
+  } else {
+    l.outer = s[0];
+    l.n = l.outer == 0 ? 0 : size / l.outer;
+  }
+  return l;
+}
+
+absl::Status SoftmaxOutputForward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& x = ctx.inputs[0];
+  const Tensor& y = ctx.outputs[0];
+  SYMX_RETURN_IF_ERROR(SameSize(ctx, x, y));
+  if (x.shape().ndim() < 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.Where(), ": data ", x.DebugString(), " needs at least 2 dims"));
+  }
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, x.dtype()));
+  const ClassLayout l = LayoutOf(ctx.param<SoftmaxOutputParam>(), x.shape());
+  SYMX_CUDA_LAUNCH(ctx, LaunchSoftmax(t, x.read_raw_data(), l.outer, l.n, l.inner, 1.0, false,
+                                      y.raw_data(), device->stream()));
+  return absl::OkStatus();
+}
+
+int64_t ClassOf(double v) {
+  if (!(v > -2147483648.0 && v < 2147483648.0)) return INT64_MIN;
+  return static_cast<int64_t>(static_cast<int>(v));
+}
+
+// Inputs: output, label. Outputs: grad data, grad label.
+absl::Status SoftmaxOutputBackward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const auto& p = ctx.param<SoftmaxOutputParam>();
+  const Tensor& out = ctx.inputs[0];
+  const Tensor& label = ctx.inputs[1];
+  const Tensor& grad = ctx.outputs[0];
+  SYMX_RETURN_IF_ERROR(SameSize(ctx, out, grad));
+  SYMX_RETURN_IF_ERROR(LabelType(ctx, out, label));
+  if (out.shape().ndim() < 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.Where(), ": output ", out.DebugString(), " needs at least 2 dims"));
+  }
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, out.dtype()));
+  SYMX_RETURN_IF_ERROR(ZeroLabelGrad(ctx, device));
+  if (label.shape() == out.shape()) {
+    // Per-class probabilities as the label: (out - label) * grad_scale.
+    SYMX_CUDA_LAUNCH(ctx, LaunchBinary(BinaryFn::kSub, t, out.read_raw_data(),
+                                       label.read_raw_data(), grad.raw_data(), grad.size(),
+                                       device->stream()));
+    SYMX_CUDA_LAUNCH(ctx, LaunchScalar(ScalarFn::kMul, t, grad.read_raw_data(), p.grad_scale,
+                                       grad.raw_data(), grad.size(), device->stream()));
+    return absl::OkStatus();
+  }
+  const ClassLayout l = LayoutOf(p, out.shape());
+  const int64_t positions = l.outer * l.inner;
+  const int64_t entries = label.size();
+  if (p.multi_output ? entries != positions : entries < positions) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.Where(), ": label ", label.DebugString(), " should have ", positions,
+                     " entries (one class per position) for output ", out.DebugString()));
+  }
+  SoftmaxOutputGradArgs a;
+  a.outer = l.outer;
+  a.classes = l.n;
+  a.inner = l.inner;
+  a.entries = entries;
+  a.smooth_alpha = p.smooth_alpha;
+  a.use_ignore = p.use_ignore;
+  // The ignore label as the label dtype sees it, then as a class.
+  a.ignore = ClassOf(out.dtype() == DType::kFloat64
+                         ? p.ignore_label
+                         : static_cast<double>(static_cast<float>(p.ignore_label)));
+  double count = 1;
+  if (p.normalization == "batch") {
+    count = p.multi_output ? static_cast<double>(l.outer) : static_cast<double>(entries);
+  }
+  a.valid_normalization = p.normalization == "valid";
+  a.scale = p.grad_scale / count;
+  if (p.multi_output && p.normalization != "valid" && l.inner > 0) {
+    a.scale /= static_cast<double>(l.inner);
+  }
+  SYMX_CUDA_LAUNCH(ctx, LaunchSoftmaxOutputGrad(t, out.read_raw_data(), label.read_raw_data(), a,
+                                                ctx.workspace.defined() ? ctx.workspace.raw_data()
+                                                                        : nullptr,
+                                                grad.raw_data(), device->stream()));
+  return absl::OkStatus();
+}
+
+// 8 bytes of device memory for the count of valid labels / loss values.
+size_t CountWorkspace(const NodeAttrs&, const std::vector<Shape>&, const std::vector<Shape>&,
+                      DType) {
+  return 8;
+}
+
+enum class Regression { kLinear, kLogistic, kMAE };
+
+template <Regression R>
+absl::Status RegressionForward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& x = ctx.inputs[0];
+  const Tensor& y = ctx.outputs[0];
+  SYMX_RETURN_IF_ERROR(SameSize(ctx, x, y));
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, x.dtype()));
+  if constexpr (R == Regression::kLogistic) {
+    SYMX_CUDA_LAUNCH(ctx, LaunchUnary(UnaryFn::kSigmoid, t, x.read_raw_data(), y.raw_data(),
+                                      x.size(), device->stream()));
+    return absl::OkStatus();
+  }
+  return CopyOnStream(ctx, x, y);
+}
+
+// Inputs: output, label. grad = (out - label) * grad_scale / (label size / rows),
+// its sign for MAE.
+template <Regression R>
+absl::Status RegressionBackward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const auto& p = ctx.param<RegressionParam>();
+  const Tensor& out = ctx.inputs[0];
+  const Tensor& label = ctx.inputs[1];
+  const Tensor& grad = ctx.outputs[0];
+  SYMX_RETURN_IF_ERROR(SameSize(ctx, out, grad));
+  SYMX_RETURN_IF_ERROR(SameSize(ctx, out, label));
+  SYMX_RETURN_IF_ERROR(LabelType(ctx, out, label));
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, out.dtype()));
+  SYMX_RETURN_IF_ERROR(ZeroLabelGrad(ctx, device));
+  if (grad.size() == 0) return absl::OkStatus();
+  const double num_output =
+      static_cast<double>(label.size()) / static_cast<double>(label.shape()[0]);
+  const double scale = p.grad_scale / num_output;
+  SYMX_CUDA_LAUNCH(ctx, LaunchBinary(BinaryFn::kSub, t, out.read_raw_data(),
+                                     label.read_raw_data(), grad.raw_data(), grad.size(),
+                                     device->stream()));
+  if constexpr (R == Regression::kMAE) {
+    SYMX_CUDA_LAUNCH(ctx, LaunchUnary(UnaryFn::kSignPositive, t, grad.read_raw_data(),
+                                      grad.raw_data(), grad.size(), device->stream()));
+  }
+  SYMX_CUDA_LAUNCH(ctx, LaunchScalar(ScalarFn::kMul, t, grad.read_raw_data(), scale,
+                                     grad.raw_data(), grad.size(), device->stream()));
+  return absl::OkStatus();
+}
+
+absl::Status MakeLossForward(const KernelContext& ctx) {
+  SYMX_RETURN_IF_ERROR(SameSize(ctx, ctx.inputs[0], ctx.outputs[0]));
+  return CopyOnStream(ctx, ctx.inputs[0], ctx.outputs[0]);
+}
+
+// grad_scale everywhere, divided by the rows (batch) or by the count of loss
+// values above valid_thresh (valid).
+absl::Status MakeLossBackward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const auto& p = ctx.param<MakeLossParam>();
+  const Tensor& grad = ctx.outputs[0];
+  if (grad.size() == 0) return absl::OkStatus();
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, grad.dtype()));
+  double scale = p.grad_scale;
+  if (p.normalization == "batch") {
+    int64_t rows = 1;
+    for (int d = 0; d + 1 < grad.shape().ndim(); ++d) rows *= grad.shape()[d];
+    scale /= static_cast<double>(rows);
+  } else if (p.normalization == "valid") {
+    if (ctx.inputs.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(ctx.Where(), ": normalization=valid needs the forward output as an input"));
+    }
+    const Tensor& out = ctx.inputs[0];
+    SYMX_RETURN_IF_ERROR(SameSize(ctx, out, grad));
+    if (out.dtype() != grad.dtype()) return UnsupportedDType(ctx, out.dtype());
+    SYMX_CUDA_LAUNCH(ctx, LaunchFillDividedByCountAbove(
+                              t, out.read_raw_data(), out.size(), p.valid_thresh, scale,
+                              ctx.workspace.raw_data(), grad.raw_data(), device->stream()));
+    return absl::OkStatus();
+  }
+  SYMX_CUDA_LAUNCH(ctx, LaunchFill(t, scale, grad.raw_data(), grad.size(), device->stream()));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+SYMX_REGISTER_KERNEL("SoftmaxOutput", kGPU, SoftmaxOutputForward);
+SYMX_REGISTER_KERNEL("_backward_SoftmaxOutput", kGPU, SoftmaxOutputBackward, CountWorkspace);
+SYMX_REGISTER_KERNEL("LinearRegressionOutput", kGPU, RegressionForward<Regression::kLinear>);
+SYMX_REGISTER_KERNEL("LogisticRegressionOutput", kGPU,
+                     RegressionForward<Regression::kLogistic>);
+SYMX_REGISTER_KERNEL("MAERegressionOutput", kGPU, RegressionForward<Regression::kMAE>);
+SYMX_REGISTER_KERNEL("_backward_LinearRegressionOutput", kGPU,
+                     RegressionBackward<Regression::kLinear>);
+SYMX_REGISTER_KERNEL("_backward_LogisticRegressionOutput", kGPU,
+                     RegressionBackward<Regression::kLogistic>);
+SYMX_REGISTER_KERNEL("_backward_MAERegressionOutput", kGPU, RegressionBackward<Regression::kMAE>);
+SYMX_REGISTER_KERNEL("MakeLoss", kGPU, MakeLossForward);
+SYMX_REGISTER_KERNEL("_backward_MakeLoss", kGPU, MakeLossBackward, CountWorkspace);
+
+}  // namespace cuda
+}  // namespace symx

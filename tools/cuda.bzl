@@ -1,0 +1,60 @@
+"""cuda_library: .cu files compiled by nvcc, wrapped as a cc_library.
+
+Bazel 4 has no CUDA rules and this project builds offline, so each .cu file
+becomes one genrule that runs /usr/local/cuda/bin/nvcc into a position-
+independent object, and the objects join a cc_library like any other source.
+The .cu files include only the headers listed in `hdrs` (plus CUDA's and the
+C++ library's): they hold kernels and their launchers, and everything that
+touches absl or the graph stays in ordinary .cc files compiled by the host
+compiler. Only targets built under --config=cuda depend on these.
+"""
+
+NVCC = "/usr/local/cuda/bin/nvcc"
+
+# sm_90 machine code (H100/H200) plus compute_90 PTX, which the driver
+# compiles for newer GPUs.
+NVCC_ARCH = [
+    "-gencode=arch=compute_90,code=sm_90",
+    "-gencode=arch=compute_90,code=compute_90",
+]
+
+NVCC_FLAGS = [
+    "-std=c++17",
+    "-O3",
+    "-Xcompiler=-fPIC",
+    "-Xcompiler=-Wall",
+    "--expt-relaxed-constexpr",
+    "-Werror=all-warnings",
+    # CUDA 13's headers warn about their own deprecated vector types.
+    "-Wno-deprecated-declarations",
+    "-I.",
+    "-I$(GENDIR)",
+]
+
+def cuda_library(name, srcs, hdrs = [], deps = [], **kwargs):
+    objs = []
+    for src in srcs:
+        stem = src[:-len(".cu")].replace("/", "_")
+        obj = "_%s_%s.pic.o" % (name, stem)
+        native.genrule(
+            name = "_%s_%s_nvcc" % (name, stem),
+            srcs = [src] + hdrs,
+            outs = [obj],
+            cmd = " ".join([NVCC] + NVCC_ARCH + NVCC_FLAGS + [
+                "-c",
+                "$(location %s)" % src,
+                "-o",
+                "$@",
+            ]),
+            tags = ["manual"],
+            visibility = ["//visibility:private"],
+        )
+        objs.append(obj)
+    native.cc_library(
+        name = name,
+        srcs = objs,
+        hdrs = hdrs,
+        deps = deps + ["@cuda//:cuda_runtime"],
+        linkstatic = 1,
+        **kwargs
+    )

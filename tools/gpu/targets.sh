@@ -1,0 +1,16 @@
+# The GPU test binaries (sourced by tools/gpu/*.sh and tools/test_all.sh).
+# They are tagged manual, so `//...` patterns never include them: list them
+# here, once.
+SYMX_GPU_TESTS=(
+  //tests/cuda:cuda_device_test
+  //tests/cuda:gpu_executor_test
+  //tests/cuda:gpu_kernel_coverage_test
+)
+# The op conformance suites: on a machine with a GPU each also checks every
+# op that has a GPU kernel on gpu(0).
+SYMX_GPU_CONFORMANCE=(
+  //tests/ops:activation_conformance_test
+  //tests/ops:dense_conformance_test
+  //tests/ops:elemwise_conformance_test
+  //tests/ops:reduce_softmax_conformance_test
+)
