@@ -32,6 +32,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/kernel_util.h"
+#include "devices/pool_geom.h"
 #include "graph/error.h"
 #include "graph/ops/pooling.h"
 #ifdef SYMX_WITH_ONEDNN
@@ -42,70 +43,6 @@
 namespace symx {
 namespace cpu {
 namespace {
-
-enum class PoolType { kMax, kAvg, kSum, kLp };
-
-struct PoolGeom {
-  int64_t planes = 0;  // batch * channels
-  int64_t in[3] = {1, 1, 1};
-  int64_t out[3] = {1, 1, 1};
-  int64_t kernel[3] = {1, 1, 1};
-  int64_t stride[3] = {1, 1, 1};
-  int64_t pad[3] = {0, 0, 0};
-  int64_t in_size = 1, out_size = 1, window = 1;
-  PoolType type = PoolType::kMax;
-  bool count_include_pad = true;
-  int64_t p = 1;
-};
-
-absl::Status MakePoolGeom(const KernelContext& ctx, const Shape& data, const Shape& out,
-                          PoolGeom* g) {
-  const auto& p = ctx.param<PoolParam>();
-  const int nd = data.ndim();
-  if (nd < 3 || nd > 5 || out.ndim() != nd || out[0] != data[0] || out[1] != data[1]) {
-    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": data ", data.ToString(),
-                                                   " and output ", out.ToString(),
-                                                   " are not (batch, channel, 1 to 3 dims)"));
-  }
-  const int n = nd - 2;
-  if (!p.global_pool && static_cast<int>(p.kernel.size()) != n) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        ctx.Where(), ": a ", p.kernel.size(), "-D kernel does not fit data ", data.ToString()));
-  }
-  g->planes = data[0] * data[1];
-  const int off = 3 - n;
-  for (int i = 0; i < n; ++i) {
-    g->in[off + i] = data[2 + i];
-    g->out[off + i] = out[2 + i];
-    if (p.global_pool) {
-      g->kernel[off + i] = data[2 + i];
-    } else {
-      g->kernel[off + i] = p.kernel[i];
-      g->stride[off + i] = p.stride[i];
-      g->pad[off + i] = p.pad[i];
-    }
-  }
-  for (int d = 0; d < 3; ++d) {
-    g->in_size *= g->in[d];
-    g->out_size *= g->out[d];
-    g->window *= g->kernel[d];
-  }
-  if (p.pool_type == "max") {
-    g->type = PoolType::kMax;
-  } else if (p.pool_type == "avg") {
-    g->type = PoolType::kAvg;
-  } else if (p.pool_type == "sum") {
-    g->type = PoolType::kSum;
-  } else if (p.pool_type == "lp") {
-    g->type = PoolType::kLp;
-    g->p = p.p_value.value_or(1);
-  } else {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ctx.Where(), ": unsupported pool_type ", p.pool_type));
-  }
-  g->count_include_pad = p.count_include_pad.value_or(true);
-  return absl::OkStatus();
-}
 
 // One dim of an output position's window: [lo, hi) inside the input, and the
 // length counted by avg pooling with padding included.

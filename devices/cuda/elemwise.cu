@@ -78,6 +78,8 @@ __device__ __forceinline__ C ApplyUnary(UnaryFn f, C x) {
       return x * tanh(Softplus(x));
     case UnaryFn::kSignPositive:
       return x > C(0) ? C(1) : C(-1);
+    case UnaryFn::kLogicalNot:
+      return x == C(0) ? C(1) : C(0);
   }
   return x;
 }
@@ -113,8 +115,31 @@ __device__ __forceinline__ C ApplyUnaryGrad(UnaryGradFn f, C g, C y, C x) {
   return g;
 }
 
+// The comparisons and logic ops shared by the array and scalar forms; false
+// for the arithmetic ones.
+template <typename C>
+__device__ __forceinline__ bool Compare(BinaryFn f, C a, C b, C* out) {
+  bool r;
+  switch (f) {
+    case BinaryFn::kEqual: r = a == b; break;
+    case BinaryFn::kNotEqual: r = a != b; break;
+    case BinaryFn::kGreater: r = a > b; break;
+    case BinaryFn::kGreaterEqual: r = a >= b; break;
+    case BinaryFn::kLesser: r = a < b; break;
+    case BinaryFn::kLesserEqual: r = a <= b; break;
+    case BinaryFn::kLogicalAnd: r = a != C(0) && b != C(0); break;
+    case BinaryFn::kLogicalOr: r = a != C(0) || b != C(0); break;
+    case BinaryFn::kLogicalXor: r = (a != C(0)) != (b != C(0)); break;
+    default: return false;
+  }
+  *out = r ? C(1) : C(0);
+  return true;
+}
+
 template <typename C>
 __device__ __forceinline__ C ApplyBinary(BinaryFn f, C a, C b) {
+  C cmp;
+  if (Compare(f, a, b, &cmp)) return cmp;
   switch (f) {
     case BinaryFn::kAdd:
       return a + b;
@@ -130,12 +155,22 @@ __device__ __forceinline__ C ApplyBinary(BinaryFn f, C a, C b) {
       return (IsNan(a) || a < b) ? a : b;
     case BinaryFn::kPow:
       return pow(a, b);
+    default:
+      break;
   }
   return a;
 }
 
 template <typename C>
 __device__ __forceinline__ C ApplyScalar(ScalarFn f, C x, C s) {
+  if (f >= ScalarFn::kEqual) {
+    // The comparisons line up with BinaryFn's, array on the left.
+    C cmp;
+    Compare(static_cast<BinaryFn>(static_cast<int>(f) - static_cast<int>(ScalarFn::kEqual) +
+                                  static_cast<int>(BinaryFn::kEqual)),
+            x, s, &cmp);
+    return cmp;
+  }
   switch (f) {
     case ScalarFn::kPlus:
       return x + s;
@@ -157,6 +192,8 @@ __device__ __forceinline__ C ApplyScalar(ScalarFn f, C x, C s) {
       return pow(x, s);
     case ScalarFn::kRPow:
       return pow(s, x);
+    default:
+      break;
   }
   return x;
 }

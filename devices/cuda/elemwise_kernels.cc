@@ -56,8 +56,16 @@ absl::Status WithScalar(const KernelContext& ctx) {
   SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
   const Tensor& x = ctx.inputs[0];
   SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, x.dtype()));
-  SYMX_CUDA_LAUNCH(ctx, LaunchScalar(F, t, x.read_raw_data(), ctx.param<ScalarParam>().scalar,
-                                     ctx.outputs[0].raw_data(), x.size(), device->stream()));
+  double scalar = ctx.param<ScalarParam>().scalar;
+  if (F >= ScalarFn::kEqual) {
+    // Comparisons see the scalar in the array's dtype, as MXNet does (a
+    // float16 array compares with the scalar rounded to float16).
+    char buf[8];
+    ConvertElements(&scalar, DType::kFloat64, buf, x.dtype(), 1);
+    ConvertElements(buf, x.dtype(), &scalar, DType::kFloat64, 1);
+  }
+  SYMX_CUDA_LAUNCH(ctx, LaunchScalar(F, t, x.read_raw_data(), scalar, ctx.outputs[0].raw_data(),
+                                     x.size(), device->stream()));
   return absl::OkStatus();
 }
 
@@ -180,6 +188,22 @@ SYMX_REGISTER_KERNEL("_backward_maximum_scalar", kGPU, ScalarGrad<ScalarGradFn::
 SYMX_REGISTER_KERNEL("_backward_minimum_scalar", kGPU, ScalarGrad<ScalarGradFn::kMinFromIn>);
 SYMX_REGISTER_KERNEL("_backward_power_scalar", kGPU, ScalarGrad<ScalarGradFn::kPowFromIn>);
 SYMX_REGISTER_KERNEL("_backward_rpower_scalar", kGPU, ScalarGrad<ScalarGradFn::kRPowFromOut>);
+
+// Comparisons and logic: one-shape, scalar and broadcast forms.
+#define SYMX_GPU_COMPARE(name, fn)                                               \
+  SYMX_REGISTER_KERNEL("_" name, kGPU, Binary<BinaryFn::fn>);                    \
+  SYMX_REGISTER_KERNEL("_" name "_scalar", kGPU, WithScalar<ScalarFn::fn>);      \
+  SYMX_REGISTER_KERNEL("broadcast_" name, kGPU, Binary<BinaryFn::fn>)
+SYMX_GPU_COMPARE("equal", kEqual);
+SYMX_GPU_COMPARE("not_equal", kNotEqual);
+SYMX_GPU_COMPARE("greater", kGreater);
+SYMX_GPU_COMPARE("greater_equal", kGreaterEqual);
+SYMX_GPU_COMPARE("lesser", kLesser);
+SYMX_GPU_COMPARE("lesser_equal", kLesserEqual);
+SYMX_GPU_COMPARE("logical_and", kLogicalAnd);
+SYMX_GPU_COMPARE("logical_or", kLogicalOr);
+SYMX_GPU_COMPARE("logical_xor", kLogicalXor);
+SYMX_REGISTER_KERNEL("logical_not", kGPU, Unary<UnaryFn::kLogicalNot>);
 
 SYMX_REGISTER_KERNEL("_copy", kGPU, Identity);
 SYMX_REGISTER_KERNEL("BlockGrad", kGPU, Identity);

@@ -50,6 +50,7 @@ enum class UnaryFn {
   kSoftSign,
   kMish,
   kSignPositive,  // 1 where x > 0, else -1 (MAERegressionOutput's gradient)
+  kLogicalNot,    // 1 where x == 0, else 0
 };
 cudaError_t LaunchUnary(UnaryFn f, Elem t, const void* x, void* y, int64_t n, cudaStream_t s);
 
@@ -70,7 +71,12 @@ enum class UnaryGradFn {
 cudaError_t LaunchUnaryGrad(UnaryGradFn f, Elem t, const void* g, const void* y, const void* x,
                             void* dx, int64_t n, cudaStream_t s);
 
-enum class BinaryFn { kAdd, kSub, kMul, kDiv, kMax, kMin, kPow };
+// The comparisons and logic ops give 1 or 0 in the operands' type.
+enum class BinaryFn {
+  kAdd, kSub, kMul, kDiv, kMax, kMin, kPow,
+  kEqual, kNotEqual, kGreater, kGreaterEqual, kLesser, kLesserEqual,
+  kLogicalAnd, kLogicalOr, kLogicalXor,
+};
 // out = f(a, b), same shapes.
 cudaError_t LaunchBinary(BinaryFn f, Elem t, const void* a, const void* b, void* out, int64_t n,
                          cudaStream_t s);
@@ -88,7 +94,11 @@ cudaError_t LaunchBroadcast(BinaryFn f, Elem t, const void* a, const void* b, vo
                             const BroadcastDims& d, int64_t n, cudaStream_t s);
 
 // y = f(x, scalar).
-enum class ScalarFn { kPlus, kMinus, kRMinus, kMul, kDiv, kRDiv, kMax, kMin, kPow, kRPow };
+enum class ScalarFn {
+  kPlus, kMinus, kRMinus, kMul, kDiv, kRDiv, kMax, kMin, kPow, kRPow,
+  kEqual, kNotEqual, kGreater, kGreaterEqual, kLesser, kLesserEqual,
+  kLogicalAnd, kLogicalOr, kLogicalXor,
+};
 cudaError_t LaunchScalar(ScalarFn f, Elem t, const void* x, double scalar, void* y, int64_t n,
                          cudaStream_t s);
 
@@ -144,6 +154,98 @@ struct SoftmaxOutputGradArgs {
 cudaError_t LaunchSoftmaxOutputGrad(Elem t, const void* y, const void* label,
                                     const SoftmaxOutputGradArgs& a, void* workspace, void* gx,
                                     cudaStream_t s);
+
+// A strided view for data movement: out element i (row-major over `dims`)
+// moves between src[i . src_strides] and dst[i . dst_strides] (element
+// strides; 0 repeats, negative walks backwards from the base pointer).
+struct StridedDims {
+  int ndim = 0;
+  int64_t dims[kMaxDims] = {};
+  int64_t src_strides[kMaxDims] = {};
+  int64_t dst_strides[kMaxDims] = {};
+};
+// dst[.] = src[.] for elements of `elem_bytes` (1, 2, 4 or 8) bytes, any dtype.
+cudaError_t LaunchStridedCopy(size_t elem_bytes, const void* src, void* dst, const StridedDims& d,
+                              int64_t n, cudaStream_t s);
+
+// y[j] = reduce over the reduced index space of x[kept(j) + reduced(r)]:
+// output j walks `kept` (row-major, contiguous y), each output reduces over
+// `reduced`; src strides only are used. Sum is scaled by `scale`; an empty
+// reduced space gives 0 for sum and the identity for max/min.
+cudaError_t LaunchReduceStrided(ReduceFn f, Elem t, const void* x, const StridedDims& kept,
+                                const StridedDims& reduced, double scale, void* y,
+                                int64_t outputs, cudaStream_t s);
+
+// The per-element gradient terms of out = f(a, b) with broadcasting, over the
+// full output shape (strides of a and b as in BroadcastDims): for the lhs
+// (`rhs` false) or the rhs. MXNet's rules: max/min route the gradient to the
+// lhs where a >= b (max) / a <= b (min), else to the rhs.
+cudaError_t LaunchBroadcastGradTerms(BinaryFn f, bool rhs, Elem t, const void* g, const void* a,
+                                     const void* b, const BroadcastDims& d, void* out, int64_t n,
+                                     cudaStream_t s);
+
+// max's gradient: dx[i] = x[i] == y[r(i)] ? g[r(i)] : 0, where r(i) = i . y_strides
+// (the reduced output's strides, 0 on reduced axes) over `d` (dst strides unused).
+cudaError_t LaunchMaxReduceGrad(Elem t, const void* x, const void* y, const void* g,
+                                const StridedDims& d, void* dx, int64_t n, cudaStream_t s);
+
+// BatchNorm over the channels of an (outer, channels, inner) view, with
+// MXNet's semantics (devices/cpu/norm_kernels.cc): batch statistics when
+// batch_stats (the moving ones updated with `momentum`), else the moving
+// ones; mean/var receive the statistics used. Backward: null outputs are
+// not wanted.
+struct BatchNormDims {
+  int64_t outer = 1, channels = 1, inner = 1;
+};
+cudaError_t LaunchBatchNormForward(Elem t, const void* x, const void* gamma, const void* beta,
+                                   void* moving_mean, void* moving_var, void* y, void* mean,
+                                   void* var, const BatchNormDims& d, double eps, double momentum,
+                                   bool fix_gamma, bool batch_stats, cudaStream_t s);
+cudaError_t LaunchBatchNormBackward(Elem t, const void* dy, const void* x, const void* gamma,
+                                    const void* mean, const void* var, void* dx, void* dgamma,
+                                    void* dbeta, const BatchNormDims& d, double eps,
+                                    bool fix_gamma, bool batch_stats, cudaStream_t s);
+
+// Pooling over (planes, d0, d1, d2) data, MXNet's window rules
+// (devices/cpu/pooling_kernels.cc states them; devices/pool_geom.h builds the
+// geometry). Backward gathers, per input element, the gradient of every
+// window that holds it, so no atomics are needed and the result is
+// deterministic.
+enum class PoolFn { kMax, kAvg, kSum, kLp };
+struct PoolDims {
+  int64_t planes = 0;
+  int64_t in[3] = {1, 1, 1};
+  int64_t out[3] = {1, 1, 1};
+  int64_t kernel[3] = {1, 1, 1};
+  int64_t stride[3] = {1, 1, 1};
+  int64_t pad[3] = {0, 0, 0};
+  PoolFn type = PoolFn::kMax;
+  bool count_include_pad = true;
+  int64_t p = 1;
+};
+cudaError_t LaunchPoolForward(Elem t, const void* x, const PoolDims& d, void* y, cudaStream_t s);
+// (ograd, data, output) -> grad of data.
+cudaError_t LaunchPoolBackward(Elem t, const void* dy, const void* x, const void* y,
+                               const PoolDims& d, void* dx, cudaStream_t s);
+
+// The unary math ops of graph/ops/unary_math.cc on floating types, and their
+// gradients (from the input x or the output y, as each backward op takes;
+// devices/cpu/math_kernels.cc has the same rules). `param` is smooth_l1's
+// sigma.
+enum class MathFn {
+  kLog2, kLog10, kLog1p, kExpm1, kSin, kCos, kTan, kArcsin, kArccos, kArctan, kSinh, kCosh,
+  kArcsinh, kArccosh, kArctanh, kDegrees, kRadians, kReciprocal, kRsqrt, kCbrt, kRcbrt, kErf,
+  kErfinv, kGamma, kGammaln, kFloor, kCeil, kRound, kRint, kTrunc, kSign, kSmoothL1,
+};
+enum class MathGradFn {
+  kLog2, kLog10, kLog1p, kExpm1FromOut, kSin, kCos, kTanFromOut, kArcsin, kArccos, kArctan,
+  kSinh, kCosh, kArcsinh, kArccosh, kArctanh, kDegrees, kRadians, kReciprocal, kRsqrt,
+  kCbrtFromOut, kRcbrt, kErf, kErfinvFromOut, kGamma, kGammaln, kSmoothL1,
+};
+cudaError_t LaunchMath(MathFn f, Elem t, const void* x, double param, void* y, int64_t n,
+                       cudaStream_t s);
+cudaError_t LaunchMathGrad(MathGradFn f, Elem t, const void* g, const void* v, double param,
+                           void* dx, int64_t n, cudaStream_t s);
 
 // y[0, n) = value / max(1, count of x[i] > thresh), the count taken on the
 // device into `workspace` (8 bytes): MakeLoss's normalization=valid.

@@ -1,0 +1,194 @@
+// Pooling forward (one thread per output) and backward (one thread per input
+// element, gathering from the windows that hold it) on the GPU.
+#include <cfloat>
+
+#include "devices/cuda/elem_types.cuh"
+#include "devices/cuda/launch.h"
+
+namespace symx {
+namespace cuda {
+namespace {
+
+// One dim of a window: [lo, hi) inside the input, and the length avg pooling
+// counts when padding is included (the window is cut at size + pad).
+struct Span {
+  int64_t lo, hi, padded;
+};
+
+__device__ __forceinline__ Span SpanAt(const PoolDims& d, int k, int64_t o) {
+  const int64_t start = o * d.stride[k] - d.pad[k];
+  const int64_t end = min(start + d.kernel[k], d.in[k] + d.pad[k]);
+  return Span{max(start, int64_t{0}), min(end, d.in[k]), max(end - start, int64_t{0})};
+}
+
+__device__ __forceinline__ int64_t Len(const Span& s) { return max(s.hi - s.lo, int64_t{0}); }
+
+template <typename C>
+__device__ __forceinline__ C Lowest() {
+  if constexpr (std::is_same_v<C, double>) {
+    return -DBL_MAX;
+  } else {
+    return -FLT_MAX;
+  }
+}
+
+template <typename C>
+__device__ __forceinline__ C IntPow(C x, int64_t p) {
+  C r = x;
+  for (int64_t i = 1; i < p; ++i) r *= x;
+  return r;
+}
+
+template <typename C>
+__device__ __forceinline__ C LpRoot(C sum, int64_t p) {
+  if (p == 1) return sum;
+  if (p == 2) return sqrt(sum);
+  if (p == 3) return cbrt(sum);
+  if (p % 2 == 1) return sum < C(0) ? -pow(-sum, C(1) / C(p)) : pow(sum, C(1) / C(p));
+  return pow(sum, C(1) / C(p));
+}
+
+__device__ __forceinline__ int64_t Count(const PoolDims& d, const Span& z, const Span& y,
+                                         const Span& x) {
+  return d.count_include_pad ? z.padded * y.padded * x.padded : Len(z) * Len(y) * Len(x);
+}
+
+template <typename T>
+__global__ void PoolForwardKernel(const T* in, PoolDims d, T* out, int64_t n) {
+  using C = Acc<T>;
+  const int64_t in_plane = d.in[0] * d.in[1] * d.in[2];
+  SYMX_GRID_STRIDE(i, n) {
+    int64_t rest = i;
+    const int64_t ox = rest % d.out[2];
+    rest /= d.out[2];
+    const int64_t oy = rest % d.out[1];
+    rest /= d.out[1];
+    const int64_t oz = rest % d.out[0];
+    const int64_t plane = rest / d.out[0];
+    const Span z = SpanAt(d, 0, oz), y = SpanAt(d, 1, oy), x = SpanAt(d, 2, ox);
+    const T* p = in + plane * in_plane;
+    C acc = d.type == PoolFn::kMax ? Lowest<C>() : C(0);
+    for (int64_t iz = z.lo; iz < z.hi; ++iz) {
+      for (int64_t iy = y.lo; iy < y.hi; ++iy) {
+        const int64_t base = (iz * d.in[1] + iy) * d.in[2];
+        for (int64_t ix = x.lo; ix < x.hi; ++ix) {
+          const C v = Load(p, base + ix);
+          if (d.type == PoolFn::kMax) {
+            acc = v > acc ? v : acc;
+          } else if (d.type == PoolFn::kLp) {
+            acc += IntPow(v, d.p);
+          } else {
+            acc += v;
+          }
+        }
+      }
+    }
+    if (d.type == PoolFn::kAvg) {
+      const int64_t count = Count(d, z, y, x);
+      acc = count > 0 ? acc / static_cast<C>(count) : C(0);
+    } else if (d.type == PoolFn::kLp) {
+      acc = LpRoot(acc, d.p);
+    }
+    Store(out, i, acc);
+  }
+}
+
+// Output windows along one dim that hold input index i: [first, last].
+__device__ __forceinline__ void Covering(const PoolDims& d, int k, int64_t i, int64_t* first,
+                                         int64_t* last) {
+  const int64_t pos = i + d.pad[k];  // in padded coordinates
+  // o * stride <= pos < o * stride + kernel
+  int64_t lo = pos - d.kernel[k] + 1;
+  *first = lo <= 0 ? 0 : (lo + d.stride[k] - 1) / d.stride[k];
+  *last = min(pos / d.stride[k], d.out[k] - 1);
+}
+
+template <typename T>
+__global__ void PoolBackwardKernel(const T* dy, const T* in, const T* out, PoolDims d, T* dx,
+                                   int64_t n) {
+  using C = Acc<T>;
+  const int64_t in_plane = d.in[0] * d.in[1] * d.in[2];
+  const int64_t out_plane = d.out[0] * d.out[1] * d.out[2];
+  SYMX_GRID_STRIDE(i, n) {
+    int64_t rest = i;
+    const int64_t ix = rest % d.in[2];
+    rest /= d.in[2];
+    const int64_t iy = rest % d.in[1];
+    rest /= d.in[1];
+    const int64_t iz = rest % d.in[0];
+    const int64_t plane = rest / d.in[0];
+    const T* p = in + plane * in_plane;
+    const T* g = dy + plane * out_plane;
+    const T* o = out + plane * out_plane;
+    const int64_t self = (iz * d.in[1] + iy) * d.in[2] + ix;
+    const C v = Load(p, self);
+    int64_t z0, z1, y0, y1, x0, x1;
+    Covering(d, 0, iz, &z0, &z1);
+    Covering(d, 1, iy, &y0, &y1);
+    Covering(d, 2, ix, &x0, &x1);
+    C acc = C(0);
+    for (int64_t oz = z0; oz <= z1; ++oz) {
+      const Span z = SpanAt(d, 0, oz);
+      for (int64_t oy = y0; oy <= y1; ++oy) {
+        const Span y = SpanAt(d, 1, oy);
+        for (int64_t ox = x0; ox <= x1; ++ox) {
+          const Span x = SpanAt(d, 2, ox);
+          const int64_t oi = (oz * d.out[1] + oy) * d.out[2] + ox;
+          const C grad = Load(g, oi);
+          if (d.type == PoolFn::kMax) {
+            // The first element (row-major) equal to the output takes it.
+            const C target = Load(o, oi);
+            int64_t first = -1;
+            for (int64_t jz = z.lo; jz < z.hi && first < 0; ++jz) {
+              for (int64_t jy = y.lo; jy < y.hi && first < 0; ++jy) {
+                const int64_t base = (jz * d.in[1] + jy) * d.in[2];
+                for (int64_t jx = x.lo; jx < x.hi; ++jx) {
+                  if (Load(p, base + jx) == target) {
+                    first = base + jx;
+                    break;
+                  }
+                }
+              }
+            }
+            if (first == self) acc += grad;
+          } else if (d.type == PoolFn::kAvg) {
+            const int64_t count = Count(d, z, y, x);
+            acc += count > 0 ? grad / static_cast<C>(count) : C(0);
+          } else if (d.type == PoolFn::kLp) {
+            acc += d.p == 1 ? grad : grad * IntPow(v / Load(o, oi), d.p - 1);
+          } else {
+            acc += grad;
+          }
+        }
+      }
+    }
+    Store(dx, plane * in_plane + self, acc);
+  }
+}
+
+}  // namespace
+
+cudaError_t LaunchPoolForward(Elem t, const void* x, const PoolDims& d, void* y, cudaStream_t s) {
+  const int64_t n = d.planes * d.out[0] * d.out[1] * d.out[2];
+  if (n == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    PoolForwardKernel<T><<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(x), d,
+                                                         static_cast<T*>(y), n);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchPoolBackward(Elem t, const void* dy, const void* x, const void* y,
+                               const PoolDims& d, void* dx, cudaStream_t s) {
+  const int64_t n = d.planes * d.in[0] * d.in[1] * d.in[2];
+  if (n == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    PoolBackwardKernel<T><<<GridFor(n), kThreads, 0, s>>>(
+        static_cast<const T*>(dy), static_cast<const T*>(x), static_cast<const T*>(y), d,
+        static_cast<T*>(dx), n);
+  });
+  return LastLaunchError();
+}
+
+}  // namespace cuda
+}  // namespace symx

@@ -1,0 +1,271 @@
+// CUDA kernels that move data without computing: transpose, Concat,
+// SliceChannel, slice_axis, slice, stack and their backward ops. Each is one
+// strided copy per part (devices/cuda/strided.cu) over any dtype.
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "devices/cuda/kernel_util.h"
+#include "graph/infer_util.h"
+#include "graph/ops/concat.h"
+#include "graph/ops/tensor.h"
+#include "graph/ops/transpose.h"
+
+namespace symx {
+namespace cuda {
+namespace {
+
+absl::Status WithWhere(const KernelContext& ctx, const absl::Status& s) {
+  return absl::Status(s.code(), absl::StrCat(ctx.Where(), ": ", s.message()));
+}
+
+absl::StatusOr<int> Axis(const KernelContext& ctx, int64_t axis, int ndim, const char* what) {
+  int out = 0;
+  absl::Status s = NormalizeAxis(axis, ndim, what, &out);
+  if (!s.ok()) return WithWhere(ctx, s);
+  return out;
+}
+
+absl::Status Copy(const KernelContext& ctx, const void* src, void* dst, const StridedDims& d,
+                  int64_t n, DType dtype) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  if (d.ndim > kMaxDims) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.Where(), ": more than ", kMaxDims, " dims on the GPU"));
+  }
+  SYMX_CUDA_LAUNCH(ctx, LaunchStridedCopy(DTypeSize(dtype), src, dst, d, n, device->stream()));
+  return absl::OkStatus();
+}
+
+absl::Status Transpose(const KernelContext& ctx) {
+  const Tensor& in = ctx.inputs[0];
+  const Tensor& out = ctx.outputs[0];
+  const int ndim = in.shape().ndim();
+  const auto& p = ctx.param<TransposeParam>();
+  if ((!p.axes.empty() && static_cast<int>(p.axes.size()) != ndim) || in.size() != out.size() ||
+      ndim > kMaxDims) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": cannot transpose ",
+                                                   in.DebugString(), " into ", out.DebugString(),
+                                                   " on the GPU"));
+  }
+  const std::vector<int> perm = TransposePermutation(p, ndim);
+  const std::vector<int64_t> st = Strides(in.shape());
+  StridedDims d;
+  d.ndim = ndim;
+  int64_t dst_stride = 1;
+  for (int k = ndim - 1; k >= 0; --k) {
+    d.dims[k] = out.shape()[k];
+    d.src_strides[k] = st[perm[k]];
+    d.dst_strides[k] = dst_stride;
+    dst_stride *= out.shape()[k];
+  }
+  return Copy(ctx, in.read_raw_data(), out.raw_data(), d, in.size(), in.dtype());
+}
+
+// Parts laid along `axis` of `whole` (viewed as (outer, total, inner)), part
+// k taking lens[k] from offset sum(lens[:k]). join: parts -> whole; else
+// whole -> parts. Undefined or unwanted parts are skipped.
+absl::Status CutAlong(const KernelContext& ctx, bool join, const Tensor& whole, int axis,
+                      const std::vector<Tensor>& parts, const std::vector<int64_t>& lens,
+                      const std::vector<bool>& wanted) {
+  int64_t outer = 1, inner = 1;
+  for (int k = 0; k < axis; ++k) outer *= whole.shape()[k];
+  for (int k = axis + 1; k < whole.shape().ndim(); ++k) inner *= whole.shape()[k];
+  const int64_t total = whole.shape()[axis];
+  const size_t elem = DTypeSize(whole.dtype());
+  int64_t offset = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const int64_t len = lens[i];
+    const Tensor& part = parts[i];
+    if (part.defined() && part.size() != outer * len * inner) {
+      return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": part ", part.DebugString(),
+                                                     " does not fit axis ", axis, " of ",
+                                                     whole.DebugString()));
+    }
+    if (part.defined() && wanted[i] && part.size() > 0) {
+      StridedDims d;
+      d.ndim = 3;
+      d.dims[0] = outer;
+      d.dims[1] = len;
+      d.dims[2] = inner;
+      const int64_t whole_st[3] = {total * inner, inner, 1};
+      const int64_t part_st[3] = {len * inner, inner, 1};
+      for (int k = 0; k < 3; ++k) {
+        d.src_strides[k] = join ? part_st[k] : whole_st[k];
+        d.dst_strides[k] = join ? whole_st[k] : part_st[k];
+      }
+      // Only a join writes the whole (reading it must not count as a write).
+      void* base = join ? whole.raw_data() : const_cast<void*>(whole.read_raw_data());
+      char* w = static_cast<char*>(base) + static_cast<size_t>(offset * inner) * elem;
+      if (join) {
+        SYMX_RETURN_IF_ERROR(Copy(ctx, part.read_raw_data(), w, d, part.size(), whole.dtype()));
+      } else {
+        SYMX_RETURN_IF_ERROR(Copy(ctx, w, part.raw_data(), d, part.size(), whole.dtype()));
+      }
+    }
+    offset += len;
+  }
+  return absl::OkStatus();
+}
+
+std::vector<bool> AllWanted(size_t n) { return std::vector<bool>(n, true); }
+
+std::vector<bool> OutputsWanted(const KernelContext& ctx) {
+  std::vector<bool> w(ctx.outputs.size());
+  for (size_t j = 0; j < w.size(); ++j) w[j] = OutputWanted(ctx.req, j);
+  return w;
+}
+
+absl::Status ConcatImpl(const KernelContext& ctx, bool forward) {
+  const Tensor& whole = forward ? ctx.outputs[0] : ctx.inputs[0];
+  const std::vector<Tensor>& parts = forward ? ctx.inputs : ctx.outputs;
+  SYMX_ASSIGN_OR_RETURN(int axis,
+                        Axis(ctx, ctx.param<ConcatParam>().dim, whole.shape().ndim(), "dim"));
+  std::vector<int64_t> lens;
+  for (const Tensor& t : parts) {
+    if (t.shape().ndim() != whole.shape().ndim()) {
+      return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": part ", t.DebugString(),
+                                                     " does not match ", whole.DebugString()));
+    }
+    lens.push_back(t.shape()[axis]);
+  }
+  return CutAlong(ctx, forward, whole, axis, parts, lens,
+                  forward ? AllWanted(parts.size()) : OutputsWanted(ctx));
+}
+
+absl::Status Concat(const KernelContext& ctx) { return ConcatImpl(ctx, true); }
+absl::Status ConcatBackward(const KernelContext& ctx) { return ConcatImpl(ctx, false); }
+
+absl::Status SliceChannelImpl(const KernelContext& ctx, bool forward) {
+  const Tensor& whole = forward ? ctx.inputs[0] : ctx.outputs[0];
+  const std::vector<Tensor>& parts = forward ? ctx.outputs : ctx.inputs;
+  SYMX_ASSIGN_OR_RETURN(
+      int axis, Axis(ctx, ctx.param<SliceChannelParam>().axis, whole.shape().ndim(), "axis"));
+  const int64_t k = static_cast<int64_t>(parts.size());
+  const int64_t d = whole.shape()[axis];
+  if (k == 0 || d % k != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": cannot split axis ", axis,
+                                                   " of ", whole.DebugString(), " into ", k,
+                                                   " parts"));
+  }
+  return CutAlong(ctx, !forward, whole, axis, parts, std::vector<int64_t>(k, d / k),
+                  forward ? OutputsWanted(ctx) : AllWanted(parts.size()));
+}
+
+absl::Status SliceChannel(const KernelContext& ctx) { return SliceChannelImpl(ctx, true); }
+absl::Status SliceChannelBackward(const KernelContext& ctx) {
+  return SliceChannelImpl(ctx, false);
+}
+
+absl::Status SliceAxisImpl(const KernelContext& ctx, bool forward) {
+  const Tensor& whole = forward ? ctx.inputs[0] : ctx.outputs[0];
+  const Tensor& part = forward ? ctx.outputs[0] : ctx.inputs[0];
+  const auto& p = ctx.param<SliceAxisParam>();
+  SYMX_ASSIGN_OR_RETURN(int axis, Axis(ctx, p.axis, whole.shape().ndim(), "axis"));
+  const int64_t d = whole.shape()[axis];
+  const int64_t b = p.begin < 0 ? p.begin + d : p.begin;
+  const int64_t e = !p.end ? d : (*p.end < 0 ? *p.end + d : *p.end);
+  if (b < 0 || e > d || b >= e) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": the range [", b, ", ", e,
+                                                   ") is empty or outside axis ", axis, " of ",
+                                                   whole.DebugString()));
+  }
+  if (!forward) {
+    SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+    SYMX_RETURN_IF_ERROR(device->Memset(whole.raw_data(), 0, whole.nbytes()));
+  }
+  // The part is the middle one of three: [0, b), [b, e), [e, d).
+  std::vector<Tensor> parts = {Tensor(), part, Tensor()};
+  return CutAlong(ctx, !forward, whole, axis, parts, {b, e - b, d - e}, AllWanted(3));
+}
+
+absl::Status SliceAxis(const KernelContext& ctx) { return SliceAxisImpl(ctx, true); }
+absl::Status SliceAxisBackward(const KernelContext& ctx) { return SliceAxisImpl(ctx, false); }
+
+// slice with begin/end/step per axis: one strided copy either way.
+absl::Status SliceImpl(const KernelContext& ctx, bool forward) {
+  const Tensor& whole = forward ? ctx.inputs[0] : ctx.outputs[0];
+  const Tensor& part = forward ? ctx.outputs[0] : ctx.inputs[0];
+  const std::vector<SliceRange> ranges = ResolveSliceAll(ctx.param<SliceParam>(), whole.shape());
+  const int ndim = whole.shape().ndim();
+  if (ndim > kMaxDims || static_cast<int>(ranges.size()) != ndim) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.Where(), ": cannot slice ", whole.DebugString(), " on the GPU"));
+  }
+  const std::vector<int64_t> st = Strides(whole.shape());
+  StridedDims d;
+  d.ndim = ndim;
+  int64_t base = 0, count = 1, part_stride = 1;
+  for (int k = ndim - 1; k >= 0; --k) {
+    d.dims[k] = ranges[k].count;
+    const int64_t whole_stride = st[k] * ranges[k].step;
+    base += ranges[k].begin * st[k];
+    (forward ? d.src_strides : d.dst_strides)[k] = whole_stride;
+    (forward ? d.dst_strides : d.src_strides)[k] = part_stride;
+    part_stride *= ranges[k].count;
+    count *= ranges[k].count;
+  }
+  if (count != part.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": slice ", part.DebugString(),
+                                                   " does not fit ", whole.DebugString()));
+  }
+  const size_t elem = DTypeSize(whole.dtype());
+  if (forward) {
+    const char* src = static_cast<const char*>(whole.read_raw_data()) + base * elem;
+    return Copy(ctx, src, part.raw_data(), d, count, whole.dtype());
+  }
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  SYMX_RETURN_IF_ERROR(device->Memset(whole.raw_data(), 0, whole.nbytes()));
+  char* dst = static_cast<char*>(whole.raw_data()) + base * elem;
+  return Copy(ctx, part.read_raw_data(), dst, d, count, whole.dtype());
+}
+
+absl::Status Slice(const KernelContext& ctx) { return SliceImpl(ctx, true); }
+absl::Status SliceBackward(const KernelContext& ctx) { return SliceImpl(ctx, false); }
+
+// stack: inputs of one shape S joined along a new axis; the output viewed as
+// (prod S[:axis], k, prod S[axis:]) takes input i at index i of the middle.
+absl::Status StackImpl(const KernelContext& ctx, bool forward) {
+  const Tensor& whole = forward ? ctx.outputs[0] : ctx.inputs[0];
+  const std::vector<Tensor>& parts = forward ? ctx.inputs : ctx.outputs;
+  SYMX_ASSIGN_OR_RETURN(int axis,
+                        Axis(ctx, ctx.param<StackParam>().axis, whole.shape().ndim(), "axis"));
+  std::vector<int64_t> dims;
+  for (int k = 0; k < whole.shape().ndim(); ++k) {
+    if (k != axis) dims.push_back(whole.shape()[k]);
+  }
+  // The joined view: the new axis split out.
+  std::vector<int64_t> view(dims.begin(), dims.begin() + axis);
+  view.push_back(1);
+  view.insert(view.end(), dims.begin() + axis, dims.end());
+  std::vector<Tensor> viewed;
+  for (const Tensor& t : parts) {
+    if (!t.defined()) {
+      viewed.emplace_back();
+      continue;
+    }
+    SYMX_ASSIGN_OR_RETURN(Tensor v, t.View(Shape(view)));
+    viewed.push_back(v);
+  }
+  return CutAlong(ctx, forward, whole, axis, viewed, std::vector<int64_t>(parts.size(), 1),
+                  forward ? AllWanted(parts.size()) : OutputsWanted(ctx));
+}
+
+absl::Status Stack(const KernelContext& ctx) { return StackImpl(ctx, true); }
+absl::Status StackBackward(const KernelContext& ctx) { return StackImpl(ctx, false); }
+
+}  // namespace
+
+SYMX_REGISTER_KERNEL("transpose", kGPU, Transpose);
+SYMX_REGISTER_KERNEL("Concat", kGPU, Concat);
+SYMX_REGISTER_KERNEL("_backward_Concat", kGPU, ConcatBackward);
+SYMX_REGISTER_KERNEL("SliceChannel", kGPU, SliceChannel);
+SYMX_REGISTER_KERNEL("_backward_SliceChannel", kGPU, SliceChannelBackward);
+SYMX_REGISTER_KERNEL("slice_axis", kGPU, SliceAxis);
+SYMX_REGISTER_KERNEL("_backward_slice_axis", kGPU, SliceAxisBackward);
+SYMX_REGISTER_KERNEL("slice", kGPU, Slice);
+SYMX_REGISTER_KERNEL("_backward_slice", kGPU, SliceBackward);
+SYMX_REGISTER_KERNEL("stack", kGPU, Stack);
+SYMX_REGISTER_KERNEL("_backward_stack", kGPU, StackBackward);
+
+}  // namespace cuda
+}  // namespace symx
