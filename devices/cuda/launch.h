@@ -247,6 +247,68 @@ cudaError_t LaunchMath(MathFn f, Elem t, const void* x, double param, void* y, i
 cudaError_t LaunchMathGrad(MathGradFn f, Elem t, const void* g, const void* v, double param,
                            void* dx, int64_t n, cudaStream_t s);
 
+// Dropout's mask, drawn exactly as the CPU kernel draws it (so a device
+// seeded alike gives the same mask): chunks of 2^16 elements, chunk c from a
+// SplitMix64 seeded with mix(base + c * 0xd1b54a32d192ed03); each 64-bit draw
+// gives two 32-bit uniforms; kept where the uniform is below keep * 2^32,
+// with the value `scale` (else 0).
+cudaError_t LaunchDropoutMask(Elem t, uint64_t base, double keep, double scale, void* mask,
+                              int64_t n, cudaStream_t s);
+
+// Embedding: out row i = weight row clip(trunc(idx[i]), 0, rows - 1) (NaN and
+// negatives read row 0), `dim` values per row; indices of any known type.
+cudaError_t LaunchEmbedding(Elem idx_t, const void* idx, int64_t n, Elem t, const void* weight,
+                            int64_t rows, int64_t dim, void* out, cudaStream_t s);
+// The weight gradient: zeroes `grad_weight`, then adds each ograd row into
+// its index's row (atomic adds: the order of the sums is not fixed).
+cudaError_t LaunchEmbeddingGrad(Elem idx_t, const void* idx, int64_t n, Elem t,
+                                const void* ograd, int64_t rows, int64_t dim, void* grad_weight,
+                                cudaStream_t s);
+
+// where: out[i] = cond[i / row] != 0 ? x[i] : y[i] (row == 1: one condition
+// per element). Backward: gx/gy get g where the condition picks them, else 0
+// (null: not wanted).
+cudaError_t LaunchWhere(Elem cond_t, const void* cond, Elem t, const void* x, const void* y,
+                        int64_t row, void* out, int64_t n, cudaStream_t s);
+cudaError_t LaunchWhereGrad(Elem cond_t, const void* cond, Elem t, const void* g, int64_t row,
+                            void* gx, void* gy, int64_t n, cudaStream_t s);
+
+// clip: y = x < lo ? lo : (x > hi ? hi : x) (NaN passes); the gradient passes
+// where !(x < lo || x > hi).
+cudaError_t LaunchClip(Elem t, const void* x, double lo, double hi, void* y, int64_t n,
+                       cudaStream_t s);
+cudaError_t LaunchClipGrad(Elem t, const void* g, const void* x, double lo, double hi, void* dx,
+                           int64_t n, cudaStream_t s);
+
+// LeakyReLU's types (MXNet 1.x formulas, as devices/cpu/activation_kernels.cc):
+// leaky x*slope, elu slope*(e^x - 1), selu, exact gelu, and rrelu/prelu with a
+// per-element (mask) or per-channel (gamma over (outer, channels, inner),
+// or one shared value) slope for x <= 0.
+enum class LeakyFn { kLeaky, kELU, kSELU, kGELU };
+cudaError_t LaunchLeaky(LeakyFn f, Elem t, const void* x, double slope, void* y, int64_t n,
+                        cudaStream_t s);
+// From g, the data x and the output y.
+cudaError_t LaunchLeakyGrad(LeakyFn f, Elem t, const void* g, const void* x, const void* y,
+                            double slope, void* dx, int64_t n, cudaStream_t s);
+struct ChannelDims {
+  int64_t outer = 1, channels = 1, inner = 1;
+  bool shared = false;  // one slope for every channel
+};
+// y = x > 0 ? x : slope * x, slope from gamma (per channel) or, with a null
+// gamma, from mask (per element).
+cudaError_t LaunchPReLU(Elem t, const void* x, const void* gamma, const void* mask,
+                        const ChannelDims& d, void* y, cudaStream_t s);
+// dx = x > 0 ? g : slope * g (as LaunchPReLU picks the slope); `terms`, when
+// not null, gets x <= 0 ? x * g : 0 per element (prelu's gamma gradient,
+// summed per channel afterwards).
+cudaError_t LaunchPReLUGrad(Elem t, const void* g, const void* x, const void* gamma,
+                            const void* mask, const ChannelDims& d, void* dx, void* terms,
+                            cudaStream_t s);
+// Uniform values in [lo, hi) from a counter-based generator keyed by `seed`
+// (rrelu's training slopes).
+cudaError_t LaunchUniform(Elem t, uint64_t seed, double lo, double hi, void* y, int64_t n,
+                          cudaStream_t s);
+
 // y[0, n) = value / max(1, count of x[i] > thresh), the count taken on the
 // device into `workspace` (8 bytes): MakeLoss's normalization=valid.
 cudaError_t LaunchFillDividedByCountAbove(Elem t, const void* x, int64_t n, double thresh,

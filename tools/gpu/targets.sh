@@ -5,6 +5,7 @@ SYMX_GPU_TESTS=(
   //tests/cuda:cuda_device_test
   //tests/cuda:gpu_executor_test
   //tests/cuda:gpu_kernel_coverage_test
+  //tests/cuda:kernel_util_test
 )
 # The op conformance suites: on a machine with a GPU each also checks every
 # op that has a GPU kernel on gpu(0).

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "devices/cpu/cpu_device.h"
+#include "devices/device.h"
 #include "distributed/agreement.h"
 #include "graph/error.h"
 #include "nlohmann/json.hpp"
@@ -71,9 +72,17 @@ BenchResult RunBench(const BenchOptions& options) {
   const bool train = options.model.train;
   std::vector<Tensor> heads;
   if (train) heads = OnesHeadGrads(m);
+  // A GPU only queues a step's work: the step is over when every device the
+  // plan uses has run it.
+  std::vector<Device*> devices;
+  for (const MemoryStats& s : m.exe->memory_stats()) {
+    absl::StatusOr<Device*> d = GetDevice(s.ctx);
+    if (d.ok() && !(*d)->host_memory()) devices.push_back(*d);
+  }
   auto step = [&] {
     m.exe->Forward(train);
     if (train) m.exe->Backward(heads);
+    for (Device* d : devices) ThrowIfError(d->Synchronize());
   };
   const int64_t warmup = options.warmup >= 0
                              ? options.warmup

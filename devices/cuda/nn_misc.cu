@@ -1,0 +1,197 @@
+// Dropout masks, Embedding, where and clip on the GPU.
+#include "devices/cuda/elem_types.cuh"
+#include "devices/cuda/launch.h"
+
+namespace symx {
+namespace cuda {
+namespace {
+
+constexpr uint64_t kGamma = 0x9e3779b97f4a7c15ull;
+
+__device__ __forceinline__ uint64_t Mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+template <typename T>
+__global__ void DropoutMaskKernel(uint64_t base, uint64_t threshold, Acc<T> scale, T* mask,
+                                  int64_t n) {
+  constexpr int64_t kChunk = int64_t{1} << 16;
+  SYMX_GRID_STRIDE(i, n) {
+    const int64_t c = i / kChunk;
+    const int64_t k = (i - c * kChunk) / 2;  // the chunk generator's draw
+    // The chunk's seed is its SplitMix64's first output; draw k is the
+    // (k + 1)-th output of a SplitMix64 started at that seed.
+    const uint64_t seed = Mix(base + static_cast<uint64_t>(c) * 0xd1b54a32d192ed03ull + kGamma);
+    const uint64_t r = Mix(seed + static_cast<uint64_t>(k + 1) * kGamma);
+    const uint64_t u = ((i - c * kChunk) % 2 == 0) ? (r >> 32) : (r & 0xffffffffull);
+    Store(mask, i, u < threshold ? scale : Acc<T>(0));
+  }
+}
+
+__device__ __forceinline__ int64_t EmbeddingRow(double v, int64_t rows) {
+  if (!(v > 0)) return 0;
+  if (v >= static_cast<double>(rows - 1)) return rows - 1;
+  return static_cast<int64_t>(v);
+}
+
+template <typename I, typename T>
+__global__ void EmbeddingKernel(const I* idx, const T* w, int64_t rows, int64_t dim, T* out,
+                                int64_t total) {
+  SYMX_GRID_STRIDE(j, total) {
+    const int64_t i = j / dim;
+    const int64_t r = EmbeddingRow(ToDouble(idx[i]), rows);
+    out[j] = w[r * dim + j % dim];
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ void AtomicAddTo(T* p, Acc<T> v) {
+  if constexpr (std::is_same_v<T, __half>) {
+    atomicAdd(p, __float2half(v));
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    atomicAdd(p, __float2bfloat16(v));
+  } else {
+    atomicAdd(p, v);
+  }
+}
+
+template <typename I, typename T>
+__global__ void EmbeddingGradKernel(const I* idx, const T* g, int64_t rows, int64_t dim, T* gw,
+                                    int64_t total) {
+  SYMX_GRID_STRIDE(j, total) {
+    const int64_t i = j / dim;
+    const int64_t r = EmbeddingRow(ToDouble(idx[i]), rows);
+    AtomicAddTo(gw + r * dim + j % dim, Load(g, j));
+  }
+}
+
+template <typename C, typename T>
+__global__ void WhereKernel(const C* cond, const T* x, const T* y, int64_t row, T* out,
+                            int64_t n) {
+  SYMX_GRID_STRIDE(i, n) { out[i] = ToDouble(cond[i / row]) != 0.0 ? x[i] : y[i]; }
+}
+
+template <typename C, typename T>
+__global__ void WhereGradKernel(const C* cond, const T* g, int64_t row, T* gx, T* gy, int64_t n) {
+  SYMX_GRID_STRIDE(i, n) {
+    const bool take = ToDouble(cond[i / row]) != 0.0;
+    const Acc<T> v = Load(g, i);
+    if (gx != nullptr) Store(gx, i, take ? v : Acc<T>(0));
+    if (gy != nullptr) Store(gy, i, take ? Acc<T>(0) : v);
+  }
+}
+
+template <typename T>
+__global__ void ClipKernel(const T* x, Acc<T> lo, Acc<T> hi, T* y, int64_t n) {
+  SYMX_GRID_STRIDE(i, n) {
+    const Acc<T> v = Load(x, i);
+    Store(y, i, v < lo ? lo : (v > hi ? hi : v));
+  }
+}
+
+template <typename T>
+__global__ void ClipGradKernel(const T* g, const T* x, Acc<T> lo, Acc<T> hi, T* dx, int64_t n) {
+  SYMX_GRID_STRIDE(i, n) {
+    const Acc<T> v = Load(x, i);
+    Store(dx, i, (v < lo || v > hi) ? Acc<T>(0) : Load(g, i));
+  }
+}
+
+}  // namespace
+
+cudaError_t LaunchDropoutMask(Elem t, uint64_t base, double keep, double scale, void* mask,
+                              int64_t n, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  const uint64_t threshold = static_cast<uint64_t>(ldexp(keep, 32));
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    DropoutMaskKernel<T><<<GridFor(n), kThreads, 0, s>>>(base, threshold,
+                                                         static_cast<Acc<T>>(scale),
+                                                         static_cast<T*>(mask), n);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchEmbedding(Elem idx_t, const void* idx, int64_t n, Elem t, const void* weight,
+                            int64_t rows, int64_t dim, void* out, cudaStream_t s) {
+  const int64_t total = n * dim;
+  if (total == 0) return cudaSuccess;
+  SYMX_CUDA_ALL_SWITCH(idx_t, I, {
+    SYMX_CUDA_FLOAT_SWITCH(t, T, {
+      EmbeddingKernel<I, T><<<GridFor(total), kThreads, 0, s>>>(
+          static_cast<const I*>(idx), static_cast<const T*>(weight), rows, dim,
+          static_cast<T*>(out), total);
+    });
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchEmbeddingGrad(Elem idx_t, const void* idx, int64_t n, Elem t,
+                                const void* ograd, int64_t rows, int64_t dim, void* grad_weight,
+                                cudaStream_t s) {
+  const size_t elem = t == Elem::kF64 ? 8 : t == Elem::kF32 ? 4 : 2;
+  cudaError_t e = cudaMemsetAsync(grad_weight, 0, static_cast<size_t>(rows * dim) * elem, s);
+  if (e != cudaSuccess) return e;
+  const int64_t total = n * dim;
+  if (total == 0) return cudaSuccess;
+  SYMX_CUDA_ALL_SWITCH(idx_t, I, {
+    SYMX_CUDA_FLOAT_SWITCH(t, T, {
+      EmbeddingGradKernel<I, T><<<GridFor(total), kThreads, 0, s>>>(
+          static_cast<const I*>(idx), static_cast<const T*>(ograd), rows, dim,
+          static_cast<T*>(grad_weight), total);
+    });
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchWhere(Elem cond_t, const void* cond, Elem t, const void* x, const void* y,
+                        int64_t row, void* out, int64_t n, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  SYMX_CUDA_ALL_SWITCH(cond_t, C, {
+    SYMX_CUDA_FLOAT_SWITCH(t, T, {
+      WhereKernel<C, T><<<GridFor(n), kThreads, 0, s>>>(
+          static_cast<const C*>(cond), static_cast<const T*>(x), static_cast<const T*>(y), row,
+          static_cast<T*>(out), n);
+    });
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchWhereGrad(Elem cond_t, const void* cond, Elem t, const void* g, int64_t row,
+                            void* gx, void* gy, int64_t n, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  SYMX_CUDA_ALL_SWITCH(cond_t, C, {
+    SYMX_CUDA_FLOAT_SWITCH(t, T, {
+      WhereGradKernel<C, T><<<GridFor(n), kThreads, 0, s>>>(
+          static_cast<const C*>(cond), static_cast<const T*>(g), row, static_cast<T*>(gx),
+          static_cast<T*>(gy), n);
+    });
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchClip(Elem t, const void* x, double lo, double hi, void* y, int64_t n,
+                       cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    ClipKernel<T><<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(x),
+                                                  static_cast<Acc<T>>(lo),
+                                                  static_cast<Acc<T>>(hi), static_cast<T*>(y), n);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchClipGrad(Elem t, const void* g, const void* x, double lo, double hi, void* dx,
+                           int64_t n, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    ClipGradKernel<T><<<GridFor(n), kThreads, 0, s>>>(
+        static_cast<const T*>(g), static_cast<const T*>(x), static_cast<Acc<T>>(lo),
+        static_cast<Acc<T>>(hi), static_cast<T*>(dx), n);
+  });
+  return LastLaunchError();
+}
+
+}  // namespace cuda
+}  // namespace symx
