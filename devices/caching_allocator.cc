@@ -33,6 +33,8 @@ void CachingAllocator::EmptyCache() {
 }
 
 void CachingAllocator::EmptyCacheLocked() {
+  if (free_.empty()) return;
+  backend_->BeforeRelease();
   for (const auto& [size, ptr] : free_) {
     backend_->Free(ptr);
     blocks_.erase(ptr);

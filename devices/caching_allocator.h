@@ -35,6 +35,9 @@ class CachingAllocator : public Allocator {
     // Null when the device has no room.
     virtual void* Malloc(size_t bytes) = 0;
     virtual void Free(void* ptr) = 0;
+    // Called before cached blocks go back through Free: work the device
+    // still has queued may read them (a GPU waits for it here).
+    virtual void BeforeRelease() {}
   };
 
   // Block sizes are multiples of this (and at least this), so that every

@@ -62,11 +62,9 @@ class CudnnConv : public KernelState {
   cudnnFilterDescriptor_t filter_ = nullptr;
   cudnnConvolutionDescriptor_t conv_ = nullptr;
   ConvAlgos algos;
+  bool empty = false;  // a dim of size 0: nothing for cuDNN to do
   bool deconv = false;
-  bool backward = false;
   Elem elem = Elem::kF32;
-  // The image/columns shapes, for the bias (columns' channels) and checks.
-  std::vector<int64_t> img_dims, col_dims;
 };
 
 cudnnDataType_t CudnnType(Elem t) {
@@ -136,8 +134,13 @@ absl::Status PrepareConv(KernelContext* ctx, size_t* workspace_bytes, bool backw
   const Context& c = device->ctx();
   auto state = std::make_shared<CudnnConv>();
   state->deconv = p.deconv;
-  state->backward = backward;
   state->elem = elem;
+  if (data.size() == 0 || out_shape.Size() == 0 || weight.size() == 0) {
+    // cuDNN rejects empty descriptors; the kernels write zeros (and bias).
+    state->empty = true;
+    ctx->state = state;
+    return absl::OkStatus();
+  }
   const Shape& img = p.deconv ? out_shape : data.shape();
   const Shape& col = p.deconv ? data.shape() : out_shape;
   const cudnnDataType_t type = CudnnType(elem);
@@ -190,8 +193,9 @@ absl::Status PrepareConv(KernelContext* ctx, size_t* workspace_bytes, bool backw
   }
 
   const size_t limit = static_cast<size_t>(p.workspace > 0 ? p.workspace : 1024) << 20;
+  // Per physical device: GPUs of different models may want other algorithms.
   const std::string key =
-      absl::StrCat(static_cast<int>(elem), "|", img.ToString(), "|", col.ToString(), "|",
+      absl::StrCat(device->ordinal(), "|", static_cast<int>(elem), "|", img.ToString(), "|", col.ToString(), "|",
                    weight.shape().ToString(), "|", absl::StrJoin(pad, ","), "|",
                    absl::StrJoin(stride, ","), "|", absl::StrJoin(dilate, ","), "|", p.num_group,
                    "|", limit);
@@ -251,6 +255,20 @@ absl::Status PrepareConv(KernelContext* ctx, size_t* workspace_bytes, bool backw
           ctx->Where(), ": cuDNN has no algorithm for this convolution within workspace=",
           limit >> 20, " MB"));
     }
+    // The exact scratch of the chosen algorithms (the heuristics' figures
+    // are estimates).
+    SYMX_CUDNN_RETURN_IF_ERROR(
+        c, cudnnGetConvolutionForwardWorkspaceSize(handle, state->img_, state->filter_,
+                                                   state->conv_, state->col_, a.fwd,
+                                                   &a.fwd_bytes));
+    SYMX_CUDNN_RETURN_IF_ERROR(
+        c, cudnnGetConvolutionBackwardDataWorkspaceSize(handle, state->filter_, state->col_,
+                                                        state->conv_, state->img_, a.bwd_data,
+                                                        &a.bwd_data_bytes));
+    SYMX_CUDNN_RETURN_IF_ERROR(
+        c, cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, state->img_, state->col_,
+                                                          state->conv_, state->filter_,
+                                                          a.bwd_filter, &a.bwd_filter_bytes));
     std::lock_guard<std::mutex> lock(algo_mu);
     AlgoCache().emplace(key, a);
   }
@@ -262,8 +280,6 @@ absl::Status PrepareConv(KernelContext* ctx, size_t* workspace_bytes, bool backw
   } else {
     *workspace_bytes = std::max(p.deconv ? img_to_col : col_to_img, a.bwd_filter_bytes);
   }
-  state->img_dims = img.dims();
-  state->col_dims = col.dims();
   ctx->state = state;
   return absl::OkStatus();
 }
@@ -345,7 +361,7 @@ absl::Status Forward(const KernelContext& ctx) {
   const auto& p = ctx.param<ConvParam>();
   const Tensor& data = ctx.inputs[0];
   const Tensor& out = ctx.outputs[0];
-  if (data.size() > 0 && out.size() > 0) {
+  if (!s->empty) {
     if (p.deconv) {
       SYMX_RETURN_IF_ERROR(ColToImg(ctx, device, *s, data.read_raw_data(),
                                     ctx.inputs[1].read_raw_data(), out.raw_data()));
@@ -371,10 +387,19 @@ absl::Status Backward(const KernelContext& ctx) {
   const Tensor& dy = ctx.inputs[0];
   const Tensor& x = ctx.inputs[1];
   const Tensor& w = ctx.inputs[2];
+  if (s->empty) {
+    // No products: the data and weight gradients are zeros.
+    for (size_t j = 0; j < 2 && j < ctx.outputs.size(); ++j) {
+      if (OutputWanted(ctx.req, j)) {
+        SYMX_RETURN_IF_ERROR(
+            device->Memset(ctx.outputs[j].raw_data(), 0, ctx.outputs[j].nbytes()));
+      }
+    }
+  }
   // The image and columns of this convolution.
   const void* img = p.deconv ? dy.read_raw_data() : x.read_raw_data();
   const void* dcol = p.deconv ? x.read_raw_data() : dy.read_raw_data();
-  if (OutputWanted(ctx.req, 0)) {
+  if (!s->empty && OutputWanted(ctx.req, 0)) {
     if (p.deconv) {
       SYMX_RETURN_IF_ERROR(
           ImgToCol(ctx, device, *s, dy.read_raw_data(), w.read_raw_data(), ctx.outputs[0].raw_data()));
@@ -383,7 +408,7 @@ absl::Status Backward(const KernelContext& ctx) {
           ColToImg(ctx, device, *s, dy.read_raw_data(), w.read_raw_data(), ctx.outputs[0].raw_data()));
     }
   }
-  if (OutputWanted(ctx.req, 1)) {
+  if (!s->empty && OutputWanted(ctx.req, 1)) {
     SYMX_ASSIGN_OR_RETURN(cudnnHandle_t handle, device->cudnn());
     const Scale one(s->elem, 1), zero(s->elem, 0);
     SYMX_CUDNN_RETURN_IF_ERROR(

@@ -28,6 +28,12 @@ class CudaBackend : public CachingAllocator::Backend {
     cudaSetDevice(ordinal_);
     cudaFree(ptr);
   }
+  // Queued kernels may still read cached blocks (reuse is stream-ordered);
+  // they must be done before the memory goes back to the driver.
+  void BeforeRelease() override {
+    cudaSetDevice(ordinal_);
+    cudaDeviceSynchronize();
+  }
 
  private:
   int ordinal_;
@@ -205,9 +211,11 @@ absl::Status CudaDevice::CopyFromDevice(Device& src_device, const void* src, voi
   if (bytes == 0) return absl::OkStatus();
   SYMX_RETURN_IF_ERROR(Activate());
   if (from != this) {
+    // An event must be created on the device whose stream records it; any
+    // device's stream may wait for it.
     ScopedEvent ready;
-    SYMX_RETURN_IF_ERROR(ready.Create(ctx()));
     SYMX_RETURN_IF_ERROR(from->Activate());
+    SYMX_RETURN_IF_ERROR(ready.Create(from->ctx()));
     SYMX_CUDA_RETURN_IF_ERROR(from->ctx(), cudaEventRecord(ready.get(), from->stream_));
     SYMX_RETURN_IF_ERROR(Activate());
     SYMX_CUDA_RETURN_IF_ERROR(ctx(), cudaStreamWaitEvent(stream_, ready.get(), 0));

@@ -355,6 +355,16 @@ T HostValue(double v) {
     return __double2bfloat16(v);
   } else if constexpr (std::is_same_v<T, bool>) {
     return v != 0.0;
+  } else if constexpr (std::is_integral_v<T>) {
+    // Saturating, NaN to 0: as ConvertElements (a plain cast would be undefined).
+    if (v != v) return T(0);
+    if (v <= static_cast<double>(std::numeric_limits<T>::lowest())) {
+      return std::numeric_limits<T>::lowest();
+    }
+    if (v >= static_cast<double>(std::numeric_limits<T>::max())) {
+      return std::numeric_limits<T>::max();
+    }
+    return static_cast<T>(v);
   } else {
     return static_cast<T>(v);
   }

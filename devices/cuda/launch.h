@@ -224,9 +224,10 @@ struct PoolDims {
   int64_t p = 1;
 };
 cudaError_t LaunchPoolForward(Elem t, const void* x, const PoolDims& d, void* y, cudaStream_t s);
-// (ograd, data, output) -> grad of data.
+// (ograd, data, output) -> grad of data. Max pooling needs `workspace` for
+// one int64 per output (PoolBackwardWorkspaceBytes).
 cudaError_t LaunchPoolBackward(Elem t, const void* dy, const void* x, const void* y,
-                               const PoolDims& d, void* dx, cudaStream_t s);
+                               const PoolDims& d, void* workspace, void* dx, cudaStream_t s);
 
 // The unary math ops of graph/ops/unary_math.cc on floating types, and their
 // gradients (from the input x or the output y, as each backward op takes;
@@ -259,11 +260,12 @@ cudaError_t LaunchDropoutMask(Elem t, uint64_t base, double keep, double scale, 
 // negatives read row 0), `dim` values per row; indices of any known type.
 cudaError_t LaunchEmbedding(Elem idx_t, const void* idx, int64_t n, Elem t, const void* weight,
                             int64_t rows, int64_t dim, void* out, cudaStream_t s);
-// The weight gradient: zeroes `grad_weight`, then adds each ograd row into
-// its index's row (atomic adds: the order of the sums is not fixed).
+// The weight gradient: each ograd row added into its index's row (atomic
+// adds: the order of the sums is not fixed). float16/bfloat16 accumulate in
+// `scratch` (rows * dim float32 values), rounded once at the end.
 cudaError_t LaunchEmbeddingGrad(Elem idx_t, const void* idx, int64_t n, Elem t,
                                 const void* ograd, int64_t rows, int64_t dim, void* grad_weight,
-                                cudaStream_t s);
+                                void* scratch, cudaStream_t s);
 
 // where: out[i] = cond[i / row] != 0 ? x[i] : y[i] (row == 1: one condition
 // per element). Backward: gx/gy get g where the condition picks them, else 0

@@ -6,6 +6,7 @@
 #include "devices/pool_geom.h"
 #include "graph/ops/activation.h"
 #include "graph/ops/batch_norm.h"
+#include "graph/ops/pooling.h"
 #include "graph/ops/softmax.h"
 
 namespace symx {
@@ -246,16 +247,26 @@ absl::Status PoolingBackward(const KernelContext& ctx) {
   const Tensor& x = ctx.inputs[1];
   SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, x.dtype()));
   SYMX_ASSIGN_OR_RETURN(PoolDims d, PoolDimsOf(ctx, x.shape(), ctx.inputs[2].shape()));
+  void* workspace = ctx.workspace.defined() && ctx.workspace.nbytes() > 0
+                        ? ctx.workspace.raw_data()
+                        : nullptr;
   SYMX_CUDA_LAUNCH(ctx, LaunchPoolBackward(t, ctx.inputs[0].read_raw_data(), x.read_raw_data(),
-                                           ctx.inputs[2].read_raw_data(), d,
+                                           ctx.inputs[2].read_raw_data(), d, workspace,
                                            ctx.outputs[0].raw_data(), device->stream()));
   return absl::OkStatus();
+}
+
+// Max pooling's backward keeps one window argmax (int64) per output.
+size_t PoolingBackwardWorkspace(const NodeAttrs& attrs, const std::vector<Shape>& in,
+                                const std::vector<Shape>&, DType) {
+  if (Param<PoolParam>(attrs).pool_type != "max" || in.empty()) return 0;
+  return static_cast<size_t>(in[0].Size()) * sizeof(int64_t);
 }
 
 }  // namespace
 
 SYMX_REGISTER_KERNEL("Pooling", kGPU, Pooling);
-SYMX_REGISTER_KERNEL("_backward_Pooling", kGPU, PoolingBackward);
+SYMX_REGISTER_KERNEL("_backward_Pooling", kGPU, PoolingBackward, PoolingBackwardWorkspace);
 SYMX_REGISTER_KERNEL("BatchNorm", kGPU, BatchNorm);
 SYMX_REGISTER_KERNEL("_backward_BatchNorm", kGPU, BatchNormBackward);
 SYMX_REGISTER_KERNEL("Activation", kGPU, Activation);

@@ -46,24 +46,15 @@ __global__ void EmbeddingKernel(const I* idx, const T* w, int64_t rows, int64_t 
   }
 }
 
-template <typename T>
-__device__ __forceinline__ void AtomicAddTo(T* p, Acc<T> v) {
-  if constexpr (std::is_same_v<T, __half>) {
-    atomicAdd(p, __float2half(v));
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    atomicAdd(p, __float2bfloat16(v));
-  } else {
-    atomicAdd(p, v);
-  }
-}
-
-template <typename I, typename T>
-__global__ void EmbeddingGradKernel(const I* idx, const T* g, int64_t rows, int64_t dim, T* gw,
+// Adds ograd rows into an accumulator of type A (float, or double for
+// double): atomic adds, so the order of the sums is not fixed.
+template <typename I, typename T, typename A>
+__global__ void EmbeddingGradKernel(const I* idx, const T* g, int64_t rows, int64_t dim, A* acc,
                                     int64_t total) {
   SYMX_GRID_STRIDE(j, total) {
     const int64_t i = j / dim;
     const int64_t r = EmbeddingRow(ToDouble(idx[i]), rows);
-    AtomicAddTo(gw + r * dim + j % dim, Load(g, j));
+    atomicAdd(acc + r * dim + j % dim, static_cast<A>(Load(g, j)));
   }
 }
 
@@ -129,20 +120,30 @@ cudaError_t LaunchEmbedding(Elem idx_t, const void* idx, int64_t n, Elem t, cons
 
 cudaError_t LaunchEmbeddingGrad(Elem idx_t, const void* idx, int64_t n, Elem t,
                                 const void* ograd, int64_t rows, int64_t dim, void* grad_weight,
-                                cudaStream_t s) {
-  const size_t elem = t == Elem::kF64 ? 8 : t == Elem::kF32 ? 4 : 2;
-  cudaError_t e = cudaMemsetAsync(grad_weight, 0, static_cast<size_t>(rows * dim) * elem, s);
+                                void* scratch, cudaStream_t s) {
+  // float16/bfloat16 sums run in a float32 scratch, rounded once at the end.
+  const bool half = t == Elem::kF16 || t == Elem::kBF16;
+  if (half && scratch == nullptr) return cudaErrorInvalidValue;
+  const Elem acc_t = half ? Elem::kF32 : t;
+  void* acc = half ? scratch : grad_weight;
+  const size_t elem = acc_t == Elem::kF64 ? 8 : 4;
+  cudaError_t e = cudaMemsetAsync(acc, 0, static_cast<size_t>(rows * dim) * elem, s);
   if (e != cudaSuccess) return e;
   const int64_t total = n * dim;
-  if (total == 0) return cudaSuccess;
-  SYMX_CUDA_ALL_SWITCH(idx_t, I, {
-    SYMX_CUDA_FLOAT_SWITCH(t, T, {
-      EmbeddingGradKernel<I, T><<<GridFor(total), kThreads, 0, s>>>(
-          static_cast<const I*>(idx), static_cast<const T*>(ograd), rows, dim,
-          static_cast<T*>(grad_weight), total);
+  if (total > 0) {
+    SYMX_CUDA_ALL_SWITCH(idx_t, I, {
+      SYMX_CUDA_FLOAT_SWITCH(t, T, {
+        using A = std::conditional_t<std::is_same_v<T, double>, double, float>;
+        EmbeddingGradKernel<I, T, A><<<GridFor(total), kThreads, 0, s>>>(
+            static_cast<const I*>(idx), static_cast<const T*>(ograd), rows, dim,
+            static_cast<A*>(acc), total);
+      });
     });
-  });
-  return LastLaunchError();
+    e = LastLaunchError();
+    if (e != cudaSuccess) return e;
+  }
+  if (half) return LaunchCast(Elem::kF32, scratch, t, grad_weight, rows * dim, s);
+  return cudaSuccess;
 }
 
 cudaError_t LaunchWhere(Elem cond_t, const void* cond, Elem t, const void* x, const void* y,

@@ -120,10 +120,21 @@ absl::Status EmbeddingBackward(const KernelContext& ctx) {
   }
   SYMX_ASSIGN_OR_RETURN(Elem it, AnyElem(ctx, idx.dtype()));
   SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, gw.dtype()));
+  void* scratch = ctx.workspace.defined() && ctx.workspace.nbytes() > 0
+                      ? ctx.workspace.raw_data()
+                      : nullptr;
   SYMX_CUDA_LAUNCH(ctx, LaunchEmbeddingGrad(it, idx.read_raw_data(), idx.size(), t,
                                             ograd.read_raw_data(), p.input_dim, p.output_dim,
-                                            gw.raw_data(), device->stream()));
+                                            gw.raw_data(), scratch, device->stream()));
   return absl::OkStatus();
+}
+
+// A float32 accumulator for float16/bfloat16 weight gradients.
+size_t EmbeddingBackwardWorkspace(const NodeAttrs& attrs, const std::vector<Shape>&,
+                                  const std::vector<Shape>&, DType dtype) {
+  if (dtype != DType::kFloat16 && dtype != DType::kBFloat16) return 0;
+  const auto& p = Param<EmbeddingParam>(attrs);
+  return static_cast<size_t>(p.input_dim * p.output_dim) * sizeof(float);
 }
 
 absl::StatusOr<int64_t> WhereRow(const KernelContext& ctx, const Tensor& cond, const Tensor& x) {
@@ -444,7 +455,8 @@ SYMX_REGISTER_KERNEL("_backward_LeakyReLU", kGPU, LeakyReLUBackward, LeakyReLUWo
 SYMX_REGISTER_KERNEL("Dropout", kGPU, DropoutForward);
 SYMX_REGISTER_KERNEL("_backward_Dropout", kGPU, DropoutBackward);
 SYMX_REGISTER_KERNEL("Embedding", kGPU, EmbeddingForward);
-SYMX_REGISTER_KERNEL("_backward_Embedding", kGPU, EmbeddingBackward);
+SYMX_REGISTER_KERNEL("_backward_Embedding", kGPU, EmbeddingBackward,
+                     EmbeddingBackwardWorkspace);
 SYMX_REGISTER_KERNEL("where", kGPU, Where);
 SYMX_REGISTER_KERNEL("_backward_where", kGPU, WhereBackward);
 SYMX_REGISTER_KERNEL("clip", kGPU, Clip);

@@ -1,5 +1,6 @@
 // Pooling forward (one thread per output) and backward (one thread per input
-// element, gathering from the windows that hold it) on the GPU.
+// element, gathering from the windows that hold it; max pooling first finds
+// each window's first maximal element, once per output) on the GPU.
 #include <cfloat>
 
 #include "devices/cuda/elem_types.cuh"
@@ -103,9 +104,44 @@ __device__ __forceinline__ void Covering(const PoolDims& d, int k, int64_t i, in
   *last = min(pos / d.stride[k], d.out[k] - 1);
 }
 
+// Max pooling's backward, pass 1: per output, the plane offset of the first
+// element (row-major) of its window equal to the output (-1: none).
 template <typename T>
-__global__ void PoolBackwardKernel(const T* dy, const T* in, const T* out, PoolDims d, T* dx,
-                                   int64_t n) {
+__global__ void PoolArgmaxKernel(const T* in, const T* out, PoolDims d, int64_t* argmax,
+                                 int64_t n) {
+  const int64_t in_plane = d.in[0] * d.in[1] * d.in[2];
+  SYMX_GRID_STRIDE(i, n) {
+    int64_t rest = i;
+    const int64_t ox = rest % d.out[2];
+    rest /= d.out[2];
+    const int64_t oy = rest % d.out[1];
+    rest /= d.out[1];
+    const int64_t oz = rest % d.out[0];
+    const int64_t plane = rest / d.out[0];
+    const Span z = SpanAt(d, 0, oz), y = SpanAt(d, 1, oy), x = SpanAt(d, 2, ox);
+    const T* p = in + plane * in_plane;
+    const Acc<T> target = Load(out, i);
+    int64_t first = -1;
+    for (int64_t iz = z.lo; iz < z.hi && first < 0; ++iz) {
+      for (int64_t iy = y.lo; iy < y.hi && first < 0; ++iy) {
+        const int64_t base = (iz * d.in[1] + iy) * d.in[2];
+        for (int64_t ix = x.lo; ix < x.hi; ++ix) {
+          if (Load(p, base + ix) == target) {
+            first = base + ix;
+            break;
+          }
+        }
+      }
+    }
+    argmax[i] = first;
+  }
+}
+
+// Pass 2 (and the whole backward of the other types): per input element, the
+// sum over the windows that hold it.
+template <typename T>
+__global__ void PoolBackwardKernel(const T* dy, const T* in, const T* out,
+                                   const int64_t* argmax, PoolDims d, T* dx, int64_t n) {
   using C = Acc<T>;
   const int64_t in_plane = d.in[0] * d.in[1] * d.in[2];
   const int64_t out_plane = d.out[0] * d.out[1] * d.out[2];
@@ -117,11 +153,10 @@ __global__ void PoolBackwardKernel(const T* dy, const T* in, const T* out, PoolD
     rest /= d.in[1];
     const int64_t iz = rest % d.in[0];
     const int64_t plane = rest / d.in[0];
-    const T* p = in + plane * in_plane;
     const T* g = dy + plane * out_plane;
     const T* o = out + plane * out_plane;
     const int64_t self = (iz * d.in[1] + iy) * d.in[2] + ix;
-    const C v = Load(p, self);
+    const C v = Load(in + plane * in_plane, self);
     int64_t z0, z1, y0, y1, x0, x1;
     Covering(d, 0, iz, &z0, &z1);
     Covering(d, 1, iy, &y0, &y1);
@@ -132,27 +167,12 @@ __global__ void PoolBackwardKernel(const T* dy, const T* in, const T* out, PoolD
       for (int64_t oy = y0; oy <= y1; ++oy) {
         const Span y = SpanAt(d, 1, oy);
         for (int64_t ox = x0; ox <= x1; ++ox) {
-          const Span x = SpanAt(d, 2, ox);
           const int64_t oi = (oz * d.out[1] + oy) * d.out[2] + ox;
           const C grad = Load(g, oi);
           if (d.type == PoolFn::kMax) {
-            // The first element (row-major) equal to the output takes it.
-            const C target = Load(o, oi);
-            int64_t first = -1;
-            for (int64_t jz = z.lo; jz < z.hi && first < 0; ++jz) {
-              for (int64_t jy = y.lo; jy < y.hi && first < 0; ++jy) {
-                const int64_t base = (jz * d.in[1] + jy) * d.in[2];
-                for (int64_t jx = x.lo; jx < x.hi; ++jx) {
-                  if (Load(p, base + jx) == target) {
-                    first = base + jx;
-                    break;
-                  }
-                }
-              }
-            }
-            if (first == self) acc += grad;
+            if (argmax[plane * out_plane + oi] == self) acc += grad;
           } else if (d.type == PoolFn::kAvg) {
-            const int64_t count = Count(d, z, y, x);
+            const int64_t count = Count(d, z, y, SpanAt(d, 2, ox));
             acc += count > 0 ? grad / static_cast<C>(count) : C(0);
           } else if (d.type == PoolFn::kLp) {
             acc += d.p == 1 ? grad : grad * IntPow(v / Load(o, oi), d.p - 1);
@@ -179,12 +199,19 @@ cudaError_t LaunchPoolForward(Elem t, const void* x, const PoolDims& d, void* y,
 }
 
 cudaError_t LaunchPoolBackward(Elem t, const void* dy, const void* x, const void* y,
-                               const PoolDims& d, void* dx, cudaStream_t s) {
+                               const PoolDims& d, void* workspace, void* dx, cudaStream_t s) {
   const int64_t n = d.planes * d.in[0] * d.in[1] * d.in[2];
+  const int64_t outputs = d.planes * d.out[0] * d.out[1] * d.out[2];
   if (n == 0) return cudaSuccess;
+  if (d.type == PoolFn::kMax && outputs > 0 && workspace == nullptr) return cudaErrorInvalidValue;
+  auto* argmax = static_cast<int64_t*>(workspace);
   SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    if (d.type == PoolFn::kMax && outputs > 0) {
+      PoolArgmaxKernel<T><<<GridFor(outputs), kThreads, 0, s>>>(
+          static_cast<const T*>(x), static_cast<const T*>(y), d, argmax, outputs);
+    }
     PoolBackwardKernel<T><<<GridFor(n), kThreads, 0, s>>>(
-        static_cast<const T*>(dy), static_cast<const T*>(x), static_cast<const T*>(y), d,
+        static_cast<const T*>(dy), static_cast<const T*>(x), static_cast<const T*>(y), argmax, d,
         static_cast<T*>(dx), n);
   });
   return LastLaunchError();

@@ -2,6 +2,7 @@
 // transpose, slicing, concatenation, tiling, broadcasting and the reductions
 // that undo it. One thread per output element; each decomposes its index
 // over the dims and walks the strides.
+#include "devices/cuda/block_reduce.cuh"
 #include "devices/cuda/elem_types.cuh"
 #include "devices/cuda/launch.h"
 
@@ -56,6 +57,24 @@ __global__ void ReduceStridedKernel(ReduceFn f, const T* x, StridedDims kept, St
     }
     Store(y, j, f == ReduceFn::kSum ? acc * scale : acc);
   }
+}
+
+// Few outputs over many elements (a bias gradient, a sum to a scalar): a
+// block per output, each thread striding over the reduced space, then a tree
+// in shared memory (a fixed order: deterministic).
+template <typename T>
+__global__ void ReduceStridedBlockKernel(ReduceFn f, const T* x, StridedDims kept,
+                                         StridedDims red, int64_t reduced_count, Acc<T> scale,
+                                         T* y) {
+  using C = Acc<T>;
+  const Reducer<C> r{f};
+  const T* base = x + Offset(kept, blockIdx.x);
+  C acc = r.Init();
+  for (int64_t k = threadIdx.x; k < reduced_count; k += blockDim.x) {
+    acc = r.Apply(acc, Load(base, Offset(red, k)));
+  }
+  acc = BlockReduce(acc, r);
+  if (threadIdx.x == 0) Store(y, blockIdx.x, f == ReduceFn::kSum ? acc * scale : acc);
 }
 
 template <typename C>
@@ -139,10 +158,19 @@ cudaError_t LaunchReduceStrided(ReduceFn f, Elem t, const void* x, const Strided
   if (outputs == 0) return cudaSuccess;
   int64_t count = 1;
   for (int k = 0; k < reduced.ndim; ++k) count *= reduced.dims[k];
+  // A thread per output keeps the GPU busy when there are many outputs; a
+  // block per output when there are few, each over many elements.
+  const bool per_block = outputs < 4096 && count >= 1024;
   SYMX_CUDA_FLOAT_SWITCH(t, T, {
-    ReduceStridedKernel<T><<<GridFor(outputs), kThreads, 0, s>>>(
-        f, static_cast<const T*>(x), kept, reduced, count, static_cast<Acc<T>>(scale),
-        static_cast<T*>(y), outputs);
+    if (per_block) {
+      ReduceStridedBlockKernel<T><<<static_cast<unsigned>(outputs), kThreads, 0, s>>>(
+          f, static_cast<const T*>(x), kept, reduced, count, static_cast<Acc<T>>(scale),
+          static_cast<T*>(y));
+    } else {
+      ReduceStridedKernel<T><<<GridFor(outputs), kThreads, 0, s>>>(
+          f, static_cast<const T*>(x), kept, reduced, count, static_cast<Acc<T>>(scale),
+          static_cast<T*>(y), outputs);
+    }
   });
   return LastLaunchError();
 }

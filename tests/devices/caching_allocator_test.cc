@@ -27,13 +27,14 @@ class FakeBackend : public CachingAllocator::Backend {
     held += bytes;
     return p;
   }
+  void BeforeRelease() override { ++syncs; }
   void Free(void* ptr) override {
     ++frees;
     held -= sizes.at(ptr);
     sizes.erase(ptr);
     std::free(ptr);
   }
-  int mallocs = 0, frees = 0;
+  int mallocs = 0, frees = 0, syncs = 0;
   size_t held = 0;
   std::map<void*, size_t> sizes;
 
@@ -140,6 +141,11 @@ TEST(CachingAllocatorTest, PeakAndEmptyCacheAccounting) {
   EXPECT_EQ(f.alloc->cached_bytes(), 0u);
   EXPECT_EQ(f.alloc->reserved_bytes(), 0u);
   EXPECT_EQ(f.backend->held, 0u);
+  // The device was waited for once before the blocks went back, and an
+  // empty cache waits for nothing.
+  EXPECT_EQ(f.backend->syncs, 1);
+  f.alloc->EmptyCache();
+  EXPECT_EQ(f.backend->syncs, 1);
 }
 
 }  // namespace
