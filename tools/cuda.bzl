@@ -31,14 +31,15 @@ NVCC_FLAGS = [
     "-I$(GENDIR)",
 ]
 
-def cuda_library(name, srcs, hdrs = [], deps = [], **kwargs):
+def cuda_library(name, srcs, hdrs = [], nvcc_hdrs = [], deps = [], **kwargs):
+    """nvcc_hdrs: headers of other packages the .cu files include (exported files)."""
     objs = []
     for src in srcs:
         stem = src[:-len(".cu")].replace("/", "_")
         obj = "_%s_%s.pic.o" % (name, stem)
         native.genrule(
             name = "_%s_%s_nvcc" % (name, stem),
-            srcs = [src] + hdrs,
+            srcs = [src] + hdrs + nvcc_hdrs,
             outs = [obj],
             cmd = " ".join([NVCC] + NVCC_ARCH + NVCC_FLAGS + [
                 "-c",

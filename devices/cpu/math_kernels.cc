@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "devices/cpu/elemwise_kernels.h"
 #include "devices/cpu/kernel_util.h"
+#include "devices/special_functions.h"
 #include "graph/error.h"
 #include "graph/ops/elemwise_scalar.h"
 
@@ -26,27 +27,6 @@ constexpr double kPi = 3.14159265358979323846;
 
 // ---------------------------------------------------------------------------
 // Special functions.
-
-// digamma(x) = d/dx log|gamma(x)|: reflection below 0, the recurrence
-// psi(x) = psi(x + 1) - 1/x up to x >= 10, then the asymptotic series.
-double Digamma(double x) {
-  if (std::isnan(x)) return x;
-  if (x <= 0 && std::floor(x) == x) return std::numeric_limits<double>::quiet_NaN();
-  if (x < 0) return Digamma(1 - x) - kPi / std::tan(kPi * x);
-  double result = 0;
-  while (x < 10) {
-    result -= 1 / x;
-    x += 1;
-  }
-  const double r = 1 / (x * x);
-  // Bernoulli terms B_2k / (2k x^2k), k = 1..7.
-  const double series =
-      r * (1.0 / 12 -
-           r * (1.0 / 120 -
-                r * (1.0 / 252 -
-                     r * (1.0 / 240 - r * (1.0 / 132 - r * (691.0 / 32760 - r * (1.0 / 12)))))));
-  return result + std::log(x) - 0.5 / x - series;
-}
 
 // Inverse error function: M. Giles' single-precision approximation
 // ("Approximating the erfinv function", 2010) refined by Newton steps on erf.

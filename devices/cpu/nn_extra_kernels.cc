@@ -28,6 +28,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "devices/axis_layout.h"
 #include "devices/cpu/kernel_util.h"
 #include "devices/dtype_switch.h"
 #include "graph/error.h"
@@ -49,11 +50,7 @@ inline void St(T* p, int64_t i, double v) {
   p[i] = FromDouble<T>(v);
 }
 
-struct Layout {
-  int64_t outer = 1, n = 1, inner = 1;
-  int64_t columns() const { return outer * inner; }
-  int64_t size() const { return outer * n * inner; }
-};
+using Layout = AxisLayout;
 
 // Runs fn(c0, c1) over the columns [0, columns) in parallel.
 template <typename Fn>
@@ -105,34 +102,6 @@ void SoftmaxBwd(const KernelContext& ctx, const Layout& l, const TO* g, const TO
   });
 }
 
-absl::StatusOr<Layout> SoftmaxActivationLayout(const KernelContext& ctx, const Shape& s) {
-  const bool channel = ctx.param<SoftmaxActivationParam>().channel;
-  if (s.ndim() < (channel ? 3 : 2)) {
-    return Fail(ctx, absl::StrCat("data ", s.ToString(), " needs at least ", channel ? 3 : 2,
-                                  " dims with mode=", channel ? "channel" : "instance"));
-  }
-  Layout l;
-  l.outer = s[0];
-  if (channel) {
-    l.n = s[1];
-    for (int d = 2; d < s.ndim(); ++d) l.inner *= s[d];
-  } else {
-    for (int d = 1; d < s.ndim(); ++d) l.n *= s[d];
-  }
-  return l;
-}
-
-absl::StatusOr<Layout> AxisLayout(const KernelContext& ctx, const Shape& s, int64_t axis) {
-  int ax = 0;
-  absl::Status st = NormalizeAxis(axis, s.ndim(), "axis", &ax);
-  if (!st.ok()) return Fail(ctx, std::string(st.message()));
-  Layout l;
-  for (int d = 0; d < ax; ++d) l.outer *= s[d];
-  l.n = s[ax];
-  for (int d = ax + 1; d < s.ndim(); ++d) l.inner *= s[d];
-  return l;
-}
-
 absl::Status SoftmaxActivationForward(const KernelContext& ctx) {
   const Tensor& x = ctx.inputs[0];
   const Tensor& y = ctx.outputs[0];
@@ -172,7 +141,7 @@ absl::Status SoftminForward(const KernelContext& ctx) {
   const Tensor& x = ctx.inputs[0];
   const Tensor& y = ctx.outputs[0];
   SYMX_RETURN_IF_ERROR(CheckSize(ctx, y, x.size(), "output"));
-  SYMX_ASSIGN_OR_RETURN(Layout l, AxisLayout(ctx, x.shape(), p.axis));
+  SYMX_ASSIGN_OR_RETURN(Layout l, LayoutAlong(ctx, x.shape(), p.axis));
   const double scale = -1.0 / p.temperature.value_or(1.0);
   return FloatPair(ctx, x.dtype(), y.dtype(), [&](auto ti, auto to) {
     using TI = decltype(ti);
@@ -189,7 +158,7 @@ absl::Status SoftminBackward(const KernelContext& ctx) {
   SYMX_RETURN_IF_ERROR(CheckSize(ctx, g, gx.size(), "ograd"));
   SYMX_RETURN_IF_ERROR(CheckSize(ctx, y, gx.size(), "output"));
   if (g.dtype() != y.dtype()) return UnsupportedDType(ctx, g.dtype());
-  SYMX_ASSIGN_OR_RETURN(Layout l, AxisLayout(ctx, gx.shape(), p.axis));
+  SYMX_ASSIGN_OR_RETURN(Layout l, LayoutAlong(ctx, gx.shape(), p.axis));
   const double scale = -1.0 / p.temperature.value_or(1.0);
   return FloatPair(ctx, gx.dtype(), y.dtype(), [&](auto ti, auto to) {
     using TI = decltype(ti);

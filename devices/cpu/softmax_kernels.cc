@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "devices/axis_layout.h"
 #include "devices/cpu/kernel_util.h"
 #include "graph/error.h"
 #include "graph/infer_util.h"
@@ -64,11 +65,6 @@ template <typename T>
 using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
 template <typename T>
 using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
-
-struct AxisLayout {
-  int64_t outer = 1, n = 1, inner = 1;
-  int64_t size() const { return outer * n * inner; }
-};
 
 // Calls fn(row) or fn(o, i0, w) over the layout in parallel: `rows` when
 // inner == 1 (row r covers [r * n, (r + 1) * n)), else blocks of w <= kBlock
@@ -231,17 +227,6 @@ absl::Status FloatPair(const KernelContext& ctx, DType a, DType b, Fn&& fn) {
   }
 }
 
-absl::StatusOr<AxisLayout> LayoutAlong(const KernelContext& ctx, const Shape& s, int64_t axis) {
-  int ax = 0;
-  absl::Status st = NormalizeAxis(axis, s.ndim(), "axis", &ax);
-  if (!st.ok()) return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", st.message()));
-  AxisLayout l;
-  for (int d = 0; d < ax; ++d) l.outer *= s[d];
-  l.n = s[ax];
-  for (int d = ax + 1; d < s.ndim(); ++d) l.inner *= s[d];
-  return l;
-}
-
 absl::Status CheckSameSize(const KernelContext& ctx, const Tensor& a, const Tensor& b) {
   if (a.size() == b.size()) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", a.DebugString(), " and ",
@@ -287,24 +272,6 @@ absl::Status LabelTypeMismatch(const KernelContext& ctx, const Tensor& data, con
   return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": label ", label.DebugString(),
                                                  " must have the data's dtype (",
                                                  DTypeName(data.dtype()), ")"));
-}
-
-// The class layout SoftmaxOutput normalizes over.
-AxisLayout SoftmaxOutputLayout(const SoftmaxOutputParam& p, const Shape& s) {
-  AxisLayout l;
-  const int64_t size = s.Size();
-  if (p.multi_output) {
-    l.outer = s[0];
-    l.n = s[1];
-    l.inner = l.outer * l.n == 0 ? 0 : size / (l.outer * l.n);
-  } else if (p.preserve_shape) {
-    l.n = s[s.ndim() - 1];
-    l.outer = l.n == 0 ? 0 : size / l.n;
-  } else {
-    l.outer = s[0];
-    l.n = l.outer == 0 ? 0 : size / l.outer;
-  }
-  return l;
 }
 
 absl::Status SoftmaxOutputForward(const KernelContext& ctx) {
@@ -365,19 +332,11 @@ absl::Status SoftmaxOutputGrad(const KernelContext& ctx) {
                      " entries (one class per position) for output ", out.DebugString()));
   }
   const int64_t ignore = ClassOf(static_cast<T>(p.ignore_label));
-  double count = 1;
-  if (p.normalization == "batch") {
-    count = p.multi_output ? static_cast<double>(l.outer) : static_cast<double>(entries);
-  } else if (p.normalization == "valid") {
-    int64_t valid = entries;
+  int64_t valid = entries;
+  if (p.normalization == "valid") {
     for (int64_t i = 0; i < entries; ++i) valid -= ClassOf(lab[i]) == ignore ? 1 : 0;
-    count = static_cast<double>(std::max<int64_t>(valid, 1));
   }
-  double scale = p.grad_scale / count;
-  if (p.multi_output && p.normalization != "valid" && l.inner > 0) {
-    scale /= static_cast<double>(l.inner);
-  }
-  const T s = static_cast<T>(scale);
+  const T s = static_cast<T>(SoftmaxOutputScale(p, l, entries, valid));
   const T alpha = static_cast<T>(p.smooth_alpha);
   const T hit = T(1) - alpha;
   const T miss = l.n > 1 ? alpha / static_cast<T>(l.n - 1) : T(0);
@@ -434,9 +393,7 @@ absl::Status RegressionGrad(const KernelContext& ctx) {
   if (label.dtype() != out.dtype()) return LabelTypeMismatch(ctx, out, label);
   if (ctx.outputs.size() > 1) std::memset(ctx.outputs[1].raw_data(), 0, ctx.outputs[1].nbytes());
   if (grad.size() == 0) return absl::OkStatus();
-  const double num_output =
-      static_cast<double>(label.size()) / static_cast<double>(label.shape()[0]);
-  const T scale = static_cast<T>(p.grad_scale / num_output);
+  const T scale = static_cast<T>(RegressionScale(p, label.shape()));
   auto diff = Flat<T>(out) - Flat<T>(label);
   if constexpr (R == Regression::kMAE) {
     auto sign = (diff > diff.constant(T(0))).select(diff.constant(scale), diff.constant(-scale));
@@ -467,13 +424,8 @@ absl::Status MakeLossGrad(const KernelContext& ctx) {
   const auto& p = ctx.param<MakeLossParam>();
   const Tensor& grad = ctx.outputs[0];
   if (grad.size() == 0) return absl::OkStatus();
-  double scale = p.grad_scale;
-  if (p.normalization == "batch") {
-    // Rows of the data seen as 2-D (all dims but the last), as MXNet divides.
-    int64_t rows = 1;
-    for (int d = 0; d + 1 < grad.shape().ndim(); ++d) rows *= grad.shape()[d];
-    scale /= static_cast<double>(rows);
-  } else if (p.normalization == "valid") {
+  double scale = MakeLossScale(p, grad.shape());
+  if (p.normalization == "valid") {
     if (ctx.inputs.empty()) {
       return absl::InvalidArgumentError(
           absl::StrCat(ctx.Where(), ": normalization=valid needs the forward output as an input"));

@@ -42,9 +42,10 @@ __device__ __forceinline__ double ToDouble(T v) {
   }
 }
 
-// Saturating for integers (NaN -> 0), like the host's ConvertElements.
+// Saturating for integers (NaN -> 0), like the host's ConvertElements. Also
+// used on the host (fill values).
 template <typename T>
-__device__ __forceinline__ T FromDouble(double v) {
+__host__ __device__ __forceinline__ T FromDouble(double v) {
   if constexpr (std::is_same_v<T, __half>) {
     return __double2half(v);
   } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {

@@ -346,30 +346,6 @@ cudaError_t LaunchScalarGrad(ScalarGradFn f, Elem t, const void* g, const void* 
 
 namespace {
 
-// The host side of FromDouble for the fill value (the kernel stores it as is).
-template <typename T>
-T HostValue(double v) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __double2half(v);
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return __double2bfloat16(v);
-  } else if constexpr (std::is_same_v<T, bool>) {
-    return v != 0.0;
-  } else if constexpr (std::is_integral_v<T>) {
-    // Saturating, NaN to 0: as ConvertElements (a plain cast would be undefined).
-    if (v != v) return T(0);
-    if (v <= static_cast<double>(std::numeric_limits<T>::lowest())) {
-      return std::numeric_limits<T>::lowest();
-    }
-    if (v >= static_cast<double>(std::numeric_limits<T>::max())) {
-      return std::numeric_limits<T>::max();
-    }
-    return static_cast<T>(v);
-  } else {
-    return static_cast<T>(v);
-  }
-}
-
 template <typename S>
 cudaError_t CastFrom(const S* x, Elem to, void* y, int64_t n, cudaStream_t s) {
   SYMX_CUDA_ALL_SWITCH(to, D, {
@@ -383,7 +359,7 @@ cudaError_t CastFrom(const S* x, Elem to, void* y, int64_t n, cudaStream_t s) {
 cudaError_t LaunchFill(Elem t, double value, void* y, int64_t n, cudaStream_t s) {
   if (n == 0) return cudaSuccess;
   SYMX_CUDA_ALL_SWITCH(t, T, {
-    FillKernel<T><<<GridFor(n), kThreads, 0, s>>>(HostValue<T>(value), static_cast<T*>(y), n);
+    FillKernel<T><<<GridFor(n), kThreads, 0, s>>>(FromDouble<T>(value), static_cast<T*>(y), n);
   });
   return LastLaunchError();
 }

@@ -2,6 +2,7 @@
 // RegressionOutput and MakeLoss, with MXNet 1.x's gradients exactly as the
 // CPU kernels (devices/cpu/softmax_kernels.cc states the rules).
 #include "absl/strings/str_cat.h"
+#include "devices/axis_layout.h"
 #include "devices/cuda/kernel_util.h"
 #include "graph/ops/loss.h"
 
@@ -28,28 +29,6 @@ absl::Status ZeroLabelGrad(const KernelContext& ctx, CudaDevice* device) {
   return device->Memset(ctx.outputs[1].raw_data(), 0, ctx.outputs[1].nbytes());
 }
 
-struct ClassLayout {
-  int64_t outer = 1, n = 1, inner = 1;
-};
-
-// The class layout SoftmaxOutput normalizes over (as the CPU kernel's).
-ClassLayout LayoutOf(const SoftmaxOutputParam& p, const Shape& s) {
-  ClassLayout l;
-  const int64_t size = s.Size();
-  if (p.multi_output) {
-    l.outer = s[0];
-    l.n = s[1];
-    l.inner = l.outer * l.n == 0 ? 0 : size / (l.outer * l.n);
-  } else if (p.preserve_shape) {
-    l.n = s[s.ndim() - 1];
-    l.outer = l.n == 0 ? 0 : size / l.n;
-  } else {
-    l.outer = s[0];
-    l.n = l.outer == 0 ? 0 : size / l.outer;
-  }
-  return l;
-}
-
 absl::Status SoftmaxOutputForward(const KernelContext& ctx) {
   SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
   const Tensor& x = ctx.inputs[0];
@@ -60,7 +39,7 @@ absl::Status SoftmaxOutputForward(const KernelContext& ctx) {
         absl::StrCat(ctx.Where(), ": data ", x.DebugString(), " needs at least 2 dims"));
   }
   SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, x.dtype()));
-  const ClassLayout l = LayoutOf(ctx.param<SoftmaxOutputParam>(), x.shape());
+  const AxisLayout l = SoftmaxOutputLayout(ctx.param<SoftmaxOutputParam>(), x.shape());
   SYMX_CUDA_LAUNCH(ctx, LaunchSoftmax(t, x.read_raw_data(), l.outer, l.n, l.inner, 1.0, false,
                                       y.raw_data(), device->stream()));
   return absl::OkStatus();
@@ -95,7 +74,7 @@ absl::Status SoftmaxOutputBackward(const KernelContext& ctx) {
                                        grad.raw_data(), grad.size(), device->stream()));
     return absl::OkStatus();
   }
-  const ClassLayout l = LayoutOf(p, out.shape());
+  const AxisLayout l = SoftmaxOutputLayout(p, out.shape());
   const int64_t positions = l.outer * l.inner;
   const int64_t entries = label.size();
   if (p.multi_output ? entries != positions : entries < positions) {
@@ -114,15 +93,9 @@ absl::Status SoftmaxOutputBackward(const KernelContext& ctx) {
   a.ignore = ClassOf(out.dtype() == DType::kFloat64
                          ? p.ignore_label
                          : static_cast<double>(static_cast<float>(p.ignore_label)));
-  double count = 1;
-  if (p.normalization == "batch") {
-    count = p.multi_output ? static_cast<double>(l.outer) : static_cast<double>(entries);
-  }
+  // With normalization=valid the kernel divides by the count it takes.
   a.valid_normalization = p.normalization == "valid";
-  a.scale = p.grad_scale / count;
-  if (p.multi_output && p.normalization != "valid" && l.inner > 0) {
-    a.scale /= static_cast<double>(l.inner);
-  }
+  a.scale = SoftmaxOutputScale(p, l, entries, 1);
   SYMX_CUDA_LAUNCH(ctx, LaunchSoftmaxOutputGrad(t, out.read_raw_data(), label.read_raw_data(), a,
                                                 ctx.workspace.defined() ? ctx.workspace.raw_data()
                                                                         : nullptr,
@@ -168,9 +141,7 @@ absl::Status RegressionBackward(const KernelContext& ctx) {
   SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, out.dtype()));
   SYMX_RETURN_IF_ERROR(ZeroLabelGrad(ctx, device));
   if (grad.size() == 0) return absl::OkStatus();
-  const double num_output =
-      static_cast<double>(label.size()) / static_cast<double>(label.shape()[0]);
-  const double scale = p.grad_scale / num_output;
+  const double scale = RegressionScale(p, label.shape());
   SYMX_CUDA_LAUNCH(ctx, LaunchBinary(BinaryFn::kSub, t, out.read_raw_data(),
                                      label.read_raw_data(), grad.raw_data(), grad.size(),
                                      device->stream()));
@@ -196,12 +167,8 @@ absl::Status MakeLossBackward(const KernelContext& ctx) {
   const Tensor& grad = ctx.outputs[0];
   if (grad.size() == 0) return absl::OkStatus();
   SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, grad.dtype()));
-  double scale = p.grad_scale;
-  if (p.normalization == "batch") {
-    int64_t rows = 1;
-    for (int d = 0; d + 1 < grad.shape().ndim(); ++d) rows *= grad.shape()[d];
-    scale /= static_cast<double>(rows);
-  } else if (p.normalization == "valid") {
+  const double scale = MakeLossScale(p, grad.shape());
+  if (p.normalization == "valid") {
     if (ctx.inputs.empty()) {
       return absl::InvalidArgumentError(
           absl::StrCat(ctx.Where(), ": normalization=valid needs the forward output as an input"));

@@ -1,6 +1,7 @@
 // The unary math ops and their gradients on floating types (float16 and
 // bfloat16 computed in float).
 #include "devices/cuda/elem_types.cuh"
+#include "devices/special_functions.h"
 #include "devices/cuda/launch.h"
 
 namespace symx {
@@ -8,29 +9,6 @@ namespace cuda {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
-
-// digamma: reflection below 0, the recurrence psi(x) = psi(x + 1) - 1/x up to
-// x >= 10, then the asymptotic series (as the CPU kernels compute it).
-__device__ double Digamma(double x) {
-  if (x != x) return x;
-  if (x <= 0 && floor(x) == x) return nan("");
-  double result = 0;
-  if (x < 0) {
-    result = -kPi / tan(kPi * x);
-    x = 1 - x;
-  }
-  while (x < 10) {
-    result -= 1 / x;
-    x += 1;
-  }
-  const double r = 1 / (x * x);
-  const double series =
-      r * (1.0 / 12 -
-           r * (1.0 / 120 -
-                r * (1.0 / 252 -
-                     r * (1.0 / 240 - r * (1.0 / 132 - r * (691.0 / 32760 - r * (1.0 / 12)))))));
-  return result + log(x) - 0.5 / x - series;
-}
 
 // MXNet 1.9.1's rint: a tie goes to the lower neighbour.
 template <typename C>

@@ -1,6 +1,7 @@
 // CUDA kernels of Activation, BatchNorm, Pooling and softmax/log_softmax,
 // forward and backward.
 #include "absl/strings/str_cat.h"
+#include "devices/axis_layout.h"
 #include "devices/cuda/kernel_util.h"
 #include "graph/infer_util.h"
 #include "devices/pool_geom.h"
@@ -75,21 +76,6 @@ absl::Status BackwardActivation(const KernelContext& ctx) {
                                         g.read_raw_data(), y.read_raw_data(), x.read_raw_data(),
                                         ctx.outputs[0].raw_data(), g.size(), device->stream()));
   return absl::OkStatus();
-}
-
-struct AxisLayout {
-  int64_t outer = 1, n = 1, inner = 1;
-};
-
-absl::StatusOr<AxisLayout> LayoutAlong(const KernelContext& ctx, const Shape& s, int64_t axis) {
-  int ax = 0;
-  absl::Status st = NormalizeAxis(axis, s.ndim(), "axis", &ax);
-  if (!st.ok()) return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", st.message()));
-  AxisLayout l;
-  for (int d = 0; d < ax; ++d) l.outer *= s[d];
-  l.n = s[ax];
-  for (int d = ax + 1; d < s.ndim(); ++d) l.inner *= s[d];
-  return l;
 }
 
 // The GPU kernels keep one dtype: an output dtype other than the input's

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "devices/axis_layout.h"
 #include "devices/cuda/kernel_util.h"
 #include "graph/infer_util.h"
 #include "graph/ops/activation.h"
@@ -200,38 +201,6 @@ absl::Status ClipBackward(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-struct Rows {
-  int64_t outer = 1, n = 1, inner = 1;
-};
-
-absl::StatusOr<Rows> AlongAxis(const KernelContext& ctx, const Shape& s, int64_t axis) {
-  int ax = 0;
-  absl::Status st = NormalizeAxis(axis, s.ndim(), "axis", &ax);
-  if (!st.ok()) return Problem(ctx, std::string(st.message()));
-  Rows r;
-  for (int d = 0; d < ax; ++d) r.outer *= s[d];
-  r.n = s[ax];
-  for (int d = ax + 1; d < s.ndim(); ++d) r.inner *= s[d];
-  return r;
-}
-
-absl::StatusOr<Rows> ActivationRows(const KernelContext& ctx, const Shape& s) {
-  const bool channel = ctx.param<SoftmaxActivationParam>().channel;
-  if (s.ndim() < (channel ? 3 : 2)) {
-    return Problem(ctx, absl::StrCat("data ", s.ToString(), " needs at least ", channel ? 3 : 2,
-                                     " dims with mode=", channel ? "channel" : "instance"));
-  }
-  Rows r;
-  r.outer = s[0];
-  if (channel) {
-    r.n = s[1];
-    for (int d = 2; d < s.ndim(); ++d) r.inner *= s[d];
-  } else {
-    for (int d = 1; d < s.ndim(); ++d) r.n *= s[d];
-  }
-  return r;
-}
-
 absl::Status SameTypes(const KernelContext& ctx, const Tensor& a, const Tensor& b) {
   if (a.dtype() == b.dtype() && a.size() == b.size()) return absl::OkStatus();
   return absl::UnimplementedError(absl::StrCat(ctx.Where(), ": ", a.DebugString(), " and ",
@@ -241,7 +210,7 @@ absl::Status SameTypes(const KernelContext& ctx, const Tensor& a, const Tensor& 
 
 // softmax of x over rows, scaled: softmin is softmax(-x / T), i.e. a negative
 // temperature; SoftmaxActivation is the plain softmax over its mode's rows.
-absl::Status SoftmaxRows(const KernelContext& ctx, const Rows& r, double temperature) {
+absl::Status SoftmaxRows(const KernelContext& ctx, const AxisLayout& r, double temperature) {
   SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
   const Tensor& x = ctx.inputs[0];
   const Tensor& y = ctx.outputs[0];
@@ -253,7 +222,7 @@ absl::Status SoftmaxRows(const KernelContext& ctx, const Rows& r, double tempera
 }
 
 // Inputs: ograd, output.
-absl::Status SoftmaxRowsGrad(const KernelContext& ctx, const Rows& r, double temperature) {
+absl::Status SoftmaxRowsGrad(const KernelContext& ctx, const AxisLayout& r, double temperature) {
   SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
   const Tensor& g = ctx.inputs[0];
   const Tensor& gx = ctx.outputs[0];
@@ -268,23 +237,23 @@ absl::Status SoftmaxRowsGrad(const KernelContext& ctx, const Rows& r, double tem
 
 absl::Status Softmin(const KernelContext& ctx) {
   const auto& p = ctx.param<SoftmaxParam>();
-  SYMX_ASSIGN_OR_RETURN(Rows r, AlongAxis(ctx, ctx.inputs[0].shape(), p.axis));
+  SYMX_ASSIGN_OR_RETURN(AxisLayout r, LayoutAlong(ctx, ctx.inputs[0].shape(), p.axis));
   return SoftmaxRows(ctx, r, -p.temperature.value_or(1.0));
 }
 
 absl::Status SoftminBackward(const KernelContext& ctx) {
   const auto& p = ctx.param<SoftmaxParam>();
-  SYMX_ASSIGN_OR_RETURN(Rows r, AlongAxis(ctx, ctx.outputs[0].shape(), p.axis));
+  SYMX_ASSIGN_OR_RETURN(AxisLayout r, LayoutAlong(ctx, ctx.outputs[0].shape(), p.axis));
   return SoftmaxRowsGrad(ctx, r, -p.temperature.value_or(1.0));
 }
 
 absl::Status SoftmaxActivation(const KernelContext& ctx) {
-  SYMX_ASSIGN_OR_RETURN(Rows r, ActivationRows(ctx, ctx.inputs[0].shape()));
+  SYMX_ASSIGN_OR_RETURN(AxisLayout r, SoftmaxActivationLayout(ctx, ctx.inputs[0].shape()));
   return SoftmaxRows(ctx, r, 1.0);
 }
 
 absl::Status SoftmaxActivationBackward(const KernelContext& ctx) {
-  SYMX_ASSIGN_OR_RETURN(Rows r, ActivationRows(ctx, ctx.outputs[0].shape()));
+  SYMX_ASSIGN_OR_RETURN(AxisLayout r, SoftmaxActivationLayout(ctx, ctx.outputs[0].shape()));
   return SoftmaxRowsGrad(ctx, r, 1.0);
 }
 

@@ -49,6 +49,17 @@ __device__ __forceinline__ C LpRoot(C sum, int64_t p) {
   return pow(sum, C(1) / C(p));
 }
 
+// Flat index i over (planes, dims[0], dims[1], dims[2]) as its plane and
+// three coordinates.
+__device__ __forceinline__ int64_t Unflatten(int64_t i, const int64_t* dims, int64_t* c) {
+  c[2] = i % dims[2];
+  i /= dims[2];
+  c[1] = i % dims[1];
+  i /= dims[1];
+  c[0] = i % dims[0];
+  return i / dims[0];
+}
+
 __device__ __forceinline__ int64_t Count(const PoolDims& d, const Span& z, const Span& y,
                                          const Span& x) {
   return d.count_include_pad ? z.padded * y.padded * x.padded : Len(z) * Len(y) * Len(x);
@@ -59,14 +70,9 @@ __global__ void PoolForwardKernel(const T* in, PoolDims d, T* out, int64_t n) {
   using C = Acc<T>;
   const int64_t in_plane = d.in[0] * d.in[1] * d.in[2];
   SYMX_GRID_STRIDE(i, n) {
-    int64_t rest = i;
-    const int64_t ox = rest % d.out[2];
-    rest /= d.out[2];
-    const int64_t oy = rest % d.out[1];
-    rest /= d.out[1];
-    const int64_t oz = rest % d.out[0];
-    const int64_t plane = rest / d.out[0];
-    const Span z = SpanAt(d, 0, oz), y = SpanAt(d, 1, oy), x = SpanAt(d, 2, ox);
+    int64_t o[3];
+    const int64_t plane = Unflatten(i, d.out, o);
+    const Span z = SpanAt(d, 0, o[0]), y = SpanAt(d, 1, o[1]), x = SpanAt(d, 2, o[2]);
     const T* p = in + plane * in_plane;
     C acc = d.type == PoolFn::kMax ? Lowest<C>() : C(0);
     for (int64_t iz = z.lo; iz < z.hi; ++iz) {
@@ -111,14 +117,9 @@ __global__ void PoolArgmaxKernel(const T* in, const T* out, PoolDims d, int64_t*
                                  int64_t n) {
   const int64_t in_plane = d.in[0] * d.in[1] * d.in[2];
   SYMX_GRID_STRIDE(i, n) {
-    int64_t rest = i;
-    const int64_t ox = rest % d.out[2];
-    rest /= d.out[2];
-    const int64_t oy = rest % d.out[1];
-    rest /= d.out[1];
-    const int64_t oz = rest % d.out[0];
-    const int64_t plane = rest / d.out[0];
-    const Span z = SpanAt(d, 0, oz), y = SpanAt(d, 1, oy), x = SpanAt(d, 2, ox);
+    int64_t o[3];
+    const int64_t plane = Unflatten(i, d.out, o);
+    const Span z = SpanAt(d, 0, o[0]), y = SpanAt(d, 1, o[1]), x = SpanAt(d, 2, o[2]);
     const T* p = in + plane * in_plane;
     const Acc<T> target = Load(out, i);
     int64_t first = -1;
@@ -146,13 +147,9 @@ __global__ void PoolBackwardKernel(const T* dy, const T* in, const T* out,
   const int64_t in_plane = d.in[0] * d.in[1] * d.in[2];
   const int64_t out_plane = d.out[0] * d.out[1] * d.out[2];
   SYMX_GRID_STRIDE(i, n) {
-    int64_t rest = i;
-    const int64_t ix = rest % d.in[2];
-    rest /= d.in[2];
-    const int64_t iy = rest % d.in[1];
-    rest /= d.in[1];
-    const int64_t iz = rest % d.in[0];
-    const int64_t plane = rest / d.in[0];
+    int64_t c[3];
+    const int64_t plane = Unflatten(i, d.in, c);
+    const int64_t iz = c[0], iy = c[1], ix = c[2];
     const T* g = dy + plane * out_plane;
     const T* o = out + plane * out_plane;
     const int64_t self = (iz * d.in[1] + iy) * d.in[2] + ix;

@@ -18,6 +18,19 @@ absl::Status TooManyDims(const KernelContext& ctx, const Shape& s) {
                                                  kMaxDims, " dims, the most the GPU kernel takes"));
 }
 
+// The axes of `shape` split into the kept and the reduced ones, each with
+// its row-major strides in `shape`.
+void SplitAxes(const Shape& shape, const std::vector<bool>& reduced, StridedDims* kept,
+               StridedDims* red) {
+  const std::vector<int64_t> st = Strides(shape);
+  for (int k = 0; k < shape.ndim(); ++k) {
+    StridedDims& d = reduced[k] ? *red : *kept;
+    d.dims[d.ndim] = shape[k];
+    d.src_strides[d.ndim] = st[k];
+    ++d.ndim;
+  }
+}
+
 // Sums (or max/min) `full` (shape `full_shape`) down to `out`, whose shape
 // right-aligns with it and has 1 (or no dim) where it is reduced.
 absl::Status ReduceToShape(const KernelContext& ctx, CudaDevice* device, ReduceFn f, Elem t,
@@ -25,16 +38,13 @@ absl::Status ReduceToShape(const KernelContext& ctx, CudaDevice* device, ReduceF
                            double scale) {
   const int n = full_shape.ndim();
   if (n > kMaxDims) return TooManyDims(ctx, full_shape);
-  const std::vector<int64_t> st = Strides(full_shape);
-  StridedDims kept, reduced;
+  std::vector<bool> mask(n);
   for (int k = 0; k < n; ++k) {
     const int ok = k - (n - out.shape().ndim());
-    const bool is_reduced = ok < 0 || (out.shape()[ok] == 1 && full_shape[k] != 1);
-    StridedDims& d = is_reduced ? reduced : kept;
-    d.dims[d.ndim] = full_shape[k];
-    d.src_strides[d.ndim] = st[k];
-    ++d.ndim;
+    mask[k] = ok < 0 || (out.shape()[ok] == 1 && full_shape[k] != 1);
   }
+  StridedDims kept, reduced;
+  SplitAxes(full_shape, mask, &kept, &reduced);
   if (out.size() == 0) return absl::OkStatus();
   SYMX_CUDA_LAUNCH(ctx, LaunchReduceStrided(f, t, full, kept, reduced, scale, out.raw_data(),
                                             out.size(), device->stream()));
@@ -105,14 +115,8 @@ absl::Status ReduceForward(const KernelContext& ctx) {
                                        out.raw_data(), device->stream()));
     return absl::OkStatus();
   }
-  const std::vector<int64_t> st = Strides(in.shape());
   StridedDims kept, reduced;
-  for (int k = 0; k < n; ++k) {
-    StridedDims& d = plan.reduced[k] ? reduced : kept;
-    d.dims[d.ndim] = in.shape()[k];
-    d.src_strides[d.ndim] = st[k];
-    ++d.ndim;
-  }
+  SplitAxes(in.shape(), plan.reduced, &kept, &reduced);
   SYMX_CUDA_LAUNCH(ctx, LaunchReduceStrided(f, t, in.read_raw_data(), kept, reduced, scale,
                                             out.raw_data(), out.size(), device->stream()));
   return absl::OkStatus();
