@@ -63,6 +63,7 @@ run_suite --config=cuda "${SYMX_GPU_TESTS[@]}" "$@"
 run_suite --config=asan //... "$@"
 run_python --asan
 run_suite --config=tsan //tests/executor:model_parallel_test //tests/executor:shared_exec_test \
+  //tests/executor:device_memory_executor_test \
   //tests/train:trainer_test //tests/distributed:inprocess_communicator_test \
   //tests/distributed:cross_rank_test //tests/distributed:gradient_reducer_test \
   //tests/train:parallel_trainer_test "$@"
