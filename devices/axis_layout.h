@@ -8,15 +8,13 @@
 #include "absl/status/statusor.h"
 #include "devices/kernel.h"
 #include "graph/ops/loss.h"
+#include "graph/ops/ordering.h"
 
 namespace symx {
 
-// A tensor as (outer, n, inner): n along the axis (or axes) in question.
-struct AxisLayout {
-  int64_t outer = 1, n = 1, inner = 1;
-  int64_t columns() const { return outer * inner; }
-  int64_t size() const { return outer * n * inner; }
-};
+// A tensor as (outer, n, inner), n along the axis (or axes) in question, is
+// graph/ops/ordering.h's AxisLayout (MakeAxisLayout there takes an axis
+// already checked; LayoutAlong checks it).
 
 // Along `axis` (negative counts from the end); an axis out of range is an
 // error naming the node.

@@ -371,17 +371,6 @@ absl::Status Reverse(const KernelContext& ctx) {
 
 // ----------------------------------------------------------------------------- tile
 
-// The input's shape and the reps, both padded with leading 1s to the output's ndim.
-void AlignTile(const TileParam& p, const Shape& in, std::vector<int64_t>* dims,
-               std::vector<int64_t>* reps) {
-  const int nr = static_cast<int>(p.reps.size());
-  const int on = std::max(in.ndim(), nr);
-  dims->assign(on, 1);
-  reps->assign(on, 1);
-  for (int d = 0; d < in.ndim(); ++d) (*dims)[on - in.ndim() + d] = in[d];
-  for (int d = 0; d < nr; ++d) (*reps)[on - nr + d] = p.reps[d];
-}
-
 absl::Status Tile(const KernelContext& ctx) {
   const Tensor& in = ctx.inputs[0];
   std::vector<int64_t> dims, reps;
@@ -424,14 +413,7 @@ absl::Status TileBackward(const KernelContext& ctx) {
 // The input as dims with the repeated axis at `ax` (the flattened input for axis=None).
 absl::Status RepeatAxis(const KernelContext& ctx, const Shape& in, std::vector<int64_t>* dims,
                         int* ax) {
-  const auto& p = ctx.param<RepeatParam>();
-  if (!p.axis) {
-    *dims = {in.Size()};
-    *ax = 0;
-    return absl::OkStatus();
-  }
-  *dims = in.dims();
-  absl::Status s = NormalizeAxis(*p.axis, in.ndim(), "axis", ax);
+  absl::Status s = RepeatDims(ctx.param<RepeatParam>(), in, dims, ax);
   return s.ok() ? s : WithWhere(ctx, s);
 }
 

@@ -125,6 +125,12 @@ enum class ReduceFn { kSum, kMax, kMin };
 cudaError_t LaunchReduce(ReduceFn f, Elem t, const void* x, int64_t outer, int64_t len,
                          int64_t inner, double scale, void* y, cudaStream_t s);
 
+// argmax/argmin over the middle axis: y[o, i] = the first position of the
+// largest (smallest) value, a NaN winning (its first position), written as a
+// value of the data's type.
+cudaError_t LaunchArgExtreme(Elem t, const void* x, int64_t outer, int64_t len, int64_t inner,
+                             bool max, void* y, cudaStream_t s);
+
 // Softmax over the middle axis of (outer, len, inner): y = softmax(x / temperature),
 // or its log when `log`.
 cudaError_t LaunchSoftmax(Elem t, const void* x, int64_t outer, int64_t len, int64_t inner,

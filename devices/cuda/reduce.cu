@@ -134,7 +134,38 @@ __global__ void SoftmaxGradRowsKernel(const T* g, const T* y, int64_t len, Acc<T
   }
 }
 
+template <typename T>
+__global__ void ArgExtremeKernel(const T* x, int64_t outer, int64_t len, int64_t inner, bool max,
+                                 T* y) {
+  using C = Acc<T>;
+  SYMX_GRID_STRIDE(p, outer * inner) {
+    const int64_t o = p / inner, i = p % inner;
+    const T* line = x + o * len * inner + i;
+    int64_t best = 0;
+    C bv = Load(line, 0);
+    for (int64_t j = 1; j < len && bv == bv; ++j) {
+      const C v = Load(line, j * inner);
+      if (v != v || (max ? v > bv : v < bv)) {
+        bv = v;
+        best = j;
+      }
+    }
+    Store(y, p, static_cast<C>(best));
+  }
+}
+
 }  // namespace
+
+cudaError_t LaunchArgExtreme(Elem t, const void* x, int64_t outer, int64_t len, int64_t inner,
+                             bool max, void* y, cudaStream_t s) {
+  if (outer * inner == 0) return cudaSuccess;
+  if (len == 0) return cudaErrorInvalidValue;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    ArgExtremeKernel<T><<<GridFor(outer * inner), kThreads, 0, s>>>(
+        static_cast<const T*>(x), outer, len, inner, max, static_cast<T*>(y));
+  });
+  return LastLaunchError();
+}
 
 cudaError_t LaunchReduce(ReduceFn f, Elem t, const void* x, int64_t outer, int64_t len,
                          int64_t inner, double scale, void* y, cudaStream_t s) {

@@ -1,4 +1,5 @@
-// CUDA kernels of the reductions (sum, mean, max and their backward ops) and
+// CUDA kernels of the reductions (sum, mean, max and their backward ops,
+// argmax/argmin/argmax_channel) and
 // of the gradients of broadcasting binary ops (_backward_broadcast_*, and
 // _backward_maximum/minimum/power of the one-shape ops): gradient terms over
 // the full shape, then summed down to each operand's shape.
@@ -7,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "devices/cuda/kernel_util.h"
+#include "graph/ops/ordering.h"
 #include "graph/ops/reduce.h"
 
 namespace symx {
@@ -214,8 +216,48 @@ absl::Status BinaryBackward(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// argmax/argmin (axis None: the flattened array) and argmax_channel (axis
+// 1): positions as values of the data's type, as on CPU.
+absl::Status ArgExtreme(const KernelContext& ctx, std::optional<int64_t> axis, bool max) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& data = ctx.inputs[0];
+  const Tensor& out = ctx.outputs[0];
+  if (out.dtype() != data.dtype()) return UnsupportedDType(ctx, out.dtype());
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, data.dtype()));
+  const int nd = data.shape().ndim();
+  std::optional<int> ax;
+  if (axis.has_value()) {
+    const int64_t a = *axis < 0 ? *axis + nd : *axis;
+    if (a < 0 || a >= nd) {
+      return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": axis ", *axis,
+                                                     " is out of range for ", data.DebugString()));
+    }
+    ax = static_cast<int>(a);
+  }
+  const AxisLayout l = MakeAxisLayout(data.shape(), ax);
+  const int64_t rows = l.outer * l.inner;
+  if (out.size() != rows || (l.n == 0 && rows > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": output ", out.DebugString(),
+                                                   " does not fit data ", data.DebugString()));
+  }
+  SYMX_CUDA_LAUNCH(ctx, LaunchArgExtreme(t, data.read_raw_data(), l.outer, l.n, l.inner, max,
+                                         out.raw_data(), device->stream()));
+  return absl::OkStatus();
+}
+
+absl::Status Argmax(const KernelContext& ctx) {
+  return ArgExtreme(ctx, ctx.param<ArgReduceParam>().axis, true);
+}
+absl::Status Argmin(const KernelContext& ctx) {
+  return ArgExtreme(ctx, ctx.param<ArgReduceParam>().axis, false);
+}
+absl::Status ArgmaxChannel(const KernelContext& ctx) { return ArgExtreme(ctx, 1, true); }
+
 }  // namespace
 
+SYMX_REGISTER_KERNEL("argmax", kGPU, Argmax);
+SYMX_REGISTER_KERNEL("argmin", kGPU, Argmin);
+SYMX_REGISTER_KERNEL("argmax_channel", kGPU, ArgmaxChannel);
 SYMX_REGISTER_KERNEL("sum", kGPU, ReduceForward<Kind::kSum>);
 SYMX_REGISTER_KERNEL("mean", kGPU, ReduceForward<Kind::kMean>);
 SYMX_REGISTER_KERNEL("max", kGPU, ReduceForward<Kind::kMax>);

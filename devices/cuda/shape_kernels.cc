@@ -1,6 +1,7 @@
-// CUDA kernels that move data without computing: transpose, Concat,
-// SliceChannel, slice_axis, slice, stack and their backward ops. Each is one
-// strided copy per part (devices/cuda/strided.cu) over any dtype.
+// CUDA kernels that move data: transpose, Concat, SliceChannel, slice_axis,
+// slice, stack, reverse, tile, repeat and their backward ops. Each is one
+// strided copy per part (devices/cuda/strided.cu) over any dtype; the
+// gradients of tile and repeat are strided sums.
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -253,8 +254,157 @@ absl::Status StackImpl(const KernelContext& ctx, bool forward) {
 absl::Status Stack(const KernelContext& ctx) { return StackImpl(ctx, true); }
 absl::Status StackBackward(const KernelContext& ctx) { return StackImpl(ctx, false); }
 
+// Appends a (dim, src stride, dst stride) triple; errors past kMaxDims.
+absl::Status Push(const KernelContext& ctx, StridedDims* d, int64_t dim, int64_t src,
+                  int64_t dst) {
+  if (d->ndim == kMaxDims) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ctx.Where(), ": the copy needs more than ", kMaxDims, " dims, the most the GPU takes"));
+  }
+  d->dims[d->ndim] = dim;
+  d->src_strides[d->ndim] = src;
+  d->dst_strides[d->ndim] = dst;
+  ++d->ndim;
+  return absl::OkStatus();
+}
+
+// Gives dst strides to a view walked in row-major order over a contiguous dst.
+void ContiguousDst(StridedDims* d) {
+  int64_t stride = 1;
+  for (int k = d->ndim - 1; k >= 0; --k) {
+    d->dst_strides[k] = stride;
+    stride *= d->dims[k];
+  }
+}
+
+// reverse: negative strides along the flipped axes, from the far end.
+absl::Status Reverse(const KernelContext& ctx) {
+  const auto& p = ctx.param<ReverseParam>();
+  const Tensor& in = ctx.inputs[0];
+  const int n = in.shape().ndim();
+  std::vector<bool> flip(n, false);
+  for (int64_t a : p.axis) {
+    if (a < 0 || a >= n) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(ctx.Where(), ": axis ", a, " is out of range for ", in.DebugString()));
+    }
+    flip[a] = !flip[a];
+  }
+  const std::vector<int64_t> st = Strides(in.shape());
+  StridedDims d;
+  int64_t offset = 0;
+  for (int k = 0; k < n; ++k) {
+    const bool f = flip[k] && in.shape()[k] > 0;
+    if (f) offset += (in.shape()[k] - 1) * st[k];
+    SYMX_RETURN_IF_ERROR(Push(ctx, &d, in.shape()[k], f ? -st[k] : st[k], 0));
+  }
+  ContiguousDst(&d);
+  const char* src = static_cast<const char*>(in.read_raw_data()) +
+                    offset * static_cast<int64_t>(DTypeSize(in.dtype()));
+  return Copy(ctx, src, ctx.outputs[0].raw_data(), d, in.size(), in.dtype());
+}
+
+// tile: the output as (rep, dim) pairs, the input repeated along each rep.
+absl::Status Tile(const KernelContext& ctx) {
+  const Tensor& in = ctx.inputs[0];
+  std::vector<int64_t> dims, reps;
+  AlignTile(ctx.param<TileParam>(), in.shape(), &dims, &reps);
+  const std::vector<int64_t> st = Strides(Shape(dims));
+  StridedDims d;
+  for (size_t k = 0; k < dims.size(); ++k) {
+    if (reps[k] != 1) SYMX_RETURN_IF_ERROR(Push(ctx, &d, reps[k], 0, 0));
+    SYMX_RETURN_IF_ERROR(Push(ctx, &d, dims[k], st[k], 0));
+  }
+  ContiguousDst(&d);
+  return Copy(ctx, in.read_raw_data(), ctx.outputs[0].raw_data(), d, ctx.outputs[0].size(),
+              in.dtype());
+}
+
+// tile's gradient: the head gradient summed over the reps.
+absl::Status TileBackward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& ograd = ctx.inputs[0];
+  const Tensor& gin = ctx.outputs[0];
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, gin.dtype()));
+  std::vector<int64_t> dims, reps;
+  AlignTile(ctx.param<TileParam>(), gin.shape(), &dims, &reps);
+  std::vector<int64_t> odims(dims.size());
+  for (size_t k = 0; k < dims.size(); ++k) odims[k] = dims[k] * reps[k];
+  if (ograd.size() != Shape(odims).Size()) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ograd ", ograd.DebugString(),
+                                                   " does not match the tiled input"));
+  }
+  const std::vector<int64_t> ost = Strides(Shape(odims));
+  StridedDims kept, reduced;
+  for (size_t k = 0; k < dims.size(); ++k) {
+    SYMX_RETURN_IF_ERROR(Push(ctx, &kept, dims[k], ost[k], 0));
+    if (reps[k] != 1) SYMX_RETURN_IF_ERROR(Push(ctx, &reduced, reps[k], dims[k] * ost[k], 0));
+  }
+  SYMX_CUDA_LAUNCH(ctx, LaunchReduceStrided(ReduceFn::kSum, t, ograd.read_raw_data(), kept,
+                                            reduced, 1.0, gin.raw_data(), gin.size(),
+                                            device->stream()));
+  return absl::OkStatus();
+}
+
+absl::Status RepeatLayout(const KernelContext& ctx, const Shape& in, std::vector<int64_t>* dims,
+                          int* ax) {
+  absl::Status s = RepeatDims(ctx.param<RepeatParam>(), in, dims, ax);
+  return s.ok() ? s : WithWhere(ctx, s);
+}
+
+// repeat: each element along the axis `repeats` times in a row.
+absl::Status Repeat(const KernelContext& ctx) {
+  const Tensor& in = ctx.inputs[0];
+  const int64_t r = ctx.param<RepeatParam>().repeats;
+  std::vector<int64_t> dims;
+  int ax = 0;
+  SYMX_RETURN_IF_ERROR(RepeatLayout(ctx, in.shape(), &dims, &ax));
+  const std::vector<int64_t> st = Strides(Shape(dims));
+  StridedDims d;
+  for (size_t k = 0; k < dims.size(); ++k) {
+    SYMX_RETURN_IF_ERROR(Push(ctx, &d, dims[k], st[k], 0));
+    if (static_cast<int>(k) == ax) SYMX_RETURN_IF_ERROR(Push(ctx, &d, r, 0, 0));
+  }
+  ContiguousDst(&d);
+  return Copy(ctx, in.read_raw_data(), ctx.outputs[0].raw_data(), d, ctx.outputs[0].size(),
+              in.dtype());
+}
+
+absl::Status RepeatBackward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& ograd = ctx.inputs[0];
+  const Tensor& gin = ctx.outputs[0];
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, gin.dtype()));
+  const int64_t r = ctx.param<RepeatParam>().repeats;
+  std::vector<int64_t> dims;
+  int ax = 0;
+  SYMX_RETURN_IF_ERROR(RepeatLayout(ctx, gin.shape(), &dims, &ax));
+  std::vector<int64_t> odims = dims;
+  odims[ax] *= r;
+  if (ograd.size() != Shape(odims).Size()) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ograd ", ograd.DebugString(),
+                                                   " does not match the repeated input"));
+  }
+  const std::vector<int64_t> ost = Strides(Shape(odims));
+  StridedDims kept, reduced;
+  for (size_t k = 0; k < dims.size(); ++k) {
+    const bool at = static_cast<int>(k) == ax;
+    SYMX_RETURN_IF_ERROR(Push(ctx, &kept, dims[k], at ? ost[k] * r : ost[k], 0));
+  }
+  SYMX_RETURN_IF_ERROR(Push(ctx, &reduced, r, ost[ax], 0));
+  SYMX_CUDA_LAUNCH(ctx, LaunchReduceStrided(ReduceFn::kSum, t, ograd.read_raw_data(), kept,
+                                            reduced, 1.0, gin.raw_data(), gin.size(),
+                                            device->stream()));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
+SYMX_REGISTER_KERNEL("reverse", kGPU, Reverse);
+SYMX_REGISTER_KERNEL("tile", kGPU, Tile);
+SYMX_REGISTER_KERNEL("_backward_tile", kGPU, TileBackward);
+SYMX_REGISTER_KERNEL("repeat", kGPU, Repeat);
+SYMX_REGISTER_KERNEL("_backward_repeat", kGPU, RepeatBackward);
 SYMX_REGISTER_KERNEL("transpose", kGPU, Transpose);
 SYMX_REGISTER_KERNEL("Concat", kGPU, Concat);
 SYMX_REGISTER_KERNEL("_backward_Concat", kGPU, ConcatBackward);

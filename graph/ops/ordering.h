@@ -37,10 +37,13 @@ struct CumsumParam : OpParam {
 
 // How an op that works along one axis sees its input: `outer` blocks of `n`
 // elements along the axis, each element `inner` apart.
+// (Also the view of softmax and the loss heads: devices/axis_layout.h.)
 struct AxisLayout {
   int64_t outer = 1;
   int64_t n = 1;
   int64_t inner = 1;
+  int64_t columns() const { return outer * inner; }
+  int64_t size() const { return outer * n * inner; }
 };
 
 // The layout of `shape` along `axis` (nullopt: flattened; the axis is already

@@ -52,6 +52,17 @@ SliceRange ResolveSlice(std::optional<int64_t> begin, std::optional<int64_t> end
   return r;
 }
 
+absl::Status RepeatDims(const RepeatParam& p, const Shape& in, std::vector<int64_t>* dims,
+                        int* ax) {
+  if (!p.axis) {
+    *dims = {in.Size()};
+    *ax = 0;
+    return absl::OkStatus();
+  }
+  *dims = in.dims();
+  return NormalizeAxis(*p.axis, in.ndim(), "axis", ax);
+}
+
 std::vector<SliceRange> ResolveSliceAll(const SliceParam& p, const Shape& shape) {
   std::vector<SliceRange> out;
   for (int d = 0; d < shape.ndim(); ++d) {

@@ -53,6 +53,23 @@ struct RepeatParam : OpParam {
   std::optional<int64_t> axis;  // None: the flattened input
 };
 
+// tile's input shape and reps, both padded with leading 1s to the output's
+// ndim (every device's kernels view the output as (rep, dim) pairs).
+inline void AlignTile(const TileParam& p, const Shape& in, std::vector<int64_t>* dims,
+                      std::vector<int64_t>* reps) {
+  const int nr = static_cast<int>(p.reps.size());
+  const int on = in.ndim() > nr ? in.ndim() : nr;
+  dims->assign(on, 1);
+  reps->assign(on, 1);
+  for (int d = 0; d < in.ndim(); ++d) (*dims)[on - in.ndim() + d] = in[d];
+  for (int d = 0; d < nr; ++d) (*reps)[on - nr + d] = p.reps[d];
+}
+
+// repeat's input as dims with the repeated axis at `ax` (the flattened input
+// for axis=None); an axis out of range is an error naming it.
+absl::Status RepeatDims(const RepeatParam& p, const Shape& in, std::vector<int64_t>* dims,
+                        int* ax);
+
 struct ReverseParam : OpParam {
   std::vector<int64_t> axis;  // non-negative (MXNet rejects negative axes); repeats cancel
 };
