@@ -66,9 +66,10 @@ Device* NonHostDevice(const Context& ctx) {
 // Host bytes of `t`, wherever it lives.
 absl::StatusOr<std::vector<char>> HostBytes(const Tensor& t) {
   std::vector<char> bytes(t.nbytes());
+  if (bytes.empty()) return bytes;  // nothing to move (and data() may be null)
   if (Device* d = NonHostDevice(t.ctx())) {
     SYMX_RETURN_IF_ERROR(d->CopyToHost(t.read_raw_data(), bytes.data(), bytes.size()));
-  } else if (!bytes.empty()) {
+  } else {
     std::memcpy(bytes.data(), t.read_raw_data(), bytes.size());
   }
   return bytes;
@@ -76,10 +77,11 @@ absl::StatusOr<std::vector<char>> HostBytes(const Tensor& t) {
 
 // Writes `bytes` (t.nbytes() of them) into `t`, wherever it lives.
 absl::Status SetBytes(const Tensor& t, const std::vector<char>& bytes) {
+  if (bytes.empty()) return absl::OkStatus();
   if (Device* d = NonHostDevice(t.ctx())) {
     return d->CopyFromHost(bytes.data(), t.raw_data(), bytes.size());
   }
-  if (!bytes.empty()) std::memcpy(t.raw_data(), bytes.data(), bytes.size());
+  std::memcpy(t.raw_data(), bytes.data(), bytes.size());
   return absl::OkStatus();
 }
 

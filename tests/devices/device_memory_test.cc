@@ -29,23 +29,23 @@ class FakeDeviceMemory : public Device {
   absl::Status CopyToHost(const void* src, void* dst, size_t bytes) override {
     if (fail_reads) return absl::InternalError(ctx().ToString() + ": the device failed");
     ++to_host;
-    std::memcpy(dst, src, bytes);
+    if (bytes > 0) std::memcpy(dst, src, bytes);
     return absl::OkStatus();
   }
   absl::Status CopyFromHost(const void* src, void* dst, size_t bytes) override {
     ++from_host;
-    std::memcpy(dst, src, bytes);
+    if (bytes > 0) std::memcpy(dst, src, bytes);
     return absl::OkStatus();
   }
   absl::Status CopyFromDevice(Device& from, const void* src, void* dst, size_t bytes) override {
     if (from.host_memory()) return CopyFromHost(src, dst, bytes);
     ++device_copies;
-    std::memcpy(dst, src, bytes);
+    if (bytes > 0) std::memcpy(dst, src, bytes);
     return absl::OkStatus();
   }
   absl::Status Memset(void* dst, int byte, size_t bytes) override {
     ++memsets;
-    std::memset(dst, byte, bytes);
+    if (bytes > 0) std::memset(dst, byte, bytes);
     return absl::OkStatus();
   }
 };
