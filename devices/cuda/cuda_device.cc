@@ -67,14 +67,20 @@ int NumPhysicalGpus() {
   return count;
 }
 
-int NumLogicalGpus() {
-  const int physical = NumPhysicalGpus();
+namespace {
+
+// The gpu(N) count over `physical` devices: SYMX_LOGICAL_GPUS, else physical.
+int LogicalGpus(int physical) {
   if (physical == 0) return 0;
   const char* env = std::getenv("SYMX_LOGICAL_GPUS");
   int logical = 0;
   if (env != nullptr && absl::SimpleAtoi(env, &logical) && logical > 0) return logical;
   return physical;
 }
+
+}  // namespace
+
+int NumLogicalGpus() { return LogicalGpus(NumPhysicalGpus()); }
 
 absl::StatusOr<std::unique_ptr<Device>> CudaDevice::Create(const Context& ctx) {
   int physical = 0;
@@ -86,7 +92,7 @@ absl::StatusOr<std::unique_ptr<Device>> CudaDevice::Create(const Context& ctx) {
                                             "device (cudaGetDeviceCount: ",
                                             cudaGetErrorString(e), ")"));
   }
-  const int logical = NumLogicalGpus();
+  const int logical = LogicalGpus(physical);
   if (ctx.id < 0 || ctx.id >= logical) {
     return absl::NotFoundError(
         absl::StrCat("device ", ctx.ToString(), " does not exist: this machine offers ", logical,

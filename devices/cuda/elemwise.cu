@@ -6,10 +6,6 @@
 namespace symx {
 namespace cuda {
 
-bool IsFloatElem(Elem t) {
-  return t == Elem::kF32 || t == Elem::kF64 || t == Elem::kF16 || t == Elem::kBF16;
-}
-
 bool IsKnownElem(Elem t) {
   switch (t) {
     case Elem::kF32:

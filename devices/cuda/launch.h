@@ -28,9 +28,7 @@ enum class Elem : int {
   kBF16 = 12,
 };
 
-// Floating element types: F32, F64, F16, BF16 (half types compute in float).
-bool IsFloatElem(Elem t);
-// Every type Elem names.
+// Every type Elem names (F16/BF16 compute in float).
 bool IsKnownElem(Elem t);
 
 // y = f(x). Activation's types and the unary math ops.
