@@ -2,12 +2,15 @@
 // steps for one bound executor.
 #include <algorithm>
 #include <map>
+#include <iostream>
+#include <mutex>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "devices/cpu/fused_conv_kernels.h"
 #include "devices/device.h"
+#include "devices/host_fallback.h"
 #include "executor/cross_rank.h"
 #include "executor/exec_plan.h"
 #include "executor/inference_fusion.h"
@@ -22,6 +25,20 @@ namespace {
 std::string NodeLabel(const Node& node) {
   if (node.is_variable()) return absl::StrCat("variable ", node.name());
   return absl::StrCat("operator ", node.name(), " (", node.op()->name(), ")");
+}
+
+// Says once per process and (op, device type) that an op runs through the
+// host fallback: a model that is slow on a GPU for this reason should say so.
+void NoteHostFallback(const Node& node, const Context& c) {
+  static std::mutex mu;
+  static std::set<std::pair<std::string, DeviceType>>* noted =
+      new std::set<std::pair<std::string, DeviceType>>();
+  std::lock_guard<std::mutex> lock(mu);
+  if (!noted->emplace(node.op()->name(), c.type).second) return;
+  std::cerr << "symx: no " << node.op()->name() << " kernel for " << c.ToString() << ": "
+            << NodeLabel(node) << " (and every " << node.op()->name()
+            << " node on such a device) runs its CPU kernel on host copies of its inputs "
+               "and outputs, each call; SYMX_HOST_FALLBACK=0 makes this a Bind error\n";
 }
 
 // Entries whose shape or dtype stayed unknown after inference, for the error.
@@ -349,6 +366,13 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
     if (node.is_variable() || slots.slot[nid] < 0) continue;
     const Context& c = plan->node_ctx[nid];
     const KernelInfo* k = KernelRegistry::Find(node.op()->name(), c.type);
+    if (k == nullptr) {
+      SYMX_ASSIGN_OR_RETURN(Device * device, GetDevice(c));
+      if (!device->host_memory() && HostFallbackEnabled()) {
+        k = HostFallbackKernel(node.op()->name());
+        if (k != nullptr) NoteHostFallback(node, c);
+      }
+    }
     if (k == nullptr) {
       return absl::UnimplementedError(
           absl::StrCat(NodeLabel(node), " has no kernel for ", c.ToString()));

@@ -110,7 +110,8 @@ absl::StatusOr<std::unique_ptr<Device>> CudaDevice::Create(const Context& ctx) {
 CudaDevice::CudaDevice(Context ctx, int ordinal, std::unique_ptr<CachingAllocator> allocator)
     : Device(ctx, std::move(allocator)),
       ordinal_(ordinal),
-      caching_(static_cast<CachingAllocator*>(&this->allocator())) {}
+      caching_(static_cast<CachingAllocator*>(&this->allocator())),
+      staging_(ctx) {}
 
 absl::Status CudaDevice::Init() {
   SYMX_RETURN_IF_ERROR(Activate());
@@ -184,10 +185,7 @@ absl::Status CudaDevice::CopyToHost(const void* src, void* host_dst, size_t byte
   std::lock_guard<std::mutex> lock(copy_mu_);
   SYMX_RETURN_IF_ERROR(Activate());
   SYMX_RETURN_IF_ERROR(StreamWaits(copy_stream_, stream_));
-  SYMX_CUDA_RETURN_IF_ERROR(
-      ctx(), cudaMemcpyAsync(host_dst, src, bytes, cudaMemcpyDeviceToHost, copy_stream_));
-  SYMX_CUDA_RETURN_IF_ERROR(ctx(), cudaStreamSynchronize(copy_stream_));
-  return absl::OkStatus();
+  return staging_.ToHost(copy_stream_, host_dst, src, bytes);
 }
 
 absl::Status CudaDevice::CopyFromHost(const void* host_src, void* dst, size_t bytes) {
@@ -195,8 +193,7 @@ absl::Status CudaDevice::CopyFromHost(const void* host_src, void* dst, size_t by
   std::lock_guard<std::mutex> lock(copy_mu_);
   SYMX_RETURN_IF_ERROR(Activate());
   SYMX_RETURN_IF_ERROR(StreamWaits(copy_stream_, stream_));
-  SYMX_CUDA_RETURN_IF_ERROR(
-      ctx(), cudaMemcpyAsync(dst, host_src, bytes, cudaMemcpyHostToDevice, copy_stream_));
+  SYMX_RETURN_IF_ERROR(staging_.ToDevice(copy_stream_, dst, host_src, bytes));
   SYMX_RETURN_IF_ERROR(StreamWaits(stream_, copy_stream_));
   // The caller may free or reuse host_src on return.
   SYMX_CUDA_RETURN_IF_ERROR(ctx(), cudaStreamSynchronize(copy_stream_));

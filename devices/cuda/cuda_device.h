@@ -22,6 +22,7 @@
 
 #include "absl/status/statusor.h"
 #include "devices/caching_allocator.h"
+#include "devices/cuda/pinned_staging.h"
 #include "devices/device.h"
 
 namespace symx {
@@ -66,8 +67,9 @@ class CudaDevice : public Device {
   std::mutex handles_mu_;
   cublasHandle_t cublas_ = nullptr;
   cudnnHandle_t cudnn_ = nullptr;
-  // Host copies use the copy stream one at a time.
+  // Host copies use the copy stream (and the staging chunks) one at a time.
   std::mutex copy_mu_;
+  PinnedStaging staging_;
 };
 
 // CUDA devices this process can use (0 when none or no driver), and the

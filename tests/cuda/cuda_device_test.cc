@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "devices/cuda/pinned_staging.h"
 #include "devices/device.h"
 #include "devices/tensor.h"
 #include "gmock/gmock.h"
@@ -78,6 +79,25 @@ TEST(CudaDeviceTest, OutOfMemoryNamesTheDeviceAndTheBytes) {
   // The device still works.
   Tensor ok = Tensor::FromVector(Shape({2}), {1, 2}, DType::kFloat32, Context::GPU(0));
   EXPECT_EQ(ok.ToDoubles(), (std::vector<double>{1, 2}));
+}
+
+// Transfers of pageable memory above PinnedStaging::kMinStagedBytes go
+// through the two pinned chunks: sizes of one chunk, several and a ragged
+// tail must arrive whole, both ways, and equal the unstaged path's bytes.
+TEST(CudaDeviceTest, LargeHostTransfersArriveWholeThroughPinnedStaging) {
+  SYMX_REQUIRE_GPUS(1);
+  Device* gpu = ValueOrThrow(GetDevice(Context::GPU(0)));
+  for (size_t bytes : {cuda::PinnedStaging::kMinStagedBytes, cuda::PinnedStaging::kChunkBytes,
+                       3 * cuda::PinnedStaging::kChunkBytes + 4093}) {
+    std::vector<unsigned char> src(bytes), back(bytes, 0);
+    for (size_t i = 0; i < bytes; ++i) src[i] = static_cast<unsigned char>((i * 2654435761u) >> 13);
+    Tensor t = ValueOrThrow(
+        Tensor::Empty(Shape{static_cast<int64_t>(bytes)}, DType::kUint8, Context::GPU(0)));
+    void* dev = t.raw_data();
+    ASSERT_TRUE(gpu->CopyFromHost(src.data(), dev, bytes).ok());
+    ASSERT_TRUE(gpu->CopyToHost(dev, back.data(), bytes).ok());
+    EXPECT_TRUE(src == back) << bytes << " bytes";
+  }
 }
 
 TEST(CudaDeviceTest, CopiesBetweenTwoGpus) {

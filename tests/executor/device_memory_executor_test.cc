@@ -8,11 +8,13 @@
 #include <atomic>
 #include <cstring>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "devices/cpu/cpu_device.h"
 #include "devices/device.h"
+#include "devices/host_fallback.h"
 #include "devices/kernel.h"
 #include "devices/tensor.h"
 #include "executor/executor.h"
@@ -57,6 +59,12 @@ class FakeGpu : public CpuDevice {
 
 const Context kFake{DeviceType::kCPUShared, 0, -1};
 
+// Ops the fake device has no kernel for, so binds there take the host
+// fallback (devices/host_fallback.h): BatchNorm mutates aux states, LayerNorm
+// does not.
+const std::set<std::string> kNoDeviceKernel = {"BatchNorm", "_backward_BatchNorm", "LayerNorm",
+                                               "_backward_LayerNorm"};
+
 // The fake device runs the CPU kernels, with cpu(0)'s thread count (the CPU
 // GEMMs' blocking, and so their bits, depend on it).
 bool RegisterFakeGpu() {
@@ -67,6 +75,7 @@ bool RegisterFakeGpu() {
                             return std::unique_ptr<Device>(new FakeGpu(c, threads));
                           });
     for (const std::string& op : KernelRegistry::List(DeviceType::kCPU)) {
+      if (kNoDeviceKernel.count(op) > 0) continue;
       KernelRegistry::Register(op, DeviceType::kCPUShared,
                                *KernelRegistry::Find(op, DeviceType::kCPU));
     }
@@ -142,6 +151,85 @@ TEST(DeviceMemoryExecutorTest, SplittingBetweenCpuAndTheDeviceMatchesCpu) {
     // Values crossing devices were waited for on the device side.
     EXPECT_GT(syncs.load(), 0);
   }
+}
+
+
+// A net whose BatchNorm and LayerNorm have no kernel on the fake device;
+// group "a" (fc1, bn) may be placed elsewhere.
+Symbol FallbackNet() {
+  Symbol data = Symbol::Variable("data");
+  Symbol h;
+  {
+    AttrScope scope(AttrMap{{"ctx_group", "a"}});
+    h = OpCall("FullyConnected").Name("fc1").Attr("num_hidden", 8).Input(data).Build();
+    h = OpCall("BatchNorm").Name("bn").Attr("fix_gamma", "False").Input(h).Build();
+  }
+  h = OpCall("Activation").Name("act").Attr("act_type", "tanh").Input(h).Build();
+  h = OpCall("LayerNorm").Name("ln").Input(h).Build();
+  h = OpCall("FullyConnected").Name("fc2").Attr("num_hidden", 5).Input(h).Build();
+  return OpCall("SoftmaxOutput").Name("sm").Input("data", h).Build();
+}
+
+struct FallbackResult {
+  Result r;
+  std::map<std::string, std::vector<double>> aux;
+};
+
+FallbackResult TrainFallback(SimpleBindOptions o) {
+  o.shapes = {{"data", Shape{6, 10}}, {"sm_label", Shape{6}}};
+  auto exe = Executor::SimpleBind(FallbackNet(), o);
+  int k = 0;
+  for (auto& [name, arr] : exe->arg_dict()) {
+    std::vector<double> v(arr.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+      v[i] = name == "sm_label" ? static_cast<double>(i % 5) : ((i * 13 + k * 5) % 19) / 19.0 - 0.4;
+    }
+    ++k;
+    ThrowIfError(CopyTensor(Tensor::FromVector(arr.shape(), v, DType::kFloat64), arr));
+  }
+  for (int step = 0; step < 2; ++step) {
+    exe->Forward(true);
+    exe->Backward();
+  }
+  exe->Forward(false);  // inference reads the moving statistics
+  FallbackResult f;
+  f.r.out = exe->outputs()[0].ToDoubles();
+  for (auto& [name, g] : exe->grad_dict()) f.r.grads[name] = g.ToDoubles();
+  for (auto& [name, a] : exe->aux_dict()) f.aux[name] = a.ToDoubles();
+  return f;
+}
+
+TEST(DeviceMemoryExecutorTest, OpsWithoutADeviceKernelRunTheirCpuKernelOnHostCopies) {
+  ASSERT_TRUE(RegisterFakeGpu());
+  ASSERT_TRUE(HostFallbackEnabled());
+  for (GradReq req : {GradReq::kWrite, GradReq::kAdd}) {
+    const std::string what = req == GradReq::kAdd ? "add" : "write";
+    FallbackResult cpu = TrainFallback({.ctx = Context::CPU(0), .grad_req = req});
+    FallbackResult dev = TrainFallback({.ctx = kFake, .grad_req = req});
+    ExpectSame(dev.r, cpu.r, what);
+    // BatchNorm's moving statistics, updated on host copies, reached the device.
+    ASSERT_EQ(dev.aux.size(), 2u);
+    EXPECT_EQ(dev.aux, cpu.aux) << what;
+    EXPECT_NE(dev.aux.at("bn_moving_mean"), std::vector<double>(8, 0.0));
+    // And split between cpu(0) and the device.
+    FallbackResult split =
+        TrainFallback({.ctx = kFake, .grad_req = req, .group2ctx = {{"a", Context::CPU(0)}}});
+    ExpectSame(split.r, cpu.r, what + " split");
+  }
+}
+
+TEST(DeviceMemoryExecutorTest, WithTheFallbackOffAMissingKernelFailsTheBindNamingOpAndDevice) {
+  ASSERT_TRUE(RegisterFakeGpu());
+  SetHostFallbackEnabled(false);
+  try {
+    TrainFallback({.ctx = kFake});
+    ADD_FAILURE() << "bind succeeded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("operator bn (BatchNorm) has no kernel for cpu_shared(0)"),
+              std::string::npos)
+        << e.what();
+  }
+  SetHostFallbackEnabled(true);
 }
 
 }  // namespace

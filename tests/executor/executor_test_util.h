@@ -2,6 +2,7 @@
 #ifndef SYMX_TESTS_EXECUTOR_EXECUTOR_TEST_UTIL_H_
 #define SYMX_TESTS_EXECUTOR_EXECUTOR_TEST_UTIL_H_
 
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <random>
@@ -15,6 +16,16 @@
 
 namespace symx {
 namespace testing {
+
+// The device the executor suites bind on as "device n": cpu(n), or gpu(n)
+// when SYMX_TEST_DEVICE=gpu (tools/gpu/run.sh runs the placement and
+// shared_exec suites that way, with SYMX_LOGICAL_GPUS so that gpu(0..7)
+// exist on one physical GPU).
+inline bool TestOnGpu() {
+  const char* v = std::getenv("SYMX_TEST_DEVICE");
+  return v != nullptr && std::string(v) == "gpu";
+}
+inline Context TestDevice(int n) { return TestOnGpu() ? Context::GPU(n) : Context::CPU(n); }
 
 // A float tensor of `shape` with element i = f(i).
 inline Tensor Iota(const Shape& shape, const std::function<double(int64_t)>& f,

@@ -23,16 +23,21 @@ using ::symx::testing::ErrorOf;
 using ::symx::testing::Full;
 using ::testing::HasSubstr;
 
-const Context kCpu0 = Context::CPU(0);
-const Context kCpu1 = Context::CPU(1);
-const Context kCpu2 = Context::CPU(2);
-const Context kCpu3 = Context::CPU(3);
+// cpu(N), or gpu(N) under SYMX_TEST_DEVICE=gpu (executor_test_util.h).
+const Context kDev0 = testing::TestDevice(0);
+const Context kDev1 = testing::TestDevice(1);
+const Context kDev2 = testing::TestDevice(2);
+const Context kDev3 = testing::TestDevice(3);
 
 void ExpectBitwiseEqual(const Tensor& a, const Tensor& b, const std::string& what) {
   ASSERT_TRUE(a.defined() && b.defined()) << what;
   ASSERT_EQ(a.shape(), b.shape()) << what;
   ASSERT_EQ(a.dtype(), b.dtype()) << what;
-  EXPECT_EQ(std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()), 0) << what << " differs";
+  // Bytes, not values (NaNs and signed zeros too), of host copies.
+  Tensor ha = CopyToNew(a, Context::CPU(0), a.dtype()).value();
+  Tensor hb = CopyToNew(b, Context::CPU(0), b.dtype()).value();
+  EXPECT_EQ(std::memcmp(ha.read_raw_data(), hb.read_raw_data(), ha.nbytes()), 0)
+      << what << " differs";
 }
 
 void ExpectSameMaps(const std::map<std::string, Tensor>& a, const std::map<std::string, Tensor>& b,
@@ -121,11 +126,11 @@ TEST_P(ChainTest, MatchesSingleDevice) {
 }
 
 INSTANTIATE_TEST_SUITE_P(DtypesAndDevices, ChainTest,
-                         ::testing::Values(ChainCase{DType::kFloat32, kCpu0, kCpu1},
-                                           ChainCase{DType::kFloat64, kCpu0, kCpu1},
-                                           ChainCase{DType::kFloat16, kCpu0, kCpu1},
-                                           ChainCase{DType::kFloat32, kCpu1, kCpu2},
-                                           ChainCase{DType::kFloat64, kCpu2, kCpu3}));
+                         ::testing::Values(ChainCase{DType::kFloat32, kDev0, kDev1},
+                                           ChainCase{DType::kFloat64, kDev0, kDev1},
+                                           ChainCase{DType::kFloat16, kDev0, kDev1},
+                                           ChainCase{DType::kFloat32, kDev1, kDev2},
+                                           ChainCase{DType::kFloat64, kDev2, kDev3}));
 
 // Random values for every argument and aux state, the same for both executors.
 void FillRandom(Executor* a, Executor* b, uint32_t seed) {
@@ -156,22 +161,22 @@ void ExpectSameTraining(Executor* split, Executor* single, int steps,
 // stage2=cpu(2) as MXNet's test does.
 TEST(ModelParallel, LegacyStageFileMatchesSingleDevice) {
   Symbol net = Symbol::Load("tools/examples/legacy_mlp-symbol.json");
-  SimpleBindOptions o{.ctx = kCpu0, .shapes = {{"data", Shape{6, 10}}}};
+  SimpleBindOptions o{.ctx = kDev0, .shapes = {{"data", Shape{6, 10}}}};
   auto single = Executor::SimpleBind(net, o);
-  o.group2ctx = {{"stage1", kCpu1}, {"stage2", kCpu2}};
+  o.group2ctx = {{"stage1", kDev1}, {"stage2", kDev2}};
   auto split = Executor::SimpleBind(net, o);
   // SimpleBind puts every variable on its group's device.
-  EXPECT_EQ(split->arg_dict().at("fc1_weight").ctx(), kCpu1);
-  EXPECT_EQ(split->arg_dict().at("fc2_weight").ctx(), kCpu2);
-  EXPECT_EQ(split->aux_dict().at("bn_moving_mean").ctx(), kCpu2);
-  EXPECT_EQ(split->grad_dict().at("fc1_weight").ctx(), kCpu1);
+  EXPECT_EQ(split->arg_dict().at("fc1_weight").ctx(), kDev1);
+  EXPECT_EQ(split->arg_dict().at("fc2_weight").ctx(), kDev2);
+  EXPECT_EQ(split->aux_dict().at("bn_moving_mean").ctx(), kDev2);
+  EXPECT_EQ(split->grad_dict().at("fc1_weight").ctx(), kDev1);
   FillRandom(split.get(), single.get(), 7);
   ExpectSameTraining(split.get(), single.get(), 3);
   // Nothing runs on the bind context: every op is in a group.
   std::vector<MemoryStats> stats = split->memory_stats();
   ASSERT_GE(stats.size(), 2u);
-  EXPECT_EQ(stats[0].ctx, kCpu1);
-  EXPECT_EQ(stats[1].ctx, kCpu2);
+  EXPECT_EQ(stats[0].ctx, kDev1);
+  EXPECT_EQ(stats[1].ctx, kDev2);
   EXPECT_EQ(CountOps(split->OptimizedSymbol(), "_CrossDeviceCopy"), 1);  // relu1 -> fc2
 }
 
@@ -194,9 +199,9 @@ Symbol TwoBranches() {
 TEST(ModelParallel, TwoBranchesMatchSingleDevice) {
   Symbol net = TwoBranches();
   for (GradReq req : {GradReq::kWrite, GradReq::kAdd}) {
-    SimpleBindOptions o{.ctx = kCpu0, .shapes = {{"data", Shape{5, 12}}}, .grad_req = req};
+    SimpleBindOptions o{.ctx = kDev0, .shapes = {{"data", Shape{5, 12}}}, .grad_req = req};
     auto single = Executor::SimpleBind(net, o);
-    o.group2ctx = {{"a", kCpu1}, {"b", kCpu2}};
+    o.group2ctx = {{"a", kDev1}, {"b", kDev2}};
     auto split = Executor::SimpleBind(net, o);
     FillRandom(split.get(), single.get(), 11);
     Tensor head = testing::Iota(Shape{5, 8}, [](int64_t i) { return 0.1 * (i % 7) - 0.3; });
@@ -206,9 +211,9 @@ TEST(ModelParallel, TwoBranchesMatchSingleDevice) {
     EXPECT_EQ(CountOps(split->OptimizedSymbol(), "_CrossDeviceCopy"), 4);
     EXPECT_EQ(split->memory_stats().size(), 3u);
     // data's gradient sums contributions from both devices on data's device.
-    EXPECT_EQ(split->grad_dict().at("data").ctx(), kCpu0);
-    EXPECT_EQ(split->grad_dict().at("a_fc1_weight").ctx(), kCpu1);
-    EXPECT_EQ(split->grad_dict().at("b_fc2_bias").ctx(), kCpu2);
+    EXPECT_EQ(split->grad_dict().at("data").ctx(), kDev0);
+    EXPECT_EQ(split->grad_dict().at("a_fc1_weight").ctx(), kDev1);
+    EXPECT_EQ(split->grad_dict().at("b_fc2_bias").ctx(), kDev2);
   }
 }
 
@@ -217,7 +222,7 @@ TEST(ModelParallel, BackwardNodesFollowTheirForwardNode) {
   Symbol net = TwoBranches();
   auto exe = Executor::SimpleBind(
       net,
-      {.ctx = kCpu3, .shapes = {{"data", Shape{2, 3}}}, .group2ctx = {{"a", kCpu1}, {"b", kCpu2}}});
+      {.ctx = kDev3, .shapes = {{"data", Shape{2, 3}}}, .group2ctx = {{"a", kDev1}, {"b", kDev2}}});
   std::string dbg = exe->DebugStr();
   std::istringstream lines(dbg);
   std::string phase, op, name, on, ctx;
@@ -228,40 +233,42 @@ TEST(ModelParallel, BackwardNodesFollowTheirForwardNode) {
     std::istringstream line(text);
     if (!(line >> phase >> op >> name >> on >> ctx) || on != "on") continue;
     if (op == "_CrossDeviceCopy") continue;
-    std::string want = "cpu(3)";
-    if (name.rfind("a_", 0) == 0) want = "cpu(1)";
-    if (name.rfind("b_", 0) == 0) want = "cpu(2)";
-    if (phase == "backward" && want == "cpu(3)") continue;  // helpers of the ungrouped join
+    std::string want = kDev3.ToString();
+    if (name.rfind("a_", 0) == 0) want = kDev1.ToString();
+    if (name.rfind("b_", 0) == 0) want = kDev2.ToString();
+    if (phase == "backward" && want == kDev3.ToString()) continue;  // the ungrouped join's helpers
     EXPECT_EQ(ctx, want) << text;
     ++checked;
   }
   EXPECT_GE(checked, 14);
-  EXPECT_THAT(dbg, HasSubstr("backward _backward_FullyConnected a_fc1_backward on cpu(1)"));
-  EXPECT_THAT(dbg, HasSubstr("backward _backward_BatchNorm b_bn_backward on cpu(2)"));
+  EXPECT_THAT(dbg,
+              HasSubstr("backward _backward_FullyConnected a_fc1_backward on " + kDev1.ToString()));
+  EXPECT_THAT(dbg, HasSubstr("backward _backward_BatchNorm b_bn_backward on " + kDev2.ToString()));
 }
 
 // The CPU devices of a plan run at once: each step gets its device's threads
 // divided by their number, so that together they never oversubscribe the
 // cores; a plan on one device gets all of them.
 TEST(ModelParallel, CpuDevicesShareTheThreads) {
+  if (testing::TestOnGpu()) GTEST_SKIP() << "CPU threads only";
   auto per_step = [](const std::string& dbg, const std::string& ctx) {
     const std::string key = "Threads on " + ctx + ": ";
     const size_t at = dbg.find(key);
     EXPECT_NE(at, std::string::npos) << dbg;
     return at == std::string::npos ? -1 : std::stoi(dbg.substr(at + key.size()));
   };
-  const int threads = GetDevice(kCpu1).value()->num_threads();
-  ASSERT_EQ(GetDevice(kCpu2).value()->num_threads(), threads);
+  const int threads = GetDevice(kDev1).value()->num_threads();
+  ASSERT_EQ(GetDevice(kDev2).value()->num_threads(), threads);
   auto split = Executor::SimpleBind(
       TwoBranches(),
-      {.ctx = kCpu3, .shapes = {{"data", Shape{2, 3}}}, .group2ctx = {{"a", kCpu1}, {"b", kCpu2}}});
+      {.ctx = kDev3, .shapes = {{"data", Shape{2, 3}}}, .group2ctx = {{"a", kDev1}, {"b", kDev2}}});
   const std::string dbg = split->DebugStr();
   // cpu(1), cpu(2) and cpu(3) (the ungrouped join) all run steps.
-  EXPECT_EQ(per_step(dbg, "cpu(1)"), std::max(1, threads / 3));
-  EXPECT_EQ(per_step(dbg, "cpu(2)"), std::max(1, threads / 3));
+  EXPECT_EQ(per_step(dbg, kDev1.ToString()), std::max(1, threads / 3));
+  EXPECT_EQ(per_step(dbg, kDev2.ToString()), std::max(1, threads / 3));
   auto single =
-      Executor::SimpleBind(TwoBranches(), {.ctx = kCpu1, .shapes = {{"data", Shape{2, 3}}}});
-  EXPECT_EQ(per_step(single->DebugStr(), "cpu(1)"), threads);
+      Executor::SimpleBind(TwoBranches(), {.ctx = kDev1, .shapes = {{"data", Shape{2, 3}}}});
+  EXPECT_EQ(per_step(single->DebugStr(), kDev1.ToString()), threads);
 }
 
 TEST(ModelParallel, BindWithArraysOnSeveralDevices) {
@@ -269,14 +276,14 @@ TEST(ModelParallel, BindWithArraysOnSeveralDevices) {
   Shape shape{2, 2};
   // data3's array on cpu(3), not on the group's device: its value is copied to
   // dev2's device; the output and every gradient are where they are computed.
-  std::vector<Tensor> args = {CopyToNew(Full(shape, 1), kCpu1, DType::kFloat32).value(),
-                              CopyToNew(Full(shape, 2), kCpu2, DType::kFloat32).value(),
-                              CopyToNew(Full(shape, 3), kCpu3, DType::kFloat32).value()};
-  auto exe = Executor::Bind(net, {.ctx = kCpu0, .group2ctx = {{"dev1", kCpu1}, {"dev2", kCpu2}}},
+  std::vector<Tensor> args = {CopyToNew(Full(shape, 1), kDev1, DType::kFloat32).value(),
+                              CopyToNew(Full(shape, 2), kDev2, DType::kFloat32).value(),
+                              CopyToNew(Full(shape, 3), kDev3, DType::kFloat32).value()};
+  auto exe = Executor::Bind(net, {.ctx = kDev0, .group2ctx = {{"dev1", kDev1}, {"dev2", kDev2}}},
                             args, std::nullopt);
   exe->Forward(false);
   testing::ExpectNear(exe->outputs()[0], std::vector<double>(4, 12.0), 0, "output");
-  EXPECT_EQ(exe->outputs()[0].ctx(), kCpu2);
+  EXPECT_EQ(exe->outputs()[0].ctx(), kDev2);
   // data2 (cpu(2) -> cpu(1)), dev1's result (cpu(1) -> cpu(2)), data3 (cpu(3) -> cpu(2)).
   EXPECT_EQ(CountOps(exe->OptimizedSymbol(), "_CrossDeviceCopy"), 3);
   // The optimized symbol is a valid graph that saves and reloads.
@@ -296,8 +303,8 @@ TEST(ModelParallel, OneCopyPerSourceAndDestination) {
     net = e * t + x;
   }
   auto exe = Executor::SimpleBind(
-      net, {.ctx = kCpu0, .shapes = {{"x", Shape{3}}}, .group2ctx = {{"g", kCpu1}}});
-  EXPECT_EQ(exe->arg_dict().at("x").ctx(), kCpu0);
+      net, {.ctx = kDev0, .shapes = {{"x", Shape{3}}}, .group2ctx = {{"g", kDev1}}});
+  EXPECT_EQ(exe->arg_dict().at("x").ctx(), kDev0);
   EXPECT_EQ(CountOps(exe->OptimizedSymbol(), "_CrossDeviceCopy"), 1);
   exe->CopyParamsFrom({{"x", Tensor::FromVector(Shape{3}, {0.1, 0.2, 0.3})}});
   exe->Forward(true);
@@ -309,14 +316,14 @@ TEST(ModelParallel, OneCopyPerSourceAndDestination) {
   }
   testing::ExpectNear(exe->outputs()[0], want, 1e-6, "output");
   testing::ExpectNear(exe->grad_dict().at("x"), grad, 1e-5, "grad x");
-  EXPECT_EQ(exe->grad_dict().at("x").ctx(), kCpu0);
+  EXPECT_EQ(exe->grad_dict().at("x").ctx(), kDev0);
 }
 
 TEST(ModelParallel, MonitorSeesEveryDevice) {
-  auto exe = Executor::SimpleBind(TwoBranches(), {.ctx = kCpu0,
+  auto exe = Executor::SimpleBind(TwoBranches(), {.ctx = kDev0,
                                                   .shapes = {{"data", Shape{2, 3}}},
                                                   .grad_req = GradReq::kNull,
-                                                  .group2ctx = {{"a", kCpu1}, {"b", kCpu2}}});
+                                                  .group2ctx = {{"a", kDev1}, {"b", kDev2}}});
   std::set<std::string> seen;
   exe->SetMonitorCallback([&](const std::string& name, const Tensor&) { seen.insert(name); });
   exe->Forward(false);
@@ -330,9 +337,9 @@ TEST(ModelParallel, MonitorSeesEveryDevice) {
 TEST(ModelParallelErrors, GroupMissingFromGroup2Ctx) {
   std::string err = ErrorOf([] {
     Executor::SimpleBind(Chain(DType::kFloat32),
-                         {.ctx = kCpu0,
+                         {.ctx = kDev0,
                           .shapes = {{"data1", Shape{2}}, {"data2", Shape{2}}, {"data3", Shape{2}}},
-                          .group2ctx = {{"dev1", kCpu1}}});
+                          .group2ctx = {{"dev1", kDev1}}});
   });
   EXPECT_THAT(err, HasSubstr("ctx_group 'dev2'"));
   EXPECT_THAT(err, HasSubstr("not in group2ctx (groups given: dev1)"));
@@ -342,17 +349,18 @@ TEST(ModelParallelErrors, GroupMissingFromGroup2Ctx) {
 TEST(ModelParallelErrors, ContextThatDoesNotExist) {
   std::string err = ErrorOf([] {
     Executor::SimpleBind(Chain(DType::kFloat32),
-                         {.ctx = kCpu0,
+                         {.ctx = kDev0,
                           .shapes = {{"data1", Shape{2}}, {"data2", Shape{2}}, {"data3", Shape{2}}},
-                          .group2ctx = {{"dev1", kCpu1}, {"dev2", Context::CPU(77)}}});
+                          .group2ctx = {{"dev1", kDev1}, {"dev2", testing::TestDevice(77)}}});
   });
-  EXPECT_THAT(err, HasSubstr("cpu(77)"));
+  EXPECT_THAT(err, HasSubstr(testing::TestDevice(77).ToString()));
   EXPECT_THAT(err, HasSubstr("dev2"));
+  if (testing::TestOnGpu()) return;  // gpu(0) exists there
   std::string gpu = ErrorOf([] {
     Executor::SimpleBind(Chain(DType::kFloat32),
-                         {.ctx = kCpu0,
+                         {.ctx = kDev0,
                           .shapes = {{"data1", Shape{2}}, {"data2", Shape{2}}, {"data3", Shape{2}}},
-                          .group2ctx = {{"dev1", kCpu1}, {"dev2", Context::GPU(0)}}});
+                          .group2ctx = {{"dev1", kDev1}, {"dev2", Context::GPU(0)}}});
   });
   EXPECT_THAT(gpu, HasSubstr("gpu(0)"));
 }
@@ -370,12 +378,12 @@ TEST(ModelParallelErrors, AuxStateAcrossDevices) {
     return Tensor::Zeros(shape, DType::kFloat32, ctx).value();
   };
   std::string err = ErrorOf([&] {
-    Executor::Bind(bn, {.ctx = kCpu0, .group2ctx = {{"g", kCpu1}}},
-                   std::vector<Tensor>{on(s, kCpu0), on(c, kCpu1), on(c, kCpu1)}, std::nullopt,
-                   std::vector<Tensor>{on(c, kCpu0), on(c, kCpu1)});
+    Executor::Bind(bn, {.ctx = kDev0, .group2ctx = {{"g", kDev1}}},
+                   std::vector<Tensor>{on(s, kDev0), on(c, kDev1), on(c, kDev1)}, std::nullopt,
+                   std::vector<Tensor>{on(c, kDev0), on(c, kDev1)});
   });
   EXPECT_THAT(err, HasSubstr("mutable state cannot go across device"));
-  EXPECT_THAT(err, HasSubstr("'bn_moving_mean' lives on cpu(0)"));
+  EXPECT_THAT(err, HasSubstr("'bn_moving_mean' lives on " + kDev0.ToString()));
   EXPECT_THAT(err, HasSubstr("'bn' (BatchNorm), which updates it"));
 
   // Read on another device while its op updates it: refused as well.
@@ -388,10 +396,10 @@ TEST(ModelParallelErrors, AuxStateAcrossDevices) {
   Symbol both = Symbol::Group({bn2, mean * 2.0});
   std::string read = ErrorOf([&] {
     Executor::SimpleBind(both,
-                         {.ctx = kCpu0, .shapes = {{"data", s}}, .group2ctx = {{"g", kCpu1}}});
+                         {.ctx = kDev0, .shapes = {{"data", s}}, .group2ctx = {{"g", kDev1}}});
   });
   EXPECT_THAT(read, HasSubstr("mutable state cannot go across device"));
-  EXPECT_THAT(read, HasSubstr("which reads it, runs on cpu(0)"));
+  EXPECT_THAT(read, HasSubstr("which reads it, runs on " + kDev0.ToString()));
 }
 
 TEST(ModelParallelErrors, GradientArrayOnAnotherDevice) {
@@ -399,12 +407,12 @@ TEST(ModelParallelErrors, GradientArrayOnAnotherDevice) {
   Shape shape{2};
   auto on = [&](const Context& ctx) { return Tensor::Zeros(shape, DType::kFloat32, ctx).value(); };
   std::string err = ErrorOf([&] {
-    Executor::Bind(net, {.ctx = kCpu0, .group2ctx = {{"dev1", kCpu1}, {"dev2", kCpu2}}},
-                   std::vector<Tensor>{on(kCpu1), on(kCpu1), on(kCpu2)},
-                   std::vector<Tensor>{on(kCpu1), on(kCpu1), on(kCpu1)});
+    Executor::Bind(net, {.ctx = kDev0, .group2ctx = {{"dev1", kDev1}, {"dev2", kDev2}}},
+                   std::vector<Tensor>{on(kDev1), on(kDev1), on(kDev2)},
+                   std::vector<Tensor>{on(kDev1), on(kDev1), on(kDev1)});
   });
-  EXPECT_THAT(err, HasSubstr("Trying to save gradient to cpu(1)"));
-  EXPECT_THAT(err, HasSubstr("computes it on cpu(2)"));
+  EXPECT_THAT(err, HasSubstr("Trying to save gradient to " + kDev1.ToString()));
+  EXPECT_THAT(err, HasSubstr("computes it on " + kDev2.ToString()));
   EXPECT_THAT(err, HasSubstr("argument data3"));
 }
 
@@ -413,10 +421,11 @@ TEST(ModelParallelErrors, ArraysOnOtherDevicesNeedGroup2Ctx) {
   Shape shape{2};
   auto on = [&](const Context& ctx) { return Tensor::Zeros(shape, DType::kFloat32, ctx).value(); };
   std::string err = ErrorOf([&] {
-    Executor::Bind(net, {.ctx = kCpu0}, std::vector<Tensor>{on(kCpu0), on(kCpu0), on(kCpu1)},
+    Executor::Bind(net, {.ctx = kDev0}, std::vector<Tensor>{on(kDev0), on(kDev0), on(kDev1)},
                    std::nullopt);
   });
-  EXPECT_THAT(err, HasSubstr("Input array is in cpu(1) while binding with ctx=cpu(0)"));
+  EXPECT_THAT(err, HasSubstr("Input array is in " + kDev1.ToString() + " while binding with ctx=" +
+                             kDev0.ToString()));
 }
 
 // A step that fails at run time (FullyConnected has no float16 kernel) stops
@@ -437,11 +446,11 @@ TEST(ModelParallelErrors, FailingStepStopsEveryDevice) {
   }
   auto exe = Executor::SimpleBind(
       net,
-      {.ctx = kCpu0,
+      {.ctx = kDev0,
        .shapes = {{"x", Shape{2, 4}}, {"y", Shape{2, 3}}},
        .grad_req = GradReq::kNull,
        .type_dict = std::map<std::string, DType>{{"x", DType::kFloat16}, {"y", DType::kFloat16}},
-       .group2ctx = {{"dev1", kCpu1}, {"dev2", kCpu2}}});
+       .group2ctx = {{"dev1", kDev1}, {"dev2", kDev2}}});
   for (int i = 0; i < 3; ++i) {
     std::string err = ErrorOf([&] { exe->Forward(false); });
     EXPECT_THAT(err, HasSubstr("float16")) << i;
@@ -452,10 +461,10 @@ TEST(ModelParallelErrors, FailingStepStopsEveryDevice) {
 // An exception from the monitor callback on any device's worker reaches the
 // caller once every device has stopped; the executor stays usable.
 TEST(ModelParallelErrors, MonitorExceptionOnAWorkerReachesTheCaller) {
-  auto exe = Executor::SimpleBind(TwoBranches(), {.ctx = kCpu0,
+  auto exe = Executor::SimpleBind(TwoBranches(), {.ctx = kDev0,
                                                   .shapes = {{"data", Shape{2, 3}}},
                                                   .grad_req = GradReq::kNull,
-                                                  .group2ctx = {{"a", kCpu1}, {"b", kCpu2}}});
+                                                  .group2ctx = {{"a", kDev1}, {"b", kDev2}}});
   for (const char* where : {"b_fc2_output", "a_act_output", "data_0_copy_output"}) {
     std::string name = where;
     exe->SetMonitorCallback([name](const std::string& n, const Tensor&) {
@@ -470,10 +479,10 @@ TEST(ModelParallelErrors, MonitorExceptionOnAWorkerReachesTheCaller) {
 
 // Without group2ctx, ctx_group attributes are ignored: one device, no copies.
 TEST(ModelParallel, GroupsIgnoredWithoutGroup2Ctx) {
-  auto exe = Executor::SimpleBind(TwoBranches(), {.ctx = kCpu2, .shapes = {{"data", Shape{2, 3}}}});
+  auto exe = Executor::SimpleBind(TwoBranches(), {.ctx = kDev2, .shapes = {{"data", Shape{2, 3}}}});
   EXPECT_EQ(CountOps(exe->OptimizedSymbol(), "_CrossDeviceCopy"), 0);
   ASSERT_EQ(exe->memory_stats().size(), 1u);
-  EXPECT_EQ(exe->memory_stats()[0].ctx, kCpu2);
+  EXPECT_EQ(exe->memory_stats()[0].ctx, kDev2);
 }
 
 }  // namespace

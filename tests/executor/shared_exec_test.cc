@@ -82,7 +82,7 @@ const std::vector<std::string> kParams = {"i2h_weight", "i2h_bias", "h2h_weight"
 
 SimpleBindOptions BucketOptions(int steps, const std::map<std::string, Context>& group2ctx) {
   SimpleBindOptions o;
-  o.ctx = Context::CPU(4);
+  o.ctx = testing::TestDevice(4);
   o.shapes = {{"data", Shape{32, steps, 32}}};
   // A map leaves unnamed arguments (data, the label) at null.
   std::map<std::string, GradReq> reqs;
@@ -101,7 +101,7 @@ void TrainStep(Executor* exe) {
 // bucket shares its parameters, gradients, input buffers and memory pool.
 // All buckets together must stay within 1.2x the largest alone.
 void CheckBucketing(const std::map<std::string, Context>& group2ctx) {
-  std::vector<Context> devices = {Context::CPU(4)};
+  std::vector<Context> devices = {testing::TestDevice(4)};
   for (const auto& [g, c] : group2ctx) devices.push_back(c);
   const size_t base = InUse(devices);
   size_t alone;
@@ -158,7 +158,7 @@ void CheckBucketing(const std::map<std::string, Context>& group2ctx) {
 TEST(Bucketing, AllBucketsWithinOnePointTwoOfTheLargest) { CheckBucketing({}); }
 
 TEST(Bucketing, AcrossTwoDevices) {
-  CheckBucketing({{"rnn", Context::CPU(5)}, {"head", Context::CPU(6)}});
+  CheckBucketing({{"rnn", testing::TestDevice(5)}, {"head", testing::TestDevice(6)}});
 }
 
 Symbol Mlp() {
@@ -172,7 +172,7 @@ Symbol Mlp() {
 
 TEST(SharedBuffer, InputsAreViewsWhenLargeEnoughElseReallocated) {
   std::map<std::string, Tensor> buffer;
-  SimpleBindOptions o{.ctx = Context::CPU(0), .shapes = {{"data", Shape{8, 5}}}};
+  SimpleBindOptions o{.ctx = testing::TestDevice(0), .shapes = {{"data", Shape{8, 5}}}};
   o.grad_req = std::map<std::string, GradReq>{
       {"data", GradReq::kWrite},     {"fc1_weight", GradReq::kWrite}, {"fc1_bias", GradReq::kWrite},
       {"fc2_weight", GradReq::kWrite}, {"fc2_bias", GradReq::kWrite},  {"bn_gamma", GradReq::kWrite},
@@ -222,7 +222,7 @@ TEST(SharedBuffer, InputsAreViewsWhenLargeEnoughElseReallocated) {
 
 TEST(SharedBuffer, SharedArgumentsMustMatch) {
   std::map<std::string, Tensor> buffer;
-  SimpleBindOptions o{.ctx = Context::CPU(0), .shapes = {{"data", Shape{8, 5}}}};
+  SimpleBindOptions o{.ctx = testing::TestDevice(0), .shapes = {{"data", Shape{8, 5}}}};
   o.shared_buffer = &buffer;
   auto big = Executor::SimpleBind(Mlp(), o);
   SimpleBindOptions other = o;
@@ -243,8 +243,8 @@ TEST(SharedBuffer, SharedArgumentsMustMatch) {
 }
 
 TEST(SharedExec, PoolOnlyWithoutSharedBuffer) {
-  auto big = Executor::SimpleBind(Mlp(), {.ctx = Context::CPU(0), .shapes = {{"data", Shape{8, 5}}}});
-  auto small = Executor::SimpleBind(Mlp(), {.ctx = Context::CPU(0),
+  auto big = Executor::SimpleBind(Mlp(), {.ctx = testing::TestDevice(0), .shapes = {{"data", Shape{8, 5}}}});
+  auto small = Executor::SimpleBind(Mlp(), {.ctx = testing::TestDevice(0),
                                             .shapes = {{"data", Shape{4, 5}}},
                                             .shared_arg_names = {"fc1_weight"},
                                             .shared_exec = big.get()});
@@ -260,15 +260,15 @@ TEST(SharedExec, PoolOnlyWithoutSharedBuffer) {
 // from the pools, and the results equal a single-device Reshape's.
 TEST(Reshape, ThroughTheSharedPoolsOfEveryDevice) {
   Symbol net = Symbol::Load("tools/examples/legacy_mlp-symbol.json");
-  SimpleBindOptions o{.ctx = Context::CPU(0), .shapes = {{"data", Shape{8, 10}}}};
+  SimpleBindOptions o{.ctx = testing::TestDevice(0), .shapes = {{"data", Shape{8, 10}}}};
   auto single = Executor::SimpleBind(net, o);
-  o.group2ctx = {{"stage1", Context::CPU(1)}, {"stage2", Context::CPU(2)}};
+  o.group2ctx = {{"stage1", testing::TestDevice(1)}, {"stage2", testing::TestDevice(2)}};
   auto split = Executor::SimpleBind(net, o);
   auto small_split = split->Reshape({{"data", Shape{3, 10}}, {"softmax_label", Shape{3}}});
   auto small_single = single->Reshape({{"data", Shape{3, 10}}, {"softmax_label", Shape{3}}});
   EXPECT_EQ(Allocated(*small_split), 0u);
   EXPECT_TRUE(small_split->arg_dict().at("data").SharesStorageWith(split->arg_dict().at("data")));
-  EXPECT_EQ(small_split->arg_dict().at("data").ctx(), Context::CPU(1));
+  EXPECT_EQ(small_split->arg_dict().at("data").ctx(), testing::TestDevice(1));
   std::map<std::string, Tensor> values;
   for (const auto& [name, t] : small_single->arg_dict()) {
     values[name] = testing::Iota(t.shape(), [&](int64_t i) {
@@ -332,8 +332,8 @@ class HeldForward {
 
 TEST(SharedExec, ConcurrentUseOfASharedPoolIsRefused) {
   for (bool split : {false, true}) {
-    SimpleBindOptions o{.ctx = Context::CPU(0), .shapes = {{"data", Shape{8, 10}}}};
-    if (split) o.group2ctx = {{"stage1", Context::CPU(1)}, {"stage2", Context::CPU(2)}};
+    SimpleBindOptions o{.ctx = testing::TestDevice(0), .shapes = {{"data", Shape{8, 10}}}};
+    if (split) o.group2ctx = {{"stage1", testing::TestDevice(1)}, {"stage2", testing::TestDevice(2)}};
     auto exe = Executor::SimpleBind(Symbol::Load("tools/examples/legacy_mlp-symbol.json"), o);
     auto smaller = exe->Reshape({{"data", Shape{4, 10}}, {"softmax_label", Shape{4}}});
     HeldForward held(exe.get());
@@ -351,12 +351,12 @@ TEST(SharedExec, ConcurrentUseOfASharedPoolIsRefused) {
 // A refused call writes nothing: inputs are copied only once the pools are
 // claimed. Executors on other devices share no pool and may run concurrently.
 TEST(SharedExec, RefusedCallWritesNothingAndOtherDevicesRun) {
-  SimpleBindOptions o{.ctx = Context::CPU(0), .shapes = {{"data", Shape{8, 10}}}};
+  SimpleBindOptions o{.ctx = testing::TestDevice(0), .shapes = {{"data", Shape{8, 10}}}};
   Symbol net = Symbol::Load("tools/examples/legacy_mlp-symbol.json");
   auto exe = Executor::SimpleBind(net, o);
   auto same_pool = exe->Reshape({{"data", Shape{8, 10}}});
   SimpleBindOptions elsewhere = o;
-  elsewhere.ctx = Context::CPU(3);
+  elsewhere.ctx = testing::TestDevice(3);
   elsewhere.shared_exec = exe.get();
   auto other_device = Executor::SimpleBind(net, elsewhere);
   HeldForward held(exe.get());

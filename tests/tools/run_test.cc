@@ -304,6 +304,33 @@ TEST(Bench, ReportsTimesAndMemoryAsJson) {
   EXPECT_FALSE(doc.contains("devices"));  // one device
 }
 
+// --dtype sets the inputs' dtype and the network follows: float64 plans twice
+// float32's bytes; a bad name is a usage error naming it.
+TEST(Bench, DTypeFlagSetsTheNetworksDType) {
+  BenchOptions o;
+  o.model.symbol_path = WriteFcModel("fc_bench_dtype");
+  o.model.shapes = {{"data", Shape{8, 2}}};
+  o.model.train = true;
+  o.iters = 1;
+  const size_t f32 = RunBench(o).memory.at(0).planned_bytes;
+  o.model.dtype = DType::kFloat64;
+  const size_t f64 = RunBench(o).memory.at(0).planned_bytes;
+  EXPECT_GT(f32, 0u);
+  EXPECT_EQ(f64, 2 * f32);
+  std::ostringstream out, err;
+  const std::string model = WriteFcModel("fc_bench_dtype_main");
+  EXPECT_EQ(BenchMain({model, "--shape", "data=4,2", "--iters", "1", "--dtype", "float64"}, out,
+                      err),
+            0)
+      << err.str();
+  EXPECT_EQ(BenchMain({model, "--shape", "data=4,2", "--dtype", "float99"}, out, err), 2);
+  EXPECT_NE(err.str().find("float99"), std::string::npos) << err.str();
+  err.str("");
+  EXPECT_EQ(BenchMain({model, "--dtype", "float16"}, out, err), 2);
+  EXPECT_NE(err.str().find("--dtype applies to the --shape inputs"), std::string::npos)
+      << err.str();
+}
+
 TEST(BenchMain, ExitCodes) {
   std::ostringstream out, err;
   EXPECT_EQ(BenchMain({"m.json", "--iters", "0"}, out, err), 2);

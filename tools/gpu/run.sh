@@ -1,28 +1,22 @@
 #!/usr/bin/env bash
 # Runs the packed GPU suite (tools/gpu/pack.sh) on the GPU machine: every
 # test binary on the physical GPUs, then the executor test again with two
-# logical GPUs on one device (SYMX_LOGICAL_GPUS=2). Logs go to $OUT (or
-# ./gpu-logs); ends with one line "N passed, N failed".
+# logical GPUs on one device (SYMX_LOGICAL_GPUS=2), and the placement and
+# shared_exec suites on gpu(n) (SYMX_TEST_DEVICE=gpu). The logs are packed
+# into $OUT/gpu-logs.tar.gz (the device tool returns at most 8 files) or
+# ./gpu-logs; ends with one line "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-out="${OUT:-gpu-logs}"
+dest="${OUT:-gpu-logs}"
+mkdir -p "$dest"
+dest="$(cd "$dest" && pwd)"
+out="$(mktemp -d)/gpu-logs"
 mkdir -p "$out"
-out="$(cd "$out" && pwd)"
 [ -f .gpu/suite.tar.xz ] || { echo "no .gpu/suite.tar.xz: run tools/gpu/pack.sh on the build machine first"; exit 2; }
 suite="$(mktemp -d)"
 tar -xJf .gpu/suite.tar.xz -C "$suite"
 suite="$suite/suite"
-# cuBLAS/cuDNN/NCCL: the pip packages' folders under the machine's Python,
-# then CUDA's own lib64.
-libs="$suite/lib"
-py_nvidia="$(python3 -c 'import nvidia, os; print(list(nvidia.__path__)[0])' 2>/dev/null || true)"
-if [ -n "$py_nvidia" ]; then
-  for d in "$py_nvidia"/*/lib; do libs="$libs:$d"; done
-fi
-for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
-  [ -d "$d" ] && libs="$libs:$d"
-done
-export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+source tools/gpu/env.sh "$suite"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 |
   tee "$out/gpu.txt" || echo "nvidia-smi failed: the tests will say what they find"
 passed=0
@@ -39,10 +33,28 @@ run() {
     tail -30 "$out/$name.log"
   fi
 }
+source tools/gpu/targets.sh
+retargeted=" "
+for t in "${SYMX_GPU_RETARGETED[@]}"; do retargeted+="${t##*:} "; done
+# The retargeted suites bind on gpu(n) unconditionally: without a GPU they
+# are skipped here (the GPU tests themselves skip case by case).
+have_gpu=0
+nvidia-smi -L 2>/dev/null | grep -q '^GPU ' && have_gpu=1
 for b in "$suite"/bin/*; do
-  run "$(basename "$b")" "$b"
+  name="$(basename "$b")"
+  case "$retargeted" in
+    *" $name "*)
+      if [ "$have_gpu" = 1 ]; then
+        run "${name}_on_gpu" SYMX_TEST_DEVICE=gpu SYMX_LOGICAL_GPUS=8 "$b"
+      else
+        echo "SKIPPED ${name}_on_gpu (no GPU: nvidia-smi lists none)"
+      fi
+      ;;
+    *) run "$name" "$b" ;;
+  esac
 done
 run gpu_executor_test_two_logical SYMX_LOGICAL_GPUS=2 "$suite/bin/gpu_executor_test"
 run cuda_device_test_two_logical SYMX_LOGICAL_GPUS=2 "$suite/bin/cuda_device_test"
-echo "${passed} passed, ${failed} failed"
+echo "${passed} passed, ${failed} failed" | tee "$out/summary.txt"
+tar -czf "$dest/gpu-logs.tar.gz" -C "$(dirname "$out")" gpu-logs
 [ "$failed" = 0 ]

@@ -22,12 +22,14 @@ namespace {
 constexpr char kUsage[] =
     "usage: symx bench MODEL-symbol.json --shape NAME=D0,D1,... [--shape ...]... [--ctx CTX]\n"
     "                  [--group2ctx GROUP=CTX]... [--train] [--iters N] [--json]\n"
-    "                  [--comm-timeout SECONDS] [--threads N] [--warmup N]\n"
+    "                  [--comm-timeout SECONDS] [--threads N] [--warmup N] [--dtype DTYPE]\n"
     "  --train       time Forward(is_train) + Backward, with the gradients of\n"
     "                every parameter (none of the inputs and labels, as in training)\n"
     "  --threads N   threads of each CPU device (the OpenMP team with oneDNN, else Eigen's pool;\n"
     "                default SYMX_CPU_THREADS, else every core)\n"
-    "  --warmup N    untimed iterations first (default min(5, max(1, iters/5)))\n";
+    "  --warmup N    untimed iterations first (default min(5, max(1, iters/5)))\n"
+    "  --dtype DTYPE dtype of the --shape inputs (float32, float16, bfloat16, ...); the\n"
+    "                network's parameters follow by type inference\n";
 
 // Every rank's memory statistics, contexts with their rank, in rank order.
 std::vector<MemoryStats> GatherMemory(Communicator& comm, const std::vector<MemoryStats>& mine,
@@ -160,7 +162,7 @@ int BenchMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
         absl::StatusOr<ParsedArgs> parsed =
             ParseArgs(args,
                       {"--shape", "--ctx", "--group2ctx", "--iters", "--seed", "--comm-timeout",
-                       "--threads", "--warmup"},
+                       "--threads", "--warmup", "--dtype"},
                       {"--train", "--json"});
         if (!parsed.ok()) throw UsageError(std::string(parsed.status().message()));
         BenchOptions options;

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "devices/npy.h"
 #include "devices/params_io.h"
+#include "graph/dtype.h"
 #include "graph/error.h"
 #include "graph/node.h"
 #include "graph/op.h"
@@ -245,6 +246,12 @@ void ApplyModelFlags(const ParsedArgs& parsed, const std::string& usage, ModelSp
     spec->ctx = *c;
   }
   if (auto p = SingleValue(parsed, "--params")) spec->params_path = *p;
+  if (auto d = SingleValue(parsed, "--dtype")) {
+    auto dtype = ParseDType(*d);
+    usage_if(dtype.status());
+    if (spec->shapes.empty()) throw UsageError("--dtype applies to the --shape inputs: give one");
+    spec->dtype = *dtype;
+  }
   if (auto seed = SingleValue(parsed, "--seed")) {
     spec->seed = static_cast<uint64_t>(ParseIntFlag("--seed", *seed, 0));
   }
@@ -329,11 +336,18 @@ BoundModel BindModel(const ModelSpec& spec) {
     o.grad_req = reqs;
   }
   o.shapes = shapes;
+  std::map<std::string, DType> types;
+  if (spec.dtype.has_value()) {
+    for (const auto& [name, shape] : spec.shapes) {
+      if (!absl::EndsWith(name, "label")) types[name] = *spec.dtype;
+    }
+    o.type_dict = types;
+  }
   o.comm = spec.comm;
   o.comm_timeout = spec.comm_timeout;
   m.exe = Executor::SimpleBind(m.symbol, o);
   m.output_shapes = m.symbol.InferShapePartial(shapes).out_shapes;
-  m.output_types = m.symbol.InferTypePartial({}).out_types;
+  m.output_types = m.symbol.InferTypePartial(types).out_types;
 
   // Arrays of other ranks are undefined here; their ranks fill them.
   m.exe->CopyParamsFrom(params.arg, params.aux);

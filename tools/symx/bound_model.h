@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -47,6 +48,10 @@ struct ModelSpec {
   std::string symbol_path;
   std::string params_path;                                  // optional
   std::map<std::string, Shape> shapes;                      // --shape
+  // --dtype: the dtype of the --shape inputs (not labels), from which the
+  // bind infers every other (float16 data makes a float16 network, with
+  // BatchNorm's statistics in float32 as MXNet keeps them).
+  std::optional<DType> dtype;
   std::vector<std::pair<std::string, std::string>> inputs;  // --input NAME=FILE.npy
   Context ctx;
   std::map<std::string, Context> group2ctx;

@@ -1,0 +1,128 @@
+#include "devices/host_fallback.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "graph/env_switch.h"
+#include "graph/op.h"
+
+namespace symx {
+namespace {
+
+EnvSwitch& Enabled() {
+  static EnvSwitch* on = new EnvSwitch("SYMX_HOST_FALLBACK");
+  return *on;
+}
+
+// The CPU kernel's context on host buffers, and which inputs the op mutates.
+struct FallbackState : KernelState {
+  const KernelInfo* cpu = nullptr;
+  KernelContext host;
+  std::vector<int> aux;
+};
+
+absl::Status Annotated(const absl::Status& s, const KernelContext& ctx) {
+  if (s.ok()) return s;
+  return absl::Status(s.code(), absl::StrCat(s.message(), " (", ctx.Where(),
+                                             " runs its CPU kernel on host copies for ",
+                                             ctx.device->ctx().ToString(), ")"));
+}
+
+absl::Status Prepare(KernelContext* ctx, size_t* workspace_bytes) {
+  const std::string& op = ctx->attrs->op->name();
+  auto state = std::make_shared<FallbackState>();
+  state->cpu = KernelRegistry::Find(op, DeviceType::kCPU);
+  if (state->cpu == nullptr) {
+    return absl::InternalError(absl::StrCat(ctx->Where(), " has no CPU kernel to fall back on"));
+  }
+  SYMX_ASSIGN_OR_RETURN(Device * cpu, GetDevice(Context::CPU(0)));
+  KernelContext& host = state->host;
+  host.attrs = ctx->attrs;
+  host.device = cpu;
+  host.is_train = ctx->is_train;
+  host.num_threads = cpu->num_threads();
+  std::vector<Shape> in_shapes, out_shapes;
+  for (const Tensor& t : ctx->inputs) {
+    SYMX_ASSIGN_OR_RETURN(Tensor h, Tensor::Empty(t.shape(), t.dtype(), cpu->ctx()));
+    host.inputs.push_back(std::move(h));
+    in_shapes.push_back(t.shape());
+  }
+  for (size_t j = 0; j < ctx->outputs.size(); ++j) {
+    const Tensor& t = ctx->outputs[j];
+    SYMX_ASSIGN_OR_RETURN(Tensor h, Tensor::Empty(t.shape(), t.dtype(), cpu->ctx()));
+    host.outputs.push_back(std::move(h));
+    out_shapes.push_back(t.shape());
+    // Host buffers never alias, and the device output is written by a copy.
+    host.req.push_back(OutputWanted(ctx->req, j) ? OpReq::kWrite : OpReq::kNull);
+  }
+  state->aux = ctx->attrs->op->AuxInputs(*ctx->attrs);
+
+  size_t host_workspace = 0;
+  if (state->cpu->prepare != nullptr) {
+    SYMX_RETURN_IF_ERROR(state->cpu->prepare(&host, &host_workspace));
+  }
+  if (host.state == nullptr && state->cpu->workspace != nullptr) {
+    const DType dt = !ctx->inputs.empty() ? ctx->inputs[0].dtype() : ctx->outputs[0].dtype();
+    host_workspace = state->cpu->workspace(*ctx->attrs, in_shapes, out_shapes, dt);
+  }
+  if (host_workspace > 0) {
+    SYMX_ASSIGN_OR_RETURN(host.workspace,
+                          Tensor::Empty(Shape{static_cast<int64_t>(host_workspace)},
+                                        DType::kUint8, cpu->ctx()));
+  }
+  ctx->state = std::move(state);
+  *workspace_bytes = 0;  // the device itself needs no scratch
+  return absl::OkStatus();
+}
+
+absl::Status Run(const KernelContext& ctx) {
+  auto* state = dynamic_cast<FallbackState*>(ctx.state.get());
+  if (state == nullptr) {
+    return absl::InternalError(absl::StrCat(ctx.Where(), ": host fallback was not prepared"));
+  }
+  KernelContext& host = state->host;
+  host.is_train = ctx.is_train;
+  Device& device = *ctx.device;
+  for (size_t i = 0; i < ctx.inputs.size(); ++i) {
+    const size_t bytes = ctx.inputs[i].nbytes();
+    if (bytes == 0) continue;
+    // raw_data counts a write, so the CPU kernel rebuilds anything it
+    // derived from the previous contents.
+    SYMX_RETURN_IF_ERROR(Annotated(
+        device.CopyToHost(ctx.inputs[i].read_raw_data(), host.inputs[i].raw_data(), bytes), ctx));
+  }
+  SYMX_RETURN_IF_ERROR(Annotated(state->cpu->fn(host), ctx));
+  for (size_t j = 0; j < ctx.outputs.size(); ++j) {
+    const size_t bytes = ctx.outputs[j].nbytes();
+    if (host.req[j] == OpReq::kNull || bytes == 0) continue;
+    SYMX_RETURN_IF_ERROR(Annotated(
+        device.CopyFromHost(host.outputs[j].read_raw_data(), ctx.outputs[j].raw_data(), bytes),
+        ctx));
+  }
+  if (ctx.is_train) {
+    for (int i : state->aux) {
+      const size_t bytes = ctx.inputs[i].nbytes();
+      if (bytes == 0) continue;
+      SYMX_RETURN_IF_ERROR(Annotated(
+          device.CopyFromHost(host.inputs[i].read_raw_data(), ctx.inputs[i].raw_data(), bytes),
+          ctx));
+    }
+  }
+  return absl::OkStatus();
+}
+
+const KernelInfo kFallback{Run, nullptr, /*supports_add=*/false, Prepare};
+
+}  // namespace
+
+const KernelInfo* HostFallbackKernel(absl::string_view op_name) {
+  return KernelRegistry::Find(op_name, DeviceType::kCPU) != nullptr ? &kFallback : nullptr;
+}
+
+bool HostFallbackEnabled() { return Enabled().on(); }
+void SetHostFallbackEnabled(bool on) { Enabled().Set(on); }
+
+}  // namespace symx

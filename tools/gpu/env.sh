@@ -1,0 +1,12 @@
+# Sourced on the GPU machine with the unpacked suite's folder as $1: puts the
+# suite's own libraries and the machine's cuBLAS/cuDNN/NCCL (the pip
+# packages' folders under its Python, then CUDA's lib64) on LD_LIBRARY_PATH.
+libs="$1/lib"
+py_nvidia="$(python3 -c 'import nvidia, os; print(list(nvidia.__path__)[0])' 2>/dev/null || true)"
+if [ -n "$py_nvidia" ]; then
+  for d in "$py_nvidia"/*/lib; do libs="$libs:$d"; done
+fi
+for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
+  [ -d "$d" ] && libs="$libs:$d"
+done
+export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
