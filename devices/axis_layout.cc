@@ -52,6 +52,46 @@ absl::StatusOr<AxisLayout> SoftmaxActivationLayout(const KernelContext& ctx, con
   return l;
 }
 
+absl::StatusOr<AxisLayout> L2NormalizationLayout(const KernelContext& ctx, const Shape& s) {
+  const std::string& mode = ctx.param<L2NormalizationParam>().mode;
+  if (s.ndim() < (mode == "instance" ? 1 : 3)) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": data ", s.ToString(),
+                                                   " has too few dims for mode=", mode));
+  }
+  AxisLayout l;
+  if (mode == "instance") {
+    l.outer = s[0];
+    for (int d = 1; d < s.ndim(); ++d) l.n *= s[d];
+  } else if (mode == "channel") {
+    l.outer = s[0];
+    l.n = s[1];
+    for (int d = 2; d < s.ndim(); ++d) l.inner *= s[d];
+  } else {
+    l.outer = s[0] * s[1];
+    for (int d = 2; d < s.ndim(); ++d) l.n *= s[d];
+  }
+  return l;
+}
+
+absl::StatusOr<AxisLayout> GroupNormLayout(const KernelContext& ctx, const Shape& s,
+                                           int64_t groups, int64_t* resolved_groups) {
+  if (s.ndim() < 3) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.Where(), ": data ", s.ToString(), " needs 3+ dims"));
+  }
+  const int64_t g = groups < 0 ? s[1] : groups;
+  if (g <= 0 || s[1] % g != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ctx.Where(), ": data ", s.ToString(), " channels not divisible into ", g, " groups"));
+  }
+  AxisLayout l;
+  l.outer = s[0] * g;
+  l.n = s[1] / g;
+  for (int d = 2; d < s.ndim(); ++d) l.n *= s[d];
+  *resolved_groups = g;
+  return l;
+}
+
 double SoftmaxOutputScale(const SoftmaxOutputParam& p, const AxisLayout& l, int64_t entries,
                           int64_t valid_count) {
   double count = 1;

@@ -28,6 +28,17 @@ AxisLayout SoftmaxOutputLayout(const SoftmaxOutputParam& p, const Shape& s);
 // too few dims for the mode is an error naming the node.
 absl::StatusOr<AxisLayout> SoftmaxActivationLayout(const KernelContext& ctx, const Shape& s);
 
+// L2Normalization's columns: mode=instance (N, rest, 1), channel (N, C, rest),
+// spatial (N*C, rest, 1); too few dims for the mode is an error naming the node.
+absl::StatusOr<AxisLayout> L2NormalizationLayout(const KernelContext& ctx, const Shape& s);
+
+// InstanceNorm's and GroupNorm's groups: the data (N, C, ...) as columns of
+// (N*G, M, 1), G = `groups` (C when negative: InstanceNorm) and M the elements
+// of one group; gamma/beta and the statistics are per column's group (column
+// % G). Fewer than 3 dims, or C not divisible by G, is an error naming the node.
+absl::StatusOr<AxisLayout> GroupNormLayout(const KernelContext& ctx, const Shape& s,
+                                           int64_t groups, int64_t* resolved_groups);
+
 // The loss heads' gradient scales (MXNet 1.x), shared by every device:
 // - SoftmaxOutput with class labels: grad_scale over the batch count
 //   (normalization=batch), over the spatial size with multi_output (unless

@@ -170,23 +170,7 @@ absl::Status SoftminBackward(const KernelContext& ctx) {
 // ------------------------------------------------------------------ L2Normalization
 
 absl::StatusOr<Layout> L2Layout(const KernelContext& ctx, const Shape& s) {
-  const std::string& mode = ctx.param<L2NormalizationParam>().mode;
-  if (s.ndim() < (mode == "instance" ? 1 : 3)) {
-    return Fail(ctx, absl::StrCat("data ", s.ToString(), " has too few dims for mode=", mode));
-  }
-  Layout l;
-  if (mode == "instance") {
-    l.outer = s[0];
-    for (int d = 1; d < s.ndim(); ++d) l.n *= s[d];
-  } else if (mode == "channel") {
-    l.outer = s[0];
-    l.n = s[1];
-    for (int d = 2; d < s.ndim(); ++d) l.inner *= s[d];
-  } else {
-    l.outer = s[0] * s[1];
-    for (int d = 2; d < s.ndim(); ++d) l.n *= s[d];
-  }
-  return l;
+  return L2NormalizationLayout(ctx, s);
 }
 
 template <typename T>
@@ -274,17 +258,10 @@ struct GroupView {
 };
 
 absl::StatusOr<GroupView> GroupViewOf(const KernelContext& ctx, const Shape& s, int64_t groups) {
-  if (s.ndim() < 3) return Fail(ctx, absl::StrCat("data ", s.ToString(), " needs 3+ dims"));
   GroupView v;
+  SYMX_ASSIGN_OR_RETURN(AxisLayout l, GroupNormLayout(ctx, s, groups, &v.groups));
   v.batch = s[0];
-  v.groups = groups < 0 ? s[1] : groups;
-  if (v.groups <= 0 || s[1] % v.groups != 0) {
-    return Fail(ctx, absl::StrCat("data ", s.ToString(), " channels not divisible into ", v.groups,
-                                  " groups"));
-  }
-  int64_t rest = 1;
-  for (int d = 2; d < s.ndim(); ++d) rest *= s[d];
-  v.per_group = s[1] / v.groups * rest;
+  v.per_group = l.n;
   return v;
 }
 

@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/kernel_util.h"
+#include "devices/strided_view.h"
 #include "graph/error.h"
 #include "graph/infer_util.h"
 #include "graph/ops/tensor.h"
@@ -24,51 +25,6 @@
 namespace symx {
 namespace cpu {
 namespace {
-
-// Row-major strides (in elements) of `s`.
-std::vector<int64_t> StridesOf(const Shape& s) {
-  std::vector<int64_t> st(s.ndim());
-  int64_t acc = 1;
-  for (int d = s.ndim() - 1; d >= 0; --d) {
-    st[d] = acc;
-    acc *= s[d];
-  }
-  return st;
-}
-
-// Positions on the strided side of a copy: element `flat` of the contiguous side (row-major
-// over `dims`) sits at offset + sum(index[d] * steps[d]).
-struct StridedView {
-  std::vector<int64_t> dims;
-  std::vector<int64_t> steps;
-  int64_t offset = 0;
-
-  int64_t size() const {
-    int64_t n = 1;
-    for (int64_t d : dims) n *= d;
-    return n;
-  }
-  // Drops size-1 dims and merges neighbours that are contiguous on the strided side too.
-  void Simplify() {
-    std::vector<int64_t> nd, ns;
-    for (size_t i = 0; i < dims.size(); ++i) {
-      if (dims[i] == 1) continue;
-      if (!nd.empty() && ns.back() == steps[i] * dims[i]) {
-        nd.back() *= dims[i];
-        ns.back() = steps[i];
-      } else {
-        nd.push_back(dims[i]);
-        ns.push_back(steps[i]);
-      }
-    }
-    if (nd.empty()) {
-      nd.push_back(1);
-      ns.push_back(0);
-    }
-    dims = std::move(nd);
-    steps = std::move(ns);
-  }
-};
 
 // Copies between a contiguous array and the view's positions in a strided one, a row (the
 // innermost dim) at a time, parallel over rows. gather: contiguous[i] = strided[pos(i)];
@@ -290,25 +246,6 @@ absl::Status SliceBackward(const KernelContext& ctx) {
 
 // ----------------------------------------------------------------------------- slice_like
 
-// The front corner of `whole` with `part`'s shape.
-absl::Status FrontView(const KernelContext& ctx, const Shape& whole, const Shape& part,
-                       StridedView* v) {
-  if (whole.ndim() != part.ndim()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ctx.Where(), ": ", part.ToString(), " is not a part of ", whole.ToString()));
-  }
-  const std::vector<int64_t> st = StridesOf(whole);
-  for (int d = 0; d < whole.ndim(); ++d) {
-    if (part[d] > whole[d]) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(ctx.Where(), ": ", part.ToString(), " is not a part of ", whole.ToString()));
-    }
-    v->dims.push_back(part[d]);
-    v->steps.push_back(st[d]);
-  }
-  return absl::OkStatus();
-}
-
 absl::Status SliceLike(const KernelContext& ctx) {
   StridedView v;
   SYMX_RETURN_IF_ERROR(FrontView(ctx, ctx.inputs[0].shape(), ctx.outputs[0].shape(), &v));
@@ -501,42 +438,6 @@ absl::Status StackBackward(const KernelContext& ctx) {
 }
 
 // ----------------------------------------------------------------------------- diag
-
-// The diagonal's positions in the matrix-like side (`mat`); `vec` is the other side.
-absl::Status DiagView(const KernelContext& ctx, const Shape& mat, const Shape& vec,
-                      StridedView* v) {
-  const auto& p = ctx.param<DiagParam>();
-  if (vec.ndim() == 1 && mat.ndim() == 2 && mat[0] == mat[1] &&
-      mat[0] == vec[0] + (p.k < 0 ? -p.k : p.k)) {
-    // A 1-D input placed on diagonal k of a square matrix.
-    const int64_t m = mat[0];
-    v->dims = {vec[0]};
-    v->steps = {m + 1};
-    v->offset = p.k >= 0 ? p.k : -p.k * m;
-    return absl::OkStatus();
-  }
-  Shape want;
-  absl::Status s = DiagOutputShape(p, mat, &want);
-  if (!s.ok()) return WithWhere(ctx, s);
-  if (want != vec) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ctx.Where(), ": ", vec.ToString(), " is not a diagonal of ", mat.ToString()));
-  }
-  const int n = mat.ndim();
-  int a1 = 0, a2 = 0;
-  (void)NormalizeAxis(p.axis1, n, "axis1", &a1);
-  (void)NormalizeAxis(p.axis2, n, "axis2", &a2);
-  const std::vector<int64_t> st = StridesOf(mat);
-  for (int d = 0; d < n; ++d) {
-    if (d == a1 || d == a2) continue;
-    v->dims.push_back(mat[d]);
-    v->steps.push_back(st[d]);
-  }
-  v->dims.push_back(vec[vec.ndim() - 1]);
-  v->steps.push_back(st[a1] + st[a2]);
-  v->offset = p.k >= 0 ? p.k * st[a2] : -p.k * st[a1];
-  return absl::OkStatus();
-}
 
 absl::Status Diag(const KernelContext& ctx) {
   const Tensor& in = ctx.inputs[0];

@@ -53,16 +53,6 @@ absl::Status CopyOnStream(const KernelContext& ctx, const Tensor& src, const Ten
   return absl::OkStatus();
 }
 
-std::vector<int64_t> Strides(const Shape& s) {
-  std::vector<int64_t> st(s.ndim());
-  int64_t stride = 1;
-  for (int k = s.ndim() - 1; k >= 0; --k) {
-    st[k] = stride;
-    stride *= s[k];
-  }
-  return st;
-}
-
 absl::StatusOr<BroadcastDims> MakeBroadcastDims(const KernelContext& ctx, const Shape& a,
                                                 const Shape& b, const Shape& out) {
   BroadcastDims d;

@@ -10,6 +10,7 @@
 #include "devices/cuda/cuda_device.h"
 #include "devices/cuda/launch.h"
 #include "devices/kernel.h"
+#include "devices/strided_view.h"  // StridesOf
 
 namespace symx {
 namespace cuda {
@@ -25,8 +26,6 @@ absl::StatusOr<Elem> AnyElem(const KernelContext& ctx, DType dtype);
 absl::Status Launched(const KernelContext& ctx, cudaError_t e, const char* what);
 // Byte copy on the step's stream (nothing when in place).
 absl::Status CopyOnStream(const KernelContext& ctx, const Tensor& src, const Tensor& dst);
-// Row-major element strides of `s`.
-std::vector<int64_t> Strides(const Shape& s);
 // Strides for out = f(a, b) with numpy broadcasting (shapes right-aligned);
 // an error when the output has more than kMaxDims dims.
 absl::StatusOr<BroadcastDims> MakeBroadcastDims(const KernelContext& ctx, const Shape& a,

@@ -210,6 +210,29 @@ cudaError_t LaunchBatchNormBackward(Elem t, const void* dy, const void* x, const
                                     void* dbeta, const BatchNormDims& d, double eps,
                                     bool fix_gamma, bool batch_stats, cudaStream_t s);
 
+// Normalizations over the columns of an (outer, n, inner) view, one block
+// per column, two-pass statistics in the compute type (the CPU kernels,
+// devices/cpu/norm_kernels.cc and nn_extra_kernels.cc, state the semantics):
+// - kLayer (LayerNorm): gamma/beta per position k along n; stat1 = mean,
+//   stat2 = sqrt(var + eps).
+// - kGroupStd (GroupNorm) / kGroupVar (InstanceNorm): columns are (batch,
+//   group) pairs, gamma/beta per column % groups; stat1 = mean, stat2 = std or
+//   var.
+// - kL2 (L2Normalization): y = x / sqrt(sum x^2 + eps); stat1 = that norm;
+//   its backward reads the output y in place of x.
+// Backward: null outputs are not wanted.
+enum class ColumnNormFn { kLayer, kGroupStd, kGroupVar, kL2 };
+struct ColumnNormDims {
+  int64_t columns = 0, n = 0, inner = 1, groups = 1;
+};
+cudaError_t LaunchColumnNormForward(ColumnNormFn f, Elem t, const void* x, const void* gamma,
+                                    const void* beta, void* y, void* stat1, void* stat2,
+                                    const ColumnNormDims& d, double eps, cudaStream_t s);
+cudaError_t LaunchColumnNormBackward(ColumnNormFn f, Elem t, const void* dy, const void* x,
+                                     const void* gamma, const void* stat1, const void* stat2,
+                                     void* dx, void* dgamma, void* dbeta, const ColumnNormDims& d,
+                                     double eps, cudaStream_t s);
+
 // Pooling over (planes, d0, d1, d2) data, MXNet's window rules
 // (devices/cpu/pooling_kernels.cc states them; devices/pool_geom.h builds the
 // geometry). Backward gathers, per input element, the gradient of every

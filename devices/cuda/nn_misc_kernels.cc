@@ -272,7 +272,7 @@ absl::Status SwapAxis(const KernelContext& ctx) {
   absl::Status s = NormalizeAxis(p.dim1, nd, "dim1", &a);
   if (s.ok()) s = NormalizeAxis(p.dim2, nd, "dim2", &b);
   if (!s.ok()) return Problem(ctx, std::string(s.message()));
-  const std::vector<int64_t> st = Strides(in.shape());
+  const std::vector<int64_t> st = StridesOf(in.shape());
   StridedDims d;
   d.ndim = nd;
   int64_t dst = 1;

@@ -24,7 +24,7 @@ absl::Status TooManyDims(const KernelContext& ctx, const Shape& s) {
 // its row-major strides in `shape`.
 void SplitAxes(const Shape& shape, const std::vector<bool>& reduced, StridedDims* kept,
                StridedDims* red) {
-  const std::vector<int64_t> st = Strides(shape);
+  const std::vector<int64_t> st = StridesOf(shape);
   for (int k = 0; k < shape.ndim(); ++k) {
     StridedDims& d = reduced[k] ? *red : *kept;
     d.dims[d.ndim] = shape[k];

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "devices/cuda/kernel_util.h"
+#include "devices/strided_view.h"
 #include "graph/infer_util.h"
 #include "graph/ops/concat.h"
 #include "graph/ops/tensor.h"
@@ -49,7 +50,7 @@ absl::Status Transpose(const KernelContext& ctx) {
                                                    " on the GPU"));
   }
   const std::vector<int> perm = TransposePermutation(p, ndim);
-  const std::vector<int64_t> st = Strides(in.shape());
+  const std::vector<int64_t> st = StridesOf(in.shape());
   StridedDims d;
   d.ndim = ndim;
   int64_t dst_stride = 1;
@@ -192,7 +193,7 @@ absl::Status SliceImpl(const KernelContext& ctx, bool forward) {
     return absl::InvalidArgumentError(
         absl::StrCat(ctx.Where(), ": cannot slice ", whole.DebugString(), " on the GPU"));
   }
-  const std::vector<int64_t> st = Strides(whole.shape());
+  const std::vector<int64_t> st = StridesOf(whole.shape());
   StridedDims d;
   d.ndim = ndim;
   int64_t base = 0, count = 1, part_stride = 1;
@@ -277,6 +278,74 @@ void ContiguousDst(StridedDims* d) {
   }
 }
 
+// A copy through a shared strided view (devices/strided_view.h): gather,
+// contig = strided[view]; else strided[view] = contig, the strided side zeroed
+// first with `zero_first` (scatters into gradients).
+absl::Status CopyView(const KernelContext& ctx, StridedView v, const Tensor& strided,
+                      const Tensor& contig, bool gather, bool zero_first = false) {
+  if (strided.dtype() != contig.dtype() || contig.size() != v.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", contig.DebugString(),
+                                                   " does not fit a view of ",
+                                                   strided.DebugString()));
+  }
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  if (zero_first) SYMX_RETURN_IF_ERROR(device->Memset(strided.raw_data(), 0, strided.nbytes()));
+  if (v.size() == 0) return absl::OkStatus();
+  v.Simplify();
+  StridedDims d;
+  for (size_t k = 0; k < v.dims.size(); ++k) {
+    SYMX_RETURN_IF_ERROR(Push(ctx, &d, v.dims[k], 0, 0));
+    (gather ? d.src_strides : d.dst_strides)[k] = v.steps[k];
+  }
+  int64_t stride = 1;
+  for (int k = d.ndim - 1; k >= 0; --k) {
+    (gather ? d.dst_strides : d.src_strides)[k] = stride;
+    stride *= d.dims[k];
+  }
+  const size_t elem = DTypeSize(strided.dtype());
+  if (gather) {
+    const char* src = static_cast<const char*>(strided.read_raw_data()) + v.offset * elem;
+    return Copy(ctx, src, contig.raw_data(), d, contig.size(), strided.dtype());
+  }
+  char* dst = static_cast<char*>(strided.raw_data()) + v.offset * elem;
+  return Copy(ctx, contig.read_raw_data(), dst, d, contig.size(), strided.dtype());
+}
+
+absl::Status SliceLike(const KernelContext& ctx) {
+  StridedView v;
+  SYMX_RETURN_IF_ERROR(FrontView(ctx, ctx.inputs[0].shape(), ctx.outputs[0].shape(), &v));
+  return CopyView(ctx, v, ctx.inputs[0], ctx.outputs[0], /*gather=*/true);
+}
+
+// Outputs: grad data, and (when present) shape_like's gradient, zero.
+absl::Status SliceLikeBackward(const KernelContext& ctx) {
+  StridedView v;
+  SYMX_RETURN_IF_ERROR(FrontView(ctx, ctx.outputs[0].shape(), ctx.inputs[0].shape(), &v));
+  SYMX_RETURN_IF_ERROR(CopyView(ctx, v, ctx.outputs[0], ctx.inputs[0], false, true));
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  for (size_t i = 1; i < ctx.outputs.size(); ++i) {
+    SYMX_RETURN_IF_ERROR(device->Memset(ctx.outputs[i].raw_data(), 0, ctx.outputs[i].nbytes()));
+  }
+  return absl::OkStatus();
+}
+
+// diag of a matrix (a gather), or a vector placed on a diagonal (a scatter
+// into zeros); the backward is the other one.
+absl::Status DiagImpl(const KernelContext& ctx, bool forward) {
+  const Tensor& in = forward ? ctx.inputs[0] : ctx.outputs[0];
+  const Tensor& out = forward ? ctx.outputs[0] : ctx.inputs[0];
+  StridedView v;
+  if (in.shape().ndim() == 1) {
+    SYMX_RETURN_IF_ERROR(DiagView(ctx, out.shape(), in.shape(), &v));
+    return CopyView(ctx, v, out, in, /*gather=*/!forward, /*zero_first=*/forward);
+  }
+  SYMX_RETURN_IF_ERROR(DiagView(ctx, in.shape(), out.shape(), &v));
+  return CopyView(ctx, v, in, out, /*gather=*/forward, /*zero_first=*/!forward);
+}
+
+absl::Status Diag(const KernelContext& ctx) { return DiagImpl(ctx, true); }
+absl::Status DiagBackward(const KernelContext& ctx) { return DiagImpl(ctx, false); }
+
 // reverse: negative strides along the flipped axes, from the far end.
 absl::Status Reverse(const KernelContext& ctx) {
   const auto& p = ctx.param<ReverseParam>();
@@ -290,7 +359,7 @@ absl::Status Reverse(const KernelContext& ctx) {
     }
     flip[a] = !flip[a];
   }
-  const std::vector<int64_t> st = Strides(in.shape());
+  const std::vector<int64_t> st = StridesOf(in.shape());
   StridedDims d;
   int64_t offset = 0;
   for (int k = 0; k < n; ++k) {
@@ -309,7 +378,7 @@ absl::Status Tile(const KernelContext& ctx) {
   const Tensor& in = ctx.inputs[0];
   std::vector<int64_t> dims, reps;
   AlignTile(ctx.param<TileParam>(), in.shape(), &dims, &reps);
-  const std::vector<int64_t> st = Strides(Shape(dims));
+  const std::vector<int64_t> st = StridesOf(Shape(dims));
   StridedDims d;
   for (size_t k = 0; k < dims.size(); ++k) {
     if (reps[k] != 1) SYMX_RETURN_IF_ERROR(Push(ctx, &d, reps[k], 0, 0));
@@ -334,7 +403,7 @@ absl::Status TileBackward(const KernelContext& ctx) {
     return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ograd ", ograd.DebugString(),
                                                    " does not match the tiled input"));
   }
-  const std::vector<int64_t> ost = Strides(Shape(odims));
+  const std::vector<int64_t> ost = StridesOf(Shape(odims));
   StridedDims kept, reduced;
   for (size_t k = 0; k < dims.size(); ++k) {
     SYMX_RETURN_IF_ERROR(Push(ctx, &kept, dims[k], ost[k], 0));
@@ -359,7 +428,7 @@ absl::Status Repeat(const KernelContext& ctx) {
   std::vector<int64_t> dims;
   int ax = 0;
   SYMX_RETURN_IF_ERROR(RepeatLayout(ctx, in.shape(), &dims, &ax));
-  const std::vector<int64_t> st = Strides(Shape(dims));
+  const std::vector<int64_t> st = StridesOf(Shape(dims));
   StridedDims d;
   for (size_t k = 0; k < dims.size(); ++k) {
     SYMX_RETURN_IF_ERROR(Push(ctx, &d, dims[k], st[k], 0));
@@ -385,7 +454,7 @@ absl::Status RepeatBackward(const KernelContext& ctx) {
     return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ograd ", ograd.DebugString(),
                                                    " does not match the repeated input"));
   }
-  const std::vector<int64_t> ost = Strides(Shape(odims));
+  const std::vector<int64_t> ost = StridesOf(Shape(odims));
   StridedDims kept, reduced;
   for (size_t k = 0; k < dims.size(); ++k) {
     const bool at = static_cast<int>(k) == ax;
@@ -414,6 +483,10 @@ SYMX_REGISTER_KERNEL("slice_axis", kGPU, SliceAxis);
 SYMX_REGISTER_KERNEL("_backward_slice_axis", kGPU, SliceAxisBackward);
 SYMX_REGISTER_KERNEL("slice", kGPU, Slice);
 SYMX_REGISTER_KERNEL("_backward_slice", kGPU, SliceBackward);
+SYMX_REGISTER_KERNEL("slice_like", kGPU, SliceLike);
+SYMX_REGISTER_KERNEL("_backward_slice_like", kGPU, SliceLikeBackward);
+SYMX_REGISTER_KERNEL("diag", kGPU, Diag);
+SYMX_REGISTER_KERNEL("_backward_diag", kGPU, DiagBackward);
 SYMX_REGISTER_KERNEL("stack", kGPU, Stack);
 SYMX_REGISTER_KERNEL("_backward_stack", kGPU, StackBackward);
 

@@ -44,8 +44,8 @@ TEST(CudaKernelUtilTest, MoreDimsThanTheKernelsTakeIsAnErrorNamingTheNode) {
 }
 
 TEST(CudaKernelUtilTest, RowMajorStrides) {
-  EXPECT_THAT(Strides(Shape({2, 3, 4})), ElementsAre(12, 4, 1));
-  EXPECT_THAT(Strides(Shape({})), ElementsAre());
+  EXPECT_THAT(StridesOf(Shape({2, 3, 4})), ElementsAre(12, 4, 1));
+  EXPECT_THAT(StridesOf(Shape({})), ElementsAre());
 }
 
 TEST(CudaKernelUtilTest, ElementTypesFollowTheTypeFlags) {
