@@ -9,6 +9,7 @@
 #define SYMX_DEVICES_DTYPE_SWITCH_H_
 
 #include <cstdint>
+#include <type_traits>
 
 #include "devices/half.h"
 #include "graph/dtype.h"
@@ -50,6 +51,19 @@ inline float16_t FromDouble(double v) {
 template <>
 inline bfloat16_t FromDouble(double v) {
   return bfloat16_t{FloatToBFloat16(static_cast<float>(v))};
+}
+
+// A scalar attribute value (one_hot's on_value) in storage type T as MXNet
+// casts it: integers through int64, so an out-of-range value wraps rather
+// than being undefined (beyond int64's range it reads 0).
+template <typename T>
+inline T CastValue(double v) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (!(v < 9.2e18 && v > -9.2e18)) return T(0);
+    return static_cast<T>(static_cast<int64_t>(v));
+  } else {
+    return FromDouble<T>(v);
+  }
 }
 
 }  // namespace symx

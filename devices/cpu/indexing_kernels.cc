@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/kernel_util.h"
+#include "devices/index_position.h"
 #include "graph/error.h"
 #include "graph/ops/indexing.h"
 
@@ -42,35 +43,12 @@ class IndexReader {
   const Tensor& t_;
 };
 
-// A value converted to storage type T; integers go through int64 so that an
-// out-of-range value wraps as MXNet's casts do rather than being undefined.
-template <typename T>
-T CastValue(double v) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    if (!(std::fabs(v) < 9.2e18)) return T(0);
-    return static_cast<T>(static_cast<int64_t>(v));
-  } else {
-    return FromDouble<T>(v);
-  }
-}
-
-// The position for index value v along an axis of n (> 0) elements in clip or wrap mode.
+// The position for index value v along an axis of n (> 0) elements in clip or
+// wrap mode (raise reads as clip: pick has no raise).
 inline int64_t ClipOrWrap(double v, int64_t n, IndexMode mode) {
-  if (std::isnan(v)) return 0;
-  if (mode == IndexMode::kWrap) {
-    double r = std::fmod(std::trunc(v), static_cast<double>(n));
-    if (r < 0) r += static_cast<double>(n);
-    return static_cast<int64_t>(r);
-  }
-  if (!(v > 0)) return 0;
-  if (v >= static_cast<double>(n - 1)) return n - 1;
-  return static_cast<int64_t>(v);
+  return ClipOrWrapPosition(v, n, mode == IndexMode::kWrap);
 }
 
-std::string FormatIndex(double v) {
-  if (v == std::trunc(v) && std::fabs(v) < 1e15) return absl::StrCat(static_cast<int64_t>(v));
-  return absl::StrCat(v);
-}
 
 // Runs fn.template operator()<U>() with U an unsigned type of the element size.
 template <typename Fn>
@@ -131,10 +109,8 @@ absl::Status OneHotForward(const KernelContext& ctx) {
       for (int64_t i = b; i < e; ++i) {
         T* row = y + i * depth;
         for (int64_t j = 0; j < depth; ++j) row[j] = off;
-        const double v = read(i);
-        if (std::isnan(v)) continue;
-        const double t = std::trunc(v);
-        if (t >= 0 && t < static_cast<double>(depth)) row[static_cast<int64_t>(t)] = on;
+        const int64_t col = OneHotColumn(read(i), depth);
+        if (col >= 0) row[col] = on;
       }
     });
   });
@@ -226,12 +202,12 @@ absl::Status TakePositions(const KernelContext& ctx, const Tensor& indices, int6
   for (int64_t i = 0; i < indices.size(); ++i) {
     const double v = read(i);
     if (p.mode == IndexMode::kRaise) {
-      if (!(v >= 0 && v <= static_cast<double>(n - 1))) {
+      (*pos)[i] = RaisePosition(v, n);
+      if ((*pos)[i] < 0) {
         return absl::OutOfRangeError(absl::StrCat(
-            ctx.Where(), ": index ", FormatIndex(v), " (element ", i,
+            ctx.Where(), ": index ", FormatIndexValue(v), " (element ", i,
             " of indices) is out of range for an axis of ", n, " elements (mode='raise')"));
       }
-      (*pos)[i] = static_cast<int64_t>(v);
     } else {
       if (n == 0) {
         return Problem(ctx, "cannot take from an empty axis");
@@ -332,14 +308,14 @@ absl::Status GatherOffsets(const KernelContext& ctx, const Shape& data, const Te
     int64_t off = 0;
     for (int d = 0; d < m; ++d) {
       const int64_t n = data[d];
-      double v = read(d * count + y);
-      if (!(v >= -static_cast<double>(n) && v <= static_cast<double>(n - 1))) {
-        return absl::OutOfRangeError(absl::StrCat(ctx.Where(), ": index ", FormatIndex(v),
+      const double v = read(d * count + y);
+      const int64_t at = GatherNdPosition(v, n);
+      if (at < 0) {
+        return absl::OutOfRangeError(absl::StrCat(ctx.Where(), ": index ", FormatIndexValue(v),
                                                   " is out of bounds for axis ", d, " with size ",
                                                   n, " (indices column ", y, ")"));
       }
-      if (v < 0) v += static_cast<double>(n);
-      off = off * n + static_cast<int64_t>(v);
+      off = off * n + at;
     }
     (*offsets)[y] = off;
   }

@@ -124,6 +124,30 @@ inline unsigned GridFor(int64_t n) {
   }
 
 // Every Elem type.
+// Calls body with `using U = <unsigned integer of elem_bytes bytes>` (copies
+// that move any dtype); cudaErrorInvalidValue for other widths.
+#define SYMX_CUDA_WIDTH_SWITCH(elem_bytes, U, ...) \
+  switch (elem_bytes) {                             \
+    case 1: {                                       \
+      using U = uint8_t;                            \
+      __VA_ARGS__;                                  \
+    } break;                                        \
+    case 2: {                                       \
+      using U = uint16_t;                           \
+      __VA_ARGS__;                                  \
+    } break;                                        \
+    case 4: {                                       \
+      using U = uint32_t;                           \
+      __VA_ARGS__;                                  \
+    } break;                                        \
+    case 8: {                                       \
+      using U = uint64_t;                           \
+      __VA_ARGS__;                                  \
+    } break;                                        \
+    default:                                        \
+      return cudaErrorInvalidValue;                 \
+  }
+
 #define SYMX_CUDA_ALL_SWITCH(elem, T, ...) \
   switch (elem) {                          \
     case Elem::kU8: {                      \

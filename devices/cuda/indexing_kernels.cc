@@ -1,0 +1,382 @@
+// CUDA kernels of one_hot, pick, take and gather_nd (and their backwards),
+// with the CPU kernels' semantics and messages (devices/cpu/indexing_kernels.cc).
+//
+// Positions live in the workspace: [positions (int64) | first bad element
+// (uint64) | float accumulator of the half-type gradients]. take's raise mode
+// and gather_nd check every value, which costs one synchronization per call
+// (the host reads the first bad element, to name it); clip and wrap do not.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "devices/cuda/kernel_util.h"
+#include "devices/dtype_switch.h"
+#include "devices/index_position.h"
+#include "devices/kernel.h"
+#include "graph/infer_util.h"
+#include "graph/ops/indexing.h"
+
+namespace symx {
+namespace cuda {
+namespace {
+
+constexpr unsigned long long kNoneBad = ~0ull;
+
+size_t Aligned(size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+size_t ScratchBytes(int64_t positions, int64_t acc_floats) {
+  return Aligned(static_cast<size_t>(positions) * sizeof(int64_t)) + Aligned(sizeof(uint64_t)) +
+         static_cast<size_t>(acc_floats) * sizeof(float);
+}
+
+struct Scratch {
+  int64_t* pos = nullptr;
+  unsigned long long* first_bad = nullptr;
+  void* acc = nullptr;
+};
+
+absl::StatusOr<Scratch> Carve(const KernelContext& ctx, int64_t positions, int64_t acc_floats) {
+  const size_t need = ScratchBytes(positions, acc_floats);
+  if (!ctx.workspace.defined() || ctx.workspace.nbytes() < need) {
+    return absl::InternalError(
+        absl::StrCat(ctx.Where(), ": workspace of ", need, " bytes was not planned"));
+  }
+  char* base = static_cast<char*>(ctx.workspace.raw_data());
+  Scratch s;
+  s.pos = reinterpret_cast<int64_t*>(base);
+  base += Aligned(static_cast<size_t>(positions) * sizeof(int64_t));
+  s.first_bad = reinterpret_cast<unsigned long long*>(base);
+  s.acc = base + Aligned(sizeof(uint64_t));
+  return s;
+}
+
+bool IsHalf(DType t) { return t == DType::kFloat16 || t == DType::kBFloat16; }
+
+absl::Status Problem(const KernelContext& ctx, const std::string& what) {
+  return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", what));
+}
+
+// Element `i` of an index tensor on the device, as a double.
+absl::StatusOr<double> ReadIndex(CudaDevice* device, const Tensor& t, int64_t i) {
+  uint64_t bits = 0;
+  const size_t width = DTypeSize(t.dtype());
+  SYMX_RETURN_IF_ERROR(device->CopyToHost(
+      static_cast<const char*>(t.read_raw_data()) + static_cast<size_t>(i) * width, &bits, width));
+  double v = 0;
+  SYMX_DTYPE_SWITCH_ALL(t.dtype(), I, {
+    I x;
+    std::memcpy(&x, &bits, sizeof(I));
+    v = ToDouble(x);
+  });
+  return v;
+}
+
+// The first element a mode rejected, or none (waits for the positions).
+absl::StatusOr<int64_t> FirstBad(CudaDevice* device, const Scratch& s) {
+  unsigned long long bad = kNoneBad;
+  SYMX_RETURN_IF_ERROR(device->CopyToHost(s.first_bad, &bad, sizeof(bad)));
+  return bad == kNoneBad ? -1 : static_cast<int64_t>(bad);
+}
+
+// outer x n x inner around `axis` of `s` (normalized, in range).
+struct Rows {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+Rows RowsAround(const Shape& s, int axis) {
+  Rows r;
+  for (int d = 0; d < s.ndim(); ++d) {
+    if (d < axis) r.outer *= s[d];
+    if (d == axis) r.n = s[d];
+    if (d > axis) r.inner *= s[d];
+  }
+  return r;
+}
+
+absl::StatusOr<int> AxisOf(const KernelContext& ctx, int64_t axis, int ndim) {
+  int out = 0;
+  absl::Status s = NormalizeAxis(axis, ndim, "axis", &out);
+  if (!s.ok()) return Problem(ctx, std::string(s.message()));
+  return out;
+}
+
+IndexPosMode PosMode(IndexMode m) {
+  return m == IndexMode::kWrap ? IndexPosMode::kWrap
+                               : (m == IndexMode::kRaise ? IndexPosMode::kRaise
+                                                         : IndexPosMode::kClip);
+}
+
+// ------------------------------------------------------------------ one_hot
+
+absl::Status OneHot(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const auto& p = ctx.param<OneHotParam>();
+  const Tensor& idx = ctx.inputs[0];
+  const Tensor& out = ctx.outputs[0];
+  if (out.size() != idx.size() * p.depth) {
+    return Problem(ctx, absl::StrCat("output ", out.DebugString(), " does not match ", idx.size(),
+                                     " indices of depth ", p.depth));
+  }
+  SYMX_ASSIGN_OR_RETURN(Elem it, AnyElem(ctx, idx.dtype()));
+  if (out.dtype() == DType::kUnknown) return UnsupportedDType(ctx, out.dtype());
+  uint64_t on = 0, off = 0;
+  SYMX_DTYPE_SWITCH_ALL(out.dtype(), T, {
+    const T a = CastValue<T>(p.on_value), b = CastValue<T>(p.off_value);
+    std::memcpy(&on, &a, sizeof(T));
+    std::memcpy(&off, &b, sizeof(T));
+  });
+  SYMX_CUDA_LAUNCH(ctx, LaunchOneHot(it, idx.read_raw_data(), idx.size(), p.depth,
+                                     DTypeSize(out.dtype()), on, off, out.raw_data(),
+                                     device->stream()));
+  return absl::OkStatus();
+}
+
+// ------------------------------------------------------------------ pick
+
+// The (outer, n, inner) of pick's data and its index's fit.
+absl::StatusOr<Rows> PickRows(const KernelContext& ctx, const Shape& data, const Tensor& index,
+                              int64_t out_size) {
+  const auto& p = ctx.param<PickParam>();
+  if (!p.axis.has_value()) return Problem(ctx, "axis=None is not supported");
+  SYMX_ASSIGN_OR_RETURN(int axis, AxisOf(ctx, *p.axis, data.ndim()));
+  const Rows r = RowsAround(data, axis);
+  if (index.size() != r.outer * r.inner || out_size != index.size()) {
+    return Problem(
+        ctx, absl::StrCat("index ", index.DebugString(), " does not fit data ", data.ToString()));
+  }
+  if (r.n == 0 && index.size() > 0) {
+    return Problem(ctx, absl::StrCat("cannot pick from the empty axis of data ", data.ToString()));
+  }
+  return r;
+}
+
+// Forward (inputs data, index) or backward (inputs ograd, index; output grad).
+template <bool kForward>
+absl::Status Pick(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& index = ctx.inputs[1];
+  const Tensor& data = kForward ? ctx.inputs[0] : ctx.outputs[0];
+  const Tensor& small = kForward ? ctx.outputs[0] : ctx.inputs[0];
+  if (data.dtype() != small.dtype()) return UnsupportedDType(ctx, small.dtype());
+  SYMX_ASSIGN_OR_RETURN(Rows r, PickRows(ctx, data.shape(), index, small.size()));
+  SYMX_ASSIGN_OR_RETURN(Elem it, AnyElem(ctx, index.dtype()));
+  SYMX_ASSIGN_OR_RETURN(Scratch s, Carve(ctx, index.size(), 0));
+  const IndexMode mode = ctx.param<PickParam>().mode;
+  // pick has no raise: it reads as clip, as on the CPU.
+  SYMX_CUDA_LAUNCH(ctx, LaunchIndexPositions(
+                            it, index.read_raw_data(), index.size(), r.n,
+                            mode == IndexMode::kWrap ? IndexPosMode::kWrap : IndexPosMode::kClip,
+                            s.pos, s.first_bad, device->stream()));
+  const size_t width = DTypeSize(data.dtype());
+  if (kForward) {
+    SYMX_CUDA_LAUNCH(ctx, LaunchPick(width, data.read_raw_data(), s.pos, r.outer, r.n, r.inner,
+                                     small.raw_data(), false, device->stream()));
+  } else {
+    SYMX_CUDA_LAUNCH(ctx, LaunchPick(width, small.read_raw_data(), s.pos, r.outer, r.n, r.inner,
+                                     data.raw_data(), true, device->stream()));
+  }
+  return absl::OkStatus();
+}
+
+size_t PickWorkspace(const NodeAttrs&, const std::vector<Shape>& in, const std::vector<Shape>&,
+                     DType) {
+  return in.size() < 2 ? 0 : ScratchBytes(in[1].Size(), 0);
+}
+
+// ------------------------------------------------------------------ take
+
+// Positions of take's indices along an axis of n, checked for raise mode.
+absl::Status TakePositions(const KernelContext& ctx, CudaDevice* device, const Tensor& indices,
+                           int64_t n, const Scratch& s) {
+  const IndexMode mode = ctx.param<TakeParam>().mode;
+  if (mode != IndexMode::kRaise && n == 0 && indices.size() > 0) {
+    return Problem(ctx, "cannot take from an empty axis");
+  }
+  SYMX_ASSIGN_OR_RETURN(Elem it, AnyElem(ctx, indices.dtype()));
+  if (mode == IndexMode::kRaise) {
+    SYMX_RETURN_IF_ERROR(device->Memset(s.first_bad, 0xff, sizeof(uint64_t)));
+  }
+  SYMX_CUDA_LAUNCH(ctx, LaunchIndexPositions(it, indices.read_raw_data(), indices.size(), n,
+                                             PosMode(mode), s.pos, s.first_bad,
+                                             device->stream()));
+  if (mode != IndexMode::kRaise) return absl::OkStatus();
+  SYMX_ASSIGN_OR_RETURN(int64_t bad, FirstBad(device, s));
+  if (bad < 0) return absl::OkStatus();
+  SYMX_ASSIGN_OR_RETURN(double v, ReadIndex(device, indices, bad));
+  return absl::OutOfRangeError(absl::StrCat(
+      ctx.Where(), ": index ", FormatIndexValue(v), " (element ", bad,
+      " of indices) is out of range for an axis of ", n, " elements (mode='raise')"));
+}
+
+absl::StatusOr<Rows> TakeRows(const KernelContext& ctx, const Shape& a, const Tensor& indices,
+                              int64_t out_size) {
+  SYMX_ASSIGN_OR_RETURN(int axis, AxisOf(ctx, ctx.param<TakeParam>().axis, a.ndim()));
+  const Rows r = RowsAround(a, axis);
+  if (out_size != r.outer * indices.size() * r.inner) {
+    return Problem(ctx, absl::StrCat("indices ", indices.DebugString(), " and a ", a.ToString(),
+                                     " do not give ", out_size, " elements"));
+  }
+  return r;
+}
+
+// Inputs: a, indices.
+absl::Status Take(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& a = ctx.inputs[0];
+  const Tensor& indices = ctx.inputs[1];
+  const Tensor& out = ctx.outputs[0];
+  if (out.dtype() != a.dtype()) return UnsupportedDType(ctx, out.dtype());
+  SYMX_ASSIGN_OR_RETURN(Rows r, TakeRows(ctx, a.shape(), indices, out.size()));
+  SYMX_ASSIGN_OR_RETURN(Scratch s, Carve(ctx, indices.size(), 0));
+  SYMX_RETURN_IF_ERROR(TakePositions(ctx, device, indices, r.n, s));
+  SYMX_CUDA_LAUNCH(ctx, LaunchGatherRows(DTypeSize(a.dtype()), a.read_raw_data(), s.pos, r.outer,
+                                         r.n, indices.size(), r.inner, out.raw_data(),
+                                         device->stream()));
+  return absl::OkStatus();
+}
+
+// Inputs: ograd, indices. Output: grad a.
+absl::Status TakeBackward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& og = ctx.inputs[0];
+  const Tensor& indices = ctx.inputs[1];
+  const Tensor& grad = ctx.outputs[0];
+  if (og.dtype() != grad.dtype()) return UnsupportedDType(ctx, og.dtype());
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, grad.dtype()));
+  SYMX_ASSIGN_OR_RETURN(Rows r, TakeRows(ctx, grad.shape(), indices, og.size()));
+  SYMX_ASSIGN_OR_RETURN(
+      Scratch s, Carve(ctx, indices.size(), IsHalf(grad.dtype()) ? grad.size() : 0));
+  SYMX_RETURN_IF_ERROR(TakePositions(ctx, device, indices, r.n, s));
+  SYMX_CUDA_LAUNCH(ctx, LaunchScatterAddRows(t, og.read_raw_data(), s.pos, r.outer, r.n,
+                                             indices.size(), r.inner, grad.raw_data(), s.acc,
+                                             device->stream()));
+  return absl::OkStatus();
+}
+
+size_t TakeWorkspace(const NodeAttrs&, const std::vector<Shape>& in, const std::vector<Shape>&,
+                     DType) {
+  return in.size() < 2 ? 0 : ScratchBytes(in[1].Size(), 0);
+}
+
+size_t TakeBackwardWorkspace(const NodeAttrs&, const std::vector<Shape>& in,
+                             const std::vector<Shape>& out, DType dtype) {
+  if (in.size() < 2 || out.empty()) return 0;
+  return ScratchBytes(in[1].Size(), IsHalf(dtype) ? out[0].Size() : 0);
+}
+
+// ------------------------------------------------------------------ gather_nd
+
+struct NdGeometry {
+  int m = 0;
+  int64_t count = 0, slice = 1;
+  std::vector<int64_t> dims;
+};
+
+absl::StatusOr<NdGeometry> GatherGeometry(const KernelContext& ctx, const Shape& data,
+                                          const Tensor& indices, int64_t out_size) {
+  const Shape& is = indices.shape();
+  if (is.ndim() < 2 || is[0] < 1 || is[0] > data.ndim()) {
+    return Problem(
+        ctx, absl::StrCat("indices ", indices.DebugString(), " do not fit data ", data.ToString()));
+  }
+  NdGeometry g;
+  g.m = static_cast<int>(is[0]);
+  g.count = indices.size() / g.m;
+  for (int d = g.m; d < data.ndim(); ++d) g.slice *= data[d];
+  for (int d = 0; d < g.m; ++d) g.dims.push_back(data[d]);
+  if (out_size != g.count * g.slice) {
+    return Problem(ctx, absl::StrCat("output of ", out_size, " elements does not fit indices ",
+                                     indices.DebugString(), " and data ", data.ToString()));
+  }
+  if (g.m > kMaxDims) {
+    return Problem(ctx, absl::StrCat("more than ", kMaxDims, " indexed axes on the GPU"));
+  }
+  return g;
+}
+
+// Offsets of every indices column, each value checked.
+absl::Status GatherOffsets(const KernelContext& ctx, CudaDevice* device, const Tensor& indices,
+                           const NdGeometry& g, const Scratch& s) {
+  SYMX_ASSIGN_OR_RETURN(Elem it, AnyElem(ctx, indices.dtype()));
+  SYMX_RETURN_IF_ERROR(device->Memset(s.first_bad, 0xff, sizeof(uint64_t)));
+  SYMX_CUDA_LAUNCH(ctx, LaunchGatherNdOffsets(it, indices.read_raw_data(), g.count, g.m,
+                                              g.dims.data(), s.pos, s.first_bad,
+                                              device->stream()));
+  SYMX_ASSIGN_OR_RETURN(int64_t y, FirstBad(device, s));
+  if (y < 0) return absl::OkStatus();
+  for (int d = 0; d < g.m; ++d) {
+    SYMX_ASSIGN_OR_RETURN(double v, ReadIndex(device, indices, d * g.count + y));
+    if (GatherNdPosition(v, g.dims[d]) < 0) {
+      return absl::OutOfRangeError(absl::StrCat(ctx.Where(), ": index ", FormatIndexValue(v),
+                                                " is out of bounds for axis ", d, " with size ",
+                                                g.dims[d], " (indices column ", y, ")"));
+    }
+  }
+  return absl::InternalError(absl::StrCat(ctx.Where(), ": indices column ", y,
+                                          " was rejected on the GPU but not on the host"));
+}
+
+// Inputs: data, indices.
+absl::Status GatherNd(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& data = ctx.inputs[0];
+  const Tensor& out = ctx.outputs[0];
+  if (out.dtype() != data.dtype()) return UnsupportedDType(ctx, out.dtype());
+  SYMX_ASSIGN_OR_RETURN(NdGeometry g,
+                        GatherGeometry(ctx, data.shape(), ctx.inputs[1], out.size()));
+  SYMX_ASSIGN_OR_RETURN(Scratch s, Carve(ctx, g.count, 0));
+  SYMX_RETURN_IF_ERROR(GatherOffsets(ctx, device, ctx.inputs[1], g, s));
+  int64_t rows = 1;
+  for (int64_t d : g.dims) rows *= d;
+  SYMX_CUDA_LAUNCH(ctx, LaunchGatherRows(DTypeSize(data.dtype()), data.read_raw_data(), s.pos, 1,
+                                         rows, g.count, g.slice, out.raw_data(),
+                                         device->stream()));
+  return absl::OkStatus();
+}
+
+// Inputs: ograd, indices. Output: grad data.
+absl::Status GatherNdBackward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& og = ctx.inputs[0];
+  const Tensor& grad = ctx.outputs[0];
+  if (og.dtype() != grad.dtype()) return UnsupportedDType(ctx, og.dtype());
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, grad.dtype()));
+  SYMX_ASSIGN_OR_RETURN(NdGeometry g,
+                        GatherGeometry(ctx, grad.shape(), ctx.inputs[1], og.size()));
+  SYMX_ASSIGN_OR_RETURN(Scratch s,
+                        Carve(ctx, g.count, IsHalf(grad.dtype()) ? grad.size() : 0));
+  SYMX_RETURN_IF_ERROR(GatherOffsets(ctx, device, ctx.inputs[1], g, s));
+  int64_t rows = 1;
+  for (int64_t d : g.dims) rows *= d;
+  SYMX_CUDA_LAUNCH(ctx, LaunchScatterAddRows(t, og.read_raw_data(), s.pos, 1, rows, g.count,
+                                             g.slice, grad.raw_data(), s.acc, device->stream()));
+  return absl::OkStatus();
+}
+
+int64_t IndexColumns(const Shape& indices) {
+  return indices.ndim() < 1 || indices[0] == 0 ? 0 : indices.Size() / indices[0];
+}
+
+size_t GatherNdWorkspace(const NodeAttrs&, const std::vector<Shape>& in,
+                         const std::vector<Shape>&, DType) {
+  return in.size() < 2 ? 0 : ScratchBytes(IndexColumns(in[1]), 0);
+}
+
+size_t GatherNdBackwardWorkspace(const NodeAttrs&, const std::vector<Shape>& in,
+                                 const std::vector<Shape>& out, DType dtype) {
+  if (in.size() < 2 || out.empty()) return 0;
+  return ScratchBytes(IndexColumns(in[1]), IsHalf(dtype) ? out[0].Size() : 0);
+}
+
+}  // namespace
+
+SYMX_REGISTER_KERNEL("one_hot", kGPU, OneHot);
+SYMX_REGISTER_KERNEL("pick", kGPU, Pick<true>, PickWorkspace);
+SYMX_REGISTER_KERNEL("_backward_pick", kGPU, Pick<false>, PickWorkspace);
+SYMX_REGISTER_KERNEL("take", kGPU, Take, TakeWorkspace);
+SYMX_REGISTER_KERNEL("_backward_take", kGPU, TakeBackward, TakeBackwardWorkspace);
+SYMX_REGISTER_KERNEL("gather_nd", kGPU, GatherNd, GatherNdWorkspace);
+SYMX_REGISTER_KERNEL("_backward_gather_nd", kGPU, GatherNdBackward, GatherNdBackwardWorkspace);
+
+}  // namespace cuda
+}  // namespace symx
