@@ -66,6 +66,21 @@ inline T CastValue(double v) {
   }
 }
 
+// A fill value (_full, _arange's start and step) in storage type T: as
+// CastValue, but beyond int64's range it saturates to int64's extremes first.
+template <typename T>
+inline T CastFillValue(double v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return v != 0.0;
+  } else if constexpr (std::is_integral_v<T>) {
+    if (v != v) return T{0};
+    if (v >= 9.2e18 || v <= -9.2e18) return static_cast<T>(v < 0 ? INT64_MIN : INT64_MAX);
+    return static_cast<T>(static_cast<int64_t>(v));
+  } else {
+    return FromDouble<T>(v);
+  }
+}
+
 }  // namespace symx
 
 #define SYMX_DTYPE_CASE_(flag, ctype, T, ...) \

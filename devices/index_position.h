@@ -13,11 +13,7 @@
 #include <string>
 #endif
 
-#ifdef __CUDACC__
-#define SYMX_HOST_DEVICE __host__ __device__
-#else
-#define SYMX_HOST_DEVICE
-#endif
+#include "devices/host_device.h"
 
 namespace symx {
 

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "graph/infer_util.h"
+#include "graph/ops/crop.h"
 #include "graph/ops/tensor.h"
 
 namespace symx {
@@ -94,6 +95,28 @@ absl::Status DiagView(const KernelContext& ctx, const Shape& mat, const Shape& v
   v->dims.push_back(vec[vec.ndim() - 1]);
   v->steps.push_back(st[a1] + st[a2]);
   v->offset = p.k >= 0 ? p.k * st[a2] : -p.k * st[a1];
+  return absl::OkStatus();
+}
+
+absl::Status CropView(const KernelContext& ctx, const Shape& big, const Shape& small,
+                      StridedView* v) {
+  const Shape& B = big;
+  const Shape& S = small;
+  if (B.ndim() != 4 || S.ndim() != 4 || B[0] != S[0] || B[1] != S[1] || S[2] > B[2] ||
+      S[3] > B[3]) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": cannot crop ", S.ToString(),
+                                                   " out of ", B.ToString()));
+  }
+  int64_t oy = 0, ox = 0;
+  CropOffset(ctx.param<CropParam>(), B[2], B[3], S[2], S[3], &oy, &ox);
+  if (oy < 0 || ox < 0 || oy + S[2] > B[2] || ox + S[3] > B[3]) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.Where(), ": offset (", oy, ", ", ox, ") puts the ", S[2], "x", S[3],
+                     " window outside ", B.ToString()));
+  }
+  v->dims = {S[0], S[1], S[2], S[3]};
+  v->steps = StridesOf(B);
+  v->offset = oy * B[3] + ox;
   return absl::OkStatus();
 }
 

@@ -41,6 +41,12 @@ absl::Status FrontView(const KernelContext& ctx, const Shape& whole, const Shape
 absl::Status DiagView(const KernelContext& ctx, const Shape& mat, const Shape& vec,
                       StridedView* v);
 
+// Crop: the window of `big` (N, C, H, W) with `small`'s shape (N, C, h, w) at
+// the op's offset (graph/ops/crop.h's CropOffset); an error naming the node
+// when it does not fit.
+absl::Status CropView(const KernelContext& ctx, const Shape& big, const Shape& small,
+                      StridedView* v);
+
 }  // namespace symx
 
 #endif  // SYMX_DEVICES_STRIDED_VIEW_H_

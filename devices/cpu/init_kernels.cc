@@ -15,20 +15,6 @@ namespace symx {
 namespace cpu {
 namespace {
 
-// `v` as T, MXNet-style: through int64 for integer types (truncate, then wrap).
-template <typename T>
-T CastValue(double v) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return v != 0.0;
-  } else if constexpr (std::is_integral_v<T>) {
-    if (std::isnan(v)) return T{0};
-    if (v >= 9.2e18 || v <= -9.2e18) return static_cast<T>(v < 0 ? INT64_MIN : INT64_MAX);
-    return static_cast<T>(static_cast<int64_t>(v));
-  } else {
-    return FromDouble<T>(v);
-  }
-}
-
 absl::Status Fill(const KernelContext& ctx, double value) {
   const Tensor& out = ctx.outputs[0];
   if (value == 0.0) {
@@ -38,7 +24,7 @@ absl::Status Fill(const KernelContext& ctx, double value) {
   }
   bool known = true;
   SYMX_DTYPE_SWITCH_ALL(out.dtype(), T, {
-    const T v = CastValue<T>(value);
+    const T v = CastFillValue<T>(value);
     T* d = out.data<T>();
     ParallelFor(ctx, out.size(), 1.0, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) d[i] = v;
@@ -56,8 +42,8 @@ template <typename T>
 void ArangeFill(const KernelContext& ctx, const ArangeParam& p, double start, T* d, int64_t n) {
   const int64_t repeat = p.repeat;
   if constexpr (std::is_integral_v<T>) {
-    const int64_t s0 = static_cast<int64_t>(CastValue<T>(start));
-    const int64_t st = static_cast<int64_t>(CastValue<T>(p.step));
+    const int64_t s0 = static_cast<int64_t>(CastFillValue<T>(start));
+    const int64_t st = static_cast<int64_t>(CastFillValue<T>(p.step));
     ParallelFor(ctx, n, 1.0, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) d[i] = static_cast<T>(s0 + (i / repeat) * st);
     });

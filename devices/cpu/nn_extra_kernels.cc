@@ -31,6 +31,7 @@
 #include "devices/axis_layout.h"
 #include "devices/cpu/kernel_util.h"
 #include "devices/dtype_switch.h"
+#include "devices/strided_view.h"
 #include "graph/error.h"
 #include "graph/infer_util.h"
 #include "graph/ops/crop.h"
@@ -418,17 +419,10 @@ absl::Status CropCopy(const KernelContext& ctx, const Tensor& big, const Tensor&
                       bool to_small) {
   const Shape& B = big.shape();
   const Shape& S = small.shape();
-  if (B.ndim() != 4 || S.ndim() != 4 || B[0] != S[0] || B[1] != S[1] || S[2] > B[2] ||
-      S[3] > B[3]) {
-    return Fail(ctx, absl::StrCat("cannot crop ", S.ToString(), " out of ", B.ToString()));
-  }
+  StridedView v;
+  SYMX_RETURN_IF_ERROR(CropView(ctx, B, S, &v));
   if (big.dtype() != small.dtype()) return UnsupportedDType(ctx, small.dtype());
-  int64_t oy = 0, ox = 0;
-  CropOffset(ctx.param<CropParam>(), B[2], B[3], S[2], S[3], &oy, &ox);
-  if (oy < 0 || ox < 0 || oy + S[2] > B[2] || ox + S[3] > B[3]) {
-    return Fail(ctx, absl::StrCat("offset (", oy, ", ", ox, ") puts the ", S[2], "x", S[3],
-                                  " window outside ", B.ToString()));
-  }
+  const int64_t oy = v.offset / B[3], ox = v.offset % B[3];
   const size_t es = DTypeSize(big.dtype());
   char* bp = static_cast<char*>(big.raw_data());
   char* sp = static_cast<char*>(small.raw_data());

@@ -55,18 +55,6 @@ bool IsNan(K v) {
   }
 }
 
-// A value stored as T; integers go through int64 so that casts wrap instead of
-// being undefined.
-template <typename T>
-T CastValue(double v) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    if (!(std::fabs(v) < 9.2e18)) return T(0);
-    return static_cast<T>(static_cast<int64_t>(v));
-  } else {
-    return FromDouble<T>(v);
-  }
-}
-
 // Numeric dtypes the ordering kernels take (every storage type but bool).
 #define SYMX_ORDER_SWITCH(ctx, dtype, T, ...)                       \
   switch (dtype) {                                                  \

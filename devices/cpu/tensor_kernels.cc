@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/kernel_util.h"
+#include "devices/pad_geometry.h"
 #include "devices/strided_view.h"
 #include "graph/error.h"
 #include "graph/infer_util.h"
@@ -471,50 +472,14 @@ struct PadMaps {
 };
 
 absl::Status MakePadMaps(const KernelContext& ctx, const Shape& in, const Shape& out, PadMaps* m) {
+  SYMX_RETURN_IF_ERROR(CheckPadShapes(ctx, in, out));
   const auto& p = ctx.param<PadParam>();
-  const int n = in.ndim();
-  if (out.ndim() != n || static_cast<int>(p.pad_width.size()) != 2 * n) {
-    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": pad_width does not fit ",
-                                                   in.ToString(), " -> ", out.ToString()));
-  }
-  m->map.resize(n);
-  for (int d = 0; d < n; ++d) {
-    const int64_t before = p.pad_width[2 * d], len = in[d];
-    if (out[d] != len + before + p.pad_width[2 * d + 1]) {
-      return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": output ", out.ToString(),
-                                                     " does not match input ", in.ToString(),
-                                                     " padded"));
-    }
-    if (len == 0 && out[d] > 0 && p.mode != PadMode::kConstant) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(ctx.Where(), ": cannot pad an empty axis ", d, " by edge or reflection"));
-    }
+  m->map.resize(in.ndim());
+  for (int d = 0; d < in.ndim(); ++d) {
     std::vector<int64_t>& mp = m->map[d];
     mp.resize(out[d]);
     for (int64_t o = 0; o < out[d]; ++o) {
-      int64_t i = o - before;
-      if (i < 0 || i >= len) {
-        switch (p.mode) {
-          case PadMode::kConstant:
-            i = -1;
-            break;
-          case PadMode::kEdge:
-            i = i < 0 ? 0 : len - 1;
-            break;
-          case PadMode::kReflect:
-            // Pads are smaller than the axis (checked at inference), so one bounce suffices;
-            // the loop also covers a length-1 axis safely.
-            while (i < 0 || i >= len) {
-              if (len == 1) {
-                i = 0;
-                break;
-              }
-              i = i < 0 ? -i : 2 * (len - 1) - i;
-            }
-            break;
-        }
-      }
-      mp[o] = i;
+      mp[o] = PadSource(o, p.pad_width[2 * d], in[d], PadKindOf(p.mode));
     }
   }
   return absl::OkStatus();

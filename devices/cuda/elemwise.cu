@@ -350,12 +350,38 @@ cudaError_t CastFrom(const S* x, Elem to, void* y, int64_t n, cudaStream_t s) {
   return LastLaunchError();
 }
 
+// Integer types step in int64 and wrap into T, as the CPU kernel does;
+// floating ones compute start + k * step in double.
+template <typename T>
+__global__ void ArangeKernel(double start, double step, int64_t s0, int64_t st, int64_t repeat,
+                             T* y, int64_t n) {
+  SYMX_GRID_STRIDE(i, n) {
+    const int64_t k = i / repeat;
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      y[i] = static_cast<T>(s0 + k * st);
+    } else {
+      y[i] = FromDouble<T>(start + static_cast<double>(k) * step);
+    }
+  }
+}
+
 }  // namespace
 
 cudaError_t LaunchFill(Elem t, double value, void* y, int64_t n, cudaStream_t s) {
   if (n == 0) return cudaSuccess;
   SYMX_CUDA_ALL_SWITCH(t, T, {
     FillKernel<T><<<GridFor(n), kThreads, 0, s>>>(FromDouble<T>(value), static_cast<T*>(y), n);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchArange(Elem t, double start, double step, int64_t int_start, int64_t int_step,
+                         int64_t repeat, void* y, int64_t n, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  if (repeat <= 0) return cudaErrorInvalidValue;
+  SYMX_CUDA_ALL_SWITCH(t, T, {
+    ArangeKernel<T><<<GridFor(n), kThreads, 0, s>>>(start, step, int_start, int_step, repeat,
+                                                    static_cast<T*>(y), n);
   });
   return LastLaunchError();
 }

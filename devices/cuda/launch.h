@@ -107,6 +107,10 @@ cudaError_t LaunchScalarGrad(ScalarGradFn f, Elem t, const void* g, const void* 
 
 // y[i] = value for every element of any known type.
 cudaError_t LaunchFill(Elem t, double value, void* y, int64_t n, cudaStream_t s);
+// _arange: y[i] = start + (i / repeat) * step; integer types use int_start
+// and int_step (the values cast to the type) in int64 arithmetic.
+cudaError_t LaunchArange(Elem t, double start, double step, int64_t int_start, int64_t int_step,
+                         int64_t repeat, void* y, int64_t n, cudaStream_t s);
 // y = x converted, between any two known types (float to integer truncates
 // toward zero, saturating; NaN becomes 0).
 cudaError_t LaunchCast(Elem from, const void* x, Elem to, void* y, int64_t n, cudaStream_t s);
@@ -325,6 +329,48 @@ cudaError_t LaunchPick(size_t elem_bytes, const void* x, const int64_t* pos, int
 // `on`; on/off are the output dtype's bit patterns, elem_bytes wide.
 cudaError_t LaunchOneHot(Elem idx_t, const void* idx, int64_t count, int64_t depth,
                          size_t elem_bytes, uint64_t on, uint64_t off, void* out, cudaStream_t s);
+
+// Pad (devices/pad_map.h) over up to kMaxDims dims: y = x at each output's
+// source, or `value` for the constant. The gradient gathers, per input
+// element, every output that copies it (the one position inside, plus the
+// edge/reflect copies in the pad regions): no atomics, deterministic.
+struct PadDims {
+  int ndim = 0;
+  int kind = 0;  // PadKind
+  int64_t in[kMaxDims] = {};
+  int64_t out[kMaxDims] = {};
+  int64_t before[kMaxDims] = {};
+};
+cudaError_t LaunchPad(Elem t, const void* x, const PadDims& d, double value, void* y, int64_t n,
+                      cudaStream_t s);
+cudaError_t LaunchPadGrad(Elem t, const void* g, const PadDims& d, void* gx, int64_t n,
+                          cudaStream_t s);
+
+// UpSampling nearest, for one input of (N, c, h, w) into channels [offset,
+// offset + c) of the (N, C, H, W) output (H, W multiples of h, w): y = x of
+// the covering pixel, added when `add` (multi_input_mode=sum past the first
+// input). The gradient sums each pixel's block of the output gradient.
+struct UpDims {
+  int64_t n = 0, c = 0, h = 0, w = 0;  // this input
+  int64_t C = 0, H = 0, W = 0;         // the output
+  int64_t offset = 0;                  // first output channel
+};
+cudaError_t LaunchUpSampleNearest(Elem t, const void* x, const UpDims& d, bool add, void* y,
+                                  cudaStream_t s);
+cudaError_t LaunchUpSampleNearestGrad(Elem t, const void* g, const UpDims& d, void* gx,
+                                      cudaStream_t s);
+// UpSampling bilinear: a depthwise transposed convolution of (N, C, h, w) data
+// with weight (C, 1, k, k), stride and pad, into (N, C, H, W), gathered per
+// output pixel; gradients of data (gathered per input pixel) and weight (one
+// block per weight element, a fixed-order sum).
+struct DepthwiseUpDims {
+  int64_t n = 0, c = 0, h = 0, w = 0, H = 0, W = 0, k = 0, stride = 1, pad = 0;
+};
+cudaError_t LaunchDepthwiseUp(Elem t, const void* x, const void* weight,
+                              const DepthwiseUpDims& d, void* y, cudaStream_t s);
+cudaError_t LaunchDepthwiseUpGrad(Elem t, const void* g, const void* x, const void* weight,
+                                  const DepthwiseUpDims& d, void* gx, void* gweight,
+                                  cudaStream_t s);
 
 // where: out[i] = cond[i / row] != 0 ? x[i] : y[i] (row == 1: one condition
 // per element). Backward: gx/gy get g where the condition picks them, else 0

@@ -343,6 +343,25 @@ absl::Status DiagImpl(const KernelContext& ctx, bool forward) {
   return CopyView(ctx, v, in, out, /*gather=*/forward, /*zero_first=*/!forward);
 }
 
+// Crop: the window gathered; its backward zeroes the data gradient (and a
+// crop_like gradient, when there is one) and scatters the window back.
+absl::Status Crop(const KernelContext& ctx) {
+  StridedView v;
+  SYMX_RETURN_IF_ERROR(CropView(ctx, ctx.inputs[0].shape(), ctx.outputs[0].shape(), &v));
+  return CopyView(ctx, v, ctx.inputs[0], ctx.outputs[0], /*gather=*/true);
+}
+
+absl::Status CropBackward(const KernelContext& ctx) {
+  StridedView v;
+  SYMX_RETURN_IF_ERROR(CropView(ctx, ctx.outputs[0].shape(), ctx.inputs[0].shape(), &v));
+  SYMX_RETURN_IF_ERROR(CopyView(ctx, v, ctx.outputs[0], ctx.inputs[0], false, true));
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  for (size_t i = 1; i < ctx.outputs.size(); ++i) {
+    SYMX_RETURN_IF_ERROR(device->Memset(ctx.outputs[i].raw_data(), 0, ctx.outputs[i].nbytes()));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Diag(const KernelContext& ctx) { return DiagImpl(ctx, true); }
 absl::Status DiagBackward(const KernelContext& ctx) { return DiagImpl(ctx, false); }
 
@@ -486,6 +505,8 @@ SYMX_REGISTER_KERNEL("_backward_slice", kGPU, SliceBackward);
 SYMX_REGISTER_KERNEL("slice_like", kGPU, SliceLike);
 SYMX_REGISTER_KERNEL("_backward_slice_like", kGPU, SliceLikeBackward);
 SYMX_REGISTER_KERNEL("diag", kGPU, Diag);
+SYMX_REGISTER_KERNEL("Crop", kGPU, Crop);
+SYMX_REGISTER_KERNEL("_backward_Crop", kGPU, CropBackward);
 SYMX_REGISTER_KERNEL("_backward_diag", kGPU, DiagBackward);
 SYMX_REGISTER_KERNEL("stack", kGPU, Stack);
 SYMX_REGISTER_KERNEL("_backward_stack", kGPU, StackBackward);

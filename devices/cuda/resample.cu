@@ -1,0 +1,267 @@
+// Pad and UpSampling on the GPU: one thread per output element for the
+// forward copies, one per input element for the gradients, which gather
+// what they sum (deterministic, no atomics). Pad's geometry is
+// devices/pad_map.h, the function the CPU kernel uses.
+#include "devices/cuda/block_reduce.cuh"
+#include "devices/cuda/elem_types.cuh"
+#include "devices/cuda/launch.h"
+#include "devices/pad_map.h"
+
+namespace symx {
+namespace cuda {
+namespace {
+
+template <typename T>
+__global__ void PadKernel(const T* x, PadDims d, Acc<T> value, T* y, int64_t n) {
+  const PadKind kind = static_cast<PadKind>(d.kind);
+  SYMX_GRID_STRIDE(i, n) {
+    int64_t rest = i, src = 0, stride = 1;
+    bool constant = false;
+    for (int k = d.ndim - 1; k >= 0; --k) {
+      const int64_t o = rest % d.out[k];
+      rest /= d.out[k];
+      const int64_t at = PadSource(o, d.before[k], d.in[k], kind);
+      if (at < 0) constant = true;
+      src += at * stride;
+      stride *= d.in[k];
+    }
+    Store(y, i, constant ? value : Load(x, src));
+  }
+}
+
+// Per input element: the outputs along each axis that copy its coordinate c
+// are c + before (inside) and, for edge/reflect, positions in the pad
+// regions [0, before) and [before + len, out) whose source is c; the sum runs
+// over every combination of them.
+template <typename T>
+__global__ void PadGradKernel(const T* g, PadDims d, T* gx, int64_t n) {
+  using C = Acc<T>;
+  const PadKind kind = static_cast<PadKind>(d.kind);
+  SYMX_GRID_STRIDE(i, n) {
+    int64_t coord[kMaxDims], choices[kMaxDims];
+    int64_t rest = i, combos = 1;
+    for (int k = d.ndim - 1; k >= 0; --k) {
+      coord[k] = rest % d.in[k];
+      rest /= d.in[k];
+      choices[k] = kind == PadKind::kConstant ? 1 : d.out[k] - d.in[k] + 1;
+      combos *= choices[k];
+    }
+    C acc = C(0);
+    for (int64_t combo = 0; combo < combos; ++combo) {
+      int64_t r = combo, at = 0, stride = 1;
+      bool copies = true;
+      for (int k = d.ndim - 1; k >= 0 && copies; --k) {
+        const int64_t pick = r % choices[k];
+        r /= choices[k];
+        int64_t o;
+        if (pick == 0) {
+          o = coord[k] + d.before[k];
+        } else if (pick - 1 < d.before[k]) {
+          o = pick - 1;
+        } else {
+          o = d.before[k] + d.in[k] + (pick - 1 - d.before[k]);
+        }
+        copies = pick == 0 || PadSource(o, d.before[k], d.in[k], kind) == coord[k];
+        at += o * stride;
+        stride *= d.out[k];
+      }
+      if (copies) acc += Load(g, at);
+    }
+    Store(gx, i, acc);
+  }
+}
+
+template <typename T>
+__global__ void UpNearestKernel(const T* x, UpDims d, bool add, T* y, int64_t n) {
+  SYMX_GRID_STRIDE(i, n) {  // over (N, c, H, W)
+    const int64_t ox = i % d.W;
+    const int64_t oy = (i / d.W) % d.H;
+    const int64_t c = (i / (d.W * d.H)) % d.c;
+    const int64_t b = i / (d.W * d.H * d.c);
+    const int64_t src = ((b * d.c + c) * d.h + oy / (d.H / d.h)) * d.w + ox / (d.W / d.w);
+    const int64_t dst = ((b * d.C + d.offset + c) * d.H + oy) * d.W + ox;
+    Store(y, dst, add ? Load(y, dst) + Load(x, src) : Load(x, src));
+  }
+}
+
+template <typename T>
+__global__ void UpNearestGradKernel(const T* g, UpDims d, T* gx, int64_t n) {
+  using C = Acc<T>;
+  const int64_t sh = d.H / d.h, sw = d.W / d.w;
+  SYMX_GRID_STRIDE(i, n) {  // over (N, c, h, w)
+    const int64_t ix = i % d.w;
+    const int64_t iy = (i / d.w) % d.h;
+    const int64_t c = (i / (d.w * d.h)) % d.c;
+    const int64_t b = i / (d.w * d.h * d.c);
+    const T* plane = g + (b * d.C + d.offset + c) * d.H * d.W;
+    C acc = C(0);
+    for (int64_t a = 0; a < sh; ++a) {
+      for (int64_t e = 0; e < sw; ++e) acc += Load(plane, (iy * sh + a) * d.W + ix * sw + e);
+    }
+    Store(gx, i, acc);
+  }
+}
+
+// Input rows (or columns) iy whose taps reach output row oy: ky = oy + pad -
+// iy * stride in [0, k).
+__device__ __forceinline__ void TapRange(int64_t o, int64_t stride, int64_t pad, int64_t k,
+                                         int64_t len, int64_t* lo, int64_t* hi) {
+  const int64_t top = o + pad;  // iy * stride <= top, > top - k
+  int64_t a = top - k + 1;
+  a = a <= 0 ? 0 : (a + stride - 1) / stride;
+  int64_t b = top < 0 ? -1 : top / stride;
+  if (b > len - 1) b = len - 1;
+  *lo = a;
+  *hi = b;
+}
+
+template <typename T>
+__global__ void DepthwiseUpKernel(const T* x, const T* w, DepthwiseUpDims d, T* y, int64_t n) {
+  using C = Acc<T>;
+  SYMX_GRID_STRIDE(i, n) {  // over (N, C, H, W)
+    const int64_t ox = i % d.W;
+    const int64_t oy = (i / d.W) % d.H;
+    const int64_t plane = i / (d.W * d.H);
+    const int64_t c = plane % d.c;
+    int64_t y0, y1, x0, x1;
+    TapRange(oy, d.stride, d.pad, d.k, d.h, &y0, &y1);
+    TapRange(ox, d.stride, d.pad, d.k, d.w, &x0, &x1);
+    C acc = C(0);
+    for (int64_t iy = y0; iy <= y1; ++iy) {
+      const int64_t ky = oy + d.pad - iy * d.stride;
+      for (int64_t ix = x0; ix <= x1; ++ix) {
+        const int64_t kx = ox + d.pad - ix * d.stride;
+        acc += Load(x, (plane * d.h + iy) * d.w + ix) * Load(w, (c * d.k + ky) * d.k + kx);
+      }
+    }
+    Store(y, i, acc);
+  }
+}
+
+template <typename T>
+__global__ void DepthwiseUpDataGradKernel(const T* g, const T* w, DepthwiseUpDims d, T* gx,
+                                          int64_t n) {
+  using C = Acc<T>;
+  SYMX_GRID_STRIDE(i, n) {  // over (N, C, h, w)
+    const int64_t ix = i % d.w;
+    const int64_t iy = (i / d.w) % d.h;
+    const int64_t plane = i / (d.w * d.h);
+    const int64_t c = plane % d.c;
+    C acc = C(0);
+    for (int64_t ky = 0; ky < d.k; ++ky) {
+      const int64_t oy = iy * d.stride - d.pad + ky;
+      if (oy < 0 || oy >= d.H) continue;
+      for (int64_t kx = 0; kx < d.k; ++kx) {
+        const int64_t ox = ix * d.stride - d.pad + kx;
+        if (ox < 0 || ox >= d.W) continue;
+        acc += Load(g, (plane * d.H + oy) * d.W + ox) * Load(w, (c * d.k + ky) * d.k + kx);
+      }
+    }
+    Store(gx, i, acc);
+  }
+}
+
+// One block per weight element (c, ky, kx): the sum over the batch and the
+// input pixels of g at the tap's output times x.
+template <typename T>
+__global__ void DepthwiseUpWeightGradKernel(const T* g, const T* x, DepthwiseUpDims d, T* gw) {
+  using C = Acc<T>;
+  const Reducer<C> sum{ReduceFn::kSum};
+  const int64_t weights = d.c * d.k * d.k;
+  const int64_t count = d.n * d.h * d.w;
+  for (int64_t j = blockIdx.x; j < weights; j += gridDim.x) {
+    const int64_t kx = j % d.k, ky = (j / d.k) % d.k, c = j / (d.k * d.k);
+    C acc = C(0);
+    for (int64_t e = threadIdx.x; e < count; e += blockDim.x) {
+      const int64_t ix = e % d.w, iy = (e / d.w) % d.h, b = e / (d.w * d.h);
+      const int64_t oy = iy * d.stride - d.pad + ky, ox = ix * d.stride - d.pad + kx;
+      if (oy < 0 || oy >= d.H || ox < 0 || ox >= d.W) continue;
+      const int64_t plane = b * d.c + c;
+      acc += Load(g, (plane * d.H + oy) * d.W + ox) * Load(x, (plane * d.h + iy) * d.w + ix);
+    }
+    const C total = BlockReduce(acc, sum);
+    if (threadIdx.x == 0) Store(gw, j, total);
+  }
+}
+
+}  // namespace
+
+cudaError_t LaunchPad(Elem t, const void* x, const PadDims& d, double value, void* y, int64_t n,
+                      cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  if (d.ndim < 1 || d.ndim > kMaxDims) return cudaErrorInvalidValue;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    PadKernel<T><<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(x), d,
+                                                 static_cast<Acc<T>>(value), static_cast<T*>(y),
+                                                 n);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchPadGrad(Elem t, const void* g, const PadDims& d, void* gx, int64_t n,
+                          cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  if (d.ndim < 1 || d.ndim > kMaxDims) return cudaErrorInvalidValue;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    PadGradKernel<T><<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(g), d,
+                                                     static_cast<T*>(gx), n);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchUpSampleNearest(Elem t, const void* x, const UpDims& d, bool add, void* y,
+                                  cudaStream_t s) {
+  const int64_t n = d.n * d.c * d.H * d.W;
+  if (n == 0) return cudaSuccess;
+  if (d.h <= 0 || d.w <= 0) return cudaErrorInvalidValue;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    UpNearestKernel<T><<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(x), d, add,
+                                                       static_cast<T*>(y), n);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchUpSampleNearestGrad(Elem t, const void* g, const UpDims& d, void* gx,
+                                      cudaStream_t s) {
+  const int64_t n = d.n * d.c * d.h * d.w;
+  if (n == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    UpNearestGradKernel<T><<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(g), d,
+                                                           static_cast<T*>(gx), n);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchDepthwiseUp(Elem t, const void* x, const void* weight,
+                              const DepthwiseUpDims& d, void* y, cudaStream_t s) {
+  const int64_t n = d.n * d.c * d.H * d.W;
+  if (n == 0) return cudaSuccess;
+  if (d.stride < 1) return cudaErrorInvalidValue;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    DepthwiseUpKernel<T><<<GridFor(n), kThreads, 0, s>>>(
+        static_cast<const T*>(x), static_cast<const T*>(weight), d, static_cast<T*>(y), n);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchDepthwiseUpGrad(Elem t, const void* g, const void* x, const void* weight,
+                                  const DepthwiseUpDims& d, void* gx, void* gweight,
+                                  cudaStream_t s) {
+  const int64_t n = d.n * d.c * d.h * d.w;
+  const int64_t weights = d.c * d.k * d.k;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    if (gx != nullptr && n > 0) {
+      DepthwiseUpDataGradKernel<T><<<GridFor(n), kThreads, 0, s>>>(
+          static_cast<const T*>(g), static_cast<const T*>(weight), d, static_cast<T*>(gx), n);
+    }
+    if (gweight != nullptr && weights > 0) {
+      const int64_t blocks = weights < 65535 * 8 ? weights : 65535 * 8;
+      DepthwiseUpWeightGradKernel<T><<<static_cast<unsigned>(blocks), kThreads, 0, s>>>(
+          static_cast<const T*>(g), static_cast<const T*>(x), d, static_cast<T*>(gweight));
+    }
+  });
+  return LastLaunchError();
+}
+
+}  // namespace cuda
+}  // namespace symx

@@ -1,0 +1,168 @@
+// CUDA kernels of Pad and UpSampling (and their backwards), over the shape
+// checks every device shares (devices/pad_geometry.h,
+// devices/upsampling_geometry.h).
+#include "absl/strings/str_cat.h"
+#include "devices/cuda/kernel_util.h"
+#include "devices/kernel.h"
+#include "devices/pad_geometry.h"
+#include "devices/upsampling_geometry.h"
+#include "graph/ops/tensor.h"
+#include "graph/ops/upsampling.h"
+
+namespace symx {
+namespace cuda {
+namespace {
+
+absl::StatusOr<PadDims> PadDimsOf(const KernelContext& ctx, const Shape& in, const Shape& out) {
+  SYMX_RETURN_IF_ERROR(CheckPadShapes(ctx, in, out));
+  if (in.ndim() < 1 || in.ndim() > kMaxDims) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.Where(), ": cannot pad ", in.ToString(), " on the GPU"));
+  }
+  const auto& p = ctx.param<PadParam>();
+  PadDims d;
+  d.ndim = in.ndim();
+  d.kind = static_cast<int>(PadKindOf(p.mode));
+  for (int k = 0; k < d.ndim; ++k) {
+    d.in[k] = in[k];
+    d.out[k] = out[k];
+    d.before[k] = p.pad_width[2 * k];
+  }
+  return d;
+}
+
+// Inputs: data. Output: out. Floating types only, as MXNet.
+absl::Status Pad(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& in = ctx.inputs[0];
+  const Tensor& out = ctx.outputs[0];
+  if (in.dtype() != out.dtype()) return UnsupportedDType(ctx, out.dtype());
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, in.dtype()));
+  SYMX_ASSIGN_OR_RETURN(PadDims d, PadDimsOf(ctx, in.shape(), out.shape()));
+  SYMX_CUDA_LAUNCH(ctx, LaunchPad(t, in.read_raw_data(), d, ctx.param<PadParam>().constant_value,
+                                  out.raw_data(), out.size(), device->stream()));
+  return absl::OkStatus();
+}
+
+// Inputs: ograd. Output: grad data.
+absl::Status PadBackward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& og = ctx.inputs[0];
+  const Tensor& gx = ctx.outputs[0];
+  if (og.dtype() != gx.dtype()) return UnsupportedDType(ctx, gx.dtype());
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, gx.dtype()));
+  SYMX_ASSIGN_OR_RETURN(PadDims d, PadDimsOf(ctx, gx.shape(), og.shape()));
+  SYMX_CUDA_LAUNCH(ctx, LaunchPadGrad(t, og.read_raw_data(), d, gx.raw_data(), gx.size(),
+                                      device->stream()));
+  return absl::OkStatus();
+}
+
+DepthwiseUpDims DepthwiseDims(const BilinearGeometry& g) {
+  DepthwiseUpDims d;
+  d.n = g.in.n;
+  d.c = g.in.c;
+  d.h = g.in.h;
+  d.w = g.in.w;
+  d.H = g.out.h;
+  d.W = g.out.w;
+  d.k = g.k;
+  d.stride = g.stride;
+  d.pad = g.pad;
+  return d;
+}
+
+UpDims NearestDims(const Tensor& part, const Nchw& o, int64_t offset) {
+  UpDims d;
+  d.n = part.shape()[0];
+  d.c = part.shape()[1];
+  d.h = part.shape()[2];
+  d.w = part.shape()[3];
+  d.C = o.c;
+  d.H = o.h;
+  d.W = o.w;
+  d.offset = offset;
+  return d;
+}
+
+// Nearest inputs: the data arrays. Bilinear inputs: data, weight.
+absl::Status UpSampling(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const auto& p = ctx.param<UpSamplingParam>();
+  const Tensor& out = ctx.outputs[0];
+  for (const Tensor& in : ctx.inputs) {
+    if (in.dtype() != out.dtype()) return UnsupportedDType(ctx, in.dtype());
+  }
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, out.dtype()));
+  if (p.bilinear()) {
+    SYMX_ASSIGN_OR_RETURN(BilinearGeometry g,
+                          Bilinear(ctx, p, ctx.inputs[0], ctx.inputs[1], out));
+    SYMX_CUDA_LAUNCH(ctx, LaunchDepthwiseUp(t, ctx.inputs[0].read_raw_data(),
+                                            ctx.inputs[1].read_raw_data(), DepthwiseDims(g),
+                                            out.raw_data(), device->stream()));
+    return absl::OkStatus();
+  }
+  SYMX_ASSIGN_OR_RETURN(Nchw o, AsNchw(ctx, out, "output"));
+  const bool sum = p.multi_input_mode == "sum";
+  SYMX_RETURN_IF_ERROR(CheckNearest(ctx, ctx.inputs, o, sum));
+  int64_t offset = 0;
+  for (size_t k = 0; k < ctx.inputs.size(); ++k) {
+    const Tensor& in = ctx.inputs[k];
+    SYMX_CUDA_LAUNCH(ctx, LaunchUpSampleNearest(t, in.read_raw_data(), NearestDims(in, o, offset),
+                                                sum && k > 0, out.raw_data(), device->stream()));
+    if (!sum) offset += in.shape()[1];
+  }
+  return absl::OkStatus();
+}
+
+// Nearest inputs: ograd; outputs: the data gradients. Bilinear inputs:
+// ograd, data, weight; outputs: grad data, grad weight.
+absl::Status UpSamplingBackward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const auto& p = ctx.param<UpSamplingParam>();
+  const Tensor& og = ctx.inputs[0];
+  for (const Tensor& g : ctx.outputs) {
+    if (g.dtype() != og.dtype()) return UnsupportedDType(ctx, g.dtype());
+  }
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, og.dtype()));
+  auto wanted = [&](size_t j) {
+    return OutputWanted(ctx.req, j) ? ctx.outputs[j].raw_data() : nullptr;
+  };
+  if (p.bilinear()) {
+    SYMX_ASSIGN_OR_RETURN(BilinearGeometry g,
+                          Bilinear(ctx, p, ctx.inputs[1], ctx.inputs[2], og));
+    if (ctx.outputs[0].size() != ctx.inputs[1].size() ||
+        ctx.outputs[1].size() != ctx.inputs[2].size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(ctx.Where(), ": gradient outputs do not match data and weight"));
+    }
+    SYMX_CUDA_LAUNCH(ctx, LaunchDepthwiseUpGrad(t, og.read_raw_data(),
+                                                ctx.inputs[1].read_raw_data(),
+                                                ctx.inputs[2].read_raw_data(), DepthwiseDims(g),
+                                                wanted(0), wanted(1), device->stream()));
+    return absl::OkStatus();
+  }
+  SYMX_ASSIGN_OR_RETURN(Nchw o, AsNchw(ctx, og, "output gradient"));
+  const bool sum = p.multi_input_mode == "sum";
+  SYMX_RETURN_IF_ERROR(CheckNearest(ctx, ctx.outputs, o, sum));
+  int64_t offset = 0;
+  for (size_t k = 0; k < ctx.outputs.size(); ++k) {
+    const Tensor& gx = ctx.outputs[k];
+    if (wanted(k) != nullptr) {
+      SYMX_CUDA_LAUNCH(ctx, LaunchUpSampleNearestGrad(t, og.read_raw_data(),
+                                                      NearestDims(gx, o, offset), gx.raw_data(),
+                                                      device->stream()));
+    }
+    if (!sum) offset += gx.shape()[1];
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+SYMX_REGISTER_KERNEL("Pad", kGPU, Pad);
+SYMX_REGISTER_KERNEL("_backward_Pad", kGPU, PadBackward);
+SYMX_REGISTER_KERNEL("UpSampling", kGPU, UpSampling);
+SYMX_REGISTER_KERNEL("_backward_UpSampling", kGPU, UpSamplingBackward);
+
+}  // namespace cuda
+}  // namespace symx
