@@ -31,6 +31,7 @@
 #include "devices/axis_layout.h"
 #include "devices/cpu/kernel_util.h"
 #include "devices/dtype_switch.h"
+#include "devices/resize_map.h"
 #include "devices/strided_view.h"
 #include "graph/error.h"
 #include "graph/infer_util.h"
@@ -468,10 +469,6 @@ absl::Status CheckPlanes(const KernelContext& ctx, const Tensor& in, const Tenso
   return absl::OkStatus();
 }
 
-// Rows [begin, end) of input feeding output cell i: floor(i*in/out), ceil((i+1)*in/out).
-inline int64_t BinBegin(int64_t i, int64_t in, int64_t out) { return (i * in) / out; }
-inline int64_t BinEnd(int64_t i, int64_t in, int64_t out) { return ((i + 1) * in + out - 1) / out; }
-
 // `forward`: big = data (input), small = output; else big = grad data, small = ograd.
 template <typename T>
 void AdaptivePool(const KernelContext& ctx, const Shape& big, const Shape& small, T* bp, T* sp,
@@ -527,28 +524,6 @@ absl::Status AdaptiveAvgPoolBackward(const KernelContext& ctx) {
 
 // ------------------------------------------------------------------ BilinearResize2D
 
-// Where output index i of an axis of `out` elements samples an axis of `in`
-// elements: between i0 and i1 with weight l on i1.
-struct Tap {
-  int64_t i0 = 0, i1 = 0;
-  double l = 0;
-};
-
-inline Tap TapAt(int64_t i, int64_t in, int64_t out, bool align_corners) {
-  double src = 0;
-  if (out > 1) {
-    const double di = static_cast<double>(i), n_in = static_cast<double>(in),
-                 n_out = static_cast<double>(out);
-    src = align_corners ? di * (n_in - 1) / (n_out - 1)
-                        : std::max((di + 0.5) * n_in / n_out - 0.5, 0.0);
-  }
-  Tap t;
-  t.i0 = std::min<int64_t>(static_cast<int64_t>(std::floor(src)), in - 1);
-  t.i1 = std::min<int64_t>(t.i0 + 1, in - 1);
-  t.l = src - static_cast<double>(t.i0);
-  return t;
-}
-
 template <typename T>
 void Bilinear(const KernelContext& ctx, const Shape& big, const Shape& small, T* bp, T* sp,
               bool forward, bool align_corners) {
@@ -562,9 +537,9 @@ void Bilinear(const KernelContext& ctx, const Shape& big, const Shape& small, T*
         for (int64_t k = 0; k < H * W; ++k) St(b, k, 0.0);
       }
       for (int64_t i = 0; i < h; ++i) {
-        const Tap a = TapAt(i, H, h, align_corners);
+        const ResizeTap a = TapAt(i, H, h, align_corners);
         for (int64_t j = 0; j < w; ++j) {
-          const Tap c = TapAt(j, W, w, align_corners);
+          const ResizeTap c = TapAt(j, W, w, align_corners);
           const int64_t k00 = a.i0 * W + c.i0, k01 = a.i0 * W + c.i1, k10 = a.i1 * W + c.i0,
                         k11 = a.i1 * W + c.i1;
           const double w00 = (1 - a.l) * (1 - c.l), w01 = (1 - a.l) * c.l, w10 = a.l * (1 - c.l),

@@ -372,6 +372,35 @@ cudaError_t LaunchDepthwiseUpGrad(Elem t, const void* g, const void* x, const vo
                                   const DepthwiseUpDims& d, void* gx, void* gweight,
                                   cudaStream_t s);
 
+// _contrib_AdaptiveAvgPooling2D and _contrib_BilinearResize2D over planes of
+// (H, W) input and (h, w) output (devices/resize_map.h, shared with the CPU).
+// Gradients gather, per input pixel, every output that samples it.
+struct ResizeDims {
+  int64_t planes = 0, H = 0, W = 0, h = 0, w = 0;
+  bool align_corners = false;
+};
+cudaError_t LaunchAdaptiveAvgPool(Elem t, const void* x, const ResizeDims& d, void* y,
+                                  cudaStream_t s);
+cudaError_t LaunchAdaptiveAvgPoolGrad(Elem t, const void* g, const ResizeDims& d, void* gx,
+                                      cudaStream_t s);
+cudaError_t LaunchBilinearResize(Elem t, const void* x, const ResizeDims& d, void* y,
+                                 cudaStream_t s);
+cudaError_t LaunchBilinearResizeGrad(Elem t, const void* g, const ResizeDims& d, void* gx,
+                                     cudaStream_t s);
+
+// LRN across channels of (N, C, S) data (S = H * W), as the CPU kernel
+// (devices/cpu/lrn_kernels.cc): tmp = knorm + alpha / nsize * the window's sum
+// of squares, y = x * tmp^-beta; the gradient gathers over each element's
+// window (deterministic).
+struct LrnDims {
+  int64_t batch = 0, channels = 0, spatial = 0, nsize = 1;
+  double alpha = 0, beta = 0, knorm = 0;
+};
+cudaError_t LaunchLrn(Elem t, const void* x, const LrnDims& d, void* y, void* tmp,
+                      cudaStream_t s);
+cudaError_t LaunchLrnGrad(Elem t, const void* g, const void* x, const void* tmp,
+                          const LrnDims& d, void* gx, cudaStream_t s);
+
 // where: out[i] = cond[i / row] != 0 ? x[i] : y[i] (row == 1: one condition
 // per element). Backward: gx/gy get g where the condition picks them, else 0
 // (null: not wanted).

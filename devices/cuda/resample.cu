@@ -6,6 +6,7 @@
 #include "devices/cuda/elem_types.cuh"
 #include "devices/cuda/launch.h"
 #include "devices/pad_map.h"
+#include "devices/resize_map.h"
 
 namespace symx {
 namespace cuda {
@@ -184,6 +185,106 @@ __global__ void DepthwiseUpWeightGradKernel(const T* g, const T* x, DepthwiseUpD
   }
 }
 
+// Output cells along one axis whose bins hold input index y: a window
+// around y * out / in, checked exactly by the caller.
+__device__ __forceinline__ void CellRange(int64_t y, int64_t in, int64_t out, int64_t* lo,
+                                          int64_t* hi) {
+  int64_t a = (y * out) / in - 1;
+  int64_t b = ((y + 1) * out + in - 1) / in;
+  *lo = a < 0 ? 0 : a;
+  *hi = b > out - 1 ? out - 1 : b;
+}
+
+template <typename T>
+__global__ void AdaptiveAvgPoolKernel(const T* x, ResizeDims d, T* y, int64_t n) {
+  using C = Acc<T>;
+  SYMX_GRID_STRIDE(i, n) {  // over (planes, h, w)
+    const int64_t j = i % d.w, r = (i / d.w) % d.h, p = i / (d.w * d.h);
+    const int64_t y0 = BinBegin(r, d.H, d.h), y1 = BinEnd(r, d.H, d.h);
+    const int64_t x0 = BinBegin(j, d.W, d.w), x1 = BinEnd(j, d.W, d.w);
+    const T* plane = x + p * d.H * d.W;
+    C sum = C(0);
+    for (int64_t yy = y0; yy < y1; ++yy) {
+      for (int64_t xx = x0; xx < x1; ++xx) sum += Load(plane, yy * d.W + xx);
+    }
+    const int64_t count = (y1 - y0) * (x1 - x0);
+    Store(y, i, count > 0 ? sum / static_cast<C>(count) : C(0));
+  }
+}
+
+template <typename T>
+__global__ void AdaptiveAvgPoolGradKernel(const T* g, ResizeDims d, T* gx, int64_t n) {
+  using C = Acc<T>;
+  SYMX_GRID_STRIDE(i, n) {  // over (planes, H, W)
+    const int64_t xx = i % d.W, yy = (i / d.W) % d.H, p = i / (d.W * d.H);
+    int64_t r0, r1, c0, c1;
+    CellRange(yy, d.H, d.h, &r0, &r1);
+    CellRange(xx, d.W, d.w, &c0, &c1);
+    const T* plane = g + p * d.h * d.w;
+    C acc = C(0);
+    for (int64_t r = r0; r <= r1; ++r) {
+      const int64_t y0 = BinBegin(r, d.H, d.h), y1 = BinEnd(r, d.H, d.h);
+      if (yy < y0 || yy >= y1) continue;
+      for (int64_t j = c0; j <= c1; ++j) {
+        const int64_t x0 = BinBegin(j, d.W, d.w), x1 = BinEnd(j, d.W, d.w);
+        if (xx < x0 || xx >= x1) continue;
+        acc += Load(plane, r * d.w + j) / static_cast<C>((y1 - y0) * (x1 - x0));
+      }
+    }
+    Store(gx, i, acc);
+  }
+}
+
+template <typename T>
+__global__ void BilinearResizeKernel(const T* x, ResizeDims d, T* y, int64_t n) {
+  SYMX_GRID_STRIDE(i, n) {  // over (planes, h, w)
+    const int64_t j = i % d.w, r = (i / d.w) % d.h, p = i / (d.w * d.h);
+    const ResizeTap a = TapAt(r, d.H, d.h, d.align_corners);
+    const ResizeTap c = TapAt(j, d.W, d.w, d.align_corners);
+    const T* b = x + p * d.H * d.W;
+    const double v = (1 - a.l) * (1 - c.l) * ToDouble(b[a.i0 * d.W + c.i0]) +
+                     (1 - a.l) * c.l * ToDouble(b[a.i0 * d.W + c.i1]) +
+                     a.l * (1 - c.l) * ToDouble(b[a.i1 * d.W + c.i0]) +
+                     a.l * c.l * ToDouble(b[a.i1 * d.W + c.i1]);
+    y[i] = FromDouble<T>(v);
+  }
+}
+
+// Output indices along one axis whose taps may touch input index y (the
+// caller weighs each exactly, so the window only has to be wide enough).
+__device__ __forceinline__ void TapRangeOf(int64_t y, int64_t in, int64_t out, int64_t* lo,
+                                           int64_t* hi) {
+  const double r1 = static_cast<double>(out) / static_cast<double>(in);
+  const double r2 = in > 1 ? static_cast<double>(out - 1) / static_cast<double>(in - 1) : r1;
+  const double rmin = r1 < r2 ? r1 : r2, rmax = r1 < r2 ? r2 : r1;
+  int64_t a = static_cast<int64_t>(floor((y - 1) * rmin)) - 2;
+  int64_t b = static_cast<int64_t>(ceil((y + 2) * rmax)) + 2;
+  if (y == in - 1) b = out - 1;  // every output past the last sample reads it
+  *lo = a < 0 ? 0 : a;
+  *hi = b > out - 1 ? out - 1 : b;
+}
+
+template <typename T>
+__global__ void BilinearResizeGradKernel(const T* g, ResizeDims d, T* gx, int64_t n) {
+  SYMX_GRID_STRIDE(i, n) {  // over (planes, H, W)
+    const int64_t xx = i % d.W, yy = (i / d.W) % d.H, p = i / (d.W * d.H);
+    int64_t r0, r1, c0, c1;
+    TapRangeOf(yy, d.H, d.h, &r0, &r1);
+    TapRangeOf(xx, d.W, d.w, &c0, &c1);
+    const T* plane = g + p * d.h * d.w;
+    double acc = 0;
+    for (int64_t r = r0; r <= r1; ++r) {
+      const double wr = TapWeight(TapAt(r, d.H, d.h, d.align_corners), yy);
+      if (wr == 0) continue;
+      for (int64_t j = c0; j <= c1; ++j) {
+        const double wc = TapWeight(TapAt(j, d.W, d.w, d.align_corners), xx);
+        if (wc != 0) acc += wr * wc * ToDouble(plane[r * d.w + j]);
+      }
+    }
+    gx[i] = FromDouble<T>(acc);
+  }
+}
+
 }  // namespace
 
 cudaError_t LaunchPad(Elem t, const void* x, const PadDims& d, double value, void* y, int64_t n,
@@ -259,6 +360,50 @@ cudaError_t LaunchDepthwiseUpGrad(Elem t, const void* g, const void* x, const vo
       DepthwiseUpWeightGradKernel<T><<<static_cast<unsigned>(blocks), kThreads, 0, s>>>(
           static_cast<const T*>(g), static_cast<const T*>(x), d, static_cast<T*>(gweight));
     }
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchAdaptiveAvgPool(Elem t, const void* x, const ResizeDims& d, void* y,
+                                  cudaStream_t s) {
+  const int64_t n = d.planes * d.h * d.w;
+  if (n == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    AdaptiveAvgPoolKernel<T><<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(x), d,
+                                                             static_cast<T*>(y), n);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchAdaptiveAvgPoolGrad(Elem t, const void* g, const ResizeDims& d, void* gx,
+                                      cudaStream_t s) {
+  const int64_t n = d.planes * d.H * d.W;
+  if (n == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    AdaptiveAvgPoolGradKernel<T><<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(g), d,
+                                                                 static_cast<T*>(gx), n);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchBilinearResize(Elem t, const void* x, const ResizeDims& d, void* y,
+                                 cudaStream_t s) {
+  const int64_t n = d.planes * d.h * d.w;
+  if (n == 0 || d.H == 0 || d.W == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    BilinearResizeKernel<T><<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(x), d,
+                                                            static_cast<T*>(y), n);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchBilinearResizeGrad(Elem t, const void* g, const ResizeDims& d, void* gx,
+                                     cudaStream_t s) {
+  const int64_t n = d.planes * d.H * d.W;
+  if (n == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    BilinearResizeGradKernel<T><<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(g), d,
+                                                                static_cast<T*>(gx), n);
   });
   return LastLaunchError();
 }

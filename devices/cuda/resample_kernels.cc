@@ -1,11 +1,13 @@
-// CUDA kernels of Pad and UpSampling (and their backwards), over the shape
-// checks every device shares (devices/pad_geometry.h,
-// devices/upsampling_geometry.h).
+// CUDA kernels of Pad, UpSampling, _contrib_AdaptiveAvgPooling2D and
+// _contrib_BilinearResize2D (and their backwards), over the shape checks and
+// sampling maps every device shares (devices/pad_geometry.h,
+// devices/upsampling_geometry.h, devices/resize_map.h).
 #include "absl/strings/str_cat.h"
 #include "devices/cuda/kernel_util.h"
 #include "devices/kernel.h"
 #include "devices/pad_geometry.h"
 #include "devices/upsampling_geometry.h"
+#include "graph/ops/nn_extra.h"
 #include "graph/ops/tensor.h"
 #include "graph/ops/upsampling.h"
 
@@ -157,12 +159,61 @@ absl::Status UpSamplingBackward(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// The planes of (N, C, H, W) input `big` and (N, C, h, w) output `small`.
+absl::StatusOr<ResizeDims> ResizeDimsOf(const KernelContext& ctx, const Tensor& big,
+                                        const Tensor& small, bool align_corners) {
+  const Shape& a = big.shape();
+  const Shape& b = small.shape();
+  if (a.ndim() != 4 || b.ndim() != 4 || a[0] != b[0] || a[1] != b[1]) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ctx.Where(), ": input ", big.DebugString(), " and output ", small.DebugString(),
+        " must be 4-D with the same batch and channels"));
+  }
+  if (big.dtype() != small.dtype()) return UnsupportedDType(ctx, small.dtype());
+  ResizeDims d;
+  d.planes = a[0] * a[1];
+  d.H = a[2];
+  d.W = a[3];
+  d.h = b[2];
+  d.w = b[3];
+  d.align_corners = align_corners;
+  return d;
+}
+
+// Forward (inputs data; output out) or backward (inputs ograd; output grad).
+template <bool kForward, bool kBilinear>
+absl::Status Resize(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& big = kForward ? ctx.inputs[0] : ctx.outputs[0];
+  const Tensor& small = kForward ? ctx.outputs[0] : ctx.inputs[0];
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, big.dtype()));
+  const bool align = kBilinear && ctx.param<BilinearResize2DParam>().align_corners;
+  SYMX_ASSIGN_OR_RETURN(ResizeDims d, ResizeDimsOf(ctx, big, small, align));
+  const cudaStream_t s = device->stream();
+  if (kForward) {
+    SYMX_CUDA_LAUNCH(ctx, kBilinear
+                              ? LaunchBilinearResize(t, big.read_raw_data(), d, small.raw_data(), s)
+                              : LaunchAdaptiveAvgPool(t, big.read_raw_data(), d, small.raw_data(),
+                                                      s));
+  } else {
+    SYMX_CUDA_LAUNCH(ctx, kBilinear ? LaunchBilinearResizeGrad(t, small.read_raw_data(), d,
+                                                               big.raw_data(), s)
+                                    : LaunchAdaptiveAvgPoolGrad(t, small.read_raw_data(), d,
+                                                                big.raw_data(), s));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 SYMX_REGISTER_KERNEL("Pad", kGPU, Pad);
 SYMX_REGISTER_KERNEL("_backward_Pad", kGPU, PadBackward);
 SYMX_REGISTER_KERNEL("UpSampling", kGPU, UpSampling);
 SYMX_REGISTER_KERNEL("_backward_UpSampling", kGPU, UpSamplingBackward);
+SYMX_REGISTER_KERNEL("_contrib_AdaptiveAvgPooling2D", kGPU, Resize<true, false>);
+SYMX_REGISTER_KERNEL("_backward_contrib_AdaptiveAvgPooling2D", kGPU, Resize<false, false>);
+SYMX_REGISTER_KERNEL("_contrib_BilinearResize2D", kGPU, Resize<true, true>);
+SYMX_REGISTER_KERNEL("_backward_contrib_BilinearResize2D", kGPU, Resize<false, true>);
 
 }  // namespace cuda
 }  // namespace symx
