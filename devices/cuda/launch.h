@@ -197,6 +197,15 @@ cudaError_t LaunchBroadcastGradTerms(BinaryFn f, bool rhs, Elem t, const void* g
 cudaError_t LaunchMaxReduceGrad(Elem t, const void* x, const void* y, const void* g,
                                 const StridedDims& d, void* dx, int64_t n, cudaStream_t s);
 
+// _np_cumsum along n of an (outer, n, inner) view, one thread per column
+// summing in the CPU kernel's order and types (devices/cpu/ordering_kernels.cc):
+// each element converted to the output type, half types through double and
+// rounded at each step. The gradient sums from the end, in double.
+cudaError_t LaunchCumsum(Elem in_t, const void* x, Elem out_t, void* y, int64_t outer, int64_t n,
+                         int64_t inner, cudaStream_t s);
+cudaError_t LaunchCumsumGrad(Elem og_t, const void* g, Elem grad_t, void* gx, int64_t outer,
+                             int64_t n, int64_t inner, cudaStream_t s);
+
 // BatchNorm over the channels of an (outer, channels, inner) view, with
 // MXNet's semantics (devices/cpu/norm_kernels.cc): batch statistics when
 // batch_stats (the moving ones updated with `momentum`), else the moving

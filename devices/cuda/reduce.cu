@@ -154,6 +154,46 @@ __global__ void ArgExtremeKernel(const T* x, int64_t outer, int64_t len, int64_t
   }
 }
 
+template <typename O>
+constexpr bool kHalfType = std::is_same_v<O, __half> || std::is_same_v<O, __nv_bfloat16>;
+
+template <typename I, typename O>
+__global__ void CumsumKernel(const I* x, O* y, int64_t n, int64_t inner, int64_t columns) {
+  SYMX_GRID_STRIDE(c, columns) {
+    const int64_t base = (c / inner) * n * inner + c % inner;
+    if constexpr (kHalfType<O> || kHalfType<I>) {
+      double acc = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t at = base + j * inner;
+        const O v = FromDouble<O>(ToDouble(x[at]));
+        const O sum = FromDouble<O>(acc + ToDouble(v));
+        y[at] = sum;
+        acc = ToDouble(sum);
+      }
+    } else {
+      O acc = O(0);
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t at = base + j * inner;
+        acc = static_cast<O>(acc + static_cast<O>(x[at]));
+        y[at] = acc;
+      }
+    }
+  }
+}
+
+template <typename O, typename G>
+__global__ void CumsumGradKernel(const O* g, G* gx, int64_t n, int64_t inner, int64_t columns) {
+  SYMX_GRID_STRIDE(c, columns) {
+    const int64_t base = (c / inner) * n * inner + c % inner;
+    double acc = 0;
+    for (int64_t j = n - 1; j >= 0; --j) {
+      const int64_t at = base + j * inner;
+      acc += ToDouble(g[at]);
+      gx[at] = FromDouble<G>(acc);
+    }
+  }
+}
+
 }  // namespace
 
 cudaError_t LaunchArgExtreme(Elem t, const void* x, int64_t outer, int64_t len, int64_t inner,
@@ -216,6 +256,33 @@ cudaError_t LaunchSoftmaxGrad(Elem t, const void* g, const void* y, int64_t oute
           static_cast<const T*>(g), static_cast<const T*>(y), outer, len, inner, inv_temp, log,
           static_cast<T*>(dx));
     }
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchCumsum(Elem in_t, const void* x, Elem out_t, void* y, int64_t outer, int64_t n,
+                         int64_t inner, cudaStream_t s) {
+  const int64_t columns = outer * inner;
+  if (columns == 0 || n == 0) return cudaSuccess;
+  if (out_t == Elem::kBool) return cudaErrorInvalidValue;
+  SYMX_CUDA_ALL_SWITCH(out_t, O, {
+    SYMX_CUDA_ALL_SWITCH(in_t, I, {
+      CumsumKernel<I, O><<<GridFor(columns), kThreads, 0, s>>>(
+          static_cast<const I*>(x), static_cast<O*>(y), n, inner, columns);
+    });
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchCumsumGrad(Elem og_t, const void* g, Elem grad_t, void* gx, int64_t outer,
+                             int64_t n, int64_t inner, cudaStream_t s) {
+  const int64_t columns = outer * inner;
+  if (columns == 0 || n == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(og_t, O, {
+    SYMX_CUDA_FLOAT_SWITCH(grad_t, G, {
+      CumsumGradKernel<O, G><<<GridFor(columns), kThreads, 0, s>>>(
+          static_cast<const O*>(g), static_cast<G*>(gx), n, inner, columns);
+    });
   });
   return LastLaunchError();
 }

@@ -216,14 +216,10 @@ absl::Status BinaryBackward(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-// argmax/argmin (axis None: the flattened array) and argmax_channel (axis
-// 1): positions as values of the data's type, as on CPU.
-absl::Status ArgExtreme(const KernelContext& ctx, std::optional<int64_t> axis, bool max) {
-  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
-  const Tensor& data = ctx.inputs[0];
-  const Tensor& out = ctx.outputs[0];
-  if (out.dtype() != data.dtype()) return UnsupportedDType(ctx, out.dtype());
-  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, data.dtype()));
+// The (outer, n, inner) view along an optional axis (None: flattened),
+// checked against the data.
+absl::StatusOr<AxisLayout> ColumnsAlong(const KernelContext& ctx, const Tensor& data,
+                                        std::optional<int64_t> axis) {
   const int nd = data.shape().ndim();
   std::optional<int> ax;
   if (axis.has_value()) {
@@ -234,7 +230,18 @@ absl::Status ArgExtreme(const KernelContext& ctx, std::optional<int64_t> axis, b
     }
     ax = static_cast<int>(a);
   }
-  const AxisLayout l = MakeAxisLayout(data.shape(), ax);
+  return MakeAxisLayout(data.shape(), ax);
+}
+
+// argmax/argmin (axis None: the flattened array) and argmax_channel (axis
+// 1): positions as values of the data's type, as on CPU.
+absl::Status ArgExtreme(const KernelContext& ctx, std::optional<int64_t> axis, bool max) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& data = ctx.inputs[0];
+  const Tensor& out = ctx.outputs[0];
+  if (out.dtype() != data.dtype()) return UnsupportedDType(ctx, out.dtype());
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, data.dtype()));
+  SYMX_ASSIGN_OR_RETURN(AxisLayout l, ColumnsAlong(ctx, data, axis));
   const int64_t rows = l.outer * l.inner;
   if (out.size() != rows || (l.n == 0 && rows > 0)) {
     return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": output ", out.DebugString(),
@@ -253,11 +260,48 @@ absl::Status Argmin(const KernelContext& ctx) {
 }
 absl::Status ArgmaxChannel(const KernelContext& ctx) { return ArgExtreme(ctx, 1, true); }
 
+absl::Status Cumsum(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& in = ctx.inputs[0];
+  const Tensor& out = ctx.outputs[0];
+  if (out.size() != in.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ctx.Where(), ": output ", out.DebugString(), " does not fit input ", in.DebugString()));
+  }
+  SYMX_ASSIGN_OR_RETURN(Elem it, AnyElem(ctx, in.dtype()));
+  SYMX_ASSIGN_OR_RETURN(Elem ot, AnyElem(ctx, out.dtype()));
+  if (out.dtype() == DType::kBool) return UnsupportedDType(ctx, out.dtype());
+  SYMX_ASSIGN_OR_RETURN(AxisLayout l, ColumnsAlong(ctx, in, ctx.param<CumsumParam>().axis));
+  SYMX_CUDA_LAUNCH(ctx, LaunchCumsum(it, in.read_raw_data(), ot, out.raw_data(), l.outer, l.n,
+                                     l.inner, device->stream()));
+  return absl::OkStatus();
+}
+
+// Inputs: ograd. Output: grad data.
+absl::Status CumsumBackward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& og = ctx.inputs[0];
+  const Tensor& grad = ctx.outputs[0];
+  if (og.size() != grad.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": output gradient ",
+                                                   og.DebugString(), " does not fit ",
+                                                   grad.DebugString()));
+  }
+  SYMX_ASSIGN_OR_RETURN(Elem ot, FloatElem(ctx, og.dtype()));
+  SYMX_ASSIGN_OR_RETURN(Elem gt, FloatElem(ctx, grad.dtype()));
+  SYMX_ASSIGN_OR_RETURN(AxisLayout l, ColumnsAlong(ctx, grad, ctx.param<CumsumParam>().axis));
+  SYMX_CUDA_LAUNCH(ctx, LaunchCumsumGrad(ot, og.read_raw_data(), gt, grad.raw_data(), l.outer,
+                                         l.n, l.inner, device->stream()));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 SYMX_REGISTER_KERNEL("argmax", kGPU, Argmax);
 SYMX_REGISTER_KERNEL("argmin", kGPU, Argmin);
 SYMX_REGISTER_KERNEL("argmax_channel", kGPU, ArgmaxChannel);
+SYMX_REGISTER_KERNEL("_np_cumsum", kGPU, Cumsum);
+SYMX_REGISTER_KERNEL("_backward_np_cumsum", kGPU, CumsumBackward);
 SYMX_REGISTER_KERNEL("sum", kGPU, ReduceForward<Kind::kSum>);
 SYMX_REGISTER_KERNEL("mean", kGPU, ReduceForward<Kind::kMean>);
 SYMX_REGISTER_KERNEL("max", kGPU, ReduceForward<Kind::kMax>);
