@@ -1,0 +1,203 @@
+// sort/argsort/topk on the GPU: rows gathered contiguous, sorted by CUB's
+// segmented radix sort (stable) with their positions, then the first k of
+// each row written out. One translation unit holds every CUB instantiation
+// (a key type per dtype, both directions): they are heavy to compile.
+#include <cub/device/device_segmented_radix_sort.cuh>
+
+#include "devices/cuda/elem_types.cuh"
+#include "devices/cuda/launch.h"
+
+namespace symx {
+namespace cuda {
+namespace {
+
+size_t Aligned(size_t b) { return (b + 255) / 256 * 256; }
+
+// The workspace's pieces, in order.
+struct SortLayout {
+  size_t keys_in = 0, keys_out = 0, pos_in = 0, pos_out = 0, offsets = 0, temp = 0,
+         temp_bytes = 0, total = 0;
+};
+
+template <typename T>
+SortLayout LayoutFor(const SortDims& d) {
+  SortLayout l;
+  const int64_t items = d.outer * d.n * d.inner, rows = d.outer * d.inner;
+  size_t at = 0;
+  l.keys_in = at;
+  at += Aligned(items * sizeof(T));
+  l.keys_out = at;
+  at += Aligned(items * sizeof(T));
+  l.pos_in = at;
+  at += Aligned(items * sizeof(int32_t));
+  l.pos_out = at;
+  at += Aligned(items * sizeof(int32_t));
+  l.offsets = at;
+  at += Aligned((rows + 1) * sizeof(int32_t));
+  l.temp = at;
+  cub::DeviceSegmentedRadixSort::SortPairs(
+      nullptr, l.temp_bytes, static_cast<const T*>(nullptr), static_cast<T*>(nullptr),
+      static_cast<const int32_t*>(nullptr), static_cast<int32_t*>(nullptr),
+      static_cast<int>(items), static_cast<int>(rows), static_cast<const int32_t*>(nullptr),
+      static_cast<const int32_t*>(nullptr) + 1);
+  size_t desc = 0;
+  cub::DeviceSegmentedRadixSort::SortPairsDescending(
+      nullptr, desc, static_cast<const T*>(nullptr), static_cast<T*>(nullptr),
+      static_cast<const int32_t*>(nullptr), static_cast<int32_t*>(nullptr),
+      static_cast<int>(items), static_cast<int>(rows), static_cast<const int32_t*>(nullptr),
+      static_cast<const int32_t*>(nullptr) + 1);
+  if (desc > l.temp_bytes) l.temp_bytes = desc;
+  l.total = at + Aligned(l.temp_bytes);
+  return l;
+}
+
+bool Fits(const SortDims& d) {
+  const int64_t items = d.outer * d.n * d.inner;
+  return items >= 0 && items < (int64_t{1} << 31) - 1 && d.n < (int64_t{1} << 31) - 1;
+}
+
+template <typename T>
+__global__ void GatherRowsKernel(const T* x, SortDims d, T* keys, int32_t* pos, int32_t* offsets,
+                                 int64_t items) {
+  SYMX_GRID_STRIDE(e, items) {  // e = row * n + j
+    const int64_t row = e / d.n, j = e % d.n;
+    const int64_t o = row / d.inner, r = row % d.inner;
+    keys[e] = x[(o * d.n + j) * d.inner + r];
+    pos[e] = static_cast<int32_t>(j);
+    if (j == 0) offsets[row] = static_cast<int32_t>(e);
+    if (e == items - 1) offsets[row + 1] = static_cast<int32_t>(items);
+  }
+}
+
+template <typename T>
+cudaError_t SortRows(const T* x, const SortDims& d, bool ascending, char* ws, size_t ws_bytes,
+                     const void** keys, const int32_t** positions, cudaStream_t s) {
+  const SortLayout l = LayoutFor<T>(d);
+  if (ws_bytes < l.total) return cudaErrorInvalidValue;
+  T* keys_in = reinterpret_cast<T*>(ws + l.keys_in);
+  T* keys_out = reinterpret_cast<T*>(ws + l.keys_out);
+  int32_t* pos_in = reinterpret_cast<int32_t*>(ws + l.pos_in);
+  int32_t* pos_out = reinterpret_cast<int32_t*>(ws + l.pos_out);
+  int32_t* offsets = reinterpret_cast<int32_t*>(ws + l.offsets);
+  *keys = keys_out;
+  *positions = pos_out;
+  const int64_t items = d.outer * d.n * d.inner, rows = d.outer * d.inner;
+  if (items == 0) return cudaSuccess;
+  GatherRowsKernel<T><<<GridFor(items), kThreads, 0, s>>>(x, d, keys_in, pos_in, offsets, items);
+  size_t temp_bytes = l.temp_bytes;
+  if (ascending) {
+    return cub::DeviceSegmentedRadixSort::SortPairs(
+        ws + l.temp, temp_bytes, keys_in, keys_out, pos_in, pos_out, static_cast<int>(items),
+        static_cast<int>(rows), offsets, offsets + 1, 0, static_cast<int>(sizeof(T) * 8), s);
+  }
+  return cub::DeviceSegmentedRadixSort::SortPairsDescending(
+      ws + l.temp, temp_bytes, keys_in, keys_out, pos_in, pos_out, static_cast<int>(items),
+      static_cast<int>(rows), offsets, offsets + 1, 0, static_cast<int>(sizeof(T) * 8), s);
+}
+
+// Over (row, j < k): the value and index outputs, shaped (outer, k, inner).
+template <typename T, typename I>
+__global__ void TopKOutKernel(const T* keys, const int32_t* pos, SortDims d, int64_t k, T* values,
+                              I* indices, int64_t count) {
+  SYMX_GRID_STRIDE(e, count) {
+    const int64_t row = e / k, j = e % k;
+    const int64_t o = row / d.inner, r = row % d.inner;
+    const int64_t at = (o * k + j) * d.inner + r;
+    if (values != nullptr) values[at] = keys[row * d.n + j];
+    if (indices != nullptr) indices[at] = FromDouble<I>(static_cast<double>(pos[row * d.n + j]));
+  }
+}
+
+// Over (row, j < n): each position gets 1 if it ranks among the first k.
+template <typename T>
+__global__ void TopKMaskKernel(const int32_t* pos, SortDims d, int64_t k, T* mask, int64_t items) {
+  SYMX_GRID_STRIDE(e, items) {
+    const int64_t row = e / d.n, j = e % d.n;
+    const int64_t o = row / d.inner, r = row % d.inner;
+    mask[(o * d.n + pos[e]) * d.inner + r] = FromDouble<T>(j < k ? 1.0 : 0.0);
+  }
+}
+
+template <typename T, typename I>
+__global__ void TopKGradKernel(const T* g, const I* idx, SortDims d, int64_t k, T* gx,
+                               unsigned long long* first_bad, int64_t count) {
+  SYMX_GRID_STRIDE(e, count) {  // over (outer, k, inner)
+    const int64_t r = e % d.inner, o = e / (k * d.inner);
+    const double v = ToDouble(idx[e]);
+    if (!(v >= 0 && v < static_cast<double>(d.n))) {
+      atomicMin(first_bad, static_cast<unsigned long long>(e));
+      continue;
+    }
+    atomicAdd(gx + (o * d.n + static_cast<int64_t>(v)) * d.inner + r, g[e]);
+  }
+}
+
+}  // namespace
+
+size_t SortWorkspaceBytes(Elem t, const SortDims& d) {
+  if (!Fits(d)) return 0;
+  size_t bytes = 0;
+  SYMX_CUDA_ALL_SWITCH(t, T, { bytes = LayoutFor<T>(d).total; });
+  return bytes;
+}
+
+cudaError_t LaunchSortRows(Elem t, const void* x, const SortDims& d, bool ascending,
+                           void* workspace, size_t workspace_bytes, const void** keys,
+                           const int32_t** positions, cudaStream_t s) {
+  if (!Fits(d)) return cudaErrorInvalidValue;
+  SYMX_CUDA_ALL_SWITCH(t, T, {
+    const cudaError_t e = SortRows<T>(static_cast<const T*>(x), d, ascending,
+                                      static_cast<char*>(workspace), workspace_bytes, keys,
+                                      positions, s);
+    if (e != cudaSuccess) return e;
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchTopKOutputs(Elem t, const void* keys, const int32_t* positions,
+                              const SortDims& d, int64_t k, bool mask, void* values, Elem idx_t,
+                              void* indices, cudaStream_t s) {
+  const int64_t rows = d.outer * d.inner;
+  if (mask) {
+    const int64_t items = rows * d.n;
+    if (items == 0) return cudaSuccess;
+    SYMX_CUDA_ALL_SWITCH(t, T, {
+      TopKMaskKernel<T><<<GridFor(items), kThreads, 0, s>>>(positions, d, k,
+                                                            static_cast<T*>(values), items);
+    });
+    return LastLaunchError();
+  }
+  const int64_t count = rows * k;
+  if (count == 0) return cudaSuccess;
+  SYMX_CUDA_ALL_SWITCH(t, T, {
+    SYMX_CUDA_ALL_SWITCH(idx_t, I, {
+      TopKOutKernel<T, I><<<GridFor(count), kThreads, 0, s>>>(
+          static_cast<const T*>(keys), positions, d, k, static_cast<T*>(values),
+          static_cast<I*>(indices), count);
+    });
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchTopKGrad(Elem t, const void* g, Elem idx_t, const void* indices,
+                           const SortDims& d, int64_t k, void* gx,
+                           unsigned long long* first_bad, cudaStream_t s) {
+  const int64_t size = d.outer * d.n * d.inner, count = d.outer * k * d.inner;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    if (size > 0) {
+      const cudaError_t e = cudaMemsetAsync(gx, 0, static_cast<size_t>(size) * sizeof(T), s);
+      if (e != cudaSuccess) return e;
+    }
+    if (count > 0) {
+      SYMX_CUDA_ALL_SWITCH(idx_t, I, {
+        TopKGradKernel<T, I><<<GridFor(count), kThreads, 0, s>>>(
+            static_cast<const T*>(g), static_cast<const I*>(indices), d, k, static_cast<T*>(gx),
+            first_bad, count);
+      });
+    }
+  });
+  return LastLaunchError();
+}
+
+}  // namespace cuda
+}  // namespace symx

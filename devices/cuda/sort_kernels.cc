@@ -1,0 +1,162 @@
+// CUDA kernels of sort, argsort and topk (and their backwards) over
+// devices/cuda/sort.cu's stable segmented sort. Ties keep their order, as in
+// MXNet's GPU kernels; the CPU kernels reproduce MXNet's CPU std::sort, so
+// the two devices may order equal values differently.
+#include <optional>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "devices/cuda/kernel_util.h"
+#include "devices/kernel.h"
+#include "graph/ops/ordering.h"
+
+namespace symx {
+namespace cuda {
+namespace {
+
+absl::Status Problem(const KernelContext& ctx, const std::string& what) {
+  return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", what));
+}
+
+// The rows along the op's axis (None: the flattened array), unchecked: shape
+// inference has checked the axis.
+SortDims RowsOf(const TopKParam& p, const Shape& s) {
+  std::optional<int> axis;
+  if (p.axis.has_value()) {
+    axis = static_cast<int>(*p.axis < 0 ? *p.axis + s.ndim() : *p.axis);
+  }
+  const AxisLayout l = MakeAxisLayout(s, axis);
+  SortDims d;
+  d.outer = l.outer;
+  d.n = l.n;
+  d.inner = l.inner;
+  return d;
+}
+
+absl::StatusOr<SortDims> CheckedRows(const KernelContext& ctx, const Shape& s) {
+  const auto& p = ctx.param<TopKParam>();
+  if (p.axis.has_value() && (*p.axis >= s.ndim() || *p.axis < -s.ndim())) {
+    return Problem(ctx, absl::StrCat("axis ", *p.axis, " is out of range for ", s.ToString()));
+  }
+  return RowsOf(p, s);
+}
+
+size_t TopKWorkspace(const NodeAttrs& attrs, const std::vector<Shape>& in,
+                     const std::vector<Shape>&, DType dtype) {
+  if (in.empty() || dtype == DType::kUnknown) return 0;
+  const Elem t = static_cast<Elem>(static_cast<int>(dtype));
+  if (!IsKnownElem(t)) return 0;
+  return SortWorkspaceBytes(t, RowsOf(Param<TopKParam>(attrs), in[0]));
+}
+
+// Outputs by ret: value -> (values[, indices hidden]); indices -> (indices);
+// mask -> (mask); both -> (values, indices).
+absl::Status TopK(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const auto& p = ctx.param<TopKParam>();
+  const Tensor& data = ctx.inputs[0];
+  SYMX_ASSIGN_OR_RETURN(Elem t, AnyElem(ctx, data.dtype()));
+  SYMX_ASSIGN_OR_RETURN(SortDims d, CheckedRows(ctx, data.shape()));
+  const int64_t k = p.k <= 0 ? d.n : p.k;
+  if (k < 1 || k > d.n) {
+    return Problem(ctx, absl::StrCat("k = ", p.k, " does not fit an axis of ", d.n, " elements"));
+  }
+  const int64_t rows = d.outer * d.inner;
+  const int64_t out_k = p.ret == TopKReturn::kMask ? d.n : k;
+  for (const Tensor& o : ctx.outputs) {
+    if (o.size() != rows * out_k) {
+      return Problem(ctx, absl::StrCat("output ", o.DebugString(), " should have ", rows * out_k,
+                                       " elements"));
+    }
+  }
+  const size_t need = SortWorkspaceBytes(t, d);
+  if (need == 0) {
+    return Problem(ctx, absl::StrCat("cannot sort ", data.DebugString(),
+                                     " on the GPU: more than 2^31 - 1 elements"));
+  }
+  if (!ctx.workspace.defined() || ctx.workspace.nbytes() < need) {
+    return absl::InternalError(
+        absl::StrCat(ctx.Where(), ": workspace of ", need, " bytes was not planned"));
+  }
+  const void* keys = nullptr;
+  const int32_t* pos = nullptr;
+  SYMX_CUDA_LAUNCH(ctx, LaunchSortRows(t, data.read_raw_data(), d, p.is_ascend,
+                                       ctx.workspace.raw_data(), ctx.workspace.nbytes(), &keys,
+                                       &pos, device->stream()));
+  const cudaStream_t s = device->stream();
+  switch (p.ret) {
+    case TopKReturn::kMask:
+      if (ctx.outputs[0].dtype() != data.dtype()) {
+        return UnsupportedDType(ctx, ctx.outputs[0].dtype());
+      }
+      SYMX_CUDA_LAUNCH(ctx, LaunchTopKOutputs(t, keys, pos, d, k, true, ctx.outputs[0].raw_data(),
+                                              t, nullptr, s));
+      return absl::OkStatus();
+    case TopKReturn::kIndices: {
+      SYMX_ASSIGN_OR_RETURN(Elem it, AnyElem(ctx, ctx.outputs[0].dtype()));
+      SYMX_CUDA_LAUNCH(ctx, LaunchTopKOutputs(t, keys, pos, d, k, false, nullptr, it,
+                                              ctx.outputs[0].raw_data(), s));
+      return absl::OkStatus();
+    }
+    case TopKReturn::kValue:
+    case TopKReturn::kBoth: {
+      if (ctx.outputs[0].dtype() != data.dtype()) {
+        return UnsupportedDType(ctx, ctx.outputs[0].dtype());
+      }
+      SYMX_ASSIGN_OR_RETURN(Elem it, AnyElem(ctx, ctx.outputs[1].dtype()));
+      SYMX_CUDA_LAUNCH(ctx, LaunchTopKOutputs(t, keys, pos, d, k, false,
+                                              ctx.outputs[0].raw_data(), it,
+                                              ctx.outputs[1].raw_data(), s));
+      return absl::OkStatus();
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Inputs: ograd (values), indices. Output: grad data.
+absl::Status TopKBackward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& og = ctx.inputs[0];
+  const Tensor& idx = ctx.inputs[1];
+  const Tensor& grad = ctx.outputs[0];
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, grad.dtype()));
+  SYMX_ASSIGN_OR_RETURN(Elem it, AnyElem(ctx, idx.dtype()));
+  if (og.dtype() != grad.dtype()) return UnsupportedDType(ctx, og.dtype());
+  SYMX_ASSIGN_OR_RETURN(SortDims d, CheckedRows(ctx, grad.shape()));
+  const int64_t rows = d.outer * d.inner;
+  const int64_t k = rows == 0 ? 0 : og.size() / rows;
+  if (og.size() != rows * k || idx.size() != og.size() || k > d.n) {
+    return Problem(ctx, absl::StrCat("output gradient ", og.DebugString(), " and indices ",
+                                     idx.DebugString(), " do not fit data ",
+                                     grad.shape().ToString()));
+  }
+  if (!ctx.workspace.defined() || ctx.workspace.nbytes() < sizeof(uint64_t)) {
+    return absl::InternalError(absl::StrCat(ctx.Where(), ": workspace was not planned"));
+  }
+  auto* first_bad = static_cast<unsigned long long*>(ctx.workspace.raw_data());
+  SYMX_RETURN_IF_ERROR(device->Memset(first_bad, 0xff, sizeof(uint64_t)));
+  SYMX_CUDA_LAUNCH(ctx, LaunchTopKGrad(t, og.read_raw_data(), it, idx.read_raw_data(), d, k,
+                                       grad.raw_data(), first_bad, device->stream()));
+  unsigned long long bad = ~0ull;
+  SYMX_RETURN_IF_ERROR(device->CopyToHost(first_bad, &bad, sizeof(bad)));
+  if (bad == ~0ull) return absl::OkStatus();
+  SYMX_ASSIGN_OR_RETURN(Tensor host, CopyToNew(idx, Context::CPU(0), DType::kFloat64));
+  return Problem(ctx, absl::StrCat("index ", host.read_data<double>()[bad], " outside an axis of ",
+                                   d.n, " elements"));
+}
+
+size_t TopKBackwardWorkspace(const NodeAttrs&, const std::vector<Shape>&,
+                             const std::vector<Shape>&, DType) {
+  return sizeof(uint64_t);
+}
+
+}  // namespace
+
+SYMX_REGISTER_KERNEL("sort", kGPU, TopK, TopKWorkspace);
+SYMX_REGISTER_KERNEL("argsort", kGPU, TopK, TopKWorkspace);
+SYMX_REGISTER_KERNEL("topk", kGPU, TopK, TopKWorkspace);
+SYMX_REGISTER_KERNEL("_backward_sort", kGPU, TopKBackward, TopKBackwardWorkspace);
+SYMX_REGISTER_KERNEL("_backward_topk", kGPU, TopKBackward, TopKBackwardWorkspace);
+
+}  // namespace cuda
+}  // namespace symx
