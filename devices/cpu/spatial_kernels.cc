@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/kernel_util.h"
 #include "devices/dtype_switch.h"
+#include "devices/spatial_sample.h"
 #include "graph/ops/spatial.h"
 
 namespace symx {
@@ -42,42 +43,21 @@ absl::Status CheckDtypes(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-// Normalized target coordinate i of n points: linspace(-1, 1, n)[i].
-inline double Lin(int64_t i, int64_t n) { return n > 1 ? -1.0 + 2.0 * i / (n - 1) : -1.0; }
-
 struct Geom {
   int64_t n = 0, c = 0, ih = 0, iw = 0, h = 0, w = 0;
 };
-
-// One sampled point: source pixel of the top-left neighbour and the fractions.
-struct Point {
-  int64_t x0, y0;
-  double fx, fy;
-};
-
-inline Point Locate(double gx, double gy, const Geom& g) {
-  const double x = (gx + 1) * (g.iw - 1) / 2.0, y = (gy + 1) * (g.ih - 1) / 2.0;
-  const double fx0 = std::floor(x), fy0 = std::floor(y);
-  return {static_cast<int64_t>(fx0), static_cast<int64_t>(fy0), x - fx0, y - fy0};
-}
-
-inline bool Inside(int64_t y, int64_t x, const Geom& g) {
-  return y >= 0 && y < g.ih && x >= 0 && x < g.iw;
-}
 
 // out[n, :, h, w] from data at grid point (gx, gy).
 template <typename T>
 void SampleForward(const T* data, int64_t n, int64_t hw, double gx, double gy, const Geom& g,
                    T* out) {
-  const Point p = Locate(gx, gy, g);
-  const int64_t ys[2] = {p.y0, p.y0 + 1}, xs[2] = {p.x0, p.x0 + 1};
-  const double wy[2] = {1 - p.fy, p.fy}, wx[2] = {1 - p.fx, p.fx};
+  const SamplePoint p = Locate(gx, gy, g.ih, g.iw);
   for (int64_t c = 0; c < g.c; ++c) {
     const T* src = data + (n * g.c + c) * g.ih * g.iw;
     double v = 0;
     for (int a = 0; a < 2; ++a) {
       for (int b = 0; b < 2; ++b) {
-        if (Inside(ys[a], xs[b], g)) v += wy[a] * wx[b] * ToDouble(src[ys[a] * g.iw + xs[b]]);
+        if (p.at[a][b] >= 0) v += p.wy[a] * p.wx[b] * ToDouble(src[p.at[a][b]]);
       }
     }
     out[(n * g.c + c) * g.h * g.w + hw] = FromDouble<T>(v);
@@ -89,9 +69,7 @@ void SampleForward(const T* data, int64_t n, int64_t hw, double gx, double gy, c
 template <typename T>
 void SampleBackward(const T* data, const T* og, int64_t n, int64_t hw, double gx, double gy,
                     const Geom& g, double* gdata_acc, double* dgx, double* dgy) {
-  const Point p = Locate(gx, gy, g);
-  const int64_t ys[2] = {p.y0, p.y0 + 1}, xs[2] = {p.x0, p.x0 + 1};
-  const double wy[2] = {1 - p.fy, p.fy}, wx[2] = {1 - p.fx, p.fx};
+  const SamplePoint p = Locate(gx, gy, g.ih, g.iw);
   double sx = 0, sy = 0;
   for (int64_t c = 0; c < g.c; ++c) {
     const T* src = data + (n * g.c + c) * g.ih * g.iw;
@@ -99,27 +77,24 @@ void SampleBackward(const T* data, const T* og, int64_t n, int64_t hw, double gx
     double v[2][2] = {{0, 0}, {0, 0}};
     for (int a = 0; a < 2; ++a) {
       for (int b = 0; b < 2; ++b) {
-        if (!Inside(ys[a], xs[b], g)) continue;
-        const int64_t at = ys[a] * g.iw + xs[b];
+        const int64_t at = p.at[a][b];
+        if (at < 0) continue;
         v[a][b] = ToDouble(src[at]);
-        if (gdata_acc != nullptr) gdata_acc[c * g.ih * g.iw + at] += go * wy[a] * wx[b];
+        if (gdata_acc != nullptr) gdata_acc[c * g.ih * g.iw + at] += go * p.wy[a] * p.wx[b];
       }
     }
-    sx += go * ((1 - p.fy) * (v[0][1] - v[0][0]) + p.fy * (v[1][1] - v[1][0]));
-    sy += go * ((1 - p.fx) * (v[1][0] - v[0][0]) + p.fx * (v[1][1] - v[0][1]));
+    AddGridGrad(p, v, go, &sx, &sy);
   }
-  *dgx = sx * (g.iw - 1) / 2.0;
-  *dgy = sy * (g.ih - 1) / 2.0;
+  GridGradScale(sx, sy, g.ih, g.iw, dgx, dgy);
 }
 
 // Affine grid point (h, w) of sample n from loc (N, 6).
 template <typename T>
 inline void AffinePoint(const T* loc, int64_t n, int64_t h, int64_t w, const Geom& g, double* gx,
                         double* gy) {
-  const T* a = loc + n * 6;
-  const double x = Lin(w, g.w), y = Lin(h, g.h);
-  *gx = ToDouble(a[0]) * x + ToDouble(a[1]) * y + ToDouble(a[2]);
-  *gy = ToDouble(a[3]) * x + ToDouble(a[4]) * y + ToDouble(a[5]);
+  double a[6];
+  for (int k = 0; k < 6; ++k) a[k] = ToDouble(loc[n * 6 + k]);
+  AffineGridPoint(a, h, w, g.h, g.w, gx, gy);
 }
 
 Geom SamplerGeom(const Shape& data, const Shape& out) {
@@ -169,10 +144,10 @@ void GridBackwardT(const KernelContext& ctx, const Tensor& og, const Tensor& gin
         for (int64_t h = 0; h < g.h; ++h) {
           for (int64_t w = 0; w < g.w; ++w) {
             const int64_t at = h * g.w + w;
-            const double x = Lin(w, g.w), y = Lin(h, g.h);
-            const double a = ToDouble(go[n * 2 * hw + at]), b = ToDouble(go[(n * 2 + 1) * hw + at]);
-            acc[0] += a * x, acc[1] += a * y, acc[2] += a;
-            acc[3] += b * x, acc[4] += b * y, acc[5] += b;
+            double terms[6];
+            AffineLocGrad(ToDouble(go[n * 2 * hw + at]), ToDouble(go[(n * 2 + 1) * hw + at]), h, w,
+                          g.h, g.w, terms);
+            for (int k = 0; k < 6; ++k) acc[k] += terms[k];
           }
         }
         for (int k = 0; k < 6; ++k) gi[n * 6 + k] = FromDouble<T>(acc[k]);
@@ -272,9 +247,9 @@ void SamplerBackwardT(const KernelContext& ctx, bool affine) {
           SampleBackward(d, go, n, at, gx, gy, g, want_data ? acc.data() : nullptr, &dgx, &dgy);
           if (!want_grid) continue;
           if (affine) {
-            const double x = Lin(w, g.w), y = Lin(h, g.h);
-            loc_acc[0] += dgx * x, loc_acc[1] += dgx * y, loc_acc[2] += dgx;
-            loc_acc[3] += dgy * x, loc_acc[4] += dgy * y, loc_acc[5] += dgy;
+            double terms[6];
+            AffineLocGrad(dgx, dgy, h, w, g.h, g.w, terms);
+            for (int k = 0; k < 6; ++k) loc_acc[k] += terms[k];
           } else {
             gg[n * 2 * hw + at] = FromDouble<T>(dgx);
             gg[(n * 2 + 1) * hw + at] = FromDouble<T>(dgy);
