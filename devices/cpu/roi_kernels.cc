@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/kernel_util.h"
 #include "devices/dtype_switch.h"
+#include "devices/roi_geometry.h"
 #include "graph/error.h"
 #include "graph/ops/roi.h"
 
@@ -93,26 +94,14 @@ void ROIPoolForward(const RoiDims& d, C scale, const T* x, const T* rois, T* y, 
       }
       continue;
     }
-    const int64_t sw = static_cast<int64_t>(std::round(Ld<C>(roi, 1) * scale));
-    const int64_t sh = static_cast<int64_t>(std::round(Ld<C>(roi, 2) * scale));
-    const int64_t ew = static_cast<int64_t>(std::round(Ld<C>(roi, 3) * scale));
-    const int64_t eh = static_cast<int64_t>(std::round(Ld<C>(roi, 4) * scale));
-    const int64_t rh = std::max<int64_t>(eh - sh + 1, 1);
-    const int64_t rw = std::max<int64_t>(ew - sw + 1, 1);
-    const C bin_h = static_cast<C>(rh) / static_cast<C>(d.ph);
-    const C bin_w = static_cast<C>(rw) / static_cast<C>(d.pw);
     for (int64_t c = 0; c < d.co; ++c) {
       const T* xp = x + (b * d.c + c) * d.h * d.w;
       for (int64_t i = 0; i < d.ph; ++i) {
-        int64_t h0 = static_cast<int64_t>(std::floor(static_cast<C>(i) * bin_h));
-        int64_t h1 = static_cast<int64_t>(std::ceil(static_cast<C>(i + 1) * bin_h));
-        h0 = std::min(std::max<int64_t>(h0 + sh, 0), d.h);
-        h1 = std::min(std::max<int64_t>(h1 + sh, 0), d.h);
         for (int64_t j = 0; j < d.pw; ++j) {
-          int64_t w0 = static_cast<int64_t>(std::floor(static_cast<C>(j) * bin_w));
-          int64_t w1 = static_cast<int64_t>(std::ceil(static_cast<C>(j + 1) * bin_w));
-          w0 = std::min(std::max<int64_t>(w0 + sw, 0), d.w);
-          w1 = std::min(std::max<int64_t>(w1 + sw, 0), d.w);
+          const RoiPoolWindow win = RoiPoolBin<C>(Ld<C>(roi, 1), Ld<C>(roi, 2), Ld<C>(roi, 3),
+                                                  Ld<C>(roi, 4), scale, i, j, d.ph, d.pw, d.h,
+                                                  d.w);
+          const int64_t h0 = win.h0, h1 = win.h1, w0 = win.w0, w1 = win.w1;
           const int64_t at = (c * d.ph + i) * d.pw + j;
           if (h1 <= h0 || w1 <= w0) {
             St(yn, at, C(0));
@@ -183,93 +172,34 @@ absl::Status ROIPoolingBackward(const KernelContext& ctx) {
 
 // ------------------------------------------------------------------ ROIAlign
 
-// One bilinear sample: up to 4 (offset, weight) pairs; count 0 outside the map.
-template <typename C>
-struct Sample {
-  int64_t at[4];
-  C wt[4];
-  int count = 0;
-};
-
-template <typename C>
-Sample<C> BilinearSample(C y, C x, int64_t height, int64_t width) {
-  Sample<C> s;
-  if (y < C(-1) || y > static_cast<C>(height) || x < C(-1) || x > static_cast<C>(width)) {
-    return s;
-  }
-  if (y <= 0) y = 0;
-  if (x <= 0) x = 0;
-  int64_t y0 = static_cast<int64_t>(y), x0 = static_cast<int64_t>(x), y1, x1;
-  if (y0 >= height - 1) {
-    y1 = y0 = height - 1;
-    y = static_cast<C>(y0);
-  } else {
-    y1 = y0 + 1;
-  }
-  if (x0 >= width - 1) {
-    x1 = x0 = width - 1;
-    x = static_cast<C>(x0);
-  } else {
-    x1 = x0 + 1;
-  }
-  const C ly = y - static_cast<C>(y0), lx = x - static_cast<C>(x0);
-  const C hy = C(1) - ly, hx = C(1) - lx;
-  s.at[0] = y0 * width + x0;
-  s.at[1] = y0 * width + x1;
-  s.at[2] = y1 * width + x0;
-  s.at[3] = y1 * width + x1;
-  s.wt[0] = hy * hx;
-  s.wt[1] = hy * lx;
-  s.wt[2] = ly * hx;
-  s.wt[3] = ly * lx;
-  s.count = 4;
-  return s;
-}
-
 // Calls fn(n, c_out, i, j, b, c_in, samples, inv_count) for each output element
 // of an ROI with a valid batch index; returns an error for an empty aligned ROI.
 template <typename T, typename C, typename Fn>
 absl::Status ForAlignBins(const KernelContext& ctx, const RoiDims& d, const ROIAlignParam& p,
                           const T* rois, Fn&& fn) {
   const C scale = static_cast<C>(p.spatial_scale);
-  const C offset = p.aligned ? C(0.5) : C(0);
-  std::vector<Sample<C>> samples;
+  std::vector<RoiSample<C>> samples;
   for (int64_t n = 0; n < d.r; ++n) {
     const T* roi = rois + n * 5;
     const int64_t b = static_cast<int64_t>(Ld<C>(roi, 0));
     if (b < 0 || b >= d.n) continue;
-    const C sw = Ld<C>(roi, 1) * scale - offset;
-    const C sh = Ld<C>(roi, 2) * scale - offset;
-    const C ew = Ld<C>(roi, 3) * scale - offset;
-    const C eh = Ld<C>(roi, 4) * scale - offset;
-    C rw = ew - sw, rh = eh - sh;
-    if (!p.aligned) {
-      rw = std::max(rw, C(1));
-      rh = std::max(rh, C(1));
-    } else if (!(rw > 0) || !(rh > 0)) {
-      return Fail(ctx, absl::StrCat("roi ", n, " has width ", static_cast<double>(rw),
-                                    " and height ", static_cast<double>(rh),
+    const RoiAlignGrid<C> g =
+        MakeRoiAlignGrid<C>(Ld<C>(roi, 1), Ld<C>(roi, 2), Ld<C>(roi, 3), Ld<C>(roi, 4), scale,
+                            p.aligned, d.ph, d.pw, p.sample_ratio);
+    if (!g.valid) {
+      return Fail(ctx, absl::StrCat("roi ", n, " has width ", static_cast<double>(g.rw),
+                                    " and height ", static_cast<double>(g.rh),
                                     "; aligned=True needs both > 0 (MXNet aborts here)"));
     }
-    const C bin_h = rh / static_cast<C>(d.ph);
-    const C bin_w = rw / static_cast<C>(d.pw);
-    const int64_t gh = p.sample_ratio > 0
-                           ? p.sample_ratio
-                           : static_cast<int64_t>(std::ceil(rh / static_cast<C>(d.ph)));
-    const int64_t gw = p.sample_ratio > 0
-                           ? p.sample_ratio
-                           : static_cast<int64_t>(std::ceil(rw / static_cast<C>(d.pw)));
-    const C count = static_cast<C>(gh * gw);
+    const C count = g.count;
     for (int64_t i = 0; i < d.ph; ++i) {
       for (int64_t j = 0; j < d.pw; ++j) {
         samples.clear();
-        for (int64_t iy = 0; iy < gh; ++iy) {
-          const C y = sh + static_cast<C>(i) * bin_h +
-                      (static_cast<C>(iy) + C(0.5)) * bin_h / static_cast<C>(gh);
-          for (int64_t ix = 0; ix < gw; ++ix) {
-            const C x = sw + static_cast<C>(j) * bin_w +
-                        (static_cast<C>(ix) + C(0.5)) * bin_w / static_cast<C>(gw);
-            samples.push_back(BilinearSample<C>(y, x, d.h, d.w));
+        for (int64_t iy = 0; iy < g.gh; ++iy) {
+          for (int64_t ix = 0; ix < g.gw; ++ix) {
+            C y, x;
+            RoiAlignPoint(g, i, j, iy, ix, &y, &x);
+            samples.push_back(RoiBilinearSample<C>(y, x, d.h, d.w));
           }
         }
         for (int64_t c = 0; c < d.co; ++c) {
@@ -292,10 +222,10 @@ absl::Status ROIAlignForward(const KernelContext& ctx) {
     for (int64_t i = 0; i < ctx.outputs[0].size(); ++i) St(y, i, C(0));
     return ForAlignBins<T, C>(ctx, d, p, ctx.inputs[1].data<T>(),
                               [&](int64_t n, int64_t c, int64_t i, int64_t j, int64_t b,
-                                  int64_t cin, const std::vector<Sample<C>>& samples, C count) {
+                                  int64_t cin, const std::vector<RoiSample<C>>& samples, C count) {
                                 const T* xp = x + (b * d.c + cin) * d.h * d.w;
                                 C sum = 0;
-                                for (const Sample<C>& s : samples) {
+                                for (const RoiSample<C>& s : samples) {
                                   if (s.count == 0) continue;
                                   sum +=
                                       s.wt[0] * Ld<C>(xp, s.at[0]) + s.wt[1] * Ld<C>(xp, s.at[1]) +
@@ -320,10 +250,10 @@ absl::Status ROIAlignBackward(const KernelContext& ctx) {
     SYMX_RETURN_IF_ERROR(
         (ForAlignBins<T, C>(ctx, d, p, ctx.inputs[1].data<T>(),
                             [&](int64_t n, int64_t c, int64_t i, int64_t j, int64_t b, int64_t cin,
-                                const std::vector<Sample<C>>& samples, C count) {
+                                const std::vector<RoiSample<C>>& samples, C count) {
                               C* gp = acc.data() + (b * d.c + cin) * d.h * d.w;
                               const C v = Ld<C>(og, ((n * d.co + c) * d.ph + i) * d.pw + j) / count;
-                              for (const Sample<C>& s : samples) {
+                              for (const RoiSample<C>& s : samples) {
                                 for (int k = 0; k < s.count; ++k) gp[s.at[k]] += v * s.wt[k];
                               }
                             })));

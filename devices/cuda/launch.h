@@ -445,6 +445,30 @@ cudaError_t LaunchSamplerGrad(Elem t, const void* g, const void* data, const voi
                               const SamplerDims& d, void* gdata, void* ggrid, void* scratch,
                               cudaStream_t s);
 
+// ROIPooling and _contrib_ROIAlign over (N, C, H, W) data and rois (R, 5)
+// (devices/roi_geometry.h, shared with the CPU; float compute for the float
+// and half types, double for double). One thread per output element; the
+// data gradients add with atomics (float scratch for the half types,
+// `scratch`, N * C * H * W floats), so their sums have no fixed order.
+// ROIAlign rois that are empty with aligned=True leave their number in
+// *first_bad (set to all ones beforehand).
+struct RoiDims {
+  int64_t n = 0, c = 0, h = 0, w = 0;     // data
+  int64_t r = 0, co = 0, ph = 0, pw = 0;  // output
+  float scale = 1;
+  int64_t sample_ratio = -1;
+  bool position_sensitive = false, aligned = false;
+};
+cudaError_t LaunchRoiPool(Elem t, const void* x, const void* rois, const RoiDims& d, void* y,
+                          void* argmax, cudaStream_t s);
+cudaError_t LaunchRoiPoolGrad(Elem t, const void* g, const void* rois, const void* argmax,
+                              const RoiDims& d, void* gx, void* scratch, cudaStream_t s);
+cudaError_t LaunchRoiAlign(Elem t, const void* x, const void* rois, const RoiDims& d, void* y,
+                           unsigned long long* first_bad, cudaStream_t s);
+cudaError_t LaunchRoiAlignGrad(Elem t, const void* g, const void* rois, const RoiDims& d,
+                               void* gx, void* scratch, unsigned long long* first_bad,
+                               cudaStream_t s);
+
 // LRN across channels of (N, C, S) data (S = H * W), as the CPU kernel
 // (devices/cpu/lrn_kernels.cc): tmp = knorm + alpha / nsize * the window's sum
 // of squares, y = x * tmp^-beta; the gradient gathers over each element's

@@ -1,0 +1,146 @@
+// CUDA kernels of ROIPooling and _contrib_ROIAlign (and their backwards),
+// with the CPU kernels' checks and messages (devices/cpu/roi_kernels.cc).
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "devices/cuda/kernel_util.h"
+#include "devices/kernel.h"
+#include "graph/ops/roi.h"
+
+namespace symx {
+namespace cuda {
+namespace {
+
+bool IsHalf(DType t) { return t == DType::kFloat16 || t == DType::kBFloat16; }
+
+// data (N, C, H, W), rois (R, 5), output (R, C_out, PH, PW), all one dtype.
+absl::StatusOr<RoiDims> DimsOf(const KernelContext& ctx, const Tensor& data, const Tensor& rois,
+                               const Tensor& out) {
+  const Shape& ds = data.shape();
+  const Shape& os = out.shape();
+  if (ds.ndim() != 4 || os.ndim() != 4 || rois.shape().ndim() != 2 || rois.shape()[1] != 5 ||
+      rois.shape()[0] != os[0]) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ctx.Where(), ": unexpected shapes: data ", ds.ToString(), ", rois ",
+        rois.shape().ToString(), ", output ", os.ToString()));
+  }
+  if (rois.dtype() != data.dtype()) return UnsupportedDType(ctx, rois.dtype());
+  if (out.dtype() != data.dtype()) return UnsupportedDType(ctx, out.dtype());
+  RoiDims d;
+  d.n = ds[0];
+  d.c = ds[1];
+  d.h = ds[2];
+  d.w = ds[3];
+  d.r = os[0];
+  d.co = os[1];
+  d.ph = os[2];
+  d.pw = os[3];
+  return d;
+}
+
+absl::StatusOr<void*> HalfScratch(const KernelContext& ctx, const Tensor& grad) {
+  if (!IsHalf(grad.dtype())) return nullptr;
+  const size_t need = static_cast<size_t>(grad.size()) * sizeof(float);
+  if (!ctx.workspace.defined() || ctx.workspace.nbytes() < need + 256) {
+    return absl::InternalError(
+        absl::StrCat(ctx.Where(), ": workspace of ", need, " bytes was not planned"));
+  }
+  return static_cast<char*>(ctx.workspace.raw_data()) + 256;
+}
+
+// The first 8 bytes of the workspace hold ROIAlign's first bad roi; past 256,
+// the float accumulator of a half-type gradient.
+size_t RoiWorkspace(const NodeAttrs&, const std::vector<Shape>& in,
+                    const std::vector<Shape>& out, DType dtype) {
+  size_t bytes = 256;
+  if (IsHalf(dtype) && !out.empty()) bytes += static_cast<size_t>(out[0].Size()) * sizeof(float);
+  return bytes;
+}
+
+// ROIAlign's empty rois with aligned=True: the CPU kernel's error.
+absl::Status CheckRois(const KernelContext& ctx, CudaDevice* device,
+                       unsigned long long* first_bad) {
+  unsigned long long bad = ~0ull;
+  SYMX_RETURN_IF_ERROR(device->CopyToHost(first_bad, &bad, sizeof(bad)));
+  if (bad == ~0ull) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      ctx.Where(), ": roi ", bad, " is empty; aligned=True needs a width and a height > 0 "
+      "(MXNet aborts here)"));
+}
+
+// Inputs: data, rois. Outputs: out, argmax (as values of the data's dtype).
+absl::Status RoiPooling(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& data = ctx.inputs[0];
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, data.dtype()));
+  SYMX_ASSIGN_OR_RETURN(RoiDims d, DimsOf(ctx, data, ctx.inputs[1], ctx.outputs[0]));
+  d.scale = ctx.param<ROIPoolingParam>().spatial_scale;
+  SYMX_CUDA_LAUNCH(ctx, LaunchRoiPool(t, data.read_raw_data(), ctx.inputs[1].read_raw_data(), d,
+                                      ctx.outputs[0].raw_data(), ctx.outputs[1].raw_data(),
+                                      device->stream()));
+  return absl::OkStatus();
+}
+
+// Inputs: ograd, rois, argmax. Output: grad data.
+absl::Status RoiPoolingBackward(const KernelContext& ctx) {
+  if (!OutputWanted(ctx.req, 0)) return absl::OkStatus();
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& grad = ctx.outputs[0];
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, grad.dtype()));
+  SYMX_ASSIGN_OR_RETURN(RoiDims d, DimsOf(ctx, grad, ctx.inputs[1], ctx.inputs[0]));
+  SYMX_ASSIGN_OR_RETURN(void* scratch, HalfScratch(ctx, grad));
+  SYMX_CUDA_LAUNCH(ctx, LaunchRoiPoolGrad(t, ctx.inputs[0].read_raw_data(),
+                                          ctx.inputs[1].read_raw_data(),
+                                          ctx.inputs[2].read_raw_data(), d, grad.raw_data(),
+                                          scratch, device->stream()));
+  return absl::OkStatus();
+}
+
+RoiDims WithAlign(RoiDims d, const ROIAlignParam& p) {
+  d.scale = p.spatial_scale;
+  d.sample_ratio = p.sample_ratio;
+  d.position_sensitive = p.position_sensitive;
+  d.aligned = p.aligned;
+  return d;
+}
+
+// Inputs: data, rois. Output: out.
+absl::Status RoiAlign(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& data = ctx.inputs[0];
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, data.dtype()));
+  SYMX_ASSIGN_OR_RETURN(RoiDims d, DimsOf(ctx, data, ctx.inputs[1], ctx.outputs[0]));
+  d = WithAlign(d, ctx.param<ROIAlignParam>());
+  auto* first_bad = static_cast<unsigned long long*>(ctx.workspace.raw_data());
+  SYMX_RETURN_IF_ERROR(device->Memset(first_bad, 0xff, sizeof(uint64_t)));
+  SYMX_CUDA_LAUNCH(ctx, LaunchRoiAlign(t, data.read_raw_data(), ctx.inputs[1].read_raw_data(), d,
+                                       ctx.outputs[0].raw_data(), first_bad, device->stream()));
+  return d.aligned ? CheckRois(ctx, device, first_bad) : absl::OkStatus();
+}
+
+// Inputs: ograd, rois. Output: grad data.
+absl::Status RoiAlignBackward(const KernelContext& ctx) {
+  if (!OutputWanted(ctx.req, 0)) return absl::OkStatus();
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& grad = ctx.outputs[0];
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, grad.dtype()));
+  SYMX_ASSIGN_OR_RETURN(RoiDims d, DimsOf(ctx, grad, ctx.inputs[1], ctx.inputs[0]));
+  d = WithAlign(d, ctx.param<ROIAlignParam>());
+  SYMX_ASSIGN_OR_RETURN(void* scratch, HalfScratch(ctx, grad));
+  auto* first_bad = static_cast<unsigned long long*>(ctx.workspace.raw_data());
+  SYMX_RETURN_IF_ERROR(device->Memset(first_bad, 0xff, sizeof(uint64_t)));
+  SYMX_CUDA_LAUNCH(ctx, LaunchRoiAlignGrad(t, ctx.inputs[0].read_raw_data(),
+                                           ctx.inputs[1].read_raw_data(), d, grad.raw_data(),
+                                           scratch, first_bad, device->stream()));
+  return d.aligned ? CheckRois(ctx, device, first_bad) : absl::OkStatus();
+}
+
+}  // namespace
+
+SYMX_REGISTER_KERNEL("ROIPooling", kGPU, RoiPooling);
+SYMX_REGISTER_KERNEL("_backward_ROIPooling", kGPU, RoiPoolingBackward, RoiWorkspace);
+SYMX_REGISTER_KERNEL("_contrib_ROIAlign", kGPU, RoiAlign, RoiWorkspace);
+SYMX_REGISTER_KERNEL("_backward_ROIAlign", kGPU, RoiAlignBackward, RoiWorkspace);
+
+}  // namespace cuda
+}  // namespace symx
