@@ -20,6 +20,7 @@
 #include "devices/index_position.h"
 #include "graph/error.h"
 #include "graph/ops/indexing.h"
+#include "graph/ops/ordering.h"
 
 namespace symx {
 namespace cpu {
@@ -72,19 +73,9 @@ absl::Status WithElementBytes(const KernelContext& ctx, DType dtype, Fn&& fn) {
   return absl::OkStatus();
 }
 
-// outer x n x inner view of `shape` around `axis`.
-struct Layout {
-  int64_t outer = 1, n = 1, inner = 1;
-};
-Layout AxisLayoutOf(const Shape& s, int axis) {
-  Layout l;
-  for (int d = 0; d < s.ndim(); ++d) {
-    if (d < axis) l.outer *= s[d];
-    if (d == axis) l.n = s[d];
-    if (d > axis) l.inner *= s[d];
-  }
-  return l;
-}
+// outer x n x inner views around an axis: graph/ops/ordering.h's AxisLayout.
+using Layout = AxisLayout;
+Layout AxisLayoutOf(const Shape& s, int axis) { return MakeAxisLayout(s, axis); }
 
 int NormAxis(int64_t axis, int ndim) { return static_cast<int>(axis < 0 ? axis + ndim : axis); }
 

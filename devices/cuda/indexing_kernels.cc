@@ -16,12 +16,11 @@
 #include "devices/kernel.h"
 #include "graph/infer_util.h"
 #include "graph/ops/indexing.h"
+#include "graph/ops/ordering.h"
 
 namespace symx {
 namespace cuda {
 namespace {
-
-constexpr unsigned long long kNoneBad = ~0ull;
 
 size_t Aligned(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
@@ -37,12 +36,7 @@ struct Scratch {
 };
 
 absl::StatusOr<Scratch> Carve(const KernelContext& ctx, int64_t positions, int64_t acc_floats) {
-  const size_t need = ScratchBytes(positions, acc_floats);
-  if (!ctx.workspace.defined() || ctx.workspace.nbytes() < need) {
-    return absl::InternalError(
-        absl::StrCat(ctx.Where(), ": workspace of ", need, " bytes was not planned"));
-  }
-  char* base = static_cast<char*>(ctx.workspace.raw_data());
+  SYMX_ASSIGN_OR_RETURN(char* base, WorkspaceOf(ctx, ScratchBytes(positions, acc_floats)));
   Scratch s;
   s.pos = reinterpret_cast<int64_t*>(base);
   base += Aligned(static_cast<size_t>(positions) * sizeof(int64_t));
@@ -72,26 +66,9 @@ absl::StatusOr<double> ReadIndex(CudaDevice* device, const Tensor& t, int64_t i)
   return v;
 }
 
-// The first element a mode rejected, or none (waits for the positions).
-absl::StatusOr<int64_t> FirstBad(CudaDevice* device, const Scratch& s) {
-  unsigned long long bad = kNoneBad;
-  SYMX_RETURN_IF_ERROR(device->CopyToHost(s.first_bad, &bad, sizeof(bad)));
-  return bad == kNoneBad ? -1 : static_cast<int64_t>(bad);
-}
-
 // outer x n x inner around `axis` of `s` (normalized, in range).
-struct Rows {
-  int64_t outer = 1, n = 1, inner = 1;
-};
-Rows RowsAround(const Shape& s, int axis) {
-  Rows r;
-  for (int d = 0; d < s.ndim(); ++d) {
-    if (d < axis) r.outer *= s[d];
-    if (d == axis) r.n = s[d];
-    if (d > axis) r.inner *= s[d];
-  }
-  return r;
-}
+using Rows = AxisLayout;
+Rows RowsAround(const Shape& s, int axis) { return MakeAxisLayout(s, axis); }
 
 absl::StatusOr<int> AxisOf(const KernelContext& ctx, int64_t axis, int ndim) {
   int out = 0;
@@ -194,13 +171,13 @@ absl::Status TakePositions(const KernelContext& ctx, CudaDevice* device, const T
   }
   SYMX_ASSIGN_OR_RETURN(Elem it, AnyElem(ctx, indices.dtype()));
   if (mode == IndexMode::kRaise) {
-    SYMX_RETURN_IF_ERROR(device->Memset(s.first_bad, 0xff, sizeof(uint64_t)));
+    SYMX_RETURN_IF_ERROR(ResetFirstFlagged(device, s.first_bad));
   }
   SYMX_CUDA_LAUNCH(ctx, LaunchIndexPositions(it, indices.read_raw_data(), indices.size(), n,
                                              PosMode(mode), s.pos, s.first_bad,
                                              device->stream()));
   if (mode != IndexMode::kRaise) return absl::OkStatus();
-  SYMX_ASSIGN_OR_RETURN(int64_t bad, FirstBad(device, s));
+  SYMX_ASSIGN_OR_RETURN(int64_t bad, ReadFirstFlagged(device, s.first_bad));
   if (bad < 0) return absl::OkStatus();
   SYMX_ASSIGN_OR_RETURN(double v, ReadIndex(device, indices, bad));
   return absl::OutOfRangeError(absl::StrCat(
@@ -298,11 +275,11 @@ absl::StatusOr<NdGeometry> GatherGeometry(const KernelContext& ctx, const Shape&
 absl::Status GatherOffsets(const KernelContext& ctx, CudaDevice* device, const Tensor& indices,
                            const NdGeometry& g, const Scratch& s) {
   SYMX_ASSIGN_OR_RETURN(Elem it, AnyElem(ctx, indices.dtype()));
-  SYMX_RETURN_IF_ERROR(device->Memset(s.first_bad, 0xff, sizeof(uint64_t)));
+  SYMX_RETURN_IF_ERROR(ResetFirstFlagged(device, s.first_bad));
   SYMX_CUDA_LAUNCH(ctx, LaunchGatherNdOffsets(it, indices.read_raw_data(), g.count, g.m,
                                               g.dims.data(), s.pos, s.first_bad,
                                               device->stream()));
-  SYMX_ASSIGN_OR_RETURN(int64_t y, FirstBad(device, s));
+  SYMX_ASSIGN_OR_RETURN(int64_t y, ReadFirstFlagged(device, s.first_bad));
   if (y < 0) return absl::OkStatus();
   for (int d = 0; d < g.m; ++d) {
     SYMX_ASSIGN_OR_RETURN(double v, ReadIndex(device, indices, d * g.count + y));

@@ -53,6 +53,25 @@ absl::Status CopyOnStream(const KernelContext& ctx, const Tensor& src, const Ten
   return absl::OkStatus();
 }
 
+absl::StatusOr<char*> WorkspaceOf(const KernelContext& ctx, size_t bytes) {
+  if (bytes == 0) return nullptr;
+  if (!ctx.workspace.defined() || ctx.workspace.nbytes() < bytes) {
+    return absl::InternalError(
+        absl::StrCat(ctx.Where(), ": workspace of ", bytes, " bytes was not planned"));
+  }
+  return static_cast<char*>(ctx.workspace.raw_data());
+}
+
+absl::Status ResetFirstFlagged(CudaDevice* device, unsigned long long* flag) {
+  return device->Memset(flag, 0xff, sizeof(*flag));
+}
+
+absl::StatusOr<int64_t> ReadFirstFlagged(CudaDevice* device, const unsigned long long* flag) {
+  unsigned long long v = ~0ull;
+  SYMX_RETURN_IF_ERROR(device->CopyToHost(flag, &v, sizeof(v)));
+  return v == ~0ull ? -1 : static_cast<int64_t>(v);
+}
+
 absl::StatusOr<BroadcastDims> MakeBroadcastDims(const KernelContext& ctx, const Shape& a,
                                                 const Shape& b, const Shape& out) {
   BroadcastDims d;

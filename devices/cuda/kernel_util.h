@@ -26,6 +26,15 @@ absl::StatusOr<Elem> AnyElem(const KernelContext& ctx, DType dtype);
 absl::Status Launched(const KernelContext& ctx, cudaError_t e, const char* what);
 // Byte copy on the step's stream (nothing when in place).
 absl::Status CopyOnStream(const KernelContext& ctx, const Tensor& src, const Tensor& dst);
+// The step's workspace, at least `bytes` of it; an internal error naming the
+// node when the plan gave less (a WorkspaceFn that disagrees with its kernel).
+absl::StatusOr<char*> WorkspaceOf(const KernelContext& ctx, size_t bytes);
+// A device-side "first flagged element" (kernels atomicMin an element number
+// into it; all ones means none): Reset before the launch, Read after it
+// (waits for the device), giving the element or -1.
+absl::Status ResetFirstFlagged(CudaDevice* device, unsigned long long* flag);
+absl::StatusOr<int64_t> ReadFirstFlagged(CudaDevice* device, const unsigned long long* flag);
+
 // Strides for out = f(a, b) with numpy broadcasting (shapes right-aligned);
 // an error when the output has more than kMaxDims dims.
 absl::StatusOr<BroadcastDims> MakeBroadcastDims(const KernelContext& ctx, const Shape& a,

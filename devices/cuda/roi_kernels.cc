@@ -40,12 +40,9 @@ absl::StatusOr<RoiDims> DimsOf(const KernelContext& ctx, const Tensor& data, con
 
 absl::StatusOr<void*> HalfScratch(const KernelContext& ctx, const Tensor& grad) {
   if (!IsHalf(grad.dtype())) return nullptr;
-  const size_t need = static_cast<size_t>(grad.size()) * sizeof(float);
-  if (!ctx.workspace.defined() || ctx.workspace.nbytes() < need + 256) {
-    return absl::InternalError(
-        absl::StrCat(ctx.Where(), ": workspace of ", need, " bytes was not planned"));
-  }
-  return static_cast<char*>(ctx.workspace.raw_data()) + 256;
+  SYMX_ASSIGN_OR_RETURN(char* ws,
+                        WorkspaceOf(ctx, 256 + static_cast<size_t>(grad.size()) * sizeof(float)));
+  return ws + 256;
 }
 
 // The first 8 bytes of the workspace hold ROIAlign's first bad roi; past 256,
@@ -60,12 +57,19 @@ size_t RoiWorkspace(const NodeAttrs&, const std::vector<Shape>& in,
 // ROIAlign's empty rois with aligned=True: the CPU kernel's error.
 absl::Status CheckRois(const KernelContext& ctx, CudaDevice* device,
                        unsigned long long* first_bad) {
-  unsigned long long bad = ~0ull;
-  SYMX_RETURN_IF_ERROR(device->CopyToHost(first_bad, &bad, sizeof(bad)));
-  if (bad == ~0ull) return absl::OkStatus();
+  SYMX_ASSIGN_OR_RETURN(int64_t bad, ReadFirstFlagged(device, first_bad));
+  if (bad < 0) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
       ctx.Where(), ": roi ", bad, " is empty; aligned=True needs a width and a height > 0 "
       "(MXNet aborts here)"));
+}
+
+// The flag at the workspace's start.
+absl::StatusOr<unsigned long long*> RoiFlag(const KernelContext& ctx, CudaDevice* device) {
+  SYMX_ASSIGN_OR_RETURN(char* ws, WorkspaceOf(ctx, sizeof(unsigned long long)));
+  auto* flag = reinterpret_cast<unsigned long long*>(ws);
+  SYMX_RETURN_IF_ERROR(ResetFirstFlagged(device, flag));
+  return flag;
 }
 
 // Inputs: data, rois. Outputs: out, argmax (as values of the data's dtype).
@@ -111,8 +115,7 @@ absl::Status RoiAlign(const KernelContext& ctx) {
   SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, data.dtype()));
   SYMX_ASSIGN_OR_RETURN(RoiDims d, DimsOf(ctx, data, ctx.inputs[1], ctx.outputs[0]));
   d = WithAlign(d, ctx.param<ROIAlignParam>());
-  auto* first_bad = static_cast<unsigned long long*>(ctx.workspace.raw_data());
-  SYMX_RETURN_IF_ERROR(device->Memset(first_bad, 0xff, sizeof(uint64_t)));
+  SYMX_ASSIGN_OR_RETURN(unsigned long long* first_bad, RoiFlag(ctx, device));
   SYMX_CUDA_LAUNCH(ctx, LaunchRoiAlign(t, data.read_raw_data(), ctx.inputs[1].read_raw_data(), d,
                                        ctx.outputs[0].raw_data(), first_bad, device->stream()));
   return d.aligned ? CheckRois(ctx, device, first_bad) : absl::OkStatus();
@@ -127,8 +130,7 @@ absl::Status RoiAlignBackward(const KernelContext& ctx) {
   SYMX_ASSIGN_OR_RETURN(RoiDims d, DimsOf(ctx, grad, ctx.inputs[1], ctx.inputs[0]));
   d = WithAlign(d, ctx.param<ROIAlignParam>());
   SYMX_ASSIGN_OR_RETURN(void* scratch, HalfScratch(ctx, grad));
-  auto* first_bad = static_cast<unsigned long long*>(ctx.workspace.raw_data());
-  SYMX_RETURN_IF_ERROR(device->Memset(first_bad, 0xff, sizeof(uint64_t)));
+  SYMX_ASSIGN_OR_RETURN(unsigned long long* first_bad, RoiFlag(ctx, device));
   SYMX_CUDA_LAUNCH(ctx, LaunchRoiAlignGrad(t, ctx.inputs[0].read_raw_data(),
                                            ctx.inputs[1].read_raw_data(), d, grad.raw_data(),
                                            scratch, first_bad, device->stream()));

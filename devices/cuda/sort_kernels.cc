@@ -74,14 +74,11 @@ absl::Status TopK(const KernelContext& ctx) {
     return Problem(ctx, absl::StrCat("cannot sort ", data.DebugString(),
                                      " on the GPU: more than 2^31 - 1 elements"));
   }
-  if (!ctx.workspace.defined() || ctx.workspace.nbytes() < need) {
-    return absl::InternalError(
-        absl::StrCat(ctx.Where(), ": workspace of ", need, " bytes was not planned"));
-  }
+  SYMX_ASSIGN_OR_RETURN(char* workspace, WorkspaceOf(ctx, need));
   const void* keys = nullptr;
   const int32_t* pos = nullptr;
-  SYMX_CUDA_LAUNCH(ctx, LaunchSortRows(t, data.read_raw_data(), d, p.is_ascend,
-                                       ctx.workspace.raw_data(), ctx.workspace.nbytes(), &keys,
+  SYMX_CUDA_LAUNCH(ctx, LaunchSortRows(t, data.read_raw_data(), d, p.is_ascend, workspace,
+                                       ctx.workspace.nbytes(), &keys,
                                        &pos, device->stream()));
   const cudaStream_t s = device->stream();
   switch (p.ret) {
@@ -130,16 +127,13 @@ absl::Status TopKBackward(const KernelContext& ctx) {
                                      idx.DebugString(), " do not fit data ",
                                      grad.shape().ToString()));
   }
-  if (!ctx.workspace.defined() || ctx.workspace.nbytes() < sizeof(uint64_t)) {
-    return absl::InternalError(absl::StrCat(ctx.Where(), ": workspace was not planned"));
-  }
-  auto* first_bad = static_cast<unsigned long long*>(ctx.workspace.raw_data());
-  SYMX_RETURN_IF_ERROR(device->Memset(first_bad, 0xff, sizeof(uint64_t)));
+  SYMX_ASSIGN_OR_RETURN(char* ws, WorkspaceOf(ctx, sizeof(unsigned long long)));
+  auto* first_bad = reinterpret_cast<unsigned long long*>(ws);
+  SYMX_RETURN_IF_ERROR(ResetFirstFlagged(device, first_bad));
   SYMX_CUDA_LAUNCH(ctx, LaunchTopKGrad(t, og.read_raw_data(), it, idx.read_raw_data(), d, k,
                                        grad.raw_data(), first_bad, device->stream()));
-  unsigned long long bad = ~0ull;
-  SYMX_RETURN_IF_ERROR(device->CopyToHost(first_bad, &bad, sizeof(bad)));
-  if (bad == ~0ull) return absl::OkStatus();
+  SYMX_ASSIGN_OR_RETURN(int64_t bad, ReadFirstFlagged(device, first_bad));
+  if (bad < 0) return absl::OkStatus();
   SYMX_ASSIGN_OR_RETURN(Tensor host, CopyToNew(idx, Context::CPU(0), DType::kFloat64));
   return Problem(ctx, absl::StrCat("index ", host.read_data<double>()[bad], " outside an axis of ",
                                    d.n, " elements"));

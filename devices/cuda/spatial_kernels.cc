@@ -115,12 +115,8 @@ absl::Status SamplerBackward(const KernelContext& ctx) {
   void* ggrid = OutputWanted(ctx.req, 1) ? ctx.outputs[1].raw_data() : nullptr;
   void* scratch = nullptr;
   if (gdata != nullptr && IsHalf(data.dtype())) {
-    const size_t need = static_cast<size_t>(data.size()) * sizeof(float);
-    if (!ctx.workspace.defined() || ctx.workspace.nbytes() < need) {
-      return absl::InternalError(
-          absl::StrCat(ctx.Where(), ": workspace of ", need, " bytes was not planned"));
-    }
-    scratch = ctx.workspace.raw_data();
+    SYMX_ASSIGN_OR_RETURN(scratch,
+                          WorkspaceOf(ctx, static_cast<size_t>(data.size()) * sizeof(float)));
   }
   SYMX_CUDA_LAUNCH(ctx, LaunchSamplerGrad(t, ctx.inputs[0].read_raw_data(), data.read_raw_data(),
                                           ctx.inputs[2].read_raw_data(), d, gdata, ggrid,

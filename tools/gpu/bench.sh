@@ -7,10 +7,6 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 dest="${OUT:-gpu-logs}"
 mkdir -p "$dest"
-[ -f .gpu/suite.tar.xz ] || { echo "no .gpu/suite.tar.xz: run tools/gpu/pack.sh on the build machine first"; exit 2; }
-suite="$(mktemp -d)"
-tar -xJf .gpu/suite.tar.xz -C "$suite"
-suite="$suite/suite"
-source tools/gpu/env.sh "$suite"
+source tools/gpu/env.sh
 export PYTHONUNBUFFERED=1
 exec python3 tools/gpu/bench.py --suite "$suite" --out "$dest" "$@"

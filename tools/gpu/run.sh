@@ -12,11 +12,7 @@ mkdir -p "$dest"
 dest="$(cd "$dest" && pwd)"
 out="$(mktemp -d)/gpu-logs"
 mkdir -p "$out"
-[ -f .gpu/suite.tar.xz ] || { echo "no .gpu/suite.tar.xz: run tools/gpu/pack.sh on the build machine first"; exit 2; }
-suite="$(mktemp -d)"
-tar -xJf .gpu/suite.tar.xz -C "$suite"
-suite="$suite/suite"
-source tools/gpu/env.sh "$suite"
+source tools/gpu/env.sh
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 |
   tee "$out/gpu.txt" || echo "nvidia-smi failed: the tests will say what they find"
 passed=0
