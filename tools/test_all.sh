@@ -54,7 +54,7 @@ run_python() {
 run_suite //... "$@"
 run_python
 source tools/gpu/targets.sh
-if ! bazel build --config=cuda //... "${SYMX_GPU_TESTS[@]}"; then
+if ! bazel build --config=cuda //... "${SYMX_GPU_TESTS[@]}" "${SYMX_GPU_TOOLS[@]}"; then
   echo "FAILED: the CUDA build (bazel build --config=cuda //...)"
   failed=$((failed + 1))
   status=1
