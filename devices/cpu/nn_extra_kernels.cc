@@ -565,6 +565,10 @@ absl::Status BilinearForward(const KernelContext& ctx) {
   const Tensor& y = ctx.outputs[0];
   SYMX_RETURN_IF_ERROR(CheckPlanes(ctx, x, y));
   const bool align = ctx.param<BilinearResize2DParam>().align_corners;
+  if (x.shape()[2] == 0 || x.shape()[3] == 0) {  // nothing to sample: zeros
+    std::memset(y.raw_data(), 0, y.nbytes());
+    return absl::OkStatus();
+  }
   SYMX_FLOAT_STORAGE_SWITCH(ctx, x.dtype(), T,
                    Bilinear<T>(ctx, x.shape(), y.shape(), x.data<T>(), y.data<T>(), true, align));
   return absl::OkStatus();

@@ -1,8 +1,9 @@
 // LayerNorm, GroupNorm, InstanceNorm and L2Normalization on the GPU: one block
 // per column of the (outer, n, inner) view (launch.h states each variant).
-// Statistics in two passes (mean, then squared deviations) in the compute
-// type; parameter gradients by a second kernel, one block per parameter,
-// with a fixed summation order (deterministic).
+// Statistics in two passes (mean, then squared deviations), in double as the
+// CPU's group norms and L2Normalization are (the kernels are memory-bound, so
+// it costs little); parameter gradients by a second kernel, one block per
+// parameter, with a fixed summation order (deterministic).
 #include "devices/cuda/block_reduce.cuh"
 #include "devices/cuda/elem_types.cuh"
 #include "devices/cuda/launch.h"
@@ -20,19 +21,20 @@ __device__ __forceinline__ C SafeInv(C v) {
   return v > C(0) ? C(1) / v : C(0);
 }
 
-// 1 / std of column c from its second statistic.
+// 1 / std of column c from its second statistic: guarded for the group norms
+// as their CPU kernels are, plain for LayerNorm as its CPU kernel is.
 template <typename T>
-__device__ __forceinline__ Acc<T> InvStdOf(ColumnNormFn f, const T* stat2, int64_t c,
+__device__ __forceinline__ double InvStdOf(ColumnNormFn f, const T* stat2, int64_t c,
                                            double eps) {
-  using C = Acc<T>;
-  const C v = Load(stat2, c);
-  return f == ColumnNormFn::kGroupVar ? SafeInv(C(sqrt(v + static_cast<C>(eps)))) : SafeInv(v);
+  const double v = ToDouble(stat2[c]);
+  if (f == ColumnNormFn::kGroupVar) return SafeInv(sqrt(v + eps));
+  return f == ColumnNormFn::kLayer ? 1.0 / v : SafeInv(v);
 }
 
 template <typename T>
 __global__ void ColumnNormForwardKernel(ColumnNormFn f, const T* x, const T* gamma, const T* beta,
                                         T* y, T* stat1, T* stat2, ColumnNormDims d, double eps) {
-  using C = Acc<T>;
+  using C = double;
   const Reducer<C> sum{ReduceFn::kSum};
   const C n = static_cast<C>(d.n);
   for (int64_t c = blockIdx.x; c < d.columns; c += gridDim.x) {
@@ -54,9 +56,9 @@ __global__ void ColumnNormForwardKernel(ColumnNormFn f, const T* x, const T* gam
       const C norm = sqrt(total_sq + static_cast<C>(eps));
       for (int64_t k = threadIdx.x; k < d.n; k += blockDim.x) {
         const int64_t i = base + k * d.inner;
-        Store(y, i, Load(x, i) / norm);
+        Store(y, i, static_cast<Acc<T>>(Load(x, i) / norm));
       }
-      if (threadIdx.x == 0) Store(stat1, c, norm);
+      if (threadIdx.x == 0) Store(stat1, c, static_cast<Acc<T>>(norm));
       continue;
     }
     const C var = d.n > 0 ? total_sq / n : C(0);
@@ -66,11 +68,11 @@ __global__ void ColumnNormForwardKernel(ColumnNormFn f, const T* x, const T* gam
     for (int64_t k = threadIdx.x; k < d.n; k += blockDim.x) {
       const int64_t i = base + k * d.inner;
       const int64_t p = layer ? k : group;
-      Store(y, i, (Load(x, i) - m) / sd * Load(gamma, p) + Load(beta, p));
+      Store(y, i, static_cast<Acc<T>>((Load(x, i) - m) / sd * Load(gamma, p) + Load(beta, p)));
     }
     if (threadIdx.x == 0) {
-      Store(stat1, c, m);
-      Store(stat2, c, f == ColumnNormFn::kGroupVar ? var : sd);
+      Store(stat1, c, static_cast<Acc<T>>(m));
+      Store(stat2, c, static_cast<Acc<T>>(f == ColumnNormFn::kGroupVar ? var : sd));
     }
   }
 }
@@ -80,7 +82,7 @@ template <typename T>
 __global__ void ColumnNormDataGradKernel(ColumnNormFn f, const T* dy, const T* x, const T* gamma,
                                          const T* stat1, const T* stat2, T* dx, ColumnNormDims d,
                                          double eps) {
-  using C = Acc<T>;
+  using C = double;
   const Reducer<C> sum{ReduceFn::kSum};
   const C n = static_cast<C>(d.n);
   for (int64_t c = blockIdx.x; c < d.columns; c += gridDim.x) {
@@ -96,7 +98,7 @@ __global__ void ColumnNormDataGradKernel(ColumnNormFn f, const T* dy, const T* x
       const C inv = C(1) / Load(stat1, c);
       for (int64_t k = threadIdx.x; k < d.n; k += blockDim.x) {
         const int64_t i = base + k * d.inner;
-        Store(dx, i, (Load(dy, i) - Load(x, i) * s) * inv);
+        Store(dx, i, static_cast<Acc<T>>((Load(dy, i) - Load(x, i) * s) * inv));
       }
       continue;
     }
@@ -120,7 +122,7 @@ __global__ void ColumnNormDataGradKernel(ColumnNormFn f, const T* dy, const T* x
       const int64_t i = base + k * d.inner;
       const C g = Load(dy, i) * (layer ? Load(gamma, k) : C(1));
       const C xh = (Load(x, i) - m) * inv;
-      Store(dx, i, gm * inv * (g - mean_g - xh * mean_gx));
+      Store(dx, i, static_cast<Acc<T>>(gm * inv * (g - mean_g - xh * mean_gx)));
     }
   }
 }
@@ -132,7 +134,7 @@ template <typename T>
 __global__ void ColumnNormParamGradKernel(ColumnNormFn f, const T* dy, const T* x, const T* stat1,
                                           const T* stat2, T* dgamma, T* dbeta, ColumnNormDims d,
                                           int64_t params, double eps) {
-  using C = Acc<T>;
+  using C = double;
   const Reducer<C> sum{ReduceFn::kSum};
   const bool layer = f == ColumnNormFn::kLayer;
   const int64_t count = layer ? d.columns : (d.columns / d.groups) * d.n;
@@ -149,8 +151,8 @@ __global__ void ColumnNormParamGradKernel(ColumnNormFn f, const T* dy, const T* 
     const C tg = BlockReduce(sg, sum);
     const C tb = BlockReduce(sb, sum);
     if (threadIdx.x == 0) {
-      if (dgamma != nullptr) Store(dgamma, p, tg);
-      if (dbeta != nullptr) Store(dbeta, p, tb);
+      if (dgamma != nullptr) Store(dgamma, p, static_cast<Acc<T>>(tg));
+      if (dbeta != nullptr) Store(dbeta, p, static_cast<Acc<T>>(tb));
     }
   }
 }

@@ -64,6 +64,19 @@ __host__ __device__ __forceinline__ T FromDouble(double v) {
   }
 }
 
+// A value stored as T the way the host's CastValue (devices/dtype_switch.h)
+// does it: integers through int64, so out-of-range values wrap (beyond int64's
+// range, and NaN, read 0); other types as FromDouble.
+template <typename T>
+__host__ __device__ __forceinline__ T CastValueOnDevice(double v) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (!(v < 9.2e18 && v > -9.2e18)) return T(0);
+    return static_cast<T>(static_cast<int64_t>(v));
+  } else {
+    return FromDouble<T>(v);
+  }
+}
+
 template <typename T>
 __device__ __forceinline__ Acc<T> Load(const T* p, int64_t i) {
   if constexpr (std::is_same_v<T, __half>) {

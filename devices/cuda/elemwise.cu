@@ -357,7 +357,7 @@ __global__ void ArangeKernel(double start, double step, int64_t s0, int64_t st, 
                              T* y, int64_t n) {
   SYMX_GRID_STRIDE(i, n) {
     const int64_t k = i / repeat;
-    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if constexpr (std::is_integral_v<T>) {  // bool too: nonzero is true
       y[i] = static_cast<T>(s0 + k * st);
     } else {
       y[i] = FromDouble<T>(start + static_cast<double>(k) * step);
@@ -371,6 +371,14 @@ cudaError_t LaunchFill(Elem t, double value, void* y, int64_t n, cudaStream_t s)
   if (n == 0) return cudaSuccess;
   SYMX_CUDA_ALL_SWITCH(t, T, {
     FillKernel<T><<<GridFor(n), kThreads, 0, s>>>(FromDouble<T>(value), static_cast<T*>(y), n);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchFillBits(size_t elem_bytes, uint64_t bits, void* y, int64_t n, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  SYMX_CUDA_WIDTH_SWITCH(elem_bytes, U, {
+    FillKernel<U><<<GridFor(n), kThreads, 0, s>>>(static_cast<U>(bits), static_cast<U*>(y), n);
   });
   return LastLaunchError();
 }

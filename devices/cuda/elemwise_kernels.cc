@@ -1,6 +1,7 @@
 // CUDA kernels of the elementwise ops: unary math and their gradients,
 // elemwise_*/broadcast_* forward, array-with-scalar ops, data movement
 // (copies, reshapes, fills, Cast) and the executor's _CrossDeviceCopy.
+#include <cstring>
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
@@ -89,18 +90,27 @@ absl::Status Identity(const KernelContext& ctx) {
   return CopyOnStream(ctx, ctx.inputs[0], ctx.outputs[0]);
 }
 
+// The value cast on the host as the CPU kernels cast fill values
+// (CastFillValue: integers wrap), stored as its bits.
 absl::Status FillWith(const KernelContext& ctx, double value) {
   SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
   const Tensor& out = ctx.outputs[0];
-  SYMX_ASSIGN_OR_RETURN(Elem t, AnyElem(ctx, out.dtype()));
-  SYMX_CUDA_LAUNCH(ctx, LaunchFill(t, value, out.raw_data(), out.size(), device->stream()));
+  SYMX_RETURN_IF_ERROR(AnyElem(ctx, out.dtype()).status());
+  uint64_t bits = 0;
+  SYMX_DTYPE_SWITCH_ALL(out.dtype(), T, {
+    const T v = CastFillValue<T>(value);
+    std::memcpy(&bits, &v, sizeof(T));
+  });
+  SYMX_CUDA_LAUNCH(ctx, LaunchFillBits(DTypeSize(out.dtype()), bits, out.raw_data(), out.size(),
+                                       device->stream()));
   return absl::OkStatus();
 }
 
-// `v` cast to integer type T and widened to int64 (0 for other types).
+// `v` cast to integer type T (bool included) and widened to int64 (0 for
+// other types).
 template <typename T>
 int64_t IntegerFill(double v) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+  if constexpr (std::is_integral_v<T>) {
     return static_cast<int64_t>(CastFillValue<T>(v));
   } else {
     return 0;

@@ -107,6 +107,8 @@ cudaError_t LaunchScalarGrad(ScalarGradFn f, Elem t, const void* g, const void* 
 
 // y[i] = value for every element of any known type.
 cudaError_t LaunchFill(Elem t, double value, void* y, int64_t n, cudaStream_t s);
+// y[i] = the element whose bits are the low elem_bytes bytes of `bits`.
+cudaError_t LaunchFillBits(size_t elem_bytes, uint64_t bits, void* y, int64_t n, cudaStream_t s);
 // _arange: y[i] = start + (i / repeat) * step; integer types use int_start
 // and int_step (the values cast to the type) in int64 arithmetic.
 cudaError_t LaunchArange(Elem t, double start, double step, int64_t int_start, int64_t int_step,
@@ -207,15 +209,17 @@ cudaError_t LaunchCumsumGrad(Elem og_t, const void* g, Elem grad_t, void* gx, in
                              int64_t n, int64_t inner, cudaStream_t s);
 
 // sort/argsort/topk: every row (along n of an (outer, n, inner) view) sorted
-// with CUB's segmented radix sort, which is stable: ties keep their order
-// (MXNet's GPU order, not the CPU's std::sort). Half types sort as their
-// values; NaNs go last ascending (first descending). The workspace holds the
+// with CUB's segmented radix sort, which is stable: equal keys keep their
+// order (MXNet's GPU order, not the CPU's std::sort). Radix order is the
+// bits' order: -0 sorts before +0, and NaNs by their sign bit (positive NaNs
+// after +inf, negative ones before -inf, ascending). The workspace holds the
 // gathered rows, the sorted keys and positions, and CUB's scratch; after
 // LaunchSortRows, `*keys` and `*positions` (int32, rows * n) point into it.
 struct SortDims {
   int64_t outer = 0, n = 0, inner = 1;
 };
-// Bytes of workspace LaunchSortRows needs (0 when rows * n exceeds int32).
+// Bytes of workspace LaunchSortRows needs (0 when rows * n exceeds int32, the
+// type is not sortable, or CUB cannot size its scratch).
 size_t SortWorkspaceBytes(Elem t, const SortDims& d);
 cudaError_t LaunchSortRows(Elem t, const void* x, const SortDims& d, bool ascending,
                            void* workspace, size_t workspace_bytes, const void** keys,

@@ -56,6 +56,13 @@ bool PinnedStaging::Stages(const void* p, size_t bytes) {
 
 absl::Status PinnedStaging::ToDevice(cudaStream_t stream, void* dst, const void* src,
                                      size_t bytes) {
+  absl::Status s = StagedToDevice(stream, dst, src, bytes);
+  if (!s.ok()) cudaStreamSynchronize(stream);
+  return s;
+}
+
+absl::Status PinnedStaging::StagedToDevice(cudaStream_t stream, void* dst, const void* src,
+                                           size_t bytes) {
   if (!Stages(src, bytes)) {
     SYMX_CUDA_RETURN_IF_ERROR(ctx_,
                               cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream));
@@ -80,6 +87,15 @@ absl::Status PinnedStaging::ToDevice(cudaStream_t stream, void* dst, const void*
 }
 
 absl::Status PinnedStaging::ToHost(cudaStream_t stream, void* dst, const void* src, size_t bytes) {
+  absl::Status s = StagedToHost(stream, dst, src, bytes);
+  // A copy may still be reading or filling a chunk: none may be reused
+  // before it is done.
+  if (!s.ok()) cudaStreamSynchronize(stream);
+  return s;
+}
+
+absl::Status PinnedStaging::StagedToHost(cudaStream_t stream, void* dst, const void* src,
+                                         size_t bytes) {
   if (!Stages(dst, bytes)) {
     SYMX_CUDA_RETURN_IF_ERROR(ctx_,
                               cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream));

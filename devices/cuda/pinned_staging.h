@@ -45,6 +45,8 @@ class PinnedStaging {
  private:
   // Whether `bytes` at host address `p` go through the chunks.
   bool Stages(const void* p, size_t bytes);
+  absl::Status StagedToDevice(cudaStream_t stream, void* dst, const void* src, size_t bytes);
+  absl::Status StagedToHost(cudaStream_t stream, void* dst, const void* src, size_t bytes);
   bool Ready();  // allocates the chunks once; false if that failed
   void Release();
 

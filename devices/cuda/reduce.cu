@@ -165,8 +165,8 @@ __global__ void CumsumKernel(const I* x, O* y, int64_t n, int64_t inner, int64_t
       double acc = 0;
       for (int64_t j = 0; j < n; ++j) {
         const int64_t at = base + j * inner;
-        const O v = FromDouble<O>(ToDouble(x[at]));
-        const O sum = FromDouble<O>(acc + ToDouble(v));
+        const O v = CastValueOnDevice<O>(ToDouble(x[at]));
+        const O sum = CastValueOnDevice<O>(acc + ToDouble(v));
         y[at] = sum;
         acc = ToDouble(sum);
       }

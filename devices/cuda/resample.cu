@@ -195,9 +195,10 @@ __device__ __forceinline__ void CellRange(int64_t y, int64_t in, int64_t out, in
   *hi = b > out - 1 ? out - 1 : b;
 }
 
+// Sums in double, as the CPU kernel's.
 template <typename T>
 __global__ void AdaptiveAvgPoolKernel(const T* x, ResizeDims d, T* y, int64_t n) {
-  using C = Acc<T>;
+  using C = double;
   SYMX_GRID_STRIDE(i, n) {  // over (planes, h, w)
     const int64_t j = i % d.w, r = (i / d.w) % d.h, p = i / (d.w * d.h);
     const int64_t y0 = BinBegin(r, d.H, d.h), y1 = BinEnd(r, d.H, d.h);
@@ -208,13 +209,13 @@ __global__ void AdaptiveAvgPoolKernel(const T* x, ResizeDims d, T* y, int64_t n)
       for (int64_t xx = x0; xx < x1; ++xx) sum += Load(plane, yy * d.W + xx);
     }
     const int64_t count = (y1 - y0) * (x1 - x0);
-    Store(y, i, count > 0 ? sum / static_cast<C>(count) : C(0));
+    Store(y, i, static_cast<Acc<T>>(count > 0 ? sum / static_cast<C>(count) : C(0)));
   }
 }
 
 template <typename T>
 __global__ void AdaptiveAvgPoolGradKernel(const T* g, ResizeDims d, T* gx, int64_t n) {
-  using C = Acc<T>;
+  using C = double;
   SYMX_GRID_STRIDE(i, n) {  // over (planes, H, W)
     const int64_t xx = i % d.W, yy = (i / d.W) % d.H, p = i / (d.W * d.H);
     int64_t r0, r1, c0, c1;
@@ -231,7 +232,7 @@ __global__ void AdaptiveAvgPoolGradKernel(const T* g, ResizeDims d, T* gx, int64
         acc += Load(plane, r * d.w + j) / static_cast<C>((y1 - y0) * (x1 - x0));
       }
     }
-    Store(gx, i, acc);
+    Store(gx, i, static_cast<Acc<T>>(acc));
   }
 }
 
@@ -389,7 +390,10 @@ cudaError_t LaunchAdaptiveAvgPoolGrad(Elem t, const void* g, const ResizeDims& d
 cudaError_t LaunchBilinearResize(Elem t, const void* x, const ResizeDims& d, void* y,
                                  cudaStream_t s) {
   const int64_t n = d.planes * d.h * d.w;
-  if (n == 0 || d.H == 0 || d.W == 0) return cudaSuccess;
+  if (n == 0) return cudaSuccess;
+  if (d.H == 0 || d.W == 0) {  // nothing to sample: zeros, as on the CPU
+    SYMX_CUDA_FLOAT_SWITCH(t, T, { return cudaMemsetAsync(y, 0, n * sizeof(T), s); });
+  }
   SYMX_CUDA_FLOAT_SWITCH(t, T, {
     BilinearResizeKernel<T><<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(x), d,
                                                             static_cast<T*>(y), n);

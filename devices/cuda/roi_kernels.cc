@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "devices/cuda/kernel_util.h"
 #include "devices/kernel.h"
+#include "devices/roi_geometry.h"
 #include "graph/ops/roi.h"
 
 namespace symx {
@@ -55,13 +56,32 @@ size_t RoiWorkspace(const NodeAttrs&, const std::vector<Shape>& in,
 }
 
 // ROIAlign's empty rois with aligned=True: the CPU kernel's error.
-absl::Status CheckRois(const KernelContext& ctx, CudaDevice* device,
-                       unsigned long long* first_bad) {
+// ROIAlign's empty rois with aligned=True: the CPU kernel's error, with the
+// roi's size recomputed on the host by the shared geometry.
+absl::Status CheckRois(const KernelContext& ctx, CudaDevice* device, const Tensor& rois,
+                       const RoiDims& d, unsigned long long* first_bad) {
   SYMX_ASSIGN_OR_RETURN(int64_t bad, ReadFirstFlagged(device, first_bad));
   if (bad < 0) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      ctx.Where(), ": roi ", bad, " is empty; aligned=True needs a width and a height > 0 "
-      "(MXNet aborts here)"));
+  SYMX_ASSIGN_OR_RETURN(Tensor row, rois.Slice(bad, bad + 1));
+  SYMX_ASSIGN_OR_RETURN(Tensor host, CopyToNew(row, Context::CPU(0), DType::kFloat64));
+  const double* r = host.read_data<double>();
+  double rw = 0, rh = 0;
+  if (rois.dtype() == DType::kFloat64) {
+    const RoiAlignGrid<double> g = MakeRoiAlignGrid<double>(
+        r[1], r[2], r[3], r[4], d.scale, d.aligned, d.ph, d.pw, d.sample_ratio);
+    rw = g.rw;
+    rh = g.rh;
+  } else {
+    const RoiAlignGrid<float> g = MakeRoiAlignGrid<float>(
+        static_cast<float>(r[1]), static_cast<float>(r[2]), static_cast<float>(r[3]),
+        static_cast<float>(r[4]), d.scale, d.aligned, d.ph, d.pw, d.sample_ratio);
+    rw = g.rw;
+    rh = g.rh;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": roi ", bad, " has width ", rw,
+                                                 " and height ", rh,
+                                                 "; aligned=True needs both > 0 (MXNet aborts "
+                                                 "here)"));
 }
 
 // The flag at the workspace's start.
@@ -118,7 +138,7 @@ absl::Status RoiAlign(const KernelContext& ctx) {
   SYMX_ASSIGN_OR_RETURN(unsigned long long* first_bad, RoiFlag(ctx, device));
   SYMX_CUDA_LAUNCH(ctx, LaunchRoiAlign(t, data.read_raw_data(), ctx.inputs[1].read_raw_data(), d,
                                        ctx.outputs[0].raw_data(), first_bad, device->stream()));
-  return d.aligned ? CheckRois(ctx, device, first_bad) : absl::OkStatus();
+  return d.aligned ? CheckRois(ctx, device, ctx.inputs[1], d, first_bad) : absl::OkStatus();
 }
 
 // Inputs: ograd, rois. Output: grad data.
@@ -134,7 +154,7 @@ absl::Status RoiAlignBackward(const KernelContext& ctx) {
   SYMX_CUDA_LAUNCH(ctx, LaunchRoiAlignGrad(t, ctx.inputs[0].read_raw_data(),
                                            ctx.inputs[1].read_raw_data(), d, grad.raw_data(),
                                            scratch, first_bad, device->stream()));
-  return d.aligned ? CheckRois(ctx, device, first_bad) : absl::OkStatus();
+  return d.aligned ? CheckRois(ctx, device, ctx.inputs[1], d, first_bad) : absl::OkStatus();
 }
 
 }  // namespace

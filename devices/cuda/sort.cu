@@ -17,6 +17,7 @@ size_t Aligned(size_t b) { return (b + 255) / 256 * 256; }
 struct SortLayout {
   size_t keys_in = 0, keys_out = 0, pos_in = 0, pos_out = 0, offsets = 0, temp = 0,
          temp_bytes = 0, total = 0;
+  cudaError_t error = cudaSuccess;  // of CUB's scratch-size queries
 };
 
 template <typename T>
@@ -35,17 +36,18 @@ SortLayout LayoutFor(const SortDims& d) {
   l.offsets = at;
   at += Aligned((rows + 1) * sizeof(int32_t));
   l.temp = at;
-  cub::DeviceSegmentedRadixSort::SortPairs(
+  l.error = cub::DeviceSegmentedRadixSort::SortPairs(
       nullptr, l.temp_bytes, static_cast<const T*>(nullptr), static_cast<T*>(nullptr),
       static_cast<const int32_t*>(nullptr), static_cast<int32_t*>(nullptr),
       static_cast<int>(items), static_cast<int>(rows), static_cast<const int32_t*>(nullptr),
       static_cast<const int32_t*>(nullptr) + 1);
   size_t desc = 0;
-  cub::DeviceSegmentedRadixSort::SortPairsDescending(
+  const cudaError_t e = cub::DeviceSegmentedRadixSort::SortPairsDescending(
       nullptr, desc, static_cast<const T*>(nullptr), static_cast<T*>(nullptr),
       static_cast<const int32_t*>(nullptr), static_cast<int32_t*>(nullptr),
       static_cast<int>(items), static_cast<int>(rows), static_cast<const int32_t*>(nullptr),
       static_cast<const int32_t*>(nullptr) + 1);
+  if (l.error == cudaSuccess) l.error = e;
   if (desc > l.temp_bytes) l.temp_bytes = desc;
   l.total = at + Aligned(l.temp_bytes);
   return l;
@@ -73,6 +75,7 @@ template <typename T>
 cudaError_t SortRows(const T* x, const SortDims& d, bool ascending, char* ws, size_t ws_bytes,
                      const void** keys, const int32_t** positions, cudaStream_t s) {
   const SortLayout l = LayoutFor<T>(d);
+  if (l.error != cudaSuccess) return l.error;
   if (ws_bytes < l.total) return cudaErrorInvalidValue;
   T* keys_in = reinterpret_cast<T*>(ws + l.keys_in);
   T* keys_out = reinterpret_cast<T*>(ws + l.keys_out);
@@ -104,7 +107,9 @@ __global__ void TopKOutKernel(const T* keys, const int32_t* pos, SortDims d, int
     const int64_t o = row / d.inner, r = row % d.inner;
     const int64_t at = (o * k + j) * d.inner + r;
     if (values != nullptr) values[at] = keys[row * d.n + j];
-    if (indices != nullptr) indices[at] = FromDouble<I>(static_cast<double>(pos[row * d.n + j]));
+    if (indices != nullptr) {
+      indices[at] = CastValueOnDevice<I>(static_cast<double>(pos[row * d.n + j]));
+    }
   }
 }
 
@@ -134,11 +139,26 @@ __global__ void TopKGradKernel(const T* g, const I* idx, SortDims d, int64_t k, 
 
 }  // namespace
 
+template <typename T>
+size_t WorkspaceFor(const SortDims& d) {
+  const SortLayout l = LayoutFor<T>(d);
+  return l.error == cudaSuccess ? l.total : 0;
+}
+
 size_t SortWorkspaceBytes(Elem t, const SortDims& d) {
-  if (!Fits(d)) return 0;
-  size_t bytes = 0;
-  SYMX_CUDA_ALL_SWITCH(t, T, { bytes = LayoutFor<T>(d).total; });
-  return bytes;
+  if (!Fits(d) || !IsKnownElem(t)) return 0;
+  switch (t) {
+    case Elem::kF32: return WorkspaceFor<float>(d);
+    case Elem::kF64: return WorkspaceFor<double>(d);
+    case Elem::kF16: return WorkspaceFor<__half>(d);
+    case Elem::kBF16: return WorkspaceFor<__nv_bfloat16>(d);
+    case Elem::kU8: return WorkspaceFor<uint8_t>(d);
+    case Elem::kI8: return WorkspaceFor<int8_t>(d);
+    case Elem::kI32: return WorkspaceFor<int32_t>(d);
+    case Elem::kI64: return WorkspaceFor<int64_t>(d);
+    case Elem::kBool: return WorkspaceFor<bool>(d);
+  }
+  return 0;
 }
 
 cudaError_t LaunchSortRows(Elem t, const void* x, const SortDims& d, bool ascending,
