@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/kernel_util.h"
+#include "devices/box_geometry.h"
 #include "devices/dtype_switch.h"
 #include "graph/error.h"
 #include "graph/ops/detection.h"
@@ -41,35 +42,6 @@ inline C Ld(const T* p, int64_t i) {
 template <typename T, typename C>
 inline void St(T* p, int64_t i, C v) {
   p[i] = FromDouble<T>(static_cast<double>(v));
-}
-
-// ------------------------------------------------------------------ boxes
-
-template <typename C>
-struct Box {
-  C x1, y1, x2, y2;
-};
-
-// A box from 4 coordinates in corner (x1, y1, x2, y2) or center (x, y, w, h) form.
-template <typename C>
-inline Box<C> ToCorner(C a, C b, C c, C d, bool center) {
-  if (!center) return {a, b, c, d};
-  return {a - c / 2, b - d / 2, a + c / 2, b + d / 2};
-}
-
-template <typename C>
-inline C Area(const Box<C>& b) {
-  const C w = b.x2 - b.x1, h = b.y2 - b.y1;
-  return (w < 0 || h < 0) ? C(0) : w * h;
-}
-
-template <typename C>
-inline C Iou(const Box<C>& a, const Box<C>& b) {
-  const C w = std::max(C(0), std::min(a.x2, b.x2) - std::max(a.x1, b.x1));
-  const C h = std::max(C(0), std::min(a.y2, b.y2) - std::max(a.y1, b.y1));
-  const C inter = w * h;
-  const C uni = Area(a) + Area(b) - inter;
-  return uni <= 0 ? C(0) : inter / uni;
 }
 
 // ------------------------------------------------------------------ MultiBoxPrior

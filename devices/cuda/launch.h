@@ -473,6 +473,12 @@ cudaError_t LaunchRoiAlignGrad(Elem t, const void* g, const void* rois, const Ro
                                void* gx, void* scratch, unsigned long long* first_bad,
                                cudaStream_t s);
 
+// _contrib_box_iou: out[i * nr + j] = IoU of lhs box i and rhs box j
+// (devices/box_geometry.h, shared with the CPU; float compute for the float
+// and half types, double for double), boxes in corner or center form.
+cudaError_t LaunchBoxIou(Elem t, const void* lhs, int64_t nl, const void* rhs, int64_t nr,
+                         bool center, void* out, cudaStream_t s);
+
 // LRN across channels of (N, C, S) data (S = H * W), as the CPU kernel
 // (devices/cpu/lrn_kernels.cc): tmp = knorm + alpha / nsize * the window's sum
 // of squares, y = x * tmp^-beta; the gradient gathers over each element's

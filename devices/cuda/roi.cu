@@ -1,10 +1,12 @@
-// ROIPooling and _contrib_ROIAlign on the GPU, over the bin and sample
-// geometry the CPU kernels use (devices/roi_geometry.h): the same compute
-// type per dtype, so bins agree with the CPU to the last bit.
+// ROIPooling, _contrib_ROIAlign and _contrib_box_iou on the GPU, over the
+// geometry the CPU kernels use (devices/roi_geometry.h, box_geometry.h): the
+// same compute type per dtype, so bins and IoUs agree with the CPU to the
+// last bit.
 #include <cfloat>
 
 #include "devices/cuda/elem_types.cuh"
 #include "devices/cuda/launch.h"
+#include "devices/box_geometry.h"
 #include "devices/roi_geometry.h"
 
 namespace symx {
@@ -169,6 +171,20 @@ cudaError_t Accumulate(T* gx, void* scratch, int64_t size, cudaStream_t s, Add&&
   return cudaSuccess;
 }
 
+template <typename T>
+__global__ void BoxIouKernel(const T* a, const T* b, int64_t nr, bool center, T* out,
+                             int64_t total) {
+  using C = RoiC<T>;
+  SYMX_GRID_STRIDE(e, total) {
+    const int64_t i = e / nr, j = e % nr;
+    const T* pa = a + i * 4;
+    const T* pb = b + j * 4;
+    const Box<C> ba = ToCorner<C>(Rd(pa, 0), Rd(pa, 1), Rd(pa, 2), Rd(pa, 3), center);
+    const Box<C> bb = ToCorner<C>(Rd(pb, 0), Rd(pb, 1), Rd(pb, 2), Rd(pb, 3), center);
+    Wr(out, e, Iou(ba, bb));
+  }
+}
+
 }  // namespace
 
 cudaError_t LaunchRoiPool(Elem t, const void* x, const void* rois, const RoiDims& d, void* y,
@@ -225,6 +241,18 @@ cudaError_t LaunchRoiAlignGrad(Elem t, const void* g, const void* rois, const Ro
       }
     });
     if (e != cudaSuccess) return e;
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchBoxIou(Elem t, const void* lhs, int64_t nl, const void* rhs, int64_t nr,
+                         bool center, void* out, cudaStream_t s) {
+  const int64_t total = nl * nr;
+  if (total == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    BoxIouKernel<T><<<GridFor(total), kThreads, 0, s>>>(
+        static_cast<const T*>(lhs), static_cast<const T*>(rhs), nr, center, static_cast<T*>(out),
+        total);
   });
   return LastLaunchError();
 }

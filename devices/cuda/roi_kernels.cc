@@ -1,4 +1,5 @@
-// CUDA kernels of ROIPooling and _contrib_ROIAlign (and their backwards),
+// CUDA kernels of ROIPooling and _contrib_ROIAlign (and their backwards) and
+// _contrib_box_iou,
 // with the CPU kernels' checks and messages (devices/cpu/roi_kernels.cc).
 #include <vector>
 
@@ -6,6 +7,7 @@
 #include "devices/cuda/kernel_util.h"
 #include "devices/kernel.h"
 #include "devices/roi_geometry.h"
+#include "graph/ops/detection.h"
 #include "graph/ops/roi.h"
 
 namespace symx {
@@ -157,8 +159,29 @@ absl::Status RoiAlignBackward(const KernelContext& ctx) {
   return d.aligned ? CheckRois(ctx, device, ctx.inputs[1], d, first_bad) : absl::OkStatus();
 }
 
+// Inputs: lhs (..., 4), rhs (..., 4). Output: (lhs boxes, rhs boxes).
+absl::Status BoxIou(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& l = ctx.inputs[0];
+  const Tensor& r = ctx.inputs[1];
+  const Tensor& out = ctx.outputs[0];
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, l.dtype()));
+  if (r.dtype() != l.dtype()) return UnsupportedDType(ctx, r.dtype());
+  if (out.dtype() != l.dtype()) return UnsupportedDType(ctx, out.dtype());
+  const int64_t nl = l.size() / 4, nr = r.size() / 4;
+  if (out.size() != nl * nr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.Where(), ": output size is not lhs boxes x rhs boxes"));
+  }
+  SYMX_CUDA_LAUNCH(ctx, LaunchBoxIou(t, l.read_raw_data(), nl, r.read_raw_data(), nr,
+                                     ctx.param<BoxIouParam>().center, out.raw_data(),
+                                     device->stream()));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
+SYMX_REGISTER_KERNEL("_contrib_box_iou", kGPU, BoxIou);
 SYMX_REGISTER_KERNEL("ROIPooling", kGPU, RoiPooling);
 SYMX_REGISTER_KERNEL("_backward_ROIPooling", kGPU, RoiPoolingBackward, RoiWorkspace);
 SYMX_REGISTER_KERNEL("_contrib_ROIAlign", kGPU, RoiAlign, RoiWorkspace);
