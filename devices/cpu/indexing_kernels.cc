@@ -75,7 +75,6 @@ absl::Status WithElementBytes(const KernelContext& ctx, DType dtype, Fn&& fn) {
 
 // outer x n x inner views around an axis: graph/ops/ordering.h's AxisLayout.
 using Layout = AxisLayout;
-Layout AxisLayoutOf(const Shape& s, int axis) { return MakeAxisLayout(s, axis); }
 
 int NormAxis(int64_t axis, int ndim) { return static_cast<int>(axis < 0 ? axis + ndim : axis); }
 
@@ -121,7 +120,7 @@ absl::StatusOr<PickGeometry> PickSetup(const KernelContext& ctx, const Shape& da
   PickGeometry g;
   g.mode = p.mode;
   if (!p.axis.has_value()) return Problem(ctx, "axis=None is not supported");
-  g.l = AxisLayoutOf(data, NormAxis(*p.axis, data.ndim()));
+  g.l = MakeAxisLayout(data, NormAxis(*p.axis, data.ndim()));
   if (index.size() != g.l.outer * g.l.inner || out_size != index.size()) {
     return Problem(
         ctx, absl::StrCat("index ", index.DebugString(), " does not fit data ", data.ToString()));
@@ -212,7 +211,7 @@ absl::Status TakePositions(const KernelContext& ctx, const Tensor& indices, int6
 absl::Status TakeLayout(const KernelContext& ctx, const Shape& a, const Tensor& indices,
                         int64_t out_size, Layout* l) {
   const auto& p = ctx.param<TakeParam>();
-  *l = AxisLayoutOf(a, NormAxis(p.axis, a.ndim()));
+  *l = MakeAxisLayout(a, NormAxis(p.axis, a.ndim()));
   if (out_size != l->outer * indices.size() * l->inner) {
     return Problem(ctx, absl::StrCat("indices ", indices.DebugString(), " and a ", a.ToString(),
                                      " do not give ", out_size, " elements"));

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "devices/axis_layout.h"
 #include "devices/cuda/kernel_util.h"
 #include "devices/dtype_switch.h"
 #include "devices/index_position.h"
 #include "devices/kernel.h"
-#include "graph/infer_util.h"
 #include "graph/ops/indexing.h"
 #include "graph/ops/ordering.h"
 
@@ -45,12 +45,6 @@ absl::StatusOr<Scratch> Carve(const KernelContext& ctx, int64_t positions, int64
   return s;
 }
 
-bool IsHalf(DType t) { return t == DType::kFloat16 || t == DType::kBFloat16; }
-
-absl::Status Problem(const KernelContext& ctx, const std::string& what) {
-  return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", what));
-}
-
 // Element `i` of an index tensor on the device, as a double.
 absl::StatusOr<double> ReadIndex(CudaDevice* device, const Tensor& t, int64_t i) {
   uint64_t bits = 0;
@@ -64,17 +58,6 @@ absl::StatusOr<double> ReadIndex(CudaDevice* device, const Tensor& t, int64_t i)
     v = ToDouble(x);
   });
   return v;
-}
-
-// outer x n x inner around `axis` of `s` (normalized, in range).
-using Rows = AxisLayout;
-Rows RowsAround(const Shape& s, int axis) { return MakeAxisLayout(s, axis); }
-
-absl::StatusOr<int> AxisOf(const KernelContext& ctx, int64_t axis, int ndim) {
-  int out = 0;
-  absl::Status s = NormalizeAxis(axis, ndim, "axis", &out);
-  if (!s.ok()) return Problem(ctx, std::string(s.message()));
-  return out;
 }
 
 IndexPosMode PosMode(IndexMode m) {
@@ -111,12 +94,11 @@ absl::Status OneHot(const KernelContext& ctx) {
 // ------------------------------------------------------------------ pick
 
 // The (outer, n, inner) of pick's data and its index's fit.
-absl::StatusOr<Rows> PickRows(const KernelContext& ctx, const Shape& data, const Tensor& index,
+absl::StatusOr<AxisLayout> PickRows(const KernelContext& ctx, const Shape& data, const Tensor& index,
                               int64_t out_size) {
   const auto& p = ctx.param<PickParam>();
   if (!p.axis.has_value()) return Problem(ctx, "axis=None is not supported");
-  SYMX_ASSIGN_OR_RETURN(int axis, AxisOf(ctx, *p.axis, data.ndim()));
-  const Rows r = RowsAround(data, axis);
+  SYMX_ASSIGN_OR_RETURN(const AxisLayout r, LayoutAlong(ctx, data, *p.axis));
   if (index.size() != r.outer * r.inner || out_size != index.size()) {
     return Problem(
         ctx, absl::StrCat("index ", index.DebugString(), " does not fit data ", data.ToString()));
@@ -135,7 +117,7 @@ absl::Status Pick(const KernelContext& ctx) {
   const Tensor& data = kForward ? ctx.inputs[0] : ctx.outputs[0];
   const Tensor& small = kForward ? ctx.outputs[0] : ctx.inputs[0];
   if (data.dtype() != small.dtype()) return UnsupportedDType(ctx, small.dtype());
-  SYMX_ASSIGN_OR_RETURN(Rows r, PickRows(ctx, data.shape(), index, small.size()));
+  SYMX_ASSIGN_OR_RETURN(AxisLayout r, PickRows(ctx, data.shape(), index, small.size()));
   SYMX_ASSIGN_OR_RETURN(Elem it, AnyElem(ctx, index.dtype()));
   SYMX_ASSIGN_OR_RETURN(Scratch s, Carve(ctx, index.size(), 0));
   const IndexMode mode = ctx.param<PickParam>().mode;
@@ -185,10 +167,9 @@ absl::Status TakePositions(const KernelContext& ctx, CudaDevice* device, const T
       " of indices) is out of range for an axis of ", n, " elements (mode='raise')"));
 }
 
-absl::StatusOr<Rows> TakeRows(const KernelContext& ctx, const Shape& a, const Tensor& indices,
+absl::StatusOr<AxisLayout> TakeRows(const KernelContext& ctx, const Shape& a, const Tensor& indices,
                               int64_t out_size) {
-  SYMX_ASSIGN_OR_RETURN(int axis, AxisOf(ctx, ctx.param<TakeParam>().axis, a.ndim()));
-  const Rows r = RowsAround(a, axis);
+  SYMX_ASSIGN_OR_RETURN(const AxisLayout r, LayoutAlong(ctx, a, ctx.param<TakeParam>().axis));
   if (out_size != r.outer * indices.size() * r.inner) {
     return Problem(ctx, absl::StrCat("indices ", indices.DebugString(), " and a ", a.ToString(),
                                      " do not give ", out_size, " elements"));
@@ -203,7 +184,7 @@ absl::Status Take(const KernelContext& ctx) {
   const Tensor& indices = ctx.inputs[1];
   const Tensor& out = ctx.outputs[0];
   if (out.dtype() != a.dtype()) return UnsupportedDType(ctx, out.dtype());
-  SYMX_ASSIGN_OR_RETURN(Rows r, TakeRows(ctx, a.shape(), indices, out.size()));
+  SYMX_ASSIGN_OR_RETURN(AxisLayout r, TakeRows(ctx, a.shape(), indices, out.size()));
   SYMX_ASSIGN_OR_RETURN(Scratch s, Carve(ctx, indices.size(), 0));
   SYMX_RETURN_IF_ERROR(TakePositions(ctx, device, indices, r.n, s));
   SYMX_CUDA_LAUNCH(ctx, LaunchGatherRows(DTypeSize(a.dtype()), a.read_raw_data(), s.pos, r.outer,
@@ -220,7 +201,7 @@ absl::Status TakeBackward(const KernelContext& ctx) {
   const Tensor& grad = ctx.outputs[0];
   if (og.dtype() != grad.dtype()) return UnsupportedDType(ctx, og.dtype());
   SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, grad.dtype()));
-  SYMX_ASSIGN_OR_RETURN(Rows r, TakeRows(ctx, grad.shape(), indices, og.size()));
+  SYMX_ASSIGN_OR_RETURN(AxisLayout r, TakeRows(ctx, grad.shape(), indices, og.size()));
   SYMX_ASSIGN_OR_RETURN(
       Scratch s, Carve(ctx, indices.size(), IsHalf(grad.dtype()) ? grad.size() : 0));
   SYMX_RETURN_IF_ERROR(TakePositions(ctx, device, indices, r.n, s));

@@ -4,6 +4,7 @@
 #ifndef SYMX_DEVICES_CUDA_KERNEL_UTIL_H_
 #define SYMX_DEVICES_CUDA_KERNEL_UTIL_H_
 
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -26,6 +27,11 @@ absl::StatusOr<Elem> AnyElem(const KernelContext& ctx, DType dtype);
 absl::Status Launched(const KernelContext& ctx, cudaError_t e, const char* what);
 // Byte copy on the step's stream (nothing when in place).
 absl::Status CopyOnStream(const KernelContext& ctx, const Tensor& src, const Tensor& dst);
+// An invalid-argument error naming the node: "operator x (Op): what".
+absl::Status Problem(const KernelContext& ctx, const std::string& what);
+// float16 and bfloat16, whose gradients accumulate in float scratch.
+inline bool IsHalf(DType t) { return t == DType::kFloat16 || t == DType::kBFloat16; }
+
 // The step's workspace, at least `bytes` of it; an internal error naming the
 // node when the plan gave less (a WorkspaceFn that disagrees with its kernel).
 absl::StatusOr<char*> WorkspaceOf(const KernelContext& ctx, size_t bytes);

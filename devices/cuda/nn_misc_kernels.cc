@@ -18,10 +18,6 @@ namespace symx {
 namespace cuda {
 namespace {
 
-absl::Status Problem(const KernelContext& ctx, const std::string& what) {
-  return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", what));
-}
-
 // dst = src * mask, the mask broadcast along the axes where it has size 1.
 absl::Status MultiplyByMask(const KernelContext& ctx, CudaDevice* device, Elem t,
                             const Tensor& src, const Tensor& mask, const Tensor& dst) {

@@ -14,8 +14,6 @@ namespace symx {
 namespace cuda {
 namespace {
 
-bool IsHalf(DType t) { return t == DType::kFloat16 || t == DType::kBFloat16; }
-
 // data (N, C, H, W), rois (R, 5), output (R, C_out, PH, PW), all one dtype.
 absl::StatusOr<RoiDims> DimsOf(const KernelContext& ctx, const Tensor& data, const Tensor& rois,
                                const Tensor& out) {

@@ -14,10 +14,6 @@ namespace symx {
 namespace cuda {
 namespace {
 
-absl::Status Problem(const KernelContext& ctx, const std::string& what) {
-  return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", what));
-}
-
 // The rows along the op's axis (None: the flattened array), unchecked: shape
 // inference has checked the axis.
 SortDims RowsOf(const TopKParam& p, const Shape& s) {

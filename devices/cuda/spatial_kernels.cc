@@ -28,8 +28,6 @@ absl::StatusOr<Elem> CommonFloat(const KernelContext& ctx) {
   return FloatElem(ctx, t);
 }
 
-bool IsHalf(DType t) { return t == DType::kFloat16 || t == DType::kBFloat16; }
-
 bool Affine(const KernelContext& ctx) {
   return ctx.param<GridGeneratorParam>().transform_type == "affine";
 }
