@@ -45,6 +45,10 @@ std::vector<std::string> KernelRegistry::List(DeviceType type) {
   return out;
 }
 
+absl::Status Fail(const KernelContext& ctx, const std::string& what) {
+  return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", what));
+}
+
 absl::Status UnsupportedDType(const KernelContext& ctx, DType dtype) {
   std::string device = ctx.device != nullptr ? ctx.device->ctx().ToString() : "this device";
   return absl::UnimplementedError(

@@ -135,6 +135,9 @@ inline bool OutputWanted(const std::vector<OpReq>& req, size_t i) {
   return i >= req.size() || req[i] != OpReq::kNull;
 }
 
+// An invalid-argument error naming the op and node: "operator x (Op): what".
+absl::Status Fail(const KernelContext& ctx, const std::string& what);
+
 // The standard "unsupported dtype" error.
 absl::Status UnsupportedDType(const KernelContext& ctx, DType dtype);
 

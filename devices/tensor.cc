@@ -149,14 +149,16 @@ void Tensor::Fill(double value) const {
   if (device != nullptr) ThrowIfError(SetBytes(*this, staged));
 }
 
-std::vector<double> Tensor::ToDoubles() const {
-  std::vector<double> out(size_);
-  if (NonHostDevice(ctx()) == nullptr) {
-    ConvertElements(read_raw_data(), dtype_, out.data(), DType::kFloat64, size_);
+std::vector<double> Tensor::ToDoubles() const { return ValueOrThrow(HostDoubles(*this)); }
+
+absl::StatusOr<std::vector<double>> HostDoubles(const Tensor& t) {
+  std::vector<double> out(t.size());
+  if (NonHostDevice(t.ctx()) == nullptr) {
+    ConvertElements(t.read_raw_data(), t.dtype(), out.data(), DType::kFloat64, t.size());
     return out;
   }
-  std::vector<char> bytes = ValueOrThrow(HostBytes(*this));
-  ConvertElements(bytes.data(), dtype_, out.data(), DType::kFloat64, size_);
+  SYMX_ASSIGN_OR_RETURN(std::vector<char> bytes, HostBytes(t));
+  ConvertElements(bytes.data(), t.dtype(), out.data(), DType::kFloat64, t.size());
   return out;
 }
 

@@ -100,6 +100,11 @@ absl::StatusOr<Tensor> CopyToNew(const Tensor& src, Context ctx, DType dtype);
 // flag must not turn into a tiny allocation that kernels then overrun).
 absl::StatusOr<size_t> CheckedBytes(const Shape& shape, DType dtype);
 
+// Every element of `t`, wherever it lives, converted to double on the host
+// (labels, lengths, indices a kernel must read on the host); a device copy
+// waits for the work that writes `t`. Errors name the device.
+absl::StatusOr<std::vector<double>> HostDoubles(const Tensor& t);
+
 // Converts `n` elements between any two storage dtypes (host memory).
 void ConvertElements(const void* src, DType src_dtype, void* dst, DType dst_dtype, int64_t n);
 

@@ -5,17 +5,10 @@
 #include "absl/strings/str_cat.h"
 
 namespace symx {
-namespace {
-
-absl::Status ShapeProblem(const KernelContext& ctx, const std::string& what) {
-  return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", what));
-}
-
-}  // namespace
 
 absl::StatusOr<Nchw> AsNchw(const KernelContext& ctx, const Tensor& t, const char* what) {
   if (t.shape().ndim() != 4) {
-    return ShapeProblem(ctx, absl::StrCat(what, " ", t.DebugString(), " is not 4-D (NCHW)"));
+    return Fail(ctx, absl::StrCat(what, " ", t.DebugString(), " is not 4-D (NCHW)"));
   }
   return Nchw{t.shape()[0], t.shape()[1], t.shape()[2], t.shape()[3]};
 }
@@ -29,14 +22,14 @@ absl::Status CheckNearest(const KernelContext& ctx, const std::vector<Tensor>& i
     SYMX_ASSIGN_OR_RETURN(Nchw s, AsNchw(ctx, t, "input"));
     if (s.n != o.n || s.h <= 0 || s.w <= 0 || o.h % s.h != 0 || o.w % s.w != 0 ||
         (sum && s.c != o.c)) {
-      return ShapeProblem(
+      return Fail(
           ctx, absl::StrCat("input ", t.DebugString(), " cannot be upsampled into output (", o.n,
                             ", ", o.c, ", ", o.h, ", ", o.w, ")"));
     }
     channels += s.c;
   }
   if (!sum && channels != o.c) {
-    return ShapeProblem(ctx,
+    return Fail(ctx,
                         absl::StrCat("inputs have ", channels, " channels in all, output ", o.c));
   }
   return absl::OkStatus();
@@ -53,12 +46,12 @@ absl::StatusOr<BilinearGeometry> Bilinear(const KernelContext& ctx, const UpSamp
   g.pad = p.pad();
   const Shape& ws = weight.shape();
   if (ws.ndim() != 4 || ws[0] != g.in.c || ws[1] != 1 || ws[2] != g.k || ws[3] != g.k) {
-    return ShapeProblem(ctx, absl::StrCat("weight ", weight.DebugString(), " should be (", g.in.c,
+    return Fail(ctx, absl::StrCat("weight ", weight.DebugString(), " should be (", g.in.c,
                                           ", 1, ", g.k, ", ", g.k, ")"));
   }
   if (g.out.n != g.in.n || g.out.c != g.in.c || g.out.h != g.in.h * p.scale ||
       g.out.w != g.in.w * p.scale) {
-    return ShapeProblem(ctx, absl::StrCat("output ", out.DebugString(), " is not data ",
+    return Fail(ctx, absl::StrCat("output ", out.DebugString(), " is not data ",
                                           data.DebugString(), " upsampled by ", p.scale));
   }
   return g;

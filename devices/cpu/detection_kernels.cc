@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/kernel_util.h"
 #include "devices/box_geometry.h"
+#include "devices/detection_plan.h"
 #include "devices/dtype_switch.h"
 #include "graph/error.h"
 #include "graph/ops/detection.h"
@@ -48,41 +49,15 @@ inline void St(T* p, int64_t i, C v) {
 
 absl::Status MultiBoxPriorForward(const KernelContext& ctx) {
   const auto& p = ctx.param<MultiBoxPriorParam>();
-  const Tensor& out = ctx.outputs[0];
-  if (out.dtype() != DType::kFloat32) return UnsupportedDType(ctx, out.dtype());
-  const Shape& d = ctx.inputs[0].shape();
-  const int64_t in_h = d[2], in_w = d[3];
-  const int64_t a = p.num_anchors();
-  if (out.size() != in_h * in_w * a * 4) {
-    return Fail(ctx, absl::StrCat("output ", out.DebugString(), " should have ",
-                                  in_h * in_w * a * 4, " elements"));
-  }
-  if (out.size() == 0) return absl::OkStatus();
-  const float step_y = p.step_y > 0 ? static_cast<float>(p.step_y) : 1.0f / in_h;
-  const float step_x = p.step_x > 0 ? static_cast<float>(p.step_x) : 1.0f / in_w;
-  const float off_y = static_cast<float>(p.offset_y), off_x = static_cast<float>(p.offset_x);
-  const float aspect = static_cast<float>(in_h) / static_cast<float>(in_w);
-  float* o = out.data<float>();
-  auto put = [&](int64_t k, float cx, float cy, float hw, float hh) {
-    float v[4] = {cx - hw, cy - hh, cx + hw, cy + hh};
-    for (int j = 0; j < 4; ++j) {
-      o[k * 4 + j] = p.clip ? std::min(1.0f, std::max(0.0f, v[j])) : v[j];
-    }
-  };
+  SYMX_ASSIGN_OR_RETURN(const PriorGrid g, MakePriorGrid(ctx));
+  float* o = ctx.outputs[0].data<float>();
   int64_t k = 0;
-  for (int64_t r = 0; r < in_h; ++r) {
-    const float cy = (static_cast<float>(r) + off_y) * step_y;
-    for (int64_t c = 0; c < in_w; ++c) {
-      const float cx = (static_cast<float>(c) + off_x) * step_x;
-      const float r0 = std::sqrt(static_cast<float>(p.ratios[0]));
-      for (double s : p.sizes) {
-        const float fs = static_cast<float>(s);
-        put(k++, cx, cy, fs * aspect * r0 / 2, fs / r0 / 2);
-      }
-      const float s0 = static_cast<float>(p.sizes[0]);
-      for (size_t j = 1; j < p.ratios.size(); ++j) {
-        const float rq = std::sqrt(static_cast<float>(p.ratios[j]));
-        put(k++, cx, cy, s0 * aspect * rq / 2, s0 / rq / 2);
+  for (int64_t r = 0; r < g.in_h; ++r) {
+    const float cy = (static_cast<float>(r) + g.off_y) * g.step_y;
+    for (int64_t c = 0; c < g.in_w; ++c) {
+      const float cx = (static_cast<float>(c) + g.off_x) * g.step_x;
+      for (int64_t j = 0; j < g.anchors; ++j, ++k) {
+        PriorCorners(cx, cy, g.half[2 * j], g.half[2 * j + 1], p.clip, o + k * 4);
       }
     }
   }
@@ -341,17 +316,11 @@ absl::Status BoxNmsForwardT(const KernelContext& ctx) {
   using C = typename Compute<T>::type;
   const auto& p = ctx.param<BoxNmsParam>();
   const Tensor& data = ctx.inputs[0];
-  const Shape& s = data.shape();
-  const int64_t width = s[s.ndim() - 1], n = s[s.ndim() - 2];
-  const int64_t batches = (n * width) == 0 ? 0 : data.size() / (n * width);
-  if (p.coord_start + 3 >= width || p.score_index >= width || p.id_index >= width) {
-    return Fail(ctx, absl::StrCat("input ", data.DebugString(), " is too narrow for the indices"));
-  }
+  SYMX_ASSIGN_OR_RETURN(const BoxNmsDims d, CheckBoxNms(ctx));
+  const int64_t width = d.width, n = d.n, batches = d.batches;
   const T* x = data.data<T>();
   T* out = ctx.outputs[0].data<T>();
   T* rec = ctx.outputs[1].data<T>();
-  const bool aliased = ctx.outputs[0].raw_data() == data.raw_data();
-  if (aliased) return Fail(ctx, "output may not alias the input");
   int64_t* order = reinterpret_cast<int64_t*>(ctx.workspace.raw_data());
   uint8_t* dead = reinterpret_cast<uint8_t*>(order + n);
   const int64_t cs = p.coord_start;
@@ -395,21 +364,10 @@ absl::Status BoxNmsForwardT(const KernelContext& ctx) {
       // Row a is final: write it.
       T* o = ob + kept * width;
       std::copy(ra, ra + width, o);
-      // MXNet converts only rows whose first coordinate is not negative (its
-      // test for the -1 filler rows), so a box at x < 0 keeps in_format.
-      if (p.in_center != p.out_center && !(Ld<C>(ra, cs) < 0)) {
-        const Box<C> bb = box(ra);
-        if (p.out_center) {
-          St(o, cs, (bb.x1 + bb.x2) / 2);
-          St(o, cs + 1, (bb.y1 + bb.y2) / 2);
-          St(o, cs + 2, bb.x2 - bb.x1);
-          St(o, cs + 3, bb.y2 - bb.y1);
-        } else {
-          St(o, cs, bb.x1);
-          St(o, cs + 1, bb.y1);
-          St(o, cs + 2, bb.x2);
-          St(o, cs + 3, bb.y2);
-        }
+      C coords[4];
+      if (NmsOutputCoords(Ld<C>(ra, cs), Ld<C>(ra, cs + 1), Ld<C>(ra, cs + 2), Ld<C>(ra, cs + 3),
+                          p.in_center, p.out_center, coords)) {
+        for (int j = 0; j < 4; ++j) St(o, cs + j, coords[j]);
       }
       St(rb, kept, static_cast<C>(order[a]));
       ++kept;
@@ -432,11 +390,8 @@ absl::Status BoxNmsBackwardT(const KernelContext& ctx) {
   const Tensor& og = ctx.inputs[0];
   const Tensor& rec = ctx.inputs[1];
   const Tensor& g = ctx.outputs[0];
-  const int64_t rows = rec.size();
-  const int64_t width = rows == 0 ? 0 : og.size() / rows;
-  const Shape& s = og.shape();
-  const int64_t n = s[s.ndim() - 2];
-  if (g.size() != og.size()) return Fail(ctx, "gradient and output sizes differ");
+  SYMX_ASSIGN_OR_RETURN(const BoxNmsDims d, CheckBoxNmsBackward(ctx));
+  const int64_t rows = d.batches, width = d.width, n = d.n;
   const T* o = og.data<T>();
   const T* r = rec.data<T>();
   T* gd = g.data<T>();
@@ -444,7 +399,7 @@ absl::Status BoxNmsBackwardT(const KernelContext& ctx) {
   if (!add) std::fill(gd, gd + g.size(), FromDouble<T>(0.0));
   for (int64_t i = 0; i < rows; ++i) {
     const double src = ToDouble(r[i]);
-    if (src < 0) continue;
+    if (!(src >= 0 && src < static_cast<double>(n))) continue;  // not a kept row
     const int64_t b = i / n;
     const int64_t dst = b * n + static_cast<int64_t>(src);
     for (int64_t j = 0; j < width; ++j) {

@@ -26,11 +26,6 @@
 namespace symx {
 namespace cpu {
 
-// An invalid-argument error naming the op and node: "op LRN (node lrn1): ...".
-inline absl::Status Fail(const KernelContext& ctx, const std::string& what) {
-  return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", what));
-}
-
 // Fails unless `t` has `size` elements; `what` names it ("output", "ograd").
 inline absl::Status CheckSize(const KernelContext& ctx, const Tensor& t, int64_t size,
                               const char* what) {

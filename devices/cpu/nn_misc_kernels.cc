@@ -41,10 +41,6 @@ namespace symx {
 namespace cpu {
 namespace {
 
-absl::Status ShapeProblem(const KernelContext& ctx, const std::string& what) {
-  return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", what));
-}
-
 template <typename T>
 using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
 template <typename T>
@@ -70,7 +66,7 @@ absl::Status WithIndexType(const KernelContext& ctx, const Tensor& idx, Fn&& fn)
 absl::Status CheckEmbeddingTable(const KernelContext& ctx, const Tensor& table, int64_t rows,
                                  int64_t cols) {
   if (table.shape().ndim() != 2 || table.shape()[0] != rows || table.shape()[1] != cols) {
-    return ShapeProblem(
+    return Fail(
         ctx, absl::StrCat("weight ", table.DebugString(), " should be (", rows, ", ", cols, ")"));
   }
   return absl::OkStatus();
@@ -85,7 +81,7 @@ absl::Status EmbeddingForwardT(const KernelContext& ctx) {
   const int64_t rows = p.input_dim, dim = p.output_dim;
   SYMX_RETURN_IF_ERROR(CheckEmbeddingTable(ctx, weight, rows, dim));
   if (out.size() != idx.size() * dim || out.dtype() != weight.dtype()) {
-    return ShapeProblem(ctx, absl::StrCat("output ", out.DebugString(), " does not match ",
+    return Fail(ctx, absl::StrCat("output ", out.DebugString(), " does not match ",
                                           idx.size(), " indices of ", dim, " values"));
   }
   const T* w = weight.data<T>();
@@ -110,7 +106,7 @@ absl::Status EmbeddingBackwardT(const KernelContext& ctx) {
   const int64_t rows = p.input_dim, dim = p.output_dim;
   SYMX_RETURN_IF_ERROR(CheckEmbeddingTable(ctx, gw, rows, dim));
   if (ograd.size() != idx.size() * dim || ograd.dtype() != gw.dtype()) {
-    return ShapeProblem(
+    return Fail(
         ctx, absl::StrCat("output gradient ", ograd.DebugString(), " does not match ", idx.size(),
                           " indices of ", dim, " values"));
   }
@@ -157,13 +153,13 @@ absl::Status MultiplyByMask(const KernelContext& ctx, const Tensor& src, const T
                             const Tensor& dst) {
   const Shape& s = src.shape();
   if (mask.shape().ndim() != s.ndim() || dst.size() != src.size()) {
-    return ShapeProblem(
+    return Fail(
         ctx, absl::StrCat("mask ", mask.DebugString(), " does not fit data ", src.DebugString()));
   }
   std::vector<bool> shared(s.ndim());
   for (int d = 0; d < s.ndim(); ++d) {
     if (mask.shape()[d] != s[d] && mask.shape()[d] != 1) {
-      return ShapeProblem(
+      return Fail(
           ctx, absl::StrCat("mask ", mask.DebugString(), " does not fit data ", src.DebugString()));
     }
     shared[d] = mask.shape()[d] != s[d];
@@ -205,14 +201,14 @@ absl::Status DropoutForwardT(const KernelContext& ctx) {
   const Tensor& mask = ctx.outputs[1];
   const bool active = (ctx.is_train || p.mode == "always") && p.p > 0;
   if (!active) {
-    if (x.size() != y.size()) return ShapeProblem(ctx, "output size differs from the data's");
+    if (x.size() != y.size()) return Fail(ctx, "output size differs from the data's");
     if (x.raw_data() != y.raw_data()) {
       Assign(ctx, Flat<T>(y), Flat<T>(x), x.size());
     }
     Assign(ctx, Flat<T>(mask), Flat<T>(mask).constant(T(1)), mask.size());
     return absl::OkStatus();
   }
-  if (ctx.device == nullptr) return ShapeProblem(ctx, "no device to draw random numbers from");
+  if (ctx.device == nullptr) return Fail(ctx, "no device to draw random numbers from");
   // The mask is drawn in fixed chunks, each from its own SplitMix64 whose seed
   // derives from one draw of the device's generator and the chunk's index, so
   // the mask depends on the device's seed alone (not on the thread count) and
@@ -385,7 +381,7 @@ absl::Status BilinearBackward(const KernelContext& ctx, const UpSamplingParam& p
   const Tensor& gweight = ctx.outputs[1];
   SYMX_ASSIGN_OR_RETURN(BilinearGeometry g, Bilinear(ctx, p, data, weight, og));
   if (gdata.size() != data.size() || gweight.size() != weight.size()) {
-    return ShapeProblem(ctx, "gradient outputs do not match data and weight");
+    return Fail(ctx, "gradient outputs do not match data and weight");
   }
   const T* go = og.data<T>();
   const T* x = data.data<T>();

@@ -74,7 +74,7 @@ absl::Status OneHot(const KernelContext& ctx) {
   const Tensor& idx = ctx.inputs[0];
   const Tensor& out = ctx.outputs[0];
   if (out.size() != idx.size() * p.depth) {
-    return Problem(ctx, absl::StrCat("output ", out.DebugString(), " does not match ", idx.size(),
+    return Fail(ctx, absl::StrCat("output ", out.DebugString(), " does not match ", idx.size(),
                                      " indices of depth ", p.depth));
   }
   SYMX_ASSIGN_OR_RETURN(Elem it, AnyElem(ctx, idx.dtype()));
@@ -97,14 +97,14 @@ absl::Status OneHot(const KernelContext& ctx) {
 absl::StatusOr<AxisLayout> PickRows(const KernelContext& ctx, const Shape& data, const Tensor& index,
                               int64_t out_size) {
   const auto& p = ctx.param<PickParam>();
-  if (!p.axis.has_value()) return Problem(ctx, "axis=None is not supported");
+  if (!p.axis.has_value()) return Fail(ctx, "axis=None is not supported");
   SYMX_ASSIGN_OR_RETURN(const AxisLayout r, LayoutAlong(ctx, data, *p.axis));
   if (index.size() != r.outer * r.inner || out_size != index.size()) {
-    return Problem(
+    return Fail(
         ctx, absl::StrCat("index ", index.DebugString(), " does not fit data ", data.ToString()));
   }
   if (r.n == 0 && index.size() > 0) {
-    return Problem(ctx, absl::StrCat("cannot pick from the empty axis of data ", data.ToString()));
+    return Fail(ctx, absl::StrCat("cannot pick from the empty axis of data ", data.ToString()));
   }
   return r;
 }
@@ -149,7 +149,7 @@ absl::Status TakePositions(const KernelContext& ctx, CudaDevice* device, const T
                            int64_t n, const Scratch& s) {
   const IndexMode mode = ctx.param<TakeParam>().mode;
   if (mode != IndexMode::kRaise && n == 0 && indices.size() > 0) {
-    return Problem(ctx, "cannot take from an empty axis");
+    return Fail(ctx, "cannot take from an empty axis");
   }
   SYMX_ASSIGN_OR_RETURN(Elem it, AnyElem(ctx, indices.dtype()));
   if (mode == IndexMode::kRaise) {
@@ -171,7 +171,7 @@ absl::StatusOr<AxisLayout> TakeRows(const KernelContext& ctx, const Shape& a, co
                               int64_t out_size) {
   SYMX_ASSIGN_OR_RETURN(const AxisLayout r, LayoutAlong(ctx, a, ctx.param<TakeParam>().axis));
   if (out_size != r.outer * indices.size() * r.inner) {
-    return Problem(ctx, absl::StrCat("indices ", indices.DebugString(), " and a ", a.ToString(),
+    return Fail(ctx, absl::StrCat("indices ", indices.DebugString(), " and a ", a.ToString(),
                                      " do not give ", out_size, " elements"));
   }
   return r;
@@ -234,7 +234,7 @@ absl::StatusOr<NdGeometry> GatherGeometry(const KernelContext& ctx, const Shape&
                                           const Tensor& indices, int64_t out_size) {
   const Shape& is = indices.shape();
   if (is.ndim() < 2 || is[0] < 1 || is[0] > data.ndim()) {
-    return Problem(
+    return Fail(
         ctx, absl::StrCat("indices ", indices.DebugString(), " do not fit data ", data.ToString()));
   }
   NdGeometry g;
@@ -243,11 +243,11 @@ absl::StatusOr<NdGeometry> GatherGeometry(const KernelContext& ctx, const Shape&
   for (int d = g.m; d < data.ndim(); ++d) g.slice *= data[d];
   for (int d = 0; d < g.m; ++d) g.dims.push_back(data[d]);
   if (out_size != g.count * g.slice) {
-    return Problem(ctx, absl::StrCat("output of ", out_size, " elements does not fit indices ",
+    return Fail(ctx, absl::StrCat("output of ", out_size, " elements does not fit indices ",
                                      indices.DebugString(), " and data ", data.ToString()));
   }
   if (g.m > kMaxDims) {
-    return Problem(ctx, absl::StrCat("more than ", kMaxDims, " indexed axes on the GPU"));
+    return Fail(ctx, absl::StrCat("more than ", kMaxDims, " indexed axes on the GPU"));
   }
   return g;
 }

@@ -53,10 +53,6 @@ absl::Status CopyOnStream(const KernelContext& ctx, const Tensor& src, const Ten
   return absl::OkStatus();
 }
 
-absl::Status Problem(const KernelContext& ctx, const std::string& what) {
-  return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", what));
-}
-
 absl::StatusOr<char*> WorkspaceOf(const KernelContext& ctx, size_t bytes) {
   if (bytes == 0) return nullptr;
   if (!ctx.workspace.defined() || ctx.workspace.nbytes() < bytes) {

@@ -27,8 +27,6 @@ absl::StatusOr<Elem> AnyElem(const KernelContext& ctx, DType dtype);
 absl::Status Launched(const KernelContext& ctx, cudaError_t e, const char* what);
 // Byte copy on the step's stream (nothing when in place).
 absl::Status CopyOnStream(const KernelContext& ctx, const Tensor& src, const Tensor& dst);
-// An invalid-argument error naming the node: "operator x (Op): what".
-absl::Status Problem(const KernelContext& ctx, const std::string& what);
 // float16 and bfloat16, whose gradients accumulate in float scratch.
 inline bool IsHalf(DType t) { return t == DType::kFloat16 || t == DType::kBFloat16; }
 

@@ -542,6 +542,63 @@ cudaError_t LaunchFillDividedByCountAbove(Elem t, const void* x, int64_t n, doub
                                           double value, void* workspace, void* y,
                                           cudaStream_t s);
 
+// One step of the fused RNN for batch x hidden units (devices/rnn_cell.h's
+// math; kind an RnnCellKind). Forward: x (batch, gates*hidden), this step's
+// input-side products, becomes the gate activations; g the recurrent products;
+// bx, bh their biases; hp, cp (batch, hidden) the previous states (cp, c: lstm
+// only; hn: gru only, else null); writes h.
+cudaError_t LaunchRnnStepForward(int kind, Elem t, int64_t batch, int64_t hidden, void* x,
+                                 const void* bx, const void* g, const void* bh, const void* hp,
+                                 const void* cp, void* c, void* hn, void* h, cudaStream_t s);
+// Backward of one step from the carried hidden gradient dh plus the output's
+// dy (rows dy_stride apart) and, for lstm, dc: writes the pre-activation
+// gradients gx and gh (batch, gates*hidden) and the previous step's direct
+// parts dhp (and dcp).
+cudaError_t LaunchRnnStepBackward(int kind, Elem t, int64_t batch, int64_t hidden,
+                                  const void* x, const void* c, const void* cp, const void* hn,
+                                  const void* hp, const void* dh, const void* dy,
+                                  int64_t dy_stride, const void* dc, void* gx, void* gh,
+                                  void* dhp, void* dcp, cudaStream_t s);
+
+// CTCLoss's loss (batch) and gradient (tmax, batch, alphabet) from the scores
+// x, one block per sample: `meta` is the samples' table (devices/ctc_math.h's
+// CtcMetaPerSample layout, on the device), `scratch` scratch_per_sample
+// doubles per sample.
+cudaError_t LaunchCtcLoss(Elem t, const void* x, int64_t tmax, int64_t batch, int64_t alphabet,
+                          int64_t max_symbols, const int64_t* meta, double* scratch,
+                          int64_t scratch_per_sample, void* grad, void* loss, cudaStream_t s);
+
+// MultiBoxPrior's anchors for an (in_h, in_w) map: `half` (on the device)
+// holds each anchor's half width and height (devices/detection_plan.h).
+cudaError_t LaunchMultiBoxPrior(int64_t in_h, int64_t in_w, int64_t anchors, float step_y,
+                                float step_x, float off_y, float off_x, const float* half,
+                                bool clip, float* out, cudaStream_t s);
+
+// box_nms over `batches` blocks of n rows of `width` (graph/ops/detection.h's
+// BoxNmsParam, indices already checked against the width).
+struct BoxNmsArgs {
+  int64_t batches = 0, n = 0, width = 0;
+  double overlap_thresh = 0, valid_thresh = 0;
+  int64_t topk = -1, coord_start = 0, score_index = 0, id_index = -1, background_id = -1;
+  bool force_suppress = false, in_center = false, out_center = false;
+};
+// The dtype of box_nms's sort keys: its compute type (float64 for float64,
+// else float32).
+Elem BoxNmsKeyElem(Elem t);
+// keys (batches * n, BoxNmsKeyElem): each row's score when it is a
+// candidate, else -inf. Sorted descending (LaunchSortRows), they and their
+// positions feed LaunchBoxNms, which writes out and rec (the source row of
+// each output row, -1 past the kept ones); `dead` is batches * n bytes.
+cudaError_t LaunchBoxNmsKeys(Elem t, const void* x, const BoxNmsArgs& a, void* keys,
+                             cudaStream_t s);
+cudaError_t LaunchBoxNms(Elem t, const void* x, const void* sorted_keys, const int32_t* positions,
+                         const BoxNmsArgs& a, uint8_t* dead, void* out, void* rec,
+                         cudaStream_t s);
+// box_nms's gradient: grad's row rec[i] of each batch (n rows) gets ograd's
+// row i (added to it when `add`; rows with rec < 0 or >= n are skipped).
+cudaError_t LaunchBoxNmsGrad(Elem t, const void* og, const void* rec, int64_t rows, int64_t n,
+                             int64_t width, bool add, void* grad, cudaStream_t s);
+
 }  // namespace cuda
 }  // namespace symx
 

@@ -22,12 +22,12 @@ namespace {
 absl::Status MultiplyByMask(const KernelContext& ctx, CudaDevice* device, Elem t,
                             const Tensor& src, const Tensor& mask, const Tensor& dst) {
   if (mask.shape().ndim() != src.shape().ndim() || dst.size() != src.size()) {
-    return Problem(ctx, absl::StrCat("mask ", mask.DebugString(), " does not fit data ",
+    return Fail(ctx, absl::StrCat("mask ", mask.DebugString(), " does not fit data ",
                                      src.DebugString()));
   }
   for (int d = 0; d < src.shape().ndim(); ++d) {
     if (mask.shape()[d] != src.shape()[d] && mask.shape()[d] != 1) {
-      return Problem(ctx, absl::StrCat("mask ", mask.DebugString(), " does not fit data ",
+      return Fail(ctx, absl::StrCat("mask ", mask.DebugString(), " does not fit data ",
                                        src.DebugString()));
     }
   }
@@ -51,7 +51,7 @@ absl::Status DropoutForward(const KernelContext& ctx) {
   SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, x.dtype()));
   const bool active = (ctx.is_train || p.mode == "always") && p.p > 0;
   if (!active) {
-    if (x.size() != y.size()) return Problem(ctx, "output size differs from the data's");
+    if (x.size() != y.size()) return Fail(ctx, "output size differs from the data's");
     SYMX_RETURN_IF_ERROR(CopyOnStream(ctx, x, y));
     SYMX_CUDA_LAUNCH(ctx, LaunchFill(t, 1.0, mask.raw_data(), mask.size(), device->stream()));
     return absl::OkStatus();
@@ -73,7 +73,7 @@ absl::Status CheckTable(const KernelContext& ctx, const Tensor& table) {
   const auto& p = ctx.param<EmbeddingParam>();
   if (table.shape().ndim() != 2 || table.shape()[0] != p.input_dim ||
       table.shape()[1] != p.output_dim) {
-    return Problem(ctx, absl::StrCat("weight ", table.DebugString(), " should be (", p.input_dim,
+    return Fail(ctx, absl::StrCat("weight ", table.DebugString(), " should be (", p.input_dim,
                                      ", ", p.output_dim, ")"));
   }
   return absl::OkStatus();
@@ -88,7 +88,7 @@ absl::Status EmbeddingForward(const KernelContext& ctx) {
   const Tensor& out = ctx.outputs[0];
   SYMX_RETURN_IF_ERROR(CheckTable(ctx, weight));
   if (out.size() != idx.size() * p.output_dim || out.dtype() != weight.dtype()) {
-    return Problem(ctx, absl::StrCat("output ", out.DebugString(), " does not match ",
+    return Fail(ctx, absl::StrCat("output ", out.DebugString(), " does not match ",
                                      idx.size(), " indices of ", p.output_dim, " values"));
   }
   SYMX_ASSIGN_OR_RETURN(Elem it, AnyElem(ctx, idx.dtype()));
@@ -112,7 +112,7 @@ absl::Status EmbeddingBackward(const KernelContext& ctx) {
   const Tensor& gw = ctx.outputs[1];
   SYMX_RETURN_IF_ERROR(CheckTable(ctx, gw));
   if (ograd.size() != idx.size() * p.output_dim) {
-    return Problem(ctx, absl::StrCat("head gradient ", ograd.DebugString(), " does not match ",
+    return Fail(ctx, absl::StrCat("head gradient ", ograd.DebugString(), " does not match ",
                                      idx.size(), " indices"));
   }
   SYMX_ASSIGN_OR_RETURN(Elem it, AnyElem(ctx, idx.dtype()));
@@ -139,7 +139,7 @@ absl::StatusOr<int64_t> WhereRow(const KernelContext& ctx, const Tensor& cond, c
   if (cond.shape().ndim() == 1 && x.shape().ndim() >= 1 && cond.size() == x.shape()[0]) {
     return x.shape()[0] == 0 ? 1 : x.size() / x.shape()[0];
   }
-  return Problem(ctx, absl::StrCat("condition of shape ", cond.shape().ToString(),
+  return Fail(ctx, absl::StrCat("condition of shape ", cond.shape().ToString(),
                                    " does not match x of shape ", x.shape().ToString()));
 }
 
@@ -261,13 +261,13 @@ absl::Status SwapAxis(const KernelContext& ctx) {
   const Tensor& out = ctx.outputs[0];
   const int nd = in.shape().ndim();
   if (nd > kMaxDims || in.size() != out.size()) {
-    return Problem(ctx, absl::StrCat("cannot swap axes of ", in.DebugString(), " into ",
+    return Fail(ctx, absl::StrCat("cannot swap axes of ", in.DebugString(), " into ",
                                      out.DebugString(), " on the GPU"));
   }
   int a = 0, b = 0;
   absl::Status s = NormalizeAxis(p.dim1, nd, "dim1", &a);
   if (s.ok()) s = NormalizeAxis(p.dim2, nd, "dim2", &b);
-  if (!s.ok()) return Problem(ctx, std::string(s.message()));
+  if (!s.ok()) return Fail(ctx, std::string(s.message()));
   const std::vector<int64_t> st = StridesOf(in.shape());
   StridedDims d;
   d.ndim = nd;
@@ -288,7 +288,7 @@ absl::StatusOr<ChannelDims> PReLUDims(const KernelContext& ctx, const Tensor& da
                                       const Tensor& gamma) {
   const Shape& s = data.shape();
   if (s.ndim() < 2) {
-    return Problem(ctx, absl::StrCat("prelu needs data with at least 2 dims, got ", s.ToString()));
+    return Fail(ctx, absl::StrCat("prelu needs data with at least 2 dims, got ", s.ToString()));
   }
   ChannelDims d;
   d.outer = s[0];
@@ -296,7 +296,7 @@ absl::StatusOr<ChannelDims> PReLUDims(const KernelContext& ctx, const Tensor& da
   for (int i = 2; i < s.ndim(); ++i) d.inner *= s[i];
   d.shared = gamma.size() == 1;
   if (!d.shared && gamma.size() != d.channels) {
-    return Problem(ctx, absl::StrCat("gamma of shape ", gamma.shape().ToString(), " for data ",
+    return Fail(ctx, absl::StrCat("gamma of shape ", gamma.shape().ToString(), " for data ",
                                      s.ToString(), " (expected ", d.channels, " or 1 slopes)"));
   }
   return d;
@@ -418,11 +418,11 @@ absl::StatusOr<LrnDims> LrnDimsOf(const KernelContext& ctx, const Tensor& x,
                                   const std::vector<Tensor>& same) {
   const Shape& s = x.shape();
   if (s.ndim() != 4) {
-    return Problem(ctx, absl::StrCat("data ", s.ToString(), " must have 4 dims"));
+    return Fail(ctx, absl::StrCat("data ", s.ToString(), " must have 4 dims"));
   }
   for (const Tensor& t : same) {
     if (t.size() != x.size()) {
-      return Problem(ctx, absl::StrCat(t.DebugString(), " should hold ", x.size(), " values"));
+      return Fail(ctx, absl::StrCat(t.DebugString(), " should hold ", x.size(), " values"));
     }
     if (t.dtype() != x.dtype()) return UnsupportedDType(ctx, t.dtype());
   }

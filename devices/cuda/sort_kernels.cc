@@ -32,7 +32,7 @@ SortDims RowsOf(const TopKParam& p, const Shape& s) {
 absl::StatusOr<SortDims> CheckedRows(const KernelContext& ctx, const Shape& s) {
   const auto& p = ctx.param<TopKParam>();
   if (p.axis.has_value() && (*p.axis >= s.ndim() || *p.axis < -s.ndim())) {
-    return Problem(ctx, absl::StrCat("axis ", *p.axis, " is out of range for ", s.ToString()));
+    return Fail(ctx, absl::StrCat("axis ", *p.axis, " is out of range for ", s.ToString()));
   }
   return RowsOf(p, s);
 }
@@ -55,19 +55,19 @@ absl::Status TopK(const KernelContext& ctx) {
   SYMX_ASSIGN_OR_RETURN(SortDims d, CheckedRows(ctx, data.shape()));
   const int64_t k = p.k <= 0 ? d.n : p.k;
   if (k < 1 || k > d.n) {
-    return Problem(ctx, absl::StrCat("k = ", p.k, " does not fit an axis of ", d.n, " elements"));
+    return Fail(ctx, absl::StrCat("k = ", p.k, " does not fit an axis of ", d.n, " elements"));
   }
   const int64_t rows = d.outer * d.inner;
   const int64_t out_k = p.ret == TopKReturn::kMask ? d.n : k;
   for (const Tensor& o : ctx.outputs) {
     if (o.size() != rows * out_k) {
-      return Problem(ctx, absl::StrCat("output ", o.DebugString(), " should have ", rows * out_k,
+      return Fail(ctx, absl::StrCat("output ", o.DebugString(), " should have ", rows * out_k,
                                        " elements"));
     }
   }
   const size_t need = SortWorkspaceBytes(t, d);
   if (need == 0) {
-    return Problem(ctx, absl::StrCat("cannot sort ", data.DebugString(),
+    return Fail(ctx, absl::StrCat("cannot sort ", data.DebugString(),
                                      " on the GPU: more than 2^31 - 1 elements"));
   }
   SYMX_ASSIGN_OR_RETURN(char* workspace, WorkspaceOf(ctx, need));
@@ -119,7 +119,7 @@ absl::Status TopKBackward(const KernelContext& ctx) {
   const int64_t rows = d.outer * d.inner;
   const int64_t k = rows == 0 ? 0 : og.size() / rows;
   if (og.size() != rows * k || idx.size() != og.size() || k > d.n) {
-    return Problem(ctx, absl::StrCat("output gradient ", og.DebugString(), " and indices ",
+    return Fail(ctx, absl::StrCat("output gradient ", og.DebugString(), " and indices ",
                                      idx.DebugString(), " do not fit data ",
                                      grad.shape().ToString()));
   }
@@ -131,7 +131,7 @@ absl::Status TopKBackward(const KernelContext& ctx) {
   SYMX_ASSIGN_OR_RETURN(int64_t bad, ReadFirstFlagged(device, first_bad));
   if (bad < 0) return absl::OkStatus();
   SYMX_ASSIGN_OR_RETURN(Tensor host, CopyToNew(idx, Context::CPU(0), DType::kFloat64));
-  return Problem(ctx, absl::StrCat("index ", host.read_data<double>()[bad], " outside an axis of ",
+  return Fail(ctx, absl::StrCat("index ", host.read_data<double>()[bad], " outside an axis of ",
                                    d.n, " elements"));
 }
 

@@ -374,5 +374,30 @@ void ExpectAllClose(const Tensor& got, const Tensor& want, double rtol, const st
   }
 }
 
+Tensor MakeTensor(const Shape& s, const Values& v, DType t) {
+  Tensor d = Tensor::FromVector(s, v, DType::kFloat64);
+  Tensor out = ValueOrThrow(Tensor::Zeros(s, t, Context::CPU(0)));
+  ThrowIfError(CopyTensor(d, out));
+  return out;
+}
+
+std::vector<Tensor> RunOp(const std::string& op, const AttrMap& attrs,
+                          const std::vector<Tensor>& inputs, const std::string& name) {
+  OpCall call(op);
+  call.Name(name);
+  for (const auto& [k, v] : attrs) call.Attr(k, v);
+  std::map<std::string, Tensor> args;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    std::string n = absl::StrCat("in", i);
+    call.Input(Symbol::Variable(n));
+    args[n] = inputs[i];
+  }
+  BindOptions opt;
+  opt.ctx = Context::CPU(0);
+  auto exe = Executor::Bind(call.Build(), opt, ArrayArgs(args), std::nullopt);
+  exe->Forward(false);
+  return exe->outputs();
+}
+
 }  // namespace testing
 }  // namespace symx

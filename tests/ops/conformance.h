@@ -21,6 +21,7 @@
 #include "graph/dtype.h"
 #include "graph/shape.h"
 #include "graph/symbol.h"
+#include "tests/executor/executor_test_util.h"
 
 namespace symx {
 namespace testing {
@@ -82,6 +83,22 @@ void FillUniform(const Tensor& t, uint64_t seed, float lo = -1.f, float hi = 1.f
 // |got - want| <= rtol * (1 + |want|) everywhere (ASSERT-style: stops at the
 // first mismatch, naming `what` and the element).
 void ExpectAllClose(const Tensor& got, const Tensor& want, double rtol, const std::string& what);
+
+// Direct runs of one op, for kernels' error paths.
+// A cpu(0) tensor of dtype `t` holding `v`.
+Tensor MakeTensor(const Shape& s, const Values& v, DType t);
+// Binds `op` (node `name`) over inputs in0.. with the given arrays on cpu(0)
+// and runs Forward(is_train=false); errors throw symx::Error.
+std::vector<Tensor> RunOp(const std::string& op, const AttrMap& attrs,
+                          const std::vector<Tensor>& inputs, const std::string& name = "op");
+// ErrorOf(fn) (tests/executor/executor_test_util.h) gives the message.
+
+#define EXPECT_CONTAINS(text, part)                            \
+  do {                                                         \
+    const std::string symx_text_ = (text);                     \
+    EXPECT_NE(symx_text_.find(part), std::string::npos)        \
+        << "expected \"" << (part) << "\" in: " << symx_text_; \
+  } while (0)
 
 // Layers for executor tests of CNN graphs: a square convolution (3x3 padded
 // by 1, else unpadded), BatchNorm and relu.

@@ -26,8 +26,11 @@ namespace symx {
 namespace {
 
 using testing::CheckOp;
+using testing::ErrorOf;
+using testing::MakeTensor;
 using testing::NumElements;
 using testing::OpCase;
+using testing::RunOp;
 using testing::Strides;
 using testing::Values;
 
@@ -540,53 +543,11 @@ TEST(OrderingConformance, Cumsum) {
 
 // ----------------------------------------------------------------------------- direct runs
 
-// Binds `op` over inputs in0.. with the given arrays and runs Forward.
-std::vector<Tensor> RunOp(const std::string& op, const AttrMap& attrs,
-                          const std::vector<Tensor>& inputs, const std::string& name = "op") {
-  OpCall call(op);
-  call.Name(name);
-  for (const auto& [k, v] : attrs) call.Attr(k, v);
-  std::map<std::string, Tensor> args;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    std::string n = absl::StrCat("in", i);
-    call.Input(Symbol::Variable(n));
-    args[n] = inputs[i];
-  }
-  BindOptions opt;
-  opt.ctx = Context::CPU(0);
-  auto exe = Executor::Bind(call.Build(), opt, ArrayArgs(args), std::nullopt);
-  exe->Forward(false);
-  return exe->outputs();
-}
-
-Tensor Make(const Shape& s, const Values& v, DType t) {
-  Tensor d = Tensor::FromVector(s, v, DType::kFloat64);
-  Tensor out = ValueOrThrow(Tensor::Zeros(s, t, Context::CPU(0)));
-  ThrowIfError(CopyTensor(d, out));
-  return out;
-}
-
-std::string ErrorOf(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
-#define EXPECT_CONTAINS(text, part)                            \
-  do {                                                         \
-    const std::string symx_text_ = (text);                     \
-    EXPECT_NE(symx_text_.find(part), std::string::npos)        \
-        << "expected \"" << (part) << "\" in: " << symx_text_; \
-  } while (0)
-
 TEST(IndexingDirect, TakeRaiseNamesTheIndex) {
-  Tensor a = Make(Shape{3, 2}, {0, 1, 2, 3, 4, 5}, DType::kFloat32);
+  Tensor a = MakeTensor(Shape{3, 2}, {0, 1, 2, 3, 4, 5}, DType::kFloat32);
   for (double bad : {3.0, -1.0, 2.5}) {
     std::string msg = ErrorOf([&] {
-      RunOp("take", {{"mode", "raise"}}, {a, Make(Shape{2}, {0, bad}, DType::kFloat32)}, "take1");
+      RunOp("take", {{"mode", "raise"}}, {a, MakeTensor(Shape{2}, {0, bad}, DType::kFloat32)}, "take1");
     });
     EXPECT_CONTAINS(msg, "take1");
     EXPECT_CONTAINS(msg, "take");
@@ -595,38 +556,38 @@ TEST(IndexingDirect, TakeRaiseNamesTheIndex) {
   }
   // In range: fine, including the last row.
   std::vector<Tensor> out =
-      RunOp("take", {{"mode", "raise"}}, {a, Make(Shape{2}, {2, 0}, DType::kFloat32)});
+      RunOp("take", {{"mode", "raise"}}, {a, MakeTensor(Shape{2}, {2, 0}, DType::kFloat32)});
   EXPECT_EQ(out[0].ToDoubles(), (Values{4, 5, 0, 1}));
 }
 
 TEST(IndexingDirect, GatherNdOutOfBounds) {
-  Tensor d = Make(Shape{3, 4}, Values(12, 1.0), DType::kFloat32);
+  Tensor d = MakeTensor(Shape{3, 4}, Values(12, 1.0), DType::kFloat32);
   std::string msg = ErrorOf([&] {
-    RunOp("gather_nd", {}, {d, Make(Shape{2, 1}, {5, 0}, DType::kInt32)}, "g");
+    RunOp("gather_nd", {}, {d, MakeTensor(Shape{2, 1}, {5, 0}, DType::kInt32)}, "g");
   });
   EXPECT_CONTAINS(msg, "index 5 is out of bounds for axis 0 with size 3");
   EXPECT_CONTAINS(msg, "gather_nd");
-  msg = ErrorOf([&] { RunOp("gather_nd", {}, {d, Make(Shape{2, 1}, {0, -5}, DType::kInt32)}); });
+  msg = ErrorOf([&] { RunOp("gather_nd", {}, {d, MakeTensor(Shape{2, 1}, {0, -5}, DType::kInt32)}); });
   EXPECT_CONTAINS(msg, "index -5 is out of bounds for axis 1 with size 4");
 }
 
 TEST(IndexingDirect, IntegerIndicesWithFloatData) {
-  Tensor data = Make(Shape{2, 3}, {0, 1, 2, 3, 4, 5}, DType::kFloat32);
+  Tensor data = MakeTensor(Shape{2, 3}, {0, 1, 2, 3, 4, 5}, DType::kFloat32);
   for (DType it : {DType::kInt32, DType::kInt64, DType::kUint8, DType::kFloat16}) {
     SCOPED_TRACE(DTypeName(it));
-    EXPECT_EQ(RunOp("take", {{"axis", "1"}}, {data, Make(Shape{2}, {2, 0}, it)})[0].ToDoubles(),
+    EXPECT_EQ(RunOp("take", {{"axis", "1"}}, {data, MakeTensor(Shape{2}, {2, 0}, it)})[0].ToDoubles(),
               (Values{2, 0, 5, 3}));
-    EXPECT_EQ(RunOp("pick", {}, {data, Make(Shape{2}, {2, 1}, it)})[0].ToDoubles(), (Values{2, 4}));
-    EXPECT_EQ(RunOp("gather_nd", {}, {data, Make(Shape{2, 2}, {1, 0, 2, 1}, it)})[0].ToDoubles(),
+    EXPECT_EQ(RunOp("pick", {}, {data, MakeTensor(Shape{2}, {2, 1}, it)})[0].ToDoubles(), (Values{2, 4}));
+    EXPECT_EQ(RunOp("gather_nd", {}, {data, MakeTensor(Shape{2, 2}, {1, 0, 2, 1}, it)})[0].ToDoubles(),
               (Values{5, 1}));
-    std::vector<Tensor> oh = RunOp("one_hot", {{"depth", "3"}}, {Make(Shape{2}, {2, 0}, it)});
+    std::vector<Tensor> oh = RunOp("one_hot", {{"depth", "3"}}, {MakeTensor(Shape{2}, {2, 0}, it)});
     EXPECT_EQ(oh[0].dtype(), DType::kFloat32);
     EXPECT_EQ(oh[0].ToDoubles(), (Values{0, 0, 1, 1, 0, 0}));
   }
 }
 
 TEST(IndexingDirect, OutputDtypes) {
-  Tensor x = Make(Shape{2, 3}, {3, 1, 2, 0, 5, 4}, DType::kFloat64);
+  Tensor x = MakeTensor(Shape{2, 3}, {3, 1, 2, 0, 5, 4}, DType::kFloat64);
   EXPECT_EQ(RunOp("argmax", {{"axis", "1"}}, {x})[0].dtype(), DType::kFloat64);
   EXPECT_EQ(RunOp("argsort", {}, {x})[0].dtype(), DType::kFloat32);
   std::vector<Tensor> both = RunOp("topk", {{"ret_typ", "both"}, {"dtype", "int32"}}, {x});
@@ -635,12 +596,12 @@ TEST(IndexingDirect, OutputDtypes) {
   EXPECT_EQ(both[1].dtype(), DType::kInt32);
   EXPECT_EQ(both[1].ToDoubles(), (Values{0, 1}));
   EXPECT_EQ(RunOp("sort", {}, {x}).size(), 1u);
-  std::vector<Tensor> cs = RunOp("cumsum", {}, {Make(Shape{3}, {1, 0, 1}, DType::kBool)});
+  std::vector<Tensor> cs = RunOp("cumsum", {}, {MakeTensor(Shape{3}, {1, 0, 1}, DType::kBool)});
   EXPECT_EQ(cs[0].dtype(), DType::kInt64);
   EXPECT_EQ(cs[0].ToDoubles(), (Values{1, 1, 2}));
   // int8 one_hot wraps an on_value out of range as MXNet's cast does.
   EXPECT_EQ(RunOp("one_hot", {{"depth", "2"}, {"dtype", "int8"}, {"on_value", "300"}},
-                  {Make(Shape{1}, {1}, DType::kFloat32)})[0]
+                  {MakeTensor(Shape{1}, {1}, DType::kFloat32)})[0]
                 .ToDoubles(),
             (Values{0, 44}));
 }
@@ -653,13 +614,13 @@ TEST(OrderingDirect, MatchesMxnetOrderOnTies) {
   for (int r = 0; r < 40; ++r) {
     for (double v : {3, 1, 3, 2, 1, 3, 0, 1}) row.push_back(v);
   }
-  Tensor x = Make(Shape{1, 320}, row, DType::kFloat32);
+  Tensor x = MakeTensor(Shape{1, 320}, row, DType::kFloat32);
   Values desc = RunOp("argsort", {{"is_ascend", "False"}}, {x})[0].ToDoubles();
   const Values want_head = {125, 109, 256, 112, 114, 253, 117, 120, 250, 122,
                             258, 248, 128, 245, 130, 133, 242, 136, 138, 93};
   EXPECT_EQ(Values(desc.begin(), desc.begin() + 20), want_head);
   Values nan_row = {3, kNaN, 1, 2};
-  Tensor xn = Make(Shape{4}, nan_row, DType::kFloat32);
+  Tensor xn = MakeTensor(Shape{4}, nan_row, DType::kFloat32);
   EXPECT_EQ(RunOp("argsort", {}, {xn})[0].ToDoubles(), (Values{2, 0, 1, 3}));
   EXPECT_EQ(RunOp("argsort", {{"is_ascend", "0"}}, {xn})[0].ToDoubles(), (Values{0, 1, 3, 2}));
 }

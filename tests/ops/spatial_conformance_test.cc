@@ -322,6 +322,28 @@ TEST(SpatialConformance, CTCLossInfeasible) {
   CheckOp(CtcCase({"infeasible", 3, 2, 3, 3, {1, 1, 1, 1, 2, 0}, {}, {}, true}));
 }
 
+// Labels and lengths are read on the host (devices/ctc_plan.h, shared by the
+// GPU kernel): each bad entry is an error naming the node and the entry.
+TEST(SpatialConformance, CTCLossBadLabelsAndLengthsNameTheEntry) {
+  const Tensor data = MakeTensor(Shape{4, 2, 4}, Values(32, 0.1), DType::kFloat32);
+  auto run = [&](const AttrMap& attrs, const std::vector<Tensor>& extra) {
+    std::vector<Tensor> in = {data};
+    in.insert(in.end(), extra.begin(), extra.end());
+    return ErrorOf([&] { RunOp("CTCLoss", attrs, in, "ctc1"); });
+  };
+  const Tensor good = MakeTensor(Shape{2, 2}, {1, 2, 3, 0}, DType::kFloat32);
+  EXPECT_EQ(run({}, {good}), "");
+  std::string msg = run({}, {MakeTensor(Shape{2, 2}, {1, 5, 3, 0}, DType::kFloat32)});
+  EXPECT_CONTAINS(msg, "ctc1");
+  EXPECT_CONTAINS(msg, "label[0, 1] = 5 is not a class in [1, 3] (blank_label=first)");
+  msg = run({{"blank_label", "last"}}, {MakeTensor(Shape{2, 2}, {0, 1.5, 2, -1}, DType::kFloat32)});
+  EXPECT_CONTAINS(msg, "label[0, 1] = 1.5 is not a class in [0, 2] (blank_label=last)");
+  msg = run({{"use_data_lengths", "1"}}, {good, MakeTensor(Shape{2}, {4, 7}, DType::kInt32)});
+  EXPECT_CONTAINS(msg, "data_lengths[1] = 7 is outside [0, 4]");
+  msg = run({{"use_label_lengths", "1"}}, {good, MakeTensor(Shape{2}, {-1, 2}, DType::kFloat32)});
+  EXPECT_CONTAINS(msg, "label_lengths[0] = -1 is outside [0, 2]");
+}
+
 }  // namespace
 }  // namespace testing
 }  // namespace symx

@@ -1,0 +1,115 @@
+// CUDA kernels of CTCLoss and _backward_CTCLoss. The host reads and checks
+// the labels and lengths (devices/ctc_plan.h, the CPU's rules and errors:
+// one small device-to-host copy per call), uploads the samples' table, and
+// devices/cuda/ctc.cu runs the recurrences, one block per sample.
+#include <cstdint>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "devices/ctc_math.h"
+#include "devices/ctc_plan.h"
+#include "devices/cuda/kernel_util.h"
+
+namespace symx {
+namespace cuda {
+namespace {
+
+// Bytes of the scratch doubles, then of the samples' table.
+size_t ScratchBytes(const CtcDims& d) {
+  return static_cast<size_t>(d.batch * CtcScratchPerSample(d)) * sizeof(double);
+}
+size_t MetaBytes(const CtcDims& d) {
+  return static_cast<size_t>(d.batch * CtcMetaPerSample(d.max_symbols())) * sizeof(int64_t);
+}
+
+size_t CtcGpuWorkspace(const NodeAttrs&, const std::vector<Shape>& in, const std::vector<Shape>&,
+                       DType) {
+  const CtcDims d = CtcDimsOf(in, true);
+  return ScratchBytes(d) + MetaBytes(d);
+}
+
+// The samples' table: steps, symbols, feasible, then per position its
+// class, the next position of that class and whether it is the first.
+std::vector<int64_t> SampleTable(const CtcDims& d, const std::vector<CtcSample>& samples) {
+  const int64_t smax = d.max_symbols(), per = CtcMetaPerSample(smax);
+  std::vector<int64_t> meta(static_cast<size_t>(d.batch * per), 0);
+  for (int64_t b = 0; b < d.batch; ++b) {
+    const CtcSample& smp = samples[b];
+    int64_t* m = meta.data() + b * per;
+    const int64_t S = static_cast<int64_t>(smp.sym.size());
+    m[0] = smp.steps;
+    m[1] = S;
+    m[2] = smp.feasible ? 1 : 0;
+    int64_t* sym = m + 3;
+    int64_t* next = sym + smax;
+    int64_t* first = next + smax;
+    for (int64_t s = 0; s < S; ++s) {
+      sym[s] = smp.sym[s];
+      next[s] = -1;
+      first[s] = 1;
+      for (int64_t q = s - 1; q >= 0; --q) {
+        if (sym[q] == sym[s]) {
+          first[s] = 0;
+          break;
+        }
+      }
+      for (int64_t q = s + 1; q < S; ++q) {
+        if (smp.sym[q] == smp.sym[s]) {
+          next[s] = q;
+          break;
+        }
+      }
+    }
+  }
+  return meta;
+}
+
+absl::Status CtcForward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  SYMX_ASSIGN_OR_RETURN(const CtcDims d, CheckCtcCall(ctx));
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, ctx.inputs[0].dtype()));
+  if (d.batch == 0) return absl::OkStatus();
+  SYMX_ASSIGN_OR_RETURN(const std::vector<CtcSample> samples, ReadCtcSamples(ctx, d));
+  SYMX_ASSIGN_OR_RETURN(char* ws, WorkspaceOf(ctx, ScratchBytes(d) + MetaBytes(d)));
+  const std::vector<int64_t> meta = SampleTable(d, samples);
+  auto* table = reinterpret_cast<int64_t*>(ws + ScratchBytes(d));
+  SYMX_RETURN_IF_ERROR(device->CopyFromHost(meta.data(), table, MetaBytes(d)));
+  SYMX_CUDA_LAUNCH(ctx, LaunchCtcLoss(t, ctx.inputs[0].read_raw_data(), d.tmax, d.batch,
+                                      d.alphabet, d.max_symbols(), table,
+                                      reinterpret_cast<double*>(ws), CtcScratchPerSample(d),
+                                      ctx.outputs[1].raw_data(), ctx.outputs[0].raw_data(),
+                                      device->stream()));
+  return absl::OkStatus();
+}
+
+// gdata[t, b, k] = ograd[b] * grad[t, b, k].
+absl::Status CtcBackward(const KernelContext& ctx) {
+  if (!OutputWanted(ctx.req, 0)) return absl::OkStatus();
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& og = ctx.inputs[0];
+  const Tensor& grad = ctx.inputs[1];
+  const Tensor& out = ctx.outputs[0];
+  if (grad.shape().ndim() != 3 || out.shape() != grad.shape() || og.size() != grad.shape()[1]) {
+    return Fail(ctx, absl::StrCat("gradient ", grad.DebugString(), " does not match ograd ",
+                                     og.DebugString(), " and output ", out.DebugString()));
+  }
+  if (og.dtype() != grad.dtype() || out.dtype() != grad.dtype()) {
+    return UnsupportedDType(ctx, og.dtype());
+  }
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, grad.dtype()));
+  SYMX_ASSIGN_OR_RETURN(BroadcastDims bd,
+                        MakeBroadcastDims(ctx, Shape({grad.shape()[1], 1}), grad.shape(),
+                                          out.shape()));
+  SYMX_CUDA_LAUNCH(ctx, LaunchBroadcast(BinaryFn::kMul, t, og.read_raw_data(),
+                                        grad.read_raw_data(), out.raw_data(), bd, out.size(),
+                                        device->stream()));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+SYMX_REGISTER_KERNEL("CTCLoss", kGPU, CtcForward, CtcGpuWorkspace);
+SYMX_REGISTER_KERNEL("_backward_CTCLoss", kGPU, CtcBackward);
+
+}  // namespace cuda
+}  // namespace symx

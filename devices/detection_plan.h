@@ -1,0 +1,38 @@
+// Host-side pieces of the detection ops shared by the CPU and GPU kernels:
+// MultiBoxPrior's anchor sizes and grid, and box_nms's row layout checks.
+#ifndef SYMX_DEVICES_DETECTION_PLAN_H_
+#define SYMX_DEVICES_DETECTION_PLAN_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "devices/kernel.h"
+#include "graph/ops/detection.h"
+
+namespace symx {
+
+// MultiBoxPrior over an (in_h, in_w) feature map, computed in float as MXNet:
+// the centre of cell (r, c) is ((r + offset_y) * step_y, (c + offset_x) *
+// step_x), and anchor j of a cell spans +-half[2j] across and +-half[2j + 1]
+// down (every size with ratios[0], then every other ratio with sizes[0]).
+struct PriorGrid {
+  int64_t in_h = 0, in_w = 0, anchors = 0;
+  float step_y = 0, step_x = 0, off_y = 0, off_x = 0;
+  std::vector<float> half;  // 2 * anchors
+};
+// Also checks the output: float32, in_h * in_w * anchors * 4 elements.
+absl::StatusOr<PriorGrid> MakePriorGrid(const KernelContext& ctx);
+
+// box_nms's view of its input: `batches` blocks of n rows of `width`.
+struct BoxNmsDims {
+  int64_t width = 0, n = 0, batches = 0;
+};
+// Checks the indices fit the width and the output does not alias the input.
+absl::StatusOr<BoxNmsDims> CheckBoxNms(const KernelContext& ctx);
+// box_nms's gradient view: ograd's rows and width, n rows per batch.
+absl::StatusOr<BoxNmsDims> CheckBoxNmsBackward(const KernelContext& ctx);
+
+}  // namespace symx
+
+#endif  // SYMX_DEVICES_DETECTION_PLAN_H_
