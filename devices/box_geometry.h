@@ -5,6 +5,10 @@
 #ifndef SYMX_DEVICES_BOX_GEOMETRY_H_
 #define SYMX_DEVICES_BOX_GEOMETRY_H_
 
+#include <math.h>
+
+#include <cstdint>
+
 #include "devices/host_device.h"
 
 namespace symx {
@@ -75,6 +79,75 @@ SYMX_HOST_DEVICE inline void PriorCorners(float cx, float cy, float hw, float hh
     }
     out[j] = x;
   }
+}
+
+// MultiBoxDetection's class of one anchor: the most probable non-background
+// class (the first on ties; `cls` points at class 0 of the anchor, classes
+// `stride` apart), or 0 when none beats -1 or the best is under `threshold`.
+template <typename C, typename T>
+SYMX_HOST_DEVICE inline int64_t MultiBoxBestClass(const T* cls, int64_t classes, int64_t stride,
+                                                  C threshold, C* score) {
+  C best = -1;
+  int64_t id = 0;
+  for (int64_t j = 1; j < classes; ++j) {
+    const C v = static_cast<C>(cls[j * stride]);
+    if (v > best) best = v, id = j;
+  }
+  if (id > 0 && best < threshold) id = 0;
+  *score = best;
+  return id;
+}
+
+// MultiBoxDetection's box (x1, y1, x2, y2) from an anchor's corners and its
+// location prediction (centre offsets and log sizes, scaled by the
+// variances), clipped to [0, 1] when asked (std::max(0, std::min(1, v))).
+template <typename C>
+SYMX_HOST_DEVICE inline void DecodeMultiBox(const C* anchor, const C* loc, const C* var, bool clip,
+                                            C* out) {
+  const C al = anchor[0], at = anchor[1], ar = anchor[2], ab = anchor[3];
+  const C aw = ar - al, ah = ab - at, ax = (al + ar) / 2, ay = (at + ab) / 2;
+  const C ox = loc[0] * var[0] * aw + ax, oy = loc[1] * var[1] * ah + ay;
+  const C ow = exp(loc[2] * var[2]) * aw / 2, oh = exp(loc[3] * var[3]) * ah / 2;
+  const C v[4] = {ox - ow, oy - oh, ox + ow, oy + oh};
+  for (int j = 0; j < 4; ++j) {
+    if (!clip) {
+      out[j] = v[j];
+      continue;
+    }
+    const C lo = v[j] < C(1) ? v[j] : C(1);
+    out[j] = C(0) < lo ? lo : C(0);
+  }
+}
+
+// MultiBoxTarget's regression target of an anchor matched to a box: centre
+// offsets over the anchor's size and log size ratios, each over its variance.
+template <typename C>
+SYMX_HOST_DEVICE inline void EncodeMultiBox(const Box<C>& a, const Box<C>& t, const C* var,
+                                            C* out) {
+  const C aw = a.x2 - a.x1, ah = a.y2 - a.y1;
+  const C ax = (a.x1 + a.x2) / 2, ay = (a.y1 + a.y2) / 2;
+  const C gw = t.x2 - t.x1, gh = t.y2 - t.y1;
+  const C gx = (t.x1 + t.x2) / 2, gy = (t.y1 + t.y2) / 2;
+  out[0] = (gx - ax) / aw / var[0];
+  out[1] = (gy - ay) / ah / var[1];
+  out[2] = log(gw / aw) / var[2];
+  out[3] = log(gh / ah) / var[3];
+}
+
+// MultiBoxTarget's hard-negative score of an anchor: the softmax probability
+// of the background (class 0) over its `classes` predictions `stride` apart,
+// in double.
+template <typename T>
+SYMX_HOST_DEVICE inline double MultiBoxBackgroundProb(const T* col, int64_t classes,
+                                                      int64_t stride) {
+  double mx = -HUGE_VAL;
+  for (int64_t c = 0; c < classes; ++c) {
+    const double v = static_cast<double>(col[c * stride]);
+    mx = mx < v ? v : mx;  // std::max(mx, v)
+  }
+  double sum = 0;
+  for (int64_t c = 0; c < classes; ++c) sum += exp(static_cast<double>(col[c * stride]) - mx);
+  return exp(static_cast<double>(col[0]) - mx) / sum;
 }
 
 }  // namespace symx

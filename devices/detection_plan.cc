@@ -73,4 +73,46 @@ absl::StatusOr<BoxNmsDims> CheckBoxNmsBackward(const KernelContext& ctx) {
   return d;
 }
 
+absl::StatusOr<MultiBoxDims> CheckMultiBoxDetection(const KernelContext& ctx) {
+  const Tensor& cls = ctx.inputs[0];
+  const Tensor& loc = ctx.inputs[1];
+  const Tensor& anc = ctx.inputs[2];
+  if (cls.shape().ndim() != 3) {
+    return Fail(ctx, absl::StrCat("cls_prob ", cls.DebugString(), " must be 3-D"));
+  }
+  MultiBoxDims d{cls.shape()[0], cls.shape()[1], cls.shape()[2]};
+  if (loc.size() != d.batch * d.anchors * 4 || anc.size() < d.anchors * 4 ||
+      ctx.outputs[0].size() != d.batch * d.anchors * 6) {
+    return Fail(ctx, "inputs do not match cls_prob's batch and anchor counts");
+  }
+  if (loc.dtype() != cls.dtype() || anc.dtype() != cls.dtype()) {
+    return Fail(ctx, "cls_prob, loc_pred and anchor must have one dtype");
+  }
+  return d;
+}
+
+absl::StatusOr<MultiBoxTargetDims> CheckMultiBoxTarget(const KernelContext& ctx) {
+  const Tensor& anc = ctx.inputs[0];
+  const Tensor& lab = ctx.inputs[1];
+  const Tensor& cls = ctx.inputs[2];
+  if (anc.shape().ndim() != 3 || lab.shape().ndim() != 3 || cls.shape().ndim() != 3) {
+    return Fail(ctx, absl::StrCat("anchor ", anc.DebugString(), ", label ", lab.DebugString(),
+                                  " and cls_pred ", cls.DebugString(), " must be 3-D"));
+  }
+  MultiBoxTargetDims d;
+  d.anchors = anc.shape()[1];
+  d.batch = lab.shape()[0];
+  d.labels = lab.shape()[1];
+  d.label_width = lab.shape()[2];
+  d.classes = cls.shape()[1];
+  if (lab.dtype() != anc.dtype() || cls.dtype() != anc.dtype()) {
+    return Fail(ctx, "anchor, label and cls_pred must have one dtype");
+  }
+  if (cls.shape()[0] != d.batch || cls.shape()[2] != d.anchors ||
+      ctx.outputs[2].size() != d.batch * d.anchors) {
+    return Fail(ctx, "inputs do not match label's batch and anchor's anchor count");
+  }
+  return d;
+}
+
 }  // namespace symx

@@ -33,6 +33,22 @@ absl::StatusOr<BoxNmsDims> CheckBoxNms(const KernelContext& ctx);
 // box_nms's gradient view: ograd's rows and width, n rows per batch.
 absl::StatusOr<BoxNmsDims> CheckBoxNmsBackward(const KernelContext& ctx);
 
+// MultiBoxDetection's sizes: cls_prob (batch, classes, anchors), loc_pred
+// (batch, anchors * 4), anchors (1, anchors, 4); checks they and the output
+// (batch, anchors, 6) agree and share one dtype.
+struct MultiBoxDims {
+  int64_t batch = 0, classes = 0, anchors = 0;
+};
+absl::StatusOr<MultiBoxDims> CheckMultiBoxDetection(const KernelContext& ctx);
+
+// MultiBoxTarget's sizes: anchor (1, anchors, 4), label (batch, labels,
+// label_width), cls_pred (batch, classes, anchors); checks they agree with
+// each other and the cls_target output, and share one dtype.
+struct MultiBoxTargetDims {
+  int64_t batch = 0, anchors = 0, labels = 0, label_width = 0, classes = 0;
+};
+absl::StatusOr<MultiBoxTargetDims> CheckMultiBoxTarget(const KernelContext& ctx);
+
 }  // namespace symx
 
 #endif  // SYMX_DEVICES_DETECTION_PLAN_H_

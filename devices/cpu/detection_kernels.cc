@@ -77,51 +77,35 @@ template <typename T>
 absl::Status MultiBoxDetectionForwardT(const KernelContext& ctx) {
   using C = typename Compute<T>::type;
   const auto& p = ctx.param<MultiBoxDetectionParam>();
-  const Tensor& cls = ctx.inputs[0];
-  const Tensor& loc = ctx.inputs[1];
-  const Tensor& anc = ctx.inputs[2];
-  const int64_t n = cls.shape()[0], nc = cls.shape()[1], na = cls.shape()[2];
-  if (loc.size() != n * na * 4 || anc.size() < na * 4 || ctx.outputs[0].size() != n * na * 6) {
-    return Fail(ctx, "inputs do not match cls_prob's batch and anchor counts");
-  }
-  if (ctx.inputs[1].dtype() != cls.dtype() || anc.dtype() != cls.dtype()) {
-    return Fail(ctx, "cls_prob, loc_pred and anchor must have one dtype");
-  }
-  const T* pc = cls.data<T>();
-  const T* pl = loc.data<T>();
-  const T* pa = anc.data<T>();
+  SYMX_ASSIGN_OR_RETURN(const MultiBoxDims d, CheckMultiBoxDetection(ctx));
+  const int64_t n = d.batch, nc = d.classes, na = d.anchors;
+  const T* pc = ctx.inputs[0].data<T>();
+  const T* pl = ctx.inputs[1].data<T>();
+  const T* pa = ctx.inputs[2].data<T>();
   T* out = ctx.outputs[0].data<T>();
   double* tmp = reinterpret_cast<double*>(ctx.workspace.raw_data());
   int64_t* order = reinterpret_cast<int64_t*>(tmp + na * 6);
-  const C v0 = static_cast<C>(p.variances[0]), v1 = static_cast<C>(p.variances[1]);
-  const C v2 = static_cast<C>(p.variances[2]), v3 = static_cast<C>(p.variances[3]);
-  auto clip = [&](C v) { return p.clip ? std::max(C(0), std::min(C(1), v)) : v; };
+  const C var[4] = {static_cast<C>(p.variances[0]), static_cast<C>(p.variances[1]),
+                    static_cast<C>(p.variances[2]), static_cast<C>(p.variances[3])};
   for (int64_t b = 0; b < n; ++b) {
     T* o = out + b * na * 6;
     for (int64_t i = 0; i < na * 6; ++i) St(o, i, C(-1));
     int64_t valid = 0;
     for (int64_t i = 0; i < na; ++i) {
-      C score = -1;
-      int64_t id = 0;
-      for (int64_t j = 1; j < nc; ++j) {
-        const C v = Ld<C>(pc, (b * nc + j) * na + i);
-        if (v > score) score = v, id = j;
-      }
-      if (id > 0 && score < static_cast<C>(p.threshold)) id = 0;
+      C score;
+      const int64_t id = MultiBoxBestClass<C>(pc + b * nc * na + i, nc, na,
+                                              static_cast<C>(p.threshold), &score);
       if (id == 0) continue;
-      const T* an = pa + i * 4;
-      const T* lp = pl + (b * na + i) * 4;
-      const C al = Ld<C>(an, 0), at = Ld<C>(an, 1), ar = Ld<C>(an, 2), ab = Ld<C>(an, 3);
-      const C aw = ar - al, ah = ab - at, ax = (al + ar) / 2, ay = (at + ab) / 2;
-      const C ox = Ld<C>(lp, 0) * v0 * aw + ax, oy = Ld<C>(lp, 1) * v1 * ah + ay;
-      const C ow = std::exp(Ld<C>(lp, 2) * v2) * aw / 2, oh = std::exp(Ld<C>(lp, 3) * v3) * ah / 2;
+      C anchor[4], loc[4], box[4];
+      for (int j = 0; j < 4; ++j) {
+        anchor[j] = Ld<C>(pa, i * 4 + j);
+        loc[j] = Ld<C>(pl, (b * na + i) * 4 + j);
+      }
+      DecodeMultiBox(anchor, loc, var, p.clip, box);
       T* row = o + valid * 6;
       St(row, 0, static_cast<C>(id - 1));
       St(row, 1, score);
-      St(row, 2, clip(ox - ow));
-      St(row, 3, clip(oy - oh));
-      St(row, 4, clip(ox + ow));
-      St(row, 5, clip(oy + oh));
+      for (int j = 0; j < 4; ++j) St(row, 2 + j, box[j]);
       ++valid;
     }
     if (valid < 1 || p.nms_threshold <= 0 || p.nms_threshold > 1) continue;
@@ -175,15 +159,8 @@ absl::Status MultiBoxTargetForwardT(const KernelContext& ctx) {
   const Tensor& anc = ctx.inputs[0];
   const Tensor& lab = ctx.inputs[1];
   const Tensor& cls = ctx.inputs[2];
-  const int64_t na = anc.shape()[1];
-  const int64_t n = lab.shape()[0], m = lab.shape()[1], lw = lab.shape()[2];
-  const int64_t nc = cls.shape()[1];
-  if (lab.dtype() != anc.dtype() || cls.dtype() != anc.dtype()) {
-    return Fail(ctx, "anchor, label and cls_pred must have one dtype");
-  }
-  if (cls.shape()[0] != n || cls.shape()[2] != na || ctx.outputs[2].size() != n * na) {
-    return Fail(ctx, "inputs do not match label's batch and anchor's anchor count");
-  }
+  SYMX_ASSIGN_OR_RETURN(const MultiBoxTargetDims d, CheckMultiBoxTarget(ctx));
+  const int64_t na = d.anchors, n = d.batch, m = d.labels, lw = d.label_width, nc = d.classes;
   const T* pa = anc.data<T>();
   const T* pl = lab.data<T>();
   const T* pc = cls.data<T>();
@@ -197,7 +174,8 @@ absl::Status MultiBoxTargetForwardT(const KernelContext& ctx) {
   double* best_iou = reinterpret_cast<double*>(match + na);
   int64_t* gflag = reinterpret_cast<int64_t*>(best_iou + na);
   std::pair<double, int64_t>* cand = reinterpret_cast<std::pair<double, int64_t>*>(gflag + m);
-  const double v[4] = {p.variances[0], p.variances[1], p.variances[2], p.variances[3]};
+  const C var[4] = {static_cast<C>(p.variances[0]), static_cast<C>(p.variances[1]),
+                    static_cast<C>(p.variances[2]), static_cast<C>(p.variances[3])};
   auto anchor = [&](int64_t j) {
     const T* q = pa + j * 4;
     return Box<C>{Ld<C>(q, 0), Ld<C>(q, 1), Ld<C>(q, 2), Ld<C>(q, 3)};
@@ -260,11 +238,7 @@ absl::Status MultiBoxTargetForwardT(const KernelContext& ctx) {
       int64_t nc_cand = 0;
       for (int64_t j = 0; j < na && negatives > 0; ++j) {
         if (aflag[j] == 1 || !(best_iou[j] < p.negative_mining_thresh)) continue;
-        double mx = -INFINITY;
-        for (int64_t c = 0; c < nc; ++c) mx = std::max(mx, ToDouble(pc[(b * nc + c) * na + j]));
-        double sum = 0;
-        for (int64_t c = 0; c < nc; ++c) sum += std::exp(ToDouble(pc[(b * nc + c) * na + j]) - mx);
-        cand[nc_cand++] = {std::exp(ToDouble(pc[(b * nc) * na + j]) - mx) / sum, j};
+        cand[nc_cand++] = {MultiBoxBackgroundProb(pc + b * nc * na + j, nc, na), j};
       }
       std::stable_sort(cand, cand + nc_cand,
                        [](const std::pair<double, int64_t>& x,
@@ -279,16 +253,9 @@ absl::Status MultiBoxTargetForwardT(const KernelContext& ctx) {
       if (aflag[j] == 0) {
         St(ct_b, j, C(0));
       } else if (aflag[j] == 1) {
-        const Box<C> a = anchor(j);
-        const Box<C> t = gt(match[j]);
-        const C aw = a.x2 - a.x1, ah = a.y2 - a.y1;
-        const C ax = (a.x1 + a.x2) / 2, ay = (a.y1 + a.y2) / 2;
-        const C gw = t.x2 - t.x1, gh = t.y2 - t.y1;
-        const C gx = (t.x1 + t.x2) / 2, gy = (t.y1 + t.y2) / 2;
-        St(lt_b, j * 4 + 0, (gx - ax) / aw / static_cast<C>(v[0]));
-        St(lt_b, j * 4 + 1, (gy - ay) / ah / static_cast<C>(v[1]));
-        St(lt_b, j * 4 + 2, std::log(gw / aw) / static_cast<C>(v[2]));
-        St(lt_b, j * 4 + 3, std::log(gh / ah) / static_cast<C>(v[3]));
+        C target[4];
+        EncodeMultiBox(anchor(j), gt(match[j]), var, target);
+        for (int k = 0; k < 4; ++k) St(lt_b, j * 4 + k, target[k]);
         for (int k = 0; k < 4; ++k) St(lm_b, j * 4 + k, C(1));
         St(ct_b, j, Ld<C>(lb, match[j] * lw) + C(1));
       }

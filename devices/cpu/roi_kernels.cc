@@ -19,6 +19,8 @@
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/kernel_util.h"
 #include "devices/dtype_switch.h"
+#include "devices/proposal_geometry.h"
+#include "devices/proposal_plan.h"
 #include "devices/roi_geometry.h"
 #include "graph/error.h"
 #include "graph/ops/roi.h"
@@ -264,46 +266,6 @@ absl::Status ROIAlignBackward(const KernelContext& ctx) {
 
 // ------------------------------------------------------------------ Proposal
 
-// Anchors (x1, y1, x2, y2) around the base box [0, 0, stride - 1, stride - 1]:
-// for each ratio, for each scale.
-std::vector<float> MakeAnchors(const ProposalParam& p) {
-  std::vector<float> out;
-  const float base = static_cast<float>(p.feature_stride) - 1.0f;
-  const float w = base + 1.0f, h = base + 1.0f;
-  const float xc = 0.5f * (w - 1.0f), yc = 0.5f * (h - 1.0f);
-  const float size = w * h;
-  for (float ratio : p.ratios) {
-    for (float scale : p.scales) {
-      const float size_ratios = std::floor(size / ratio);
-      const float nw = std::floor(std::sqrt(size_ratios) + 0.5f) * scale;
-      const float nh = std::floor((nw / scale * ratio) + 0.5f) * scale;
-      out.push_back(xc - 0.5f * (nw - 1.0f));
-      out.push_back(yc - 0.5f * (nh - 1.0f));
-      out.push_back(xc + 0.5f * (nw - 1.0f));
-      out.push_back(yc + 0.5f * (nh - 1.0f));
-    }
-  }
-  return out;
-}
-
-struct ProposalDims {
-  int64_t n, a, h, w, count, pre, post_nms, rows;  // rows: output rows per image
-};
-
-ProposalDims GetProposalDims(const ProposalParam& p, const Shape& cls) {
-  ProposalDims d;
-  d.n = cls[0];
-  d.a = cls[1] / 2;
-  d.h = cls[2];
-  d.w = cls[3];
-  d.count = d.a * d.h * d.w;
-  d.pre = p.rpn_pre_nms_top_n > 0 ? p.rpn_pre_nms_top_n : d.count;
-  d.pre = std::min(d.pre, d.count);
-  d.post_nms = std::min(p.rpn_post_nms_top_n, d.pre);
-  d.rows = p.rpn_post_nms_top_n;
-  return d;
-}
-
 // Floats of scratch per image: proposals (count x 5), scores, order, ordered
 // proposals (pre x 5), area, suppressed; keep as int32 (pre).
 size_t ProposalScratchFloats(const ProposalDims& d) {
@@ -330,66 +292,22 @@ absl::Status ProposalImage(const KernelContext& ctx, const ProposalParam& p, con
   float* suppressed = area + d.pre;                                // pre
   int32_t* keep = reinterpret_cast<int32_t*>(suppressed + d.pre);  // pre
 
-  const float stride = static_cast<float>(p.feature_stride);
   const float* fg = cls + (b * 2 * d.a + d.a) * d.h * d.w;  // foreground scores
   const float* dl = deltas + b * 4 * d.a * d.h * d.w;
   const float im_h = info[b * 3 + 0], im_w = info[b * 3 + 1], im_scale = info[b * 3 + 2];
-  const int64_t real_h = static_cast<int64_t>(im_h / stride);
-  const int64_t real_w = static_cast<int64_t>(im_w / stride);
-  if (real_h > d.h || real_w > d.w) {
-    return Fail(ctx, absl::StrCat("image ", b, ": im_info height/width ", im_h, "/", im_w,
-                                  " over feature_stride ", p.feature_stride,
-                                  " exceed the feature map ", d.h, "x", d.w));
-  }
+  int64_t real_h = 0, real_w = 0;
+  SYMX_RETURN_IF_ERROR(CheckProposalImage(ctx, d, b, im_h, im_w, &real_h, &real_w));
+  const float min_size = static_cast<float>(p.rpn_min_size) * im_scale;
   const int64_t plane = d.h * d.w;
   for (int64_t y = 0; y < d.h; ++y) {
     for (int64_t x = 0; x < d.w; ++x) {
       for (int64_t a = 0; a < d.a; ++a) {
         const int64_t k = (y * d.w + x) * d.a + a;
-        float* box = props + k * 5;
-        const float ax1 = anchors[a * 4 + 0] + static_cast<float>(x * p.feature_stride);
-        const float ay1 = anchors[a * 4 + 1] + static_cast<float>(y * p.feature_stride);
-        const float ax2 = anchors[a * 4 + 2] + static_cast<float>(x * p.feature_stride);
-        const float ay2 = anchors[a * 4 + 3] + static_cast<float>(y * p.feature_stride);
         const int64_t at = y * d.w + x;
-        const float d0 = dl[(a * 4 + 0) * plane + at];
-        const float d1 = dl[(a * 4 + 1) * plane + at];
-        const float d2 = dl[(a * 4 + 2) * plane + at];
-        const float d3 = dl[(a * 4 + 3) * plane + at];
-        float x1, y1, x2, y2;
-        if (p.iou_loss) {
-          x1 = ax1 + d0;
-          y1 = ay1 + d1;
-          x2 = ax2 + d2;
-          y2 = ay2 + d3;
-        } else {
-          const float bw = ax2 - ax1 + 1.0f, bh = ay2 - ay1 + 1.0f;
-          const float cx = ax1 + 0.5f * (bw - 1.0f), cy = ay1 + 0.5f * (bh - 1.0f);
-          const float pcx = d0 * bw + cx, pcy = d1 * bh + cy;
-          const float pw = std::exp(d2) * bw, ph = std::exp(d3) * bh;
-          x1 = pcx - 0.5f * (pw - 1.0f);
-          y1 = pcy - 0.5f * (ph - 1.0f);
-          x2 = pcx + 0.5f * (pw - 1.0f);
-          y2 = pcy + 0.5f * (ph - 1.0f);
-        }
-        box[0] = std::max(std::min(x1, im_w - 1.0f), 0.0f);
-        box[1] = std::max(std::min(y1, im_h - 1.0f), 0.0f);
-        box[2] = std::max(std::min(x2, im_w - 1.0f), 0.0f);
-        box[3] = std::max(std::min(y2, im_h - 1.0f), 0.0f);
-        box[4] = (y >= real_h || x >= real_w) ? -1.0f : fg[a * plane + at];
+        ProposalBox(anchors.data() + a * 4, x, y, p.feature_stride, dl + a * 4 * plane + at,
+                    plane, p.iou_loss, im_h, im_w, min_size, fg[a * plane + at],
+                    y >= real_h || x >= real_w, props + k * 5);
       }
-    }
-  }
-  const float min_size = static_cast<float>(p.rpn_min_size) * im_scale;
-  for (int64_t k = 0; k < d.count; ++k) {
-    float* box = props + k * 5;
-    const float iw = box[2] - box[0] + 1.0f, ih = box[3] - box[1] + 1.0f;
-    if (iw < min_size || ih < min_size) {
-      box[0] -= min_size / 2;
-      box[1] -= min_size / 2;
-      box[2] += min_size / 2;
-      box[3] += min_size / 2;
-      box[4] = -1.0f;
     }
   }
   for (int64_t k = 0; k < d.count; ++k) {
@@ -402,23 +320,18 @@ absl::Status ProposalImage(const KernelContext& ctx, const ProposalParam& p, con
   }
   // Greedy NMS over the pre_nms_top_n best, keeping at most post_nms boxes.
   for (int64_t i = 0; i < d.pre; ++i) {
-    const float* bx = ordered + i * 5;
-    area[i] = (bx[2] - bx[0] + 1) * (bx[3] - bx[1] + 1);
+    area[i] = ProposalArea(ordered + i * 5);
     suppressed[i] = 0;
   }
   int64_t kept = 0;
   for (int64_t i = 0; i < d.pre && kept < d.post_nms; ++i) {
     if (suppressed[i] > 0) continue;
     keep[kept++] = static_cast<int32_t>(i);
-    const float* bi = ordered + i * 5;
     for (int64_t j = i + 1; j < d.pre; ++j) {
       if (suppressed[j] > 0) continue;
-      const float* bj = ordered + j * 5;
-      const float xx1 = std::max(bi[0], bj[0]), yy1 = std::max(bi[1], bj[1]);
-      const float xx2 = std::min(bi[2], bj[2]), yy2 = std::min(bi[3], bj[3]);
-      const float w = std::max(0.0f, xx2 - xx1 + 1.0f), h = std::max(0.0f, yy2 - yy1 + 1.0f);
-      const float inter = w * h;
-      if (inter / (area[i] + area[j] - inter) > p.threshold) suppressed[j] = 1;
+      if (ProposalSuppresses(ordered + i * 5, area[i], ordered + j * 5, area[j], p.threshold)) {
+        suppressed[j] = 1;
+      }
     }
   }
   // Rows past the kept boxes repeat them cyclically (MXNet's keep[i % kept]).
@@ -435,26 +348,12 @@ absl::Status ProposalImage(const KernelContext& ctx, const ProposalParam& p, con
 template <bool kMulti>
 absl::Status ProposalForward(const KernelContext& ctx) {
   const auto& p = ctx.param<ProposalParam>();
-  for (const Tensor& t : ctx.inputs) {
-    if (t.dtype() != DType::kFloat32) return UnsupportedDType(ctx, t.dtype());
-  }
-  const Shape& cs = ctx.inputs[0].shape();
-  if (cs.ndim() != 4 || cs[1] != 2 * p.num_anchors()) {
-    return Fail(ctx, absl::StrCat("cls_prob ", cs.ToString(), " should be (N, ",
-                                  2 * p.num_anchors(), ", H, W)"));
-  }
-  if (!kMulti && cs[0] != 1) {
-    return Fail(ctx, "Proposal takes a batch of one image (use _contrib_MultiProposal)");
-  }
-  const ProposalDims d = GetProposalDims(p, cs);
-  if (d.count == 0 || d.n == 0) {
-    if (ctx.outputs[0].size() == 0) return absl::OkStatus();
-    return Fail(ctx, "no anchors: the feature map is empty");
-  }
+  SYMX_ASSIGN_OR_RETURN(const ProposalDims d, CheckProposal(ctx, kMulti));
+  if (d.count == 0 || d.n == 0) return absl::OkStatus();
   if (ctx.workspace.nbytes() < ProposalScratchFloats(d) * sizeof(float)) {
     return Fail(ctx, "workspace too small");
   }
-  const std::vector<float> anchors = MakeAnchors(p);
+  const std::vector<float> anchors = MakeProposalAnchors(p);
   float* scratch = reinterpret_cast<float*>(ctx.workspace.data<uint8_t>());
   for (int64_t b = 0; b < d.n; ++b) {
     SYMX_RETURN_IF_ERROR(ProposalImage(ctx, p, d, anchors, b, ctx.inputs[0].data<float>(),

@@ -1,10 +1,12 @@
-// MultiBoxPrior and box_nms (forward and gradient) on the GPU, over the box
+// MultiBoxPrior, MultiBoxDetection and box_nms (forward and gradient) on the GPU, over the box
 // arithmetic the CPU kernels use (devices/box_geometry.h) in the same compute
 // type, so IoU ties with the threshold fall the same way on both devices.
 // box_nms: the candidates' scores become sort keys (-inf for rows that are
 // not candidates), CUB's stable segmented sort orders each batch (the CPU's
 // std::stable_sort order), then one block per batch runs the greedy
 // suppression: each kept box suppresses the later ones in parallel.
+// MultiBoxDetection decodes every anchor in parallel, sorts the detections
+// the same way and suppresses them in one block per batch.
 #include <cfloat>
 
 #include "devices/box_geometry.h"
@@ -144,7 +146,375 @@ __global__ void NmsGradKernel(const T* og, const T* rec, int64_t n, int64_t widt
   }
 }
 
+// Per anchor: its class, score and decoded box as an output row (stored as T,
+// as the CPU writes it before sorting), and its sort key (-inf when it has
+// no class, so it sorts after every detection).
+template <typename T>
+__global__ void MultiBoxDecodeKernel(const T* cls, const T* loc, const T* anchors,
+                                     MultiBoxArgs a, T* rows, BoxC<T>* keys, int64_t count) {
+  using C = BoxC<T>;
+  SYMX_GRID_STRIDE(e, count) {  // e = b * anchors + i
+    const int64_t b = e / a.anchors, i = e % a.anchors;
+    C score;
+    const int64_t id = MultiBoxBestClass<C>(cls + b * a.classes * a.anchors + i, a.classes,
+                                            a.anchors, static_cast<C>(a.threshold), &score);
+    if (id == 0) {
+      keys[e] = -static_cast<C>(INFINITY);
+      continue;
+    }
+    const C var[4] = {static_cast<C>(a.var[0]), static_cast<C>(a.var[1]),
+                      static_cast<C>(a.var[2]), static_cast<C>(a.var[3])};
+    C an[4], lp[4], box[4];
+    for (int j = 0; j < 4; ++j) {
+      an[j] = Rd(anchors, i * 4 + j);
+      lp[j] = Rd(loc, e * 4 + j);
+    }
+    DecodeMultiBox(an, lp, var, a.clip, box);
+    T* row = rows + e * 6;
+    Wr(row, 0, static_cast<C>(id - 1));
+    Wr(row, 1, score);
+    for (int j = 0; j < 4; ++j) Wr(row, 2 + j, box[j]);
+    const C key = Rd(row, 1);
+    keys[e] = key == C(0) ? C(0) : key;  // -0 as +0: the CPU's comparison ties them
+  }
+}
+
+// One block per batch: the detections in anchor order (compact), or sorted
+// by score and greedily suppressed (MultiBoxDetection's CPU rules).
+template <typename T>
+__global__ void MultiBoxNmsKernel(const T* rows_all, const BoxC<T>* keys_all,
+                                  const BoxC<T>* sorted_keys_all, const int32_t* pos_all,
+                                  MultiBoxArgs a, int32_t* compact_all, T* out_all) {
+  using C = BoxC<T>;
+  const int64_t b = blockIdx.x, na = a.anchors, tid = threadIdx.x, nt = blockDim.x;
+  const T* rows = rows_all + b * na * 6;
+  const C* keys = keys_all + b * na;
+  const C* sorted_keys = sorted_keys_all + b * na;
+  const int32_t* pos = pos_all + b * na;
+  int32_t* compact = compact_all + b * na;
+  T* o = out_all + b * na * 6;
+  __shared__ unsigned long long valid_shared;
+  if (tid == 0) valid_shared = static_cast<unsigned long long>(na);
+  __syncthreads();
+  for (int64_t i = tid; i < na; i += nt) {
+    if (sorted_keys[i] == -static_cast<C>(INFINITY)) {
+      atomicMin(&valid_shared, static_cast<unsigned long long>(i));
+    }
+  }
+  if (tid == 0) {  // the detections' anchors in anchor order
+    int32_t c = 0;
+    for (int64_t i = 0; i < na; ++i) {
+      if (keys[i] != -static_cast<C>(INFINITY)) compact[c++] = static_cast<int32_t>(i);
+    }
+  }
+  __syncthreads();
+  const int64_t valid = static_cast<int64_t>(valid_shared);
+  const bool nms = valid >= 1 && a.nms_threshold > 0 && a.nms_threshold <= 1;
+  const int64_t keep = nms && a.nms_topk > 0 && a.nms_topk < valid ? a.nms_topk : valid;
+  for (int64_t e = tid; e < na * 6; e += nt) {
+    const int64_t r = e / 6, j = e % 6;
+    C v = -1;
+    if (r < valid) {
+      const int64_t src = nms && r < keep ? pos[r] : compact[r];
+      v = Rd(rows, src * 6 + j);
+      if (nms && r >= keep && j == 0) v = -1;  // past nms_topk: anchor order, no class
+    }
+    Wr(o, e, v);
+  }
+  if (!nms) return;
+  const C thresh = static_cast<C>(a.nms_threshold);
+  for (int64_t i = 0; i < keep; ++i) {
+    __syncthreads();  // row i's class is final here
+    if (Rd(o, i * 6) < 0) continue;
+    const Box<C> bi{Rd(o, i * 6 + 2), Rd(o, i * 6 + 3), Rd(o, i * 6 + 4), Rd(o, i * 6 + 5)};
+    for (int64_t j = i + 1 + tid; j < keep; j += nt) {
+      if (Rd(o, j * 6) < 0) continue;
+      if (!a.force_suppress && Rd(o, i * 6) != Rd(o, j * 6)) continue;
+      const Box<C> bj{Rd(o, j * 6 + 2), Rd(o, j * 6 + 3), Rd(o, j * 6 + 4), Rd(o, j * 6 + 5)};
+      if (Iou(bi, bj) >= thresh) Wr(o, j * 6, C(-1));
+    }
+  }
+}
+
+// MultiBoxTarget, one block per batch. Step 1: outputs reset; bipartite
+// matching (each round the block's best remaining (anchor, box) pair, the
+// first in anchor-major order among equal IoUs, as the CPU's scan); anchors
+// above overlap_threshold; then the hard-negative sort keys: the background
+// probability of each eligible anchor, +inf for the others (they sort last,
+// ascending). IoUs are recomputed rather than stored: each is one Iou call
+// with the same inputs, so it is the same value every time.
+template <typename T>
+__device__ __forceinline__ Box<BoxC<T>> CornerBox(const T* q) {
+  return Box<BoxC<T>>{Rd(q, 0), Rd(q, 1), Rd(q, 2), Rd(q, 3)};
+}
+
+template <typename T>
+__device__ __forceinline__ double TargetIou(const T* anchors, const T* lb, int64_t lw, int64_t j,
+                                            int64_t k) {
+  return static_cast<double>(Iou(CornerBox(anchors + j * 4), CornerBox(lb + k * lw + 1)));
+}
+
+template <typename T>
+__global__ void MultiBoxMatchKernel(const T* anchors, const T* labels, const T* cls,
+                                    MultiBoxTargetArgs a, MultiBoxTargetScratch w, T* loc_target,
+                                    T* loc_mask, T* cls_target) {
+  using C = BoxC<T>;
+  constexpr int kMaxThreads = 256;
+  __shared__ double best_v[kMaxThreads];
+  __shared__ int64_t best_i[kMaxThreads];
+  __shared__ int64_t g_shared, positives;
+  __shared__ bool done;
+  const int64_t b = blockIdx.x, na = a.anchors, tid = threadIdx.x, nt = blockDim.x;
+  const T* lb = labels + b * a.labels * a.label_width;
+  const int64_t lw = a.label_width;
+  int32_t* aflag = w.aflag + b * na;  // 1 positive, 0 negative, -1 ignored
+  int32_t* match = w.match + b * na;
+  int32_t* gflag = w.gflag + b * a.labels;
+  double* best_iou = w.best_iou + b * na;
+  double* keys = w.keys + b * na;
+  for (int64_t i = tid; i < na * 4; i += nt) {
+    Wr(loc_target + b * na * 4, i, C(0));
+    Wr(loc_mask + b * na * 4, i, C(0));
+  }
+  for (int64_t i = tid; i < na; i += nt) {
+    Wr(cls_target + b * na, i, static_cast<C>(a.ignore_label));
+    keys[i] = HUGE_VAL;
+  }
+  if (tid == 0) {
+    int64_t g = 0;
+    while (g < a.labels && Rd(lb, g * lw) != C(-1)) ++g;
+    g_shared = g;
+    positives = 0;
+    done = false;
+    w.info[b * 2] = g;
+    w.info[b * 2 + 1] = 0;
+  }
+  __syncthreads();
+  const int64_t g = g_shared;
+  if (g == 0) return;
+  for (int64_t j = tid; j < na; j += nt) {
+    double best = -1;
+    for (int64_t k = 0; k < g; ++k) {
+      const double v = TargetIou(anchors, lb, lw, j, k);
+      best = best < v ? v : best;  // std::max(best, v)
+    }
+    best_iou[j] = best;
+    aflag[j] = -1;
+    match[j] = -1;
+  }
+  for (int64_t k = tid; k < g; k += nt) gflag[k] = -1;
+  for (int64_t left = g; left > 0; --left) {
+    __syncthreads();
+    double bv = 1e-6;
+    int64_t bi = -1;
+    for (int64_t e = tid; e < na * g; e += nt) {
+      const int64_t j = e / g, k = e % g;
+      if (aflag[j] == 1 || gflag[k] == 1) continue;
+      const double v = TargetIou(anchors, lb, lw, j, k);
+      if (v > bv) bv = v, bi = e;
+    }
+    best_v[tid] = bv;
+    best_i[tid] = bi;
+    __syncthreads();
+    for (int64_t half = nt / 2; half > 0; half /= 2) {
+      if (tid < half) {
+        const double ov = best_v[tid + half];
+        const int64_t oi = best_i[tid + half];
+        if (oi >= 0 && (best_i[tid] < 0 || ov > best_v[tid] ||
+                        (ov == best_v[tid] && oi < best_i[tid]))) {
+          best_v[tid] = ov;
+          best_i[tid] = oi;
+        }
+      }
+      __syncthreads();
+    }
+    if (tid == 0) {
+      if (best_i[0] < 0) {
+        done = true;
+      } else {
+        const int64_t j = best_i[0] / g, k = best_i[0] % g;
+        aflag[j] = 1;
+        gflag[k] = 1;
+        match[j] = static_cast<int32_t>(k);
+      }
+    }
+    __syncthreads();
+    if (done) break;
+  }
+  __syncthreads();
+  if (a.overlap_threshold > 0) {
+    for (int64_t j = tid; j < na; j += nt) {
+      if (aflag[j] == 1) continue;
+      int64_t k_best = 0;
+      double v_best = TargetIou(anchors, lb, lw, j, 0);
+      for (int64_t k = 1; k < g; ++k) {
+        const double v = TargetIou(anchors, lb, lw, j, k);
+        if (v > v_best) v_best = v, k_best = k;
+      }
+      if (v_best > a.overlap_threshold) aflag[j] = 1, match[j] = static_cast<int32_t>(k_best);
+    }
+  }
+  __syncthreads();
+  int64_t mine = 0;
+  for (int64_t j = tid; j < na; j += nt) mine += aflag[j] == 1;
+  atomicAdd(reinterpret_cast<unsigned long long*>(&positives),
+            static_cast<unsigned long long>(mine));
+  __syncthreads();
+  if (!(a.negative_mining_ratio > 0)) {
+    for (int64_t j = tid; j < na; j += nt) {
+      if (aflag[j] != 1) aflag[j] = 0;
+    }
+    return;
+  }
+  int64_t negatives =
+      static_cast<int64_t>(static_cast<double>(positives) * a.negative_mining_ratio);
+  if (na - positives < negatives) negatives = na - positives;
+  if (tid == 0) w.info[b * 2 + 1] = negatives;
+  if (negatives <= 0) return;
+  for (int64_t j = tid; j < na; j += nt) {
+    if (aflag[j] == 1 || !(best_iou[j] < a.negative_mining_thresh)) continue;
+    keys[j] = MultiBoxBackgroundProb(cls + b * a.classes * na + j, a.classes, na);
+  }
+}
+
+// Step 2, after the keys' ascending sort: the `negatives` least background-
+// like eligible anchors become negatives; then every anchor's outputs.
+template <typename T>
+__global__ void MultiBoxTargetOutKernel(const T* anchors, const T* labels,
+                                        const double* sorted_keys, const int32_t* pos,
+                                        MultiBoxTargetArgs a, MultiBoxTargetScratch w,
+                                        T* loc_target, T* loc_mask, T* cls_target) {
+  using C = BoxC<T>;
+  const int64_t b = blockIdx.x, na = a.anchors, tid = threadIdx.x, nt = blockDim.x;
+  const int64_t g = w.info[b * 2], negatives = w.info[b * 2 + 1];
+  if (g == 0) return;
+  int32_t* aflag = w.aflag + b * na;
+  const int32_t* match = w.match + b * na;
+  const T* lb = labels + b * a.labels * a.label_width;
+  for (int64_t i = tid; i < negatives && i < na; i += nt) {
+    if (sorted_keys[b * na + i] == HUGE_VAL) continue;  // fewer eligible than wanted
+    aflag[pos[b * na + i]] = 0;
+  }
+  __syncthreads();
+  const C var[4] = {static_cast<C>(a.var[0]), static_cast<C>(a.var[1]),
+                    static_cast<C>(a.var[2]), static_cast<C>(a.var[3])};
+  for (int64_t j = tid; j < na; j += nt) {
+    if (aflag[j] == 0) {
+      Wr(cls_target + b * na, j, C(0));
+    } else if (aflag[j] == 1) {
+      const T* gt = lb + static_cast<int64_t>(match[j]) * a.label_width;
+      C target[4];
+      EncodeMultiBox(CornerBox(anchors + j * 4), CornerBox(gt + 1), var, target);
+      for (int k = 0; k < 4; ++k) {
+        Wr(loc_target + b * na * 4, j * 4 + k, target[k]);
+        Wr(loc_mask + b * na * 4, j * 4 + k, C(1));
+      }
+      Wr(cls_target + b * na, j, Rd(gt, 0) + C(1));
+    }
+  }
+}
+
 }  // namespace
+
+cudaError_t LaunchMultiBoxMatch(Elem t, const void* anchors, const void* labels, const void* cls,
+                                const MultiBoxTargetArgs& a, const MultiBoxTargetScratch& w,
+                                void* loc_target, void* loc_mask, void* cls_target,
+                                cudaStream_t s) {
+  if (a.batch == 0) return cudaSuccess;
+  if (a.batch > 0x7fffffff) return cudaErrorInvalidValue;
+  const unsigned blocks = static_cast<unsigned>(a.batch);
+  switch (t) {
+    case Elem::kF32:
+      MultiBoxMatchKernel<float><<<blocks, kThreads, 0, s>>>(
+          static_cast<const float*>(anchors), static_cast<const float*>(labels),
+          static_cast<const float*>(cls), a, w, static_cast<float*>(loc_target),
+          static_cast<float*>(loc_mask), static_cast<float*>(cls_target));
+      break;
+    case Elem::kF64:
+      MultiBoxMatchKernel<double><<<blocks, kThreads, 0, s>>>(
+          static_cast<const double*>(anchors), static_cast<const double*>(labels),
+          static_cast<const double*>(cls), a, w, static_cast<double*>(loc_target),
+          static_cast<double*>(loc_mask), static_cast<double*>(cls_target));
+      break;
+    default:
+      return cudaErrorInvalidValue;
+  }
+  return LastLaunchError();
+}
+
+cudaError_t LaunchMultiBoxTargetOut(Elem t, const void* anchors, const void* labels,
+                                    const double* sorted_keys, const int32_t* positions,
+                                    const MultiBoxTargetArgs& a, const MultiBoxTargetScratch& w,
+                                    void* loc_target, void* loc_mask, void* cls_target,
+                                    cudaStream_t s) {
+  if (a.batch == 0) return cudaSuccess;
+  if (a.batch > 0x7fffffff) return cudaErrorInvalidValue;
+  const unsigned blocks = static_cast<unsigned>(a.batch);
+  switch (t) {
+    case Elem::kF32:
+      MultiBoxTargetOutKernel<float><<<blocks, kThreads, 0, s>>>(
+          static_cast<const float*>(anchors), static_cast<const float*>(labels), sorted_keys,
+          positions, a, w, static_cast<float*>(loc_target), static_cast<float*>(loc_mask),
+          static_cast<float*>(cls_target));
+      break;
+    case Elem::kF64:
+      MultiBoxTargetOutKernel<double><<<blocks, kThreads, 0, s>>>(
+          static_cast<const double*>(anchors), static_cast<const double*>(labels), sorted_keys,
+          positions, a, w, static_cast<double*>(loc_target), static_cast<double*>(loc_mask),
+          static_cast<double*>(cls_target));
+      break;
+    default:
+      return cudaErrorInvalidValue;
+  }
+  return LastLaunchError();
+}
+
+cudaError_t LaunchMultiBoxDecode(Elem t, const void* cls, const void* loc, const void* anchors,
+                                 const MultiBoxArgs& a, void* rows, void* keys, cudaStream_t s) {
+  const int64_t count = a.batch * a.anchors;
+  if (count == 0) return cudaSuccess;
+  switch (t) {
+    case Elem::kF32:
+      MultiBoxDecodeKernel<float><<<GridFor(count), kThreads, 0, s>>>(
+          static_cast<const float*>(cls), static_cast<const float*>(loc),
+          static_cast<const float*>(anchors), a, static_cast<float*>(rows),
+          static_cast<float*>(keys), count);
+      break;
+    case Elem::kF64:
+      MultiBoxDecodeKernel<double><<<GridFor(count), kThreads, 0, s>>>(
+          static_cast<const double*>(cls), static_cast<const double*>(loc),
+          static_cast<const double*>(anchors), a, static_cast<double*>(rows),
+          static_cast<double*>(keys), count);
+      break;
+    default:
+      return cudaErrorInvalidValue;
+  }
+  return LastLaunchError();
+}
+
+cudaError_t LaunchMultiBoxNms(Elem t, const void* rows, const void* keys, const void* sorted_keys,
+                              const int32_t* positions, const MultiBoxArgs& a, int32_t* compact,
+                              void* out, cudaStream_t s) {
+  if (a.batch == 0) return cudaSuccess;
+  if (a.batch > 0x7fffffff) return cudaErrorInvalidValue;
+  const unsigned blocks = static_cast<unsigned>(a.batch);
+  switch (t) {
+    case Elem::kF32:
+      MultiBoxNmsKernel<float><<<blocks, kThreads, 0, s>>>(
+          static_cast<const float*>(rows), static_cast<const float*>(keys),
+          static_cast<const float*>(sorted_keys), positions, a, compact, static_cast<float*>(out));
+      break;
+    case Elem::kF64:
+      MultiBoxNmsKernel<double><<<blocks, kThreads, 0, s>>>(
+          static_cast<const double*>(rows), static_cast<const double*>(keys),
+          static_cast<const double*>(sorted_keys), positions, a, compact,
+          static_cast<double*>(out));
+      break;
+    default:
+      return cudaErrorInvalidValue;
+  }
+  return LastLaunchError();
+}
 
 cudaError_t LaunchMultiBoxPrior(int64_t in_h, int64_t in_w, int64_t anchors, float step_y,
                                 float step_x, float off_y, float off_x, const float* half,

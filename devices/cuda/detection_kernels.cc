@@ -1,5 +1,5 @@
-// CUDA kernels of _contrib_MultiBoxPrior and _contrib_box_nms (forward and
-// gradient); devices/cuda/detection.cu has the device code and the CPU's
+// CUDA kernels of _contrib_MultiBoxPrior, _contrib_MultiBoxDetection,
+// _contrib_MultiBoxTarget and _contrib_box_nms (forward and gradient); devices/cuda/detection.cu has the device code and the CPU's
 // rules they follow.
 #include <cstdint>
 #include <vector>
@@ -33,6 +33,158 @@ absl::Status MultiBoxPriorForward(const KernelContext& ctx) {
                                             g.off_y, g.off_x, reinterpret_cast<float*>(ws),
                                             p.clip, static_cast<float*>(ctx.outputs[0].raw_data()),
                                             device->stream()));
+  return absl::OkStatus();
+}
+
+// MultiBoxDetection's workspace: the candidate rows, their sort keys, the
+// sort's own (LaunchSortRows), and the compacted anchor order.
+struct MultiBoxLayout {
+  size_t keys = 0, sort = 0, compact = 0, total = 0;
+};
+
+MultiBoxLayout MultiBoxLayoutOf(Elem t, int64_t batch, int64_t anchors) {
+  MultiBoxLayout l;
+  const size_t elem = t == Elem::kF64 ? 8 : 4;  // float32 and float64 only
+  const int64_t items = batch * anchors;
+  l.keys = Aligned(static_cast<size_t>(items * 6) * elem);
+  l.sort = l.keys + Aligned(static_cast<size_t>(items) * elem);
+  const size_t sort_bytes = SortWorkspaceBytes(BoxNmsKeyElem(t), SortDims{batch, anchors, 1});
+  l.compact = l.sort + Aligned(sort_bytes);
+  l.total = sort_bytes == 0 && items > 0
+                ? 0
+                : l.compact + Aligned(static_cast<size_t>(items) * sizeof(int32_t));
+  return l;
+}
+
+size_t MultiBoxDetectionWorkspace(const NodeAttrs&, const std::vector<Shape>& in,
+                                  const std::vector<Shape>&, DType dtype) {
+  if (in[0].ndim() != 3 || !in[0].fully_known()) return 0;
+  return MultiBoxLayoutOf(static_cast<Elem>(static_cast<int>(dtype)), in[0][0], in[0][2]).total;
+}
+
+absl::Status MultiBoxDetectionForward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const auto& p = ctx.param<MultiBoxDetectionParam>();
+  SYMX_ASSIGN_OR_RETURN(const MultiBoxDims d, CheckMultiBoxDetection(ctx));
+  const DType dt = ctx.inputs[0].dtype();
+  if (dt != DType::kFloat32 && dt != DType::kFloat64) return UnsupportedDType(ctx, dt);
+  const Elem t = static_cast<Elem>(static_cast<int>(dt));
+  if (d.batch * d.anchors == 0) return absl::OkStatus();
+  const MultiBoxLayout l = MultiBoxLayoutOf(t, d.batch, d.anchors);
+  if (l.total == 0) {
+    return Fail(ctx, absl::StrCat(d.batch, " x ", d.anchors,
+                                  " anchors exceed the GPU sort's int32 range"));
+  }
+  SYMX_ASSIGN_OR_RETURN(char* ws, WorkspaceOf(ctx, l.total));
+  MultiBoxArgs a;
+  a.batch = d.batch;
+  a.classes = d.classes;
+  a.anchors = d.anchors;
+  a.threshold = p.threshold;
+  a.nms_threshold = p.nms_threshold;
+  for (int j = 0; j < 4; ++j) a.var[j] = p.variances[j];
+  a.nms_topk = p.nms_topk;
+  a.clip = p.clip;
+  a.force_suppress = p.force_suppress;
+  SYMX_CUDA_LAUNCH(ctx, LaunchMultiBoxDecode(t, ctx.inputs[0].read_raw_data(),
+                                             ctx.inputs[1].read_raw_data(),
+                                             ctx.inputs[2].read_raw_data(), a, ws, ws + l.keys,
+                                             device->stream()));
+  const void* sorted = nullptr;
+  const int32_t* positions = nullptr;
+  SYMX_CUDA_LAUNCH(ctx, LaunchSortRows(BoxNmsKeyElem(t), ws + l.keys,
+                                       SortDims{d.batch, d.anchors, 1}, /*ascending=*/false,
+                                       ws + l.sort, l.compact - l.sort, &sorted, &positions,
+                                       device->stream()));
+  SYMX_CUDA_LAUNCH(ctx, LaunchMultiBoxNms(t, ws, ws + l.keys, sorted, positions, a,
+                                          reinterpret_cast<int32_t*>(ws + l.compact),
+                                          ctx.outputs[0].raw_data(), device->stream()));
+  return absl::OkStatus();
+}
+
+// MultiBoxTarget's workspace: MultiBoxTargetScratch's arrays, then the
+// keys' sort (LaunchSortRows).
+struct TargetLayout {
+  size_t aflag = 0, match = 0, gflag = 0, best_iou = 0, keys = 0, info = 0, sort = 0,
+         sort_bytes = 0, total = 0;
+};
+
+TargetLayout TargetLayoutOf(int64_t batch, int64_t anchors, int64_t labels) {
+  TargetLayout l;
+  const size_t items = static_cast<size_t>(batch * anchors);
+  size_t at = 0;
+  auto take = [&at](size_t bytes) {
+    const size_t here = at;
+    at += Aligned(bytes);
+    return here;
+  };
+  l.aflag = take(items * sizeof(int32_t));
+  l.match = take(items * sizeof(int32_t));
+  l.gflag = take(static_cast<size_t>(batch * labels) * sizeof(int32_t));
+  l.best_iou = take(items * sizeof(double));
+  l.keys = take(items * sizeof(double));
+  l.info = take(static_cast<size_t>(batch) * 2 * sizeof(int64_t));
+  l.sort_bytes = SortWorkspaceBytes(Elem::kF64, SortDims{batch, anchors, 1});
+  l.sort = take(l.sort_bytes);
+  l.total = l.sort_bytes == 0 && items > 0 ? 0 : at;
+  return l;
+}
+
+size_t MultiBoxTargetWorkspace(const NodeAttrs&, const std::vector<Shape>& in,
+                               const std::vector<Shape>&, DType) {
+  if (in.size() < 2 || in[0].ndim() != 3 || in[1].ndim() != 3 || !in[0].fully_known() ||
+      !in[1].fully_known()) {
+    return 0;
+  }
+  return TargetLayoutOf(in[1][0], in[0][1], in[1][1]).total;
+}
+
+absl::Status MultiBoxTargetForward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const auto& p = ctx.param<MultiBoxTargetParam>();
+  SYMX_ASSIGN_OR_RETURN(const MultiBoxTargetDims d, CheckMultiBoxTarget(ctx));
+  const DType dt = ctx.inputs[0].dtype();
+  if (dt != DType::kFloat32 && dt != DType::kFloat64) return UnsupportedDType(ctx, dt);
+  const Elem t = static_cast<Elem>(static_cast<int>(dt));
+  if (d.batch == 0) return absl::OkStatus();
+  const TargetLayout l = TargetLayoutOf(d.batch, d.anchors, d.labels);
+  if (l.total == 0) {
+    return Fail(ctx, absl::StrCat(d.batch, " x ", d.anchors,
+                                  " anchors exceed the GPU sort's int32 range"));
+  }
+  SYMX_ASSIGN_OR_RETURN(char* ws, WorkspaceOf(ctx, l.total));
+  MultiBoxTargetArgs a;
+  a.batch = d.batch;
+  a.anchors = d.anchors;
+  a.labels = d.labels;
+  a.label_width = d.label_width;
+  a.classes = d.classes;
+  a.overlap_threshold = p.overlap_threshold;
+  a.ignore_label = p.ignore_label;
+  a.negative_mining_ratio = p.negative_mining_ratio;
+  a.negative_mining_thresh = p.negative_mining_thresh;
+  for (int j = 0; j < 4; ++j) a.var[j] = p.variances[j];
+  MultiBoxTargetScratch w;
+  w.aflag = reinterpret_cast<int32_t*>(ws + l.aflag);
+  w.match = reinterpret_cast<int32_t*>(ws + l.match);
+  w.gflag = reinterpret_cast<int32_t*>(ws + l.gflag);
+  w.best_iou = reinterpret_cast<double*>(ws + l.best_iou);
+  w.keys = reinterpret_cast<double*>(ws + l.keys);
+  w.info = reinterpret_cast<int64_t*>(ws + l.info);
+  const void* anchors = ctx.inputs[0].read_raw_data();
+  const void* labels = ctx.inputs[1].read_raw_data();
+  void* outs[3] = {ctx.outputs[0].raw_data(), ctx.outputs[1].raw_data(),
+                   ctx.outputs[2].raw_data()};
+  SYMX_CUDA_LAUNCH(ctx, LaunchMultiBoxMatch(t, anchors, labels, ctx.inputs[2].read_raw_data(), a,
+                                            w, outs[0], outs[1], outs[2], device->stream()));
+  const void* sorted = nullptr;
+  const int32_t* positions = nullptr;
+  SYMX_CUDA_LAUNCH(ctx, LaunchSortRows(Elem::kF64, w.keys, SortDims{d.batch, d.anchors, 1},
+                                       /*ascending=*/true, ws + l.sort, l.sort_bytes, &sorted,
+                                       &positions, device->stream()));
+  SYMX_CUDA_LAUNCH(ctx, LaunchMultiBoxTargetOut(t, anchors, labels,
+                                                static_cast<const double*>(sorted), positions, a,
+                                                w, outs[0], outs[1], outs[2], device->stream()));
   return absl::OkStatus();
 }
 
@@ -121,6 +273,10 @@ absl::Status BoxNmsBackward(const KernelContext& ctx) {
 }  // namespace
 
 SYMX_REGISTER_KERNEL("_contrib_MultiBoxPrior", kGPU, MultiBoxPriorForward, PriorWorkspace);
+SYMX_REGISTER_KERNEL("_contrib_MultiBoxDetection", kGPU, MultiBoxDetectionForward,
+                     MultiBoxDetectionWorkspace);
+SYMX_REGISTER_KERNEL("_contrib_MultiBoxTarget", kGPU, MultiBoxTargetForward,
+                     MultiBoxTargetWorkspace);
 SYMX_REGISTER_KERNEL("_contrib_box_nms", kGPU, BoxNmsForward, BoxNmsWorkspace);
 SYMX_REGISTER_KERNEL("_backward_contrib_box_nms", kGPU, BoxNmsBackward, nullptr, true);
 

@@ -574,6 +574,73 @@ cudaError_t LaunchMultiBoxPrior(int64_t in_h, int64_t in_w, int64_t anchors, flo
                                 float step_x, float off_y, float off_x, const float* half,
                                 bool clip, float* out, cudaStream_t s);
 
+// MultiBoxDetection (float32/float64): cls_prob (batch, classes, anchors),
+// loc_pred (batch, anchors * 4), anchors (anchors * 4).
+struct MultiBoxArgs {
+  int64_t batch = 0, classes = 0, anchors = 0;
+  double threshold = 0, nms_threshold = 0, var[4] = {};
+  int64_t nms_topk = -1;
+  bool clip = true, force_suppress = false;
+};
+// Decodes every anchor into a candidate output row (rows: batch * anchors * 6)
+// and its sort key (keys: batch * anchors, BoxNmsKeyElem(t); -inf for anchors
+// without a class). Sorted descending (LaunchSortRows), the keys and their
+// positions feed LaunchMultiBoxNms, which writes the output; `compact` is
+// batch * anchors int32 of scratch.
+cudaError_t LaunchMultiBoxDecode(Elem t, const void* cls, const void* loc, const void* anchors,
+                                 const MultiBoxArgs& a, void* rows, void* keys, cudaStream_t s);
+cudaError_t LaunchMultiBoxNms(Elem t, const void* rows, const void* keys, const void* sorted_keys,
+                              const int32_t* positions, const MultiBoxArgs& a, int32_t* compact,
+                              void* out, cudaStream_t s);
+
+// MultiBoxTarget (float32/float64): anchor (anchors * 4), label (batch,
+// labels, label_width), cls_pred (batch, classes, anchors).
+struct MultiBoxTargetArgs {
+  int64_t batch = 0, anchors = 0, labels = 0, label_width = 0, classes = 0;
+  double overlap_threshold = 0, ignore_label = -1, negative_mining_ratio = -1,
+         negative_mining_thresh = 0, var[4] = {};
+};
+// Device scratch: per batch aflag, match, best_iou and keys (anchors each),
+// gflag (labels) and info (2 int64: boxes, negatives wanted).
+struct MultiBoxTargetScratch {
+  int32_t *aflag = nullptr, *match = nullptr, *gflag = nullptr;
+  double *best_iou = nullptr, *keys = nullptr;
+  int64_t* info = nullptr;
+};
+// Step 1 (one block per batch): resets the outputs, matches anchors to boxes
+// and writes the hard-negative keys (batch * anchors doubles, +inf for
+// anchors that cannot be negatives). Sorted ascending (LaunchSortRows), the
+// keys and their positions feed step 2, which writes the targets.
+cudaError_t LaunchMultiBoxMatch(Elem t, const void* anchors, const void* labels, const void* cls,
+                                const MultiBoxTargetArgs& a, const MultiBoxTargetScratch& w,
+                                void* loc_target, void* loc_mask, void* cls_target,
+                                cudaStream_t s);
+cudaError_t LaunchMultiBoxTargetOut(Elem t, const void* anchors, const void* labels,
+                                    const double* sorted_keys, const int32_t* positions,
+                                    const MultiBoxTargetArgs& a, const MultiBoxTargetScratch& w,
+                                    void* loc_target, void* loc_mask, void* cls_target,
+                                    cudaStream_t s);
+
+// Proposal / MultiProposal (float32): cls_prob (n, 2a, h, w), bbox_pred
+// (n, 4a, h, w), im_info (n, 3); devices/proposal_plan.h's sizes.
+struct ProposalArgs {
+  int64_t n = 0, a = 0, h = 0, w = 0, count = 0, pre = 0, post_nms = 0, rows = 0;
+  int64_t stride = 16, min_size = 16;
+  float threshold = 0.7f;
+  bool iou_loss = false;
+};
+// Every proposal (props: n * count * 5) and its score as a sort key (keys:
+// n * count); `anchors` (a * 4, on the device) are the base anchors. Sorted
+// descending (LaunchSortRows), the positions feed LaunchProposalNms, which
+// writes rois (n * rows, 5) and scores (n * rows) with per-image scratch
+// ordered (pre * 5), area (pre), dead (pre) and keep (pre).
+cudaError_t LaunchProposalDecode(const float* cls, const float* deltas, const float* info,
+                                 const float* anchors, const ProposalArgs& a, float* props,
+                                 float* keys, cudaStream_t s);
+cudaError_t LaunchProposalNms(const float* props, const int32_t* positions, const ProposalArgs& a,
+                              float* ordered, float* area, uint8_t* dead, int32_t* keep,
+                              float* out, float* score, cudaStream_t s);
+
 // box_nms over `batches` blocks of n rows of `width` (graph/ops/detection.h's
 // BoxNmsParam, indices already checked against the width).
 struct BoxNmsArgs {
