@@ -2,7 +2,9 @@
 
 #include <cmath>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "devices/ctc_math.h"
 #include "devices/tensor.h"
 #include "graph/ops/ctc_loss.h"
 
@@ -22,6 +24,32 @@ int64_t CtcScratchPerSample(const CtcDims& d) {
   return d.tmax * d.alphabet + 2 * d.tmax * d.max_symbols();
 }
 
+std::vector<int64_t> CtcSampleTable(const CtcDims& d, const std::vector<CtcSample>& samples) {
+  const int64_t smax = d.max_symbols(), per = CtcMetaPerSample(smax);
+  std::vector<int64_t> meta(static_cast<size_t>(d.batch * per), 0);
+  for (int64_t b = 0; b < d.batch; ++b) {
+    const CtcSample& smp = samples[b];
+    int64_t* m = meta.data() + b * per;
+    const int64_t S = static_cast<int64_t>(smp.sym.size());
+    m[0] = smp.steps;
+    m[1] = S;
+    m[2] = smp.feasible ? 1 : 0;
+    int64_t* sym = m + 3;
+    int64_t* next = sym + smax;
+    int64_t* first = next + smax;
+    // From the end: each position's next of its class is the last one seen.
+    absl::flat_hash_map<int64_t, int64_t> later;
+    for (int64_t s = S - 1; s >= 0; --s) {
+      sym[s] = smp.sym[s];
+      auto it = later.find(sym[s]);
+      next[s] = it == later.end() ? -1 : it->second;
+      later[sym[s]] = s;
+    }
+    for (int64_t s = 0; s < S; ++s) first[s] = later.at(sym[s]) == s ? 1 : 0;
+  }
+  return meta;
+}
+
 absl::StatusOr<CtcDims> CheckCtcCall(const KernelContext& ctx) {
   const auto& p = ctx.param<CTCLossParam>();
   const Tensor& data = ctx.inputs[0];
@@ -29,6 +57,10 @@ absl::StatusOr<CtcDims> CheckCtcCall(const KernelContext& ctx) {
   if (data.shape().ndim() != 3 || label.shape().ndim() != 2) {
     return Fail(ctx, absl::StrCat("data ", data.DebugString(), " must be 3-D and label ",
                                   label.DebugString(), " 2-D"));
+  }
+  if (data.shape()[2] < 1) {
+    return Fail(ctx, absl::StrCat("data ", data.DebugString(),
+                                  " has no classes (the alphabet holds the blank)"));
   }
   for (size_t o = 0; o < 2 && o < ctx.outputs.size(); ++o) {
     if (ctx.outputs[o].dtype() != data.dtype()) {

@@ -37,6 +37,12 @@ absl::StatusOr<CtcDims> CheckCtcCall(const KernelContext& ctx);
 absl::StatusOr<std::vector<CtcSample>> ReadCtcSamples(const KernelContext& ctx,
                                                       const CtcDims& d);
 
+// The GPU kernel's sample table (devices/ctc_math.h's CtcMetaPerSample
+// layout): per sample its steps, symbol count and feasibility, then per
+// extended-label position its class, the next position of that class (-1:
+// none) and whether it is the class's first.
+std::vector<int64_t> CtcSampleTable(const CtcDims& d, const std::vector<CtcSample>& samples);
+
 // Doubles of scratch per sample: log softmax (tmax * alphabet), alpha and
 // beta (tmax * max_symbols each).
 int64_t CtcScratchPerSample(const CtcDims& d);

@@ -16,7 +16,7 @@ int64_t ForwardElems(const RnnDims& d) {
 
 // The backward's own buffers, in elements (RnnBuffers' order).
 int64_t BackwardElems(const RnnDims& d, int64_t param_size) {
-  return d.rows() * d.gh() + 2 * d.rows() * d.max_width() + d.batch * d.gh() +
+  return 2 * d.rows() * d.gh() + 2 * d.rows() * d.max_width() +
          4 * d.batch * d.hidden + param_size + 2 * d.layers * d.dirs * d.batch * d.hidden;
 }
 
@@ -34,6 +34,15 @@ RnnDims MakeRnnDims(const RNNParam& p, const Shape& data) {
   d.lstm = p.lstm();
   d.gru = p.mode == RNNMode::kGru;
   return d;
+}
+
+RnnRecurrentPairs RecurrentPairs(const RnnDims& d, bool reverse) {
+  RnnRecurrentPairs p;
+  p.first_row = reverse ? (d.seq - 1) * d.batch : 0;
+  p.steps = d.seq > 0 ? d.seq - 1 : 0;
+  p.grad_row = reverse ? 0 : d.batch;
+  p.state_row = reverse ? d.batch : 0;
+  return p;
 }
 
 int RnnCellKindOf(RNNMode mode) {

@@ -38,6 +38,17 @@ size_t RnnWorkspace(const NodeAttrs& attrs, const std::vector<Shape>& in,
 // not implement it), and a workspace as planned.
 absl::Status CheckRnnCall(const KernelContext& ctx, const RNNParam& p, bool train);
 
+// The recurrent weight gradient pairs each step's dGh rows with the hidden
+// state it read: h0 for the direction's first step (rows from first_row),
+// and for the other `steps` steps the state stored one step earlier, which
+// in time order is one contiguous block: dGh rows from grad_row against h
+// rows from state_row (forward: times 1.. against 0..; reverse: times
+// 0..seq-2 against 1..). Rows count (time, batch) pairs.
+struct RnnRecurrentPairs {
+  int64_t first_row = 0, steps = 0, grad_row = 0, state_row = 0;
+};
+RnnRecurrentPairs RecurrentPairs(const RnnDims& d, bool reverse);
+
 // Saved forward state of one (layer, direction), and its weights.
 template <typename T>
 struct RnnCellBuffers {
@@ -59,6 +70,8 @@ struct RnnBuffers {
   std::vector<T*> layer_out;             // per layer (rows, dirs * hidden)
   T* tmp_gh = nullptr;                   // (batch, gh): one step's recurrent product
   // Backward only.
+  // dgx, dgh: every step's input- and recurrent-side pre-activation
+  // gradients (rows, gh), so the weight gradients are one GEMM each.
   T *dgx = nullptr, *dy = nullptr, *dx = nullptr, *dgh = nullptr;
   T *dh = nullptr, *dc = nullptr, *dhp = nullptr, *dcp = nullptr;
   T *dparams = nullptr, *dstate = nullptr, *dcell = nullptr;
@@ -93,7 +106,7 @@ struct RnnBuffers {
     dgx = take(d.rows() * d.gh());
     dy = take(d.rows() * d.max_width());
     dx = take(d.rows() * d.max_width());
-    dgh = take(d.batch * d.gh());
+    dgh = take(d.rows() * d.gh());
     dh = take(d.batch * d.hidden);
     dc = take(d.batch * d.hidden);
     dhp = take(d.batch * d.hidden);

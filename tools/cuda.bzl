@@ -31,8 +31,13 @@ NVCC_FLAGS = [
     "-I$(GENDIR)",
 ]
 
-def cuda_library(name, srcs, hdrs = [], nvcc_hdrs = [], deps = [], **kwargs):
-    """nvcc_hdrs: headers of other packages the .cu files include (exported files)."""
+def cuda_library(name, srcs, hdrs = [], nvcc_hdrs = [], exact_srcs = [], deps = [], **kwargs):
+    """nvcc_hdrs: headers of other packages the .cu files include (exported files).
+
+    exact_srcs: .cu files (also listed in srcs) compiled with --fmad=false, so
+    that no a * b + c is fused: their arithmetic is shared with the CPU
+    kernels (geometry, IoU thresholds) and must round the same way there.
+    """
     objs = []
     for src in srcs:
         stem = src[:-len(".cu")].replace("/", "_")
@@ -41,7 +46,8 @@ def cuda_library(name, srcs, hdrs = [], nvcc_hdrs = [], deps = [], **kwargs):
             name = "_%s_%s_nvcc" % (name, stem),
             srcs = [src] + hdrs + nvcc_hdrs,
             outs = [obj],
-            cmd = " ".join([NVCC] + NVCC_ARCH + NVCC_FLAGS + [
+            cmd = " ".join([NVCC] + NVCC_ARCH + NVCC_FLAGS +
+                           (["--fmad=false"] if src in exact_srcs else []) + [
                 "-c",
                 "$(location %s)" % src,
                 "-o",

@@ -115,16 +115,24 @@ class RNNRunner {
             for (int64_t j = 0; j < d_.hidden; ++j) b_.dh[b * d_.hidden + j] += src[j];
           }
           StepBackward(c, t, hprev, cprev);
-          // dh_prev = dGh W_h (+ the direct path, already in b_.dhp); dWh += dGh^T hprev.
-          Gemm<T>(ctx, true, false, false, d_.batch, d_.hidden, d_.gh(), b_.dgh, d_.gh(), c.wh,
-                  d_.hidden, b_.dhp, d_.hidden, true);
-          Gemm<T>(ctx, true, true, false, d_.gh(), d_.hidden, d_.batch, b_.dgh, d_.gh(), hprev,
-                  d_.hidden, dwh, d_.hidden, true);
-          for (int64_t b = 0; b < d_.batch; ++b) {
-            for (int64_t j = 0; j < d_.gh(); ++j) dbh[j] += b_.dgh[b * d_.gh() + j];
-          }
+          // dh_prev = dGh W_h (+ the direct path, already in b_.dhp).
+          Gemm<T>(ctx, true, false, false, d_.batch, d_.hidden, d_.gh(), b_.dgh + t * d_.batch * d_.gh(),
+                  d_.gh(), c.wh, d_.hidden, b_.dhp, d_.hidden, true);
           std::swap(b_.dh, b_.dhp);
           if (d_.lstm) std::swap(b_.dc, b_.dcp);
+        }
+        // dWh += dGh^T h_prev over every step, dbh += dGh's column sums.
+        const RnnRecurrentPairs pairs = RecurrentPairs(d_, reverse);
+        if (pairs.steps > 0) {
+          Gemm<T>(ctx, true, true, false, d_.gh(), d_.hidden, pairs.steps * d_.batch,
+                  b_.dgh + pairs.grad_row * d_.gh(), d_.gh(), c.h + pairs.state_row * d_.hidden,
+                  d_.hidden, dwh, d_.hidden, true);
+        }
+        Gemm<T>(ctx, true, true, false, d_.gh(), d_.hidden, d_.batch,
+                b_.dgh + pairs.first_row * d_.gh(), d_.gh(), h0 + k * nh, d_.hidden, dwh,
+                d_.hidden, true);
+        for (int64_t r = 0; r < d_.rows(); ++r) {
+          for (int64_t j = 0; j < d_.gh(); ++j) dbh[j] += b_.dgh[r * d_.gh() + j];
         }
         std::memcpy(b_.dstate + k * nh, b_.dh, sizeof(T) * nh);
         if (d_.lstm) std::memcpy(b_.dcell + k * nh, b_.dc, sizeof(T) * nh);
@@ -186,7 +194,7 @@ class RNNRunner {
         RnnCellBackward<T>(kind_, H, j, c.x + row * GH, c.c ? c.c[t * nh + u] : T(0),
                            cprev ? cprev[u] : T(0), c.hn ? c.hn[t * nh + u] : T(0), hprev[u],
                            b_.dh[u], d_.lstm ? b_.dc[u] : T(0), b_.dgx + row * GH,
-                           b_.dgh + b * GH, b_.dhp + u, d_.lstm ? b_.dcp + u : nullptr);
+                           b_.dgh + row * GH, b_.dhp + u, d_.lstm ? b_.dcp + u : nullptr);
       }
     }
   }

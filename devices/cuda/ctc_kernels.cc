@@ -28,42 +28,6 @@ size_t CtcGpuWorkspace(const NodeAttrs&, const std::vector<Shape>& in, const std
   return ScratchBytes(d) + MetaBytes(d);
 }
 
-// The samples' table: steps, symbols, feasible, then per position its
-// class, the next position of that class and whether it is the first.
-std::vector<int64_t> SampleTable(const CtcDims& d, const std::vector<CtcSample>& samples) {
-  const int64_t smax = d.max_symbols(), per = CtcMetaPerSample(smax);
-  std::vector<int64_t> meta(static_cast<size_t>(d.batch * per), 0);
-  for (int64_t b = 0; b < d.batch; ++b) {
-    const CtcSample& smp = samples[b];
-    int64_t* m = meta.data() + b * per;
-    const int64_t S = static_cast<int64_t>(smp.sym.size());
-    m[0] = smp.steps;
-    m[1] = S;
-    m[2] = smp.feasible ? 1 : 0;
-    int64_t* sym = m + 3;
-    int64_t* next = sym + smax;
-    int64_t* first = next + smax;
-    for (int64_t s = 0; s < S; ++s) {
-      sym[s] = smp.sym[s];
-      next[s] = -1;
-      first[s] = 1;
-      for (int64_t q = s - 1; q >= 0; --q) {
-        if (sym[q] == sym[s]) {
-          first[s] = 0;
-          break;
-        }
-      }
-      for (int64_t q = s + 1; q < S; ++q) {
-        if (smp.sym[q] == smp.sym[s]) {
-          next[s] = q;
-          break;
-        }
-      }
-    }
-  }
-  return meta;
-}
-
 absl::Status CtcForward(const KernelContext& ctx) {
   SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
   SYMX_ASSIGN_OR_RETURN(const CtcDims d, CheckCtcCall(ctx));
@@ -71,7 +35,7 @@ absl::Status CtcForward(const KernelContext& ctx) {
   if (d.batch == 0) return absl::OkStatus();
   SYMX_ASSIGN_OR_RETURN(const std::vector<CtcSample> samples, ReadCtcSamples(ctx, d));
   SYMX_ASSIGN_OR_RETURN(char* ws, WorkspaceOf(ctx, ScratchBytes(d) + MetaBytes(d)));
-  const std::vector<int64_t> meta = SampleTable(d, samples);
+  const std::vector<int64_t> meta = CtcSampleTable(d, samples);
   auto* table = reinterpret_cast<int64_t*>(ws + ScratchBytes(d));
   SYMX_RETURN_IF_ERROR(device->CopyFromHost(meta.data(), table, MetaBytes(d)));
   SYMX_CUDA_LAUNCH(ctx, LaunchCtcLoss(t, ctx.inputs[0].read_raw_data(), d.tmax, d.batch,

@@ -115,18 +115,28 @@ class RnnGpuRunner {
                         kind_, t_, N, H, c.x + t * N * GH, c.c ? c.c + t * nh : nullptr, cprev,
                         c.hn ? c.hn + t * nh : nullptr, hprev, b_.dh,
                         b_.dy + t * N * width + dir * H, width, d_.lstm ? b_.dc : nullptr,
-                        b_.dgx + t * N * GH, b_.dgh, b_.dhp, d_.lstm ? b_.dcp : nullptr,
-                        device_->stream()));
-          // dh_prev += dGh Wh; dWh += dGh^T hprev; dbh += column sums of dGh.
-          SYMX_RETURN_IF_ERROR(Gemm(ctx_, device_, t_, false, false, N, H, GH, b_.dgh, GH, c.wh,
-                                    H, b_.dhp, H, 1, 1));
-          SYMX_RETURN_IF_ERROR(Gemm(ctx_, device_, t_, true, false, GH, H, N, b_.dgh, GH, hprev,
-                                    H, dwh, H, 1, 1));
-          SYMX_CUDA_LAUNCH(ctx_, LaunchColumnSums(t_, b_.dgh, N, GH, 1.0, true, dbh,
-                                                  device_->stream()));
+                        b_.dgx + t * N * GH, b_.dgh + t * N * GH, b_.dhp,
+                        d_.lstm ? b_.dcp : nullptr, device_->stream()));
+          // dh_prev += dGh Wh.
+          SYMX_RETURN_IF_ERROR(Gemm(ctx_, device_, t_, false, false, N, H, GH,
+                                    b_.dgh + t * N * GH, GH, c.wh, H, b_.dhp, H, 1, 1));
           std::swap(b_.dh, b_.dhp);
           if (d_.lstm) std::swap(b_.dc, b_.dcp);
         }
+        // dWh += dGh^T h_prev over every step (two GEMMs), dbh += dGh's column
+        // sums: accumulated once, not per step (fewer launches, and half
+        // types round the sum once).
+        const RnnRecurrentPairs pairs = RecurrentPairs(d_, reverse);
+        if (pairs.steps > 0) {
+          SYMX_RETURN_IF_ERROR(Gemm(ctx_, device_, t_, true, false, GH, H, pairs.steps * N,
+                                    b_.dgh + pairs.grad_row * GH, GH, c.h + pairs.state_row * H,
+                                    H, dwh, H, 1, 1));
+        }
+        SYMX_RETURN_IF_ERROR(Gemm(ctx_, device_, t_, true, false, GH, H, N,
+                                  b_.dgh + pairs.first_row * GH, GH, h0 + k * nh, H, dwh, H, 1,
+                                  1));
+        SYMX_CUDA_LAUNCH(ctx_, LaunchColumnSums(t_, b_.dgh, d_.rows(), GH, 1.0, true, dbh,
+                                                device_->stream()));
         SYMX_RETURN_IF_ERROR(Copy(b_.dstate + k * nh, b_.dh, nh));
         if (d_.lstm) SYMX_RETURN_IF_ERROR(Copy(b_.dcell + k * nh, b_.dc, nh));
         // Input projections over the whole sequence.

@@ -1,5 +1,5 @@
 // Bind and run: MXNet's test_executor cases (bind table, dot, reshape) and the
-// grad_req rules.
+// grad_req rules, on cpu(0) or (SYMX_TEST_DEVICE=gpu) on gpu(0).
 #include <cmath>
 #include <random>
 
@@ -17,6 +17,20 @@ using ::symx::testing::ExpectNear;
 using ::symx::testing::Full;
 using ::symx::testing::Iota;
 using ::testing::HasSubstr;
+
+// The device under test: cpu(0), or gpu(0) with SYMX_TEST_DEVICE=gpu
+// (tools/gpu/run.sh), where every array a test binds lives too.
+const Context kDev = testing::TestDevice(0);
+
+Tensor Dev(const Tensor& t) {
+  return t.ctx() == kDev ? t : ValueOrThrow(CopyToNew(t, kDev, t.dtype()));
+}
+
+BindOptions Opt() {
+  BindOptions o;
+  o.ctx = kDev;
+  return o;
+}
 
 struct BinaryCase {
   const char* name;
@@ -74,15 +88,15 @@ TEST(BindTest, BinaryOpsThreeWays) {
       Symbol x = Symbol::Variable("x"), y = Symbol::Variable("y");
       Symbol z = c.build(x, y);
       for (int way = 0; way < 3; ++way) {
-        Tensor xa = Tensor::FromVector(shape, xv), ya = Tensor::FromVector(shape, yv);
-        Tensor gx = Full(shape, 0), gy = Full(shape, 0);
+        Tensor xa = Dev(Tensor::FromVector(shape, xv)), ya = Dev(Tensor::FromVector(shape, yv));
+        Tensor gx = Dev(Full(shape, 0)), gy = Dev(Full(shape, 0));
         std::unique_ptr<Executor> exe;
         if (way == 0) {
-          exe = Executor::Bind(z, {}, {xa, ya}, ArrayArgs({gx, gy}));
+          exe = Executor::Bind(z, Opt(), {xa, ya}, ArrayArgs({gx, gy}));
         } else if (way == 1) {
-          exe = Executor::Bind(z, {}, {xa, ya}, std::nullopt);
+          exe = Executor::Bind(z, Opt(), {xa, ya}, std::nullopt);
         } else {
-          exe = Executor::Bind(z, {}, std::map<std::string, Tensor>{{"x", xa}, {"y", ya}},
+          exe = Executor::Bind(z, Opt(), std::map<std::string, Tensor>{{"x", xa}, {"y", ya}},
                                ArrayArgs(std::map<std::string, Tensor>{{"x", gx}, {"y", gy}}));
         }
         exe->Forward(false);
@@ -113,10 +127,10 @@ TEST(BindTest, Dot2DAnd1D) {
   Symbol x = Symbol::Variable("x"), y = Symbol::Variable("y");
   Symbol z = OpCall("dot").Input(x).Input(y);
   // (2,3) x (3,4): grads g.y^T and x^T.g.
-  Tensor xa = Iota(Shape{2, 3}, [](int64_t i) { return 0.5 * i - 1; });
-  Tensor ya = Iota(Shape{3, 4}, [](int64_t i) { return 0.25 * i; });
-  Tensor gx = Full(Shape{2, 3}, 0), gy = Full(Shape{3, 4}, 0);
-  auto exe = Executor::Bind(z, {}, {xa, ya}, ArrayArgs({gx, gy}));
+  Tensor xa = Dev(Iota(Shape{2, 3}, [](int64_t i) { return 0.5 * i - 1; }));
+  Tensor ya = Dev(Iota(Shape{3, 4}, [](int64_t i) { return 0.25 * i; }));
+  Tensor gx = Dev(Full(Shape{2, 3}, 0)), gy = Dev(Full(Shape{3, 4}, 0));
+  auto exe = Executor::Bind(z, Opt(), {xa, ya}, ArrayArgs({gx, gy}));
   exe->Forward(true);
   std::vector<double> xs = xa.ToDoubles(), ys = ya.ToDoubles(), want(8, 0.0);
   for (int i = 0; i < 2; ++i)
@@ -135,10 +149,10 @@ TEST(BindTest, Dot2DAnd1D) {
   ExpectNear(gy, wgy, 1e-5, "dot grad y");
 
   // 1-D: a scalar-shaped (1,) output; grads g*y and g*x.
-  Tensor a = Iota(Shape{5}, [](int64_t i) { return i + 1.0; });
-  Tensor b = Iota(Shape{5}, [](int64_t i) { return 2.0 - i; });
-  Tensor ga = Full(Shape{5}, 0), gb = Full(Shape{5}, 0);
-  auto exe1 = Executor::Bind(z, {}, {a, b}, ArrayArgs({ga, gb}));
+  Tensor a = Dev(Iota(Shape{5}, [](int64_t i) { return i + 1.0; }));
+  Tensor b = Dev(Iota(Shape{5}, [](int64_t i) { return 2.0 - i; }));
+  Tensor ga = Dev(Full(Shape{5}, 0)), gb = Dev(Full(Shape{5}, 0));
+  auto exe1 = Executor::Bind(z, Opt(), {a, b}, ArrayArgs({ga, gb}));
   exe1->Forward(true);
   ExpectNear(exe1->outputs()[0], {1 * 2 + 2 * 1 + 3 * 0 + 4 * -1 + 5 * -2}, 1e-6, "dot 1-D");
   exe1->Backward({Full(exe1->outputs()[0].shape(), 2.0)});
@@ -152,6 +166,7 @@ TEST(BindTest, ReshapeSharesMemory) {
   Symbol x = Symbol::Variable("x");
   Symbol y = OpCall("FullyConnected").Name("fc").Attr("num_hidden", 4).Input("data", x);
   SimpleBindOptions o;
+  o.ctx = kDev;
   o.shapes = {{"x", Shape{5, 4}}};
   o.grad_req = GradReq::kNull;
   auto exe = Executor::SimpleBind(y, o);
@@ -178,7 +193,7 @@ TEST(BindTest, ReshapeSharesMemory) {
 TEST(BindTest, ReshapeRefusesSilentParameterChange) {
   Symbol x = Symbol::Variable("x");
   Symbol y = OpCall("FullyConnected").Name("fc").Attr("num_hidden", 4).Input("data", x);
-  auto exe = Executor::SimpleBind(y, {.shapes = {{"x", Shape{5, 4}}}});
+  auto exe = Executor::SimpleBind(y, {.ctx = kDev, .shapes = {{"x", Shape{5, 4}}}});
   EXPECT_THAT(testing::ErrorOf([&] {
                 exe->Reshape({{"x", Shape{5, 2}}});
               }),
@@ -190,9 +205,9 @@ TEST(BindTest, ReshapeRefusesSilentParameterChange) {
 TEST(BindTest, GradReqAddAccumulatesAndWriteOverwrites) {
   Symbol x = Symbol::Variable("x"), y = Symbol::Variable("y");
   Symbol z = x * y;
-  Tensor xa = Full(Shape{3}, 2), ya = Full(Shape{3}, 5);
-  Tensor gx = Full(Shape{3}, 1), gy = Full(Shape{3}, 1);
-  BindOptions opt;
+  Tensor xa = Dev(Full(Shape{3}, 2)), ya = Dev(Full(Shape{3}, 5));
+  Tensor gx = Dev(Full(Shape{3}, 1)), gy = Dev(Full(Shape{3}, 1));
+  BindOptions opt = Opt();
   opt.grad_req = std::map<std::string, GradReq>{{"x", GradReq::kAdd}, {"y", GradReq::kWrite}};
   auto exe = Executor::Bind(z, opt, {xa, ya}, ArrayArgs({gx, gy}));
   for (int i = 0; i < 2; ++i) {
@@ -207,7 +222,7 @@ TEST(BindTest, NullGradReqPrunesBackwardNodes) {
   Symbol x = Symbol::Variable("x"), w = Symbol::Variable("w");
   Symbol h = OpCall("exp").Name("e").Input(x);
   Symbol z = h * w;
-  Tensor gx = Full(Shape{2}, 7), gw = Full(Shape{2}, 7);
+  Tensor gx = Dev(Full(Shape{2}, 7)), gw = Dev(Full(Shape{2}, 7));
   auto count_backward = [](const Executor& e) {
     std::string s = e.DebugStr();
     int n = 0;
@@ -215,12 +230,14 @@ TEST(BindTest, NullGradReqPrunesBackwardNodes) {
       ++n;
     return n;
   };
-  BindOptions all;
-  auto full = Executor::Bind(z, all, {Full(Shape{2}, 0), Full(Shape{2}, 3)}, ArrayArgs({gx, gw}));
-  BindOptions only_w;
+  BindOptions all = Opt();
+  auto full =
+      Executor::Bind(z, all, {Dev(Full(Shape{2}, 0)), Dev(Full(Shape{2}, 3))}, ArrayArgs({gx, gw}));
+  BindOptions only_w = Opt();
   only_w.grad_req = std::vector<GradReq>{GradReq::kNull, GradReq::kWrite};
   auto pruned =
-      Executor::Bind(z, only_w, {Full(Shape{2}, 0), Full(Shape{2}, 3)}, ArrayArgs({gx, gw}));
+      Executor::Bind(z, only_w, {Dev(Full(Shape{2}, 0)), Dev(Full(Shape{2}, 3))},
+                     ArrayArgs({gx, gw}));
   EXPECT_LT(count_backward(*pruned), count_backward(*full));
   pruned->Forward(true);
   pruned->Backward({Full(Shape{2}, 1)});
@@ -232,7 +249,7 @@ TEST(BindTest, NullGradReqPrunesBackwardNodes) {
 TEST(BindTest, HeadGradientRequiredUnlessLoss) {
   Symbol x = Symbol::Variable("x");
   Symbol y = OpCall("tanh").Name("t").Input(x);
-  auto exe = Executor::SimpleBind(y, {.shapes = {{"x", Shape{2, 3}}}});
+  auto exe = Executor::SimpleBind(y, {.ctx = kDev, .shapes = {{"x", Shape{2, 3}}}});
   exe->Forward(true);
   EXPECT_THAT(testing::ErrorOf([&] { exe->Backward(); }),
               HasSubstr("Because the last operator is not Loss function, head_gradient is "
@@ -242,7 +259,7 @@ TEST(BindTest, HeadGradientRequiredUnlessLoss) {
               }),
               HasSubstr("head gradient for output t_output has shape [3,2], expected [2,3]"));
   Symbol loss = OpCall("MakeLoss").Name("loss").Input(y);
-  auto lexe = Executor::SimpleBind(loss, {.shapes = {{"x", Shape{2, 3}}}});
+  auto lexe = Executor::SimpleBind(loss, {.ctx = kDev, .shapes = {{"x", Shape{2, 3}}}});
   lexe->arg_dict().at("x").Fill(0.5);
   lexe->Forward(true);
   lexe->Backward();
@@ -253,7 +270,7 @@ TEST(BindTest, HeadGradientRequiredUnlessLoss) {
 TEST(BindTest, AuxStatesChangeOnlyInTraining) {
   Symbol x = Symbol::Variable("x");
   Symbol bn = OpCall("BatchNorm").Name("bn").Attr("fix_gamma", false).Input("data", x);
-  auto exe = Executor::SimpleBind(bn, {.shapes = {{"x", Shape{4, 2}}}, .grad_req = GradReq::kNull});
+  auto exe = Executor::SimpleBind(bn, {.ctx = kDev, .shapes = {{"x", Shape{4, 2}}}, .grad_req = GradReq::kNull});
   exe->arg_dict().at("x").Fill(3);
   exe->arg_dict().at("bn_gamma").Fill(1);
   exe->Forward(false);
@@ -268,7 +285,7 @@ TEST(BindTest, MonitorSeesEveryOpOutput) {
   Symbol x = Symbol::Variable("x");
   Symbol y = OpCall("FullyConnected").Name("fc1").Attr("num_hidden", 3).Input("data", x);
   Symbol z = OpCall("relu").Name("r").Input(y);
-  auto exe = Executor::SimpleBind(z, {.shapes = {{"x", Shape{2, 4}}}, .grad_req = GradReq::kNull});
+  auto exe = Executor::SimpleBind(z, {.ctx = kDev, .shapes = {{"x", Shape{2, 4}}}, .grad_req = GradReq::kNull});
   std::vector<std::string> seen;
   exe->SetMonitorCallback([&](const std::string& name, const Tensor&) { seen.push_back(name); });
   exe->Forward(false);
@@ -284,16 +301,16 @@ TEST(BindTest, ForwardAndBackwardAllocateNothing) {
   Symbol x = Symbol::Variable("x");
   Symbol y = OpCall("FullyConnected").Name("fc").Attr("num_hidden", 16).Input("data", x);
   Symbol z = OpCall("SoftmaxOutput").Name("sm").Input("data", y);
-  auto exe = Executor::SimpleBind(z, {.shapes = {{"x", Shape{8, 32}}, {"sm_label", Shape{8}}}});
-  Device* cpu = GetDevice(Context::CPU(0)).value();
-  size_t before = cpu->allocator().bytes_in_use();
-  cpu->allocator().ResetPeak();
+  auto exe = Executor::SimpleBind(z, {.ctx = kDev, .shapes = {{"x", Shape{8, 32}}, {"sm_label", Shape{8}}}});
+  Device* dev = GetDevice(kDev).value();
+  size_t before = dev->allocator().bytes_in_use();
+  dev->allocator().ResetPeak();
   for (int i = 0; i < 3; ++i) {
     exe->Forward(true);
     exe->Backward();
   }
-  EXPECT_EQ(cpu->allocator().bytes_in_use(), before);
-  EXPECT_EQ(cpu->allocator().peak_bytes(), before);
+  EXPECT_EQ(dev->allocator().bytes_in_use(), before);
+  EXPECT_EQ(dev->allocator().peak_bytes(), before);
 }
 
 }  // namespace

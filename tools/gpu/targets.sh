@@ -35,6 +35,7 @@ SYMX_GPU_CONFORMANCE=(
 # executor_test_util.h's TestDevice): run.sh runs them again on gpu(n) with
 # SYMX_TEST_DEVICE=gpu and SYMX_LOGICAL_GPUS=8.
 SYMX_GPU_RETARGETED=(
+  //tests/executor:bind_test
   //tests/executor:model_parallel_test
   //tests/executor:shared_exec_test
 )
