@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -75,6 +76,22 @@ struct RnnBuffers {
   T *dgx = nullptr, *dy = nullptr, *dx = nullptr, *dgh = nullptr;
   T *dh = nullptr, *dc = nullptr, *dhp = nullptr, *dcp = nullptr;
   T *dparams = nullptr, *dstate = nullptr, *dcell = nullptr;
+
+  // After the backward (dy holds the data's gradient): the gradient of
+  // forward input i (data, parameters, state, state_cell) and its elements.
+  std::pair<const T*, int64_t> Gradient(int i, const RNNParam& p, const RnnDims& d) const {
+    const int64_t states = d.layers * d.dirs * d.batch * d.hidden;
+    switch (i) {
+      case 0:
+        return {dy, d.rows() * d.input};
+      case 1:
+        return {dparams, p.ParamSize(d.input)};
+      case 2:
+        return {dstate, states};
+      default:
+        return {dcell, states};
+    }
+  }
 
   RnnBuffers(void* workspace, const T* params, const RNNParam& p, const RnnDims& d,
              bool backward) {

@@ -147,13 +147,10 @@ class RNNRunner {
       }
       std::swap(b_.dx, b_.dy);
     }
-    // b_.dy now holds the data's gradient.
-    const T* grads[4] = {b_.dy, b_.dparams, b_.dstate, b_.dcell};
-    const int64_t sizes[4] = {d_.rows() * d_.input, psize, d_.layers * d_.dirs * nh,
-                              d_.layers * d_.dirs * nh};
     for (int i = 0; i < nin && i < static_cast<int>(ctx.outputs.size()); ++i) {
       if (!OutputWanted(ctx.req, i) || !ctx.outputs[i].defined()) continue;
-      std::memcpy(ctx.outputs[i].template data<T>(), grads[i], sizeof(T) * sizes[i]);
+      const auto [grad, n] = b_.Gradient(i, p_, d_);
+      std::memcpy(ctx.outputs[i].template data<T>(), grad, sizeof(T) * n);
     }
   }
 

@@ -314,7 +314,9 @@ absl::Status ProposalImage(const KernelContext& ctx, const ProposalParam& p, con
     sc[k] = props[k * 5 + 4];
     order[k] = static_cast<int32_t>(k);
   }
-  std::sort(order, order + d.count, [sc](int32_t i, int32_t j) { return sc[i] > sc[j]; });
+  // Stable, as the GPU's sort: equal scores (every -1) keep cell order on both devices.
+  std::stable_sort(order, order + d.count,
+                   [sc](int32_t i, int32_t j) { return sc[i] > sc[j]; });
   for (int64_t i = 0; i < d.pre; ++i) {
     std::memcpy(ordered + i * 5, props + static_cast<int64_t>(order[i]) * 5, 5 * sizeof(float));
   }

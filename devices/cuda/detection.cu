@@ -17,20 +17,6 @@ namespace symx {
 namespace cuda {
 namespace {
 
-// Compute type of a storage type: float for float and the half types.
-template <typename T>
-using BoxC = std::conditional_t<std::is_same_v<T, double>, double, float>;
-
-template <typename T>
-__device__ __forceinline__ BoxC<T> Rd(const T* p, int64_t i) {
-  return static_cast<BoxC<T>>(Load(p, i));
-}
-
-template <typename T>
-__device__ __forceinline__ void Wr(T* p, int64_t i, BoxC<T> v) {
-  Store(p, i, static_cast<Acc<T>>(v));
-}
-
 __global__ void PriorKernel(int64_t in_w, int64_t anchors, float step_y, float step_x,
                             float off_y, float off_x, const float* half, bool clip, float* out,
                             int64_t count) {
@@ -45,7 +31,7 @@ __global__ void PriorKernel(int64_t in_w, int64_t anchors, float step_y, float s
 
 template <typename T>
 __device__ __forceinline__ bool NmsCandidate(const T* row, const BoxNmsArgs& a) {
-  using C = BoxC<T>;
+  using C = GeomC<T>;
   if (!(Rd(row, a.score_index) > static_cast<C>(a.valid_thresh))) return false;
   return !(a.id_index >= 0 && a.background_id >= 0 &&
            Rd(row, a.id_index) == static_cast<C>(a.background_id));
@@ -54,8 +40,8 @@ __device__ __forceinline__ bool NmsCandidate(const T* row, const BoxNmsArgs& a) 
 // keys[b, i]: row i's score when it is a candidate (-0 as +0, which the CPU's
 // comparison cannot tell apart), else -inf, which sorts after every candidate.
 template <typename T>
-__global__ void NmsKeysKernel(const T* x, BoxNmsArgs a, BoxC<T>* keys, int64_t rows) {
-  using C = BoxC<T>;
+__global__ void NmsKeysKernel(const T* x, BoxNmsArgs a, GeomC<T>* keys, int64_t rows) {
+  using C = GeomC<T>;
   SYMX_GRID_STRIDE(i, rows) {
     const T* row = x + i * a.width;
     C key = -static_cast<C>(INFINITY);
@@ -68,15 +54,15 @@ __global__ void NmsKeysKernel(const T* x, BoxNmsArgs a, BoxC<T>* keys, int64_t r
 }
 
 template <typename T>
-__device__ __forceinline__ Box<BoxC<T>> NmsBox(const T* row, const BoxNmsArgs& a) {
+__device__ __forceinline__ Box<GeomC<T>> NmsBox(const T* row, const BoxNmsArgs& a) {
   const int64_t cs = a.coord_start;
   return ToCorner(Rd(row, cs), Rd(row, cs + 1), Rd(row, cs + 2), Rd(row, cs + 3), a.in_center);
 }
 
 template <typename T>
-__global__ void NmsKernel(const T* x, const BoxC<T>* sorted_keys, const int32_t* pos,
+__global__ void NmsKernel(const T* x, const GeomC<T>* sorted_keys, const int32_t* pos,
                           BoxNmsArgs a, uint8_t* dead_all, T* out, T* rec) {
-  using C = BoxC<T>;
+  using C = GeomC<T>;
   const int64_t b = blockIdx.x, n = a.n, width = a.width, cs = a.coord_start;
   const T* xb = x + b * n * width;
   const C* kb = sorted_keys + b * n;
@@ -151,8 +137,8 @@ __global__ void NmsGradKernel(const T* og, const T* rec, int64_t n, int64_t widt
 // no class, so it sorts after every detection).
 template <typename T>
 __global__ void MultiBoxDecodeKernel(const T* cls, const T* loc, const T* anchors,
-                                     MultiBoxArgs a, T* rows, BoxC<T>* keys, int64_t count) {
-  using C = BoxC<T>;
+                                     MultiBoxArgs a, T* rows, GeomC<T>* keys, int64_t count) {
+  using C = GeomC<T>;
   SYMX_GRID_STRIDE(e, count) {  // e = b * anchors + i
     const int64_t b = e / a.anchors, i = e % a.anchors;
     C score;
@@ -182,10 +168,10 @@ __global__ void MultiBoxDecodeKernel(const T* cls, const T* loc, const T* anchor
 // One block per batch: the detections in anchor order (compact), or sorted
 // by score and greedily suppressed (MultiBoxDetection's CPU rules).
 template <typename T>
-__global__ void MultiBoxNmsKernel(const T* rows_all, const BoxC<T>* keys_all,
-                                  const BoxC<T>* sorted_keys_all, const int32_t* pos_all,
+__global__ void MultiBoxNmsKernel(const T* rows_all, const GeomC<T>* keys_all,
+                                  const GeomC<T>* sorted_keys_all, const int32_t* pos_all,
                                   MultiBoxArgs a, int32_t* compact_all, T* out_all) {
-  using C = BoxC<T>;
+  using C = GeomC<T>;
   const int64_t b = blockIdx.x, na = a.anchors, tid = threadIdx.x, nt = blockDim.x;
   const T* rows = rows_all + b * na * 6;
   const C* keys = keys_all + b * na;
@@ -244,8 +230,8 @@ __global__ void MultiBoxNmsKernel(const T* rows_all, const BoxC<T>* keys_all,
 // ascending). IoUs are recomputed rather than stored: each is one Iou call
 // with the same inputs, so it is the same value every time.
 template <typename T>
-__device__ __forceinline__ Box<BoxC<T>> CornerBox(const T* q) {
-  return Box<BoxC<T>>{Rd(q, 0), Rd(q, 1), Rd(q, 2), Rd(q, 3)};
+__device__ __forceinline__ Box<GeomC<T>> CornerBox(const T* q) {
+  return Box<GeomC<T>>{Rd(q, 0), Rd(q, 1), Rd(q, 2), Rd(q, 3)};
 }
 
 template <typename T>
@@ -258,7 +244,7 @@ template <typename T>
 __global__ void MultiBoxMatchKernel(const T* anchors, const T* labels, const T* cls,
                                     MultiBoxTargetArgs a, MultiBoxTargetScratch w, T* loc_target,
                                     T* loc_mask, T* cls_target) {
-  using C = BoxC<T>;
+  using C = GeomC<T>;
   constexpr int kMaxThreads = 256;
   __shared__ double best_v[kMaxThreads];
   __shared__ int64_t best_i[kMaxThreads];
@@ -384,7 +370,7 @@ __global__ void MultiBoxTargetOutKernel(const T* anchors, const T* labels,
                                         const double* sorted_keys, const int32_t* pos,
                                         MultiBoxTargetArgs a, MultiBoxTargetScratch w,
                                         T* loc_target, T* loc_mask, T* cls_target) {
-  using C = BoxC<T>;
+  using C = GeomC<T>;
   const int64_t b = blockIdx.x, na = a.anchors, tid = threadIdx.x, nt = blockDim.x;
   const int64_t g = w.info[b * 2], negatives = w.info[b * 2 + 1];
   if (g == 0) return;
@@ -422,23 +408,12 @@ cudaError_t LaunchMultiBoxMatch(Elem t, const void* anchors, const void* labels,
                                 cudaStream_t s) {
   if (a.batch == 0) return cudaSuccess;
   if (a.batch > 0x7fffffff) return cudaErrorInvalidValue;
-  const unsigned blocks = static_cast<unsigned>(a.batch);
-  switch (t) {
-    case Elem::kF32:
-      MultiBoxMatchKernel<float><<<blocks, kThreads, 0, s>>>(
-          static_cast<const float*>(anchors), static_cast<const float*>(labels),
-          static_cast<const float*>(cls), a, w, static_cast<float*>(loc_target),
-          static_cast<float*>(loc_mask), static_cast<float*>(cls_target));
-      break;
-    case Elem::kF64:
-      MultiBoxMatchKernel<double><<<blocks, kThreads, 0, s>>>(
-          static_cast<const double*>(anchors), static_cast<const double*>(labels),
-          static_cast<const double*>(cls), a, w, static_cast<double*>(loc_target),
-          static_cast<double*>(loc_mask), static_cast<double*>(cls_target));
-      break;
-    default:
-      return cudaErrorInvalidValue;
-  }
+  SYMX_CUDA_F32_F64_SWITCH(t, T, {
+    MultiBoxMatchKernel<T><<<static_cast<unsigned>(a.batch), kThreads, 0, s>>>(
+        static_cast<const T*>(anchors), static_cast<const T*>(labels),
+        static_cast<const T*>(cls), a, w, static_cast<T*>(loc_target),
+        static_cast<T*>(loc_mask), static_cast<T*>(cls_target));
+  });
   return LastLaunchError();
 }
 
@@ -449,23 +424,12 @@ cudaError_t LaunchMultiBoxTargetOut(Elem t, const void* anchors, const void* lab
                                     cudaStream_t s) {
   if (a.batch == 0) return cudaSuccess;
   if (a.batch > 0x7fffffff) return cudaErrorInvalidValue;
-  const unsigned blocks = static_cast<unsigned>(a.batch);
-  switch (t) {
-    case Elem::kF32:
-      MultiBoxTargetOutKernel<float><<<blocks, kThreads, 0, s>>>(
-          static_cast<const float*>(anchors), static_cast<const float*>(labels), sorted_keys,
-          positions, a, w, static_cast<float*>(loc_target), static_cast<float*>(loc_mask),
-          static_cast<float*>(cls_target));
-      break;
-    case Elem::kF64:
-      MultiBoxTargetOutKernel<double><<<blocks, kThreads, 0, s>>>(
-          static_cast<const double*>(anchors), static_cast<const double*>(labels), sorted_keys,
-          positions, a, w, static_cast<double*>(loc_target), static_cast<double*>(loc_mask),
-          static_cast<double*>(cls_target));
-      break;
-    default:
-      return cudaErrorInvalidValue;
-  }
+  SYMX_CUDA_F32_F64_SWITCH(t, T, {
+    MultiBoxTargetOutKernel<T><<<static_cast<unsigned>(a.batch), kThreads, 0, s>>>(
+        static_cast<const T*>(anchors), static_cast<const T*>(labels), sorted_keys, positions,
+        a, w, static_cast<T*>(loc_target), static_cast<T*>(loc_mask),
+        static_cast<T*>(cls_target));
+  });
   return LastLaunchError();
 }
 
@@ -473,22 +437,11 @@ cudaError_t LaunchMultiBoxDecode(Elem t, const void* cls, const void* loc, const
                                  const MultiBoxArgs& a, void* rows, void* keys, cudaStream_t s) {
   const int64_t count = a.batch * a.anchors;
   if (count == 0) return cudaSuccess;
-  switch (t) {
-    case Elem::kF32:
-      MultiBoxDecodeKernel<float><<<GridFor(count), kThreads, 0, s>>>(
-          static_cast<const float*>(cls), static_cast<const float*>(loc),
-          static_cast<const float*>(anchors), a, static_cast<float*>(rows),
-          static_cast<float*>(keys), count);
-      break;
-    case Elem::kF64:
-      MultiBoxDecodeKernel<double><<<GridFor(count), kThreads, 0, s>>>(
-          static_cast<const double*>(cls), static_cast<const double*>(loc),
-          static_cast<const double*>(anchors), a, static_cast<double*>(rows),
-          static_cast<double*>(keys), count);
-      break;
-    default:
-      return cudaErrorInvalidValue;
-  }
+  SYMX_CUDA_F32_F64_SWITCH(t, T, {
+    MultiBoxDecodeKernel<T><<<GridFor(count), kThreads, 0, s>>>(
+        static_cast<const T*>(cls), static_cast<const T*>(loc), static_cast<const T*>(anchors),
+        a, static_cast<T*>(rows), static_cast<T*>(keys), count);
+  });
   return LastLaunchError();
 }
 
@@ -497,22 +450,11 @@ cudaError_t LaunchMultiBoxNms(Elem t, const void* rows, const void* keys, const 
                               void* out, cudaStream_t s) {
   if (a.batch == 0) return cudaSuccess;
   if (a.batch > 0x7fffffff) return cudaErrorInvalidValue;
-  const unsigned blocks = static_cast<unsigned>(a.batch);
-  switch (t) {
-    case Elem::kF32:
-      MultiBoxNmsKernel<float><<<blocks, kThreads, 0, s>>>(
-          static_cast<const float*>(rows), static_cast<const float*>(keys),
-          static_cast<const float*>(sorted_keys), positions, a, compact, static_cast<float*>(out));
-      break;
-    case Elem::kF64:
-      MultiBoxNmsKernel<double><<<blocks, kThreads, 0, s>>>(
-          static_cast<const double*>(rows), static_cast<const double*>(keys),
-          static_cast<const double*>(sorted_keys), positions, a, compact,
-          static_cast<double*>(out));
-      break;
-    default:
-      return cudaErrorInvalidValue;
-  }
+  SYMX_CUDA_F32_F64_SWITCH(t, T, {
+    MultiBoxNmsKernel<T><<<static_cast<unsigned>(a.batch), kThreads, 0, s>>>(
+        static_cast<const T*>(rows), static_cast<const T*>(keys),
+        static_cast<const T*>(sorted_keys), positions, a, compact, static_cast<T*>(out));
+  });
   return LastLaunchError();
 }
 
@@ -534,7 +476,7 @@ cudaError_t LaunchBoxNmsKeys(Elem t, const void* x, const BoxNmsArgs& a, void* k
   if (rows == 0) return cudaSuccess;
   SYMX_CUDA_FLOAT_SWITCH(t, T, {
     NmsKeysKernel<T><<<GridFor(rows), kThreads, 0, s>>>(static_cast<const T*>(x), a,
-                                                         static_cast<BoxC<T>*>(keys), rows);
+                                                         static_cast<GeomC<T>*>(keys), rows);
   });
   return LastLaunchError();
 }
@@ -546,7 +488,7 @@ cudaError_t LaunchBoxNms(Elem t, const void* x, const void* sorted_keys, const i
   if (a.batches > 0x7fffffff) return cudaErrorInvalidValue;
   SYMX_CUDA_FLOAT_SWITCH(t, T, {
     NmsKernel<T><<<static_cast<unsigned>(a.batches), kThreads, 0, s>>>(
-        static_cast<const T*>(x), static_cast<const BoxC<T>*>(sorted_keys), positions, a, dead,
+        static_cast<const T*>(x), static_cast<const GeomC<T>*>(sorted_keys), positions, a, dead,
         static_cast<T*>(out), static_cast<T*>(rec));
   });
   return LastLaunchError();

@@ -14,8 +14,6 @@ namespace symx {
 namespace cuda {
 namespace {
 
-size_t Aligned(size_t b) { return (b + 255) / 256 * 256; }
-
 // The anchors' half sizes, uploaded each call.
 size_t PriorWorkspace(const NodeAttrs& attrs, const std::vector<Shape>&,
                       const std::vector<Shape>&, DType) {
@@ -45,14 +43,14 @@ struct MultiBoxLayout {
 MultiBoxLayout MultiBoxLayoutOf(Elem t, int64_t batch, int64_t anchors) {
   MultiBoxLayout l;
   const size_t elem = t == Elem::kF64 ? 8 : 4;  // float32 and float64 only
-  const int64_t items = batch * anchors;
-  l.keys = Aligned(static_cast<size_t>(items * 6) * elem);
-  l.sort = l.keys + Aligned(static_cast<size_t>(items) * elem);
+  const size_t items = static_cast<size_t>(batch * anchors);
+  WorkspacePieces w;
+  w.Take(items * 6 * elem);  // candidate rows, at 0
+  l.keys = w.Take(items * elem);
   const size_t sort_bytes = SortWorkspaceBytes(BoxNmsKeyElem(t), SortDims{batch, anchors, 1});
-  l.compact = l.sort + Aligned(sort_bytes);
-  l.total = sort_bytes == 0 && items > 0
-                ? 0
-                : l.compact + Aligned(static_cast<size_t>(items) * sizeof(int32_t));
+  l.sort = w.Take(sort_bytes);
+  l.compact = w.Take(items * sizeof(int32_t));
+  l.total = sort_bytes == 0 && items > 0 ? 0 : w.total();
   return l;
 }
 
@@ -66,16 +64,10 @@ absl::Status MultiBoxDetectionForward(const KernelContext& ctx) {
   SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
   const auto& p = ctx.param<MultiBoxDetectionParam>();
   SYMX_ASSIGN_OR_RETURN(const MultiBoxDims d, CheckMultiBoxDetection(ctx));
-  const DType dt = ctx.inputs[0].dtype();
-  if (dt != DType::kFloat32 && dt != DType::kFloat64) return UnsupportedDType(ctx, dt);
-  const Elem t = static_cast<Elem>(static_cast<int>(dt));
+  SYMX_ASSIGN_OR_RETURN(const Elem t, Float32Or64Elem(ctx, ctx.inputs[0].dtype()));
   if (d.batch * d.anchors == 0) return absl::OkStatus();
   const MultiBoxLayout l = MultiBoxLayoutOf(t, d.batch, d.anchors);
-  if (l.total == 0) {
-    return Fail(ctx, absl::StrCat(d.batch, " x ", d.anchors,
-                                  " anchors exceed the GPU sort's int32 range"));
-  }
-  SYMX_ASSIGN_OR_RETURN(char* ws, WorkspaceOf(ctx, l.total));
+  SYMX_ASSIGN_OR_RETURN(char* ws, SortingWorkspaceOf(ctx, l.total, d.batch, d.anchors));
   MultiBoxArgs a;
   a.batch = d.batch;
   a.classes = d.classes;
@@ -112,21 +104,16 @@ struct TargetLayout {
 TargetLayout TargetLayoutOf(int64_t batch, int64_t anchors, int64_t labels) {
   TargetLayout l;
   const size_t items = static_cast<size_t>(batch * anchors);
-  size_t at = 0;
-  auto take = [&at](size_t bytes) {
-    const size_t here = at;
-    at += Aligned(bytes);
-    return here;
-  };
-  l.aflag = take(items * sizeof(int32_t));
-  l.match = take(items * sizeof(int32_t));
-  l.gflag = take(static_cast<size_t>(batch * labels) * sizeof(int32_t));
-  l.best_iou = take(items * sizeof(double));
-  l.keys = take(items * sizeof(double));
-  l.info = take(static_cast<size_t>(batch) * 2 * sizeof(int64_t));
+  WorkspacePieces w;
+  l.aflag = w.Take(items * sizeof(int32_t));
+  l.match = w.Take(items * sizeof(int32_t));
+  l.gflag = w.Take(static_cast<size_t>(batch * labels) * sizeof(int32_t));
+  l.best_iou = w.Take(items * sizeof(double));
+  l.keys = w.Take(items * sizeof(double));
+  l.info = w.Take(static_cast<size_t>(batch) * 2 * sizeof(int64_t));
   l.sort_bytes = SortWorkspaceBytes(Elem::kF64, SortDims{batch, anchors, 1});
-  l.sort = take(l.sort_bytes);
-  l.total = l.sort_bytes == 0 && items > 0 ? 0 : at;
+  l.sort = w.Take(l.sort_bytes);
+  l.total = l.sort_bytes == 0 && items > 0 ? 0 : w.total();
   return l;
 }
 
@@ -143,16 +130,10 @@ absl::Status MultiBoxTargetForward(const KernelContext& ctx) {
   SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
   const auto& p = ctx.param<MultiBoxTargetParam>();
   SYMX_ASSIGN_OR_RETURN(const MultiBoxTargetDims d, CheckMultiBoxTarget(ctx));
-  const DType dt = ctx.inputs[0].dtype();
-  if (dt != DType::kFloat32 && dt != DType::kFloat64) return UnsupportedDType(ctx, dt);
-  const Elem t = static_cast<Elem>(static_cast<int>(dt));
+  SYMX_ASSIGN_OR_RETURN(const Elem t, Float32Or64Elem(ctx, ctx.inputs[0].dtype()));
   if (d.batch == 0) return absl::OkStatus();
   const TargetLayout l = TargetLayoutOf(d.batch, d.anchors, d.labels);
-  if (l.total == 0) {
-    return Fail(ctx, absl::StrCat(d.batch, " x ", d.anchors,
-                                  " anchors exceed the GPU sort's int32 range"));
-  }
-  SYMX_ASSIGN_OR_RETURN(char* ws, WorkspaceOf(ctx, l.total));
+  SYMX_ASSIGN_OR_RETURN(char* ws, SortingWorkspaceOf(ctx, l.total, d.batch, d.anchors));
   MultiBoxTargetArgs a;
   a.batch = d.batch;
   a.anchors = d.anchors;
@@ -197,11 +178,13 @@ struct NmsLayout {
 NmsLayout NmsLayoutOf(Elem t, int64_t batches, int64_t n) {
   NmsLayout l;
   const Elem k = BoxNmsKeyElem(t);
-  const size_t key_bytes = k == Elem::kF64 ? 8 : 4;
-  l.sort = Aligned(static_cast<size_t>(batches * n) * key_bytes);
+  const size_t items = static_cast<size_t>(batches * n);
+  WorkspacePieces w;
+  l.keys = w.Take(items * (k == Elem::kF64 ? 8 : 4));
   const size_t sort_bytes = SortWorkspaceBytes(k, SortDims{batches, n, 1});
-  l.dead = l.sort + Aligned(sort_bytes);
-  l.total = sort_bytes == 0 && batches * n > 0 ? 0 : l.dead + Aligned(batches * n);
+  l.sort = w.Take(sort_bytes);
+  l.dead = w.Take(items);
+  l.total = sort_bytes == 0 && items > 0 ? 0 : w.total();
   return l;
 }
 
@@ -221,10 +204,7 @@ absl::Status BoxNmsForward(const KernelContext& ctx) {
   SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, ctx.inputs[0].dtype()));
   if (d.batches == 0) return absl::OkStatus();
   const NmsLayout l = NmsLayoutOf(t, d.batches, d.n);
-  if (l.total == 0) {
-    return Fail(ctx, absl::StrCat(d.batches, " x ", d.n, " rows exceed the GPU sort's int32 range"));
-  }
-  SYMX_ASSIGN_OR_RETURN(char* ws, WorkspaceOf(ctx, l.total));
+  SYMX_ASSIGN_OR_RETURN(char* ws, SortingWorkspaceOf(ctx, l.total, d.batches, d.n));
   BoxNmsArgs a;
   a.batches = d.batches;
   a.n = d.n;

@@ -99,6 +99,22 @@ __device__ __forceinline__ void Store(T* p, int64_t i, Acc<T> v) {
   }
 }
 
+// The compute type of kernels whose float arithmetic is shared with the CPU
+// (box and ROI geometry): float for float and the half types, double for
+// double, as the CPU kernels compute; loads and stores through it.
+template <typename T>
+using GeomC = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
+template <typename T>
+__device__ __forceinline__ GeomC<T> Rd(const T* p, int64_t i) {
+  return static_cast<GeomC<T>>(Load(p, i));
+}
+
+template <typename T>
+__device__ __forceinline__ void Wr(T* p, int64_t i, GeomC<T> v) {
+  Store(p, i, static_cast<Acc<T>>(v));
+}
+
 // Threads per block of the elementwise kernels, and a grid that covers n
 // with grid-stride loops (capped: each thread then takes several elements).
 constexpr int kThreads = 256;
@@ -134,6 +150,22 @@ inline unsigned GridFor(int64_t n) {
     } break;                                           \
     default:                                           \
       return cudaErrorInvalidValue;                    \
+  }
+
+// float32 and float64 only (kernels whose CPU twins have no half types);
+// cudaErrorInvalidValue for the others.
+#define SYMX_CUDA_F32_F64_SWITCH(elem, T, ...) \
+  switch (elem) {                              \
+    case Elem::kF32: {                         \
+      using T = float;                         \
+      __VA_ARGS__;                             \
+    } break;                                   \
+    case Elem::kF64: {                         \
+      using T = double;                        \
+      __VA_ARGS__;                             \
+    } break;                                   \
+    default:                                   \
+      return cudaErrorInvalidValue;            \
   }
 
 // Every Elem type.

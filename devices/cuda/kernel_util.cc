@@ -29,6 +29,19 @@ absl::StatusOr<Elem> FloatElem(const KernelContext& ctx, DType dtype) {
   }
 }
 
+absl::StatusOr<Elem> Float32Or64Elem(const KernelContext& ctx, DType dtype) {
+  if (dtype != DType::kFloat32 && dtype != DType::kFloat64) return UnsupportedDType(ctx, dtype);
+  return static_cast<Elem>(static_cast<int>(dtype));
+}
+
+absl::StatusOr<char*> SortingWorkspaceOf(const KernelContext& ctx, size_t total, int64_t rows,
+                                         int64_t n) {
+  if (total == 0) {
+    return Fail(ctx, absl::StrCat(rows, " x ", n, " sort keys exceed the GPU sort's int32 range"));
+  }
+  return WorkspaceOf(ctx, total);
+}
+
 absl::StatusOr<Elem> AnyElem(const KernelContext& ctx, DType dtype) {
   const Elem e = static_cast<Elem>(static_cast<int>(dtype));
   if (dtype == DType::kUnknown || !IsKnownElem(e)) return UnsupportedDType(ctx, dtype);

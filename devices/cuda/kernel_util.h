@@ -21,6 +21,9 @@ absl::StatusOr<CudaDevice*> StepDevice(const KernelContext& ctx);
 // Launcher type of a floating dtype (float32/64, float16, bfloat16), else the
 // kernel's unsupported-dtype error.
 absl::StatusOr<Elem> FloatElem(const KernelContext& ctx, DType dtype);
+// Launcher type of float32 or float64 (kernels whose CPU twins have no half
+// types), else the unsupported-dtype error.
+absl::StatusOr<Elem> Float32Or64Elem(const KernelContext& ctx, DType dtype);
 // Launcher type of any dtype the CUDA kernels store.
 absl::StatusOr<Elem> AnyElem(const KernelContext& ctx, DType dtype);
 // OK, or the launch's failure naming the node and the device.
@@ -33,6 +36,27 @@ inline bool IsHalf(DType t) { return t == DType::kFloat16 || t == DType::kBFloat
 // The step's workspace, at least `bytes` of it; an internal error naming the
 // node when the plan gave less (a WorkspaceFn that disagrees with its kernel).
 absl::StatusOr<char*> WorkspaceOf(const KernelContext& ctx, size_t bytes);
+// Carves a workspace into 256-byte-aligned pieces, in order: Take(bytes)
+// gives a piece's byte offset, total() the bytes they all need.
+class WorkspacePieces {
+ public:
+  size_t Take(size_t bytes) {
+    const size_t at = total_;
+    total_ += (bytes + 255) / 256 * 256;
+    return at;
+  }
+  size_t total() const { return total_; }
+
+ private:
+  size_t total_ = 0;
+};
+
+// The workspace of a kernel that sorts `rows` x `n` keys with LaunchSortRows:
+// its `total` planned bytes, or an error naming the sizes when the sort
+// cannot take them (the layout then sized itself 0).
+absl::StatusOr<char*> SortingWorkspaceOf(const KernelContext& ctx, size_t total, int64_t rows,
+                                         int64_t n);
+
 // A device-side "first flagged element" (kernels atomicMin an element number
 // into it; all ones means none): Reset before the launch, Read after it
 // (waits for the device), giving the element or -1.

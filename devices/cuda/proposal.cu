@@ -1,8 +1,8 @@
 // Proposal / MultiProposal on the GPU over the CPU's box arithmetic
 // (devices/proposal_geometry.h): every (image, cell, anchor) proposal decoded
 // in parallel, each image's scores sorted by CUB's segmented radix sort
-// (stable, so score ties keep cell order; the CPU's std::sort may order ties
-// differently), then one block per image runs the greedy NMS over the best
+// (stable, so score ties keep cell order, as the CPU's std::stable_sort),
+// then one block per image runs the greedy NMS over the best
 // `pre`, each kept box suppressing the later ones in parallel.
 #include "devices/cuda/elem_types.cuh"
 #include "devices/cuda/launch.h"

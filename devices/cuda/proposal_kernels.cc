@@ -15,8 +15,6 @@ namespace symx {
 namespace cuda {
 namespace {
 
-size_t Aligned(size_t b) { return (b + 255) / 256 * 256; }
-
 // The workspace: base anchors, proposals, sort keys, the sort's own, then
 // the NMS scratch (ordered, area, dead, keep).
 struct ProposalLayout {
@@ -26,23 +24,18 @@ struct ProposalLayout {
 
 ProposalLayout ProposalLayoutOf(const ProposalParam& p, const ProposalDims& d) {
   ProposalLayout l;
-  size_t at = 0;
-  auto take = [&at](size_t bytes) {
-    const size_t here = at;
-    at += Aligned(bytes);
-    return here;
-  };
   const size_t items = static_cast<size_t>(d.n * d.count), pre = static_cast<size_t>(d.n * d.pre);
-  l.anchors = take(static_cast<size_t>(p.num_anchors()) * 4 * sizeof(float));
-  l.props = take(items * 5 * sizeof(float));
-  l.keys = take(items * sizeof(float));
+  WorkspacePieces w;
+  l.anchors = w.Take(static_cast<size_t>(p.num_anchors()) * 4 * sizeof(float));
+  l.props = w.Take(items * 5 * sizeof(float));
+  l.keys = w.Take(items * sizeof(float));
   l.sort_bytes = SortWorkspaceBytes(Elem::kF32, SortDims{d.n, d.count, 1});
-  l.sort = take(l.sort_bytes);
-  l.ordered = take(pre * 5 * sizeof(float));
-  l.area = take(pre * sizeof(float));
-  l.dead = take(pre);
-  l.keep = take(pre * sizeof(int32_t));
-  l.total = l.sort_bytes == 0 && items > 0 ? 0 : at;
+  l.sort = w.Take(l.sort_bytes);
+  l.ordered = w.Take(pre * 5 * sizeof(float));
+  l.area = w.Take(pre * sizeof(float));
+  l.dead = w.Take(pre);
+  l.keep = w.Take(pre * sizeof(int32_t));
+  l.total = l.sort_bytes == 0 && items > 0 ? 0 : w.total();
   return l;
 }
 
@@ -71,11 +64,7 @@ absl::Status ProposalForward(const KernelContext& ctx) {
                                             &real_w));
   }
   const ProposalLayout l = ProposalLayoutOf(p, d);
-  if (l.total == 0) {
-    return Fail(ctx, absl::StrCat(d.n, " x ", d.count,
-                                  " proposals exceed the GPU sort's int32 range"));
-  }
-  SYMX_ASSIGN_OR_RETURN(char* ws, WorkspaceOf(ctx, l.total));
+  SYMX_ASSIGN_OR_RETURN(char* ws, SortingWorkspaceOf(ctx, l.total, d.n, d.count));
   const std::vector<float> anchors = MakeProposalAnchors(p);
   SYMX_RETURN_IF_ERROR(
       device->CopyFromHost(anchors.data(), ws + l.anchors, anchors.size() * sizeof(float)));

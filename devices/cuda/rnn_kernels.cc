@@ -149,13 +149,10 @@ class RnnGpuRunner {
       }
       std::swap(b_.dx, b_.dy);
     }
-    // dy now holds the data's gradient.
-    const S* grads[4] = {b_.dy, b_.dparams, b_.dstate, b_.dcell};
-    const int64_t sizes[4] = {d_.rows() * d_.input, psize, d_.layers * d_.dirs * nh,
-                              d_.layers * d_.dirs * nh};
     for (int i = 0; i < nin && i < static_cast<int>(ctx_.outputs.size()); ++i) {
       if (!OutputWanted(ctx_.req, i) || !ctx_.outputs[i].defined()) continue;
-      SYMX_RETURN_IF_ERROR(Copy(ctx_.outputs[i].raw_data(), grads[i], sizes[i]));
+      const auto [grad, n] = b_.Gradient(i, p_, d_);
+      SYMX_RETURN_IF_ERROR(Copy(ctx_.outputs[i].raw_data(), grad, n));
     }
     return absl::OkStatus();
   }

@@ -13,24 +13,10 @@ namespace symx {
 namespace cuda {
 namespace {
 
-// Compute type of a storage type: float for float and the half types.
-template <typename T>
-using RoiC = std::conditional_t<std::is_same_v<T, double>, double, float>;
-
-template <typename T>
-__device__ __forceinline__ RoiC<T> Rd(const T* p, int64_t i) {
-  return static_cast<RoiC<T>>(Load(p, i));
-}
-
-template <typename T>
-__device__ __forceinline__ void Wr(T* p, int64_t i, RoiC<T> v) {
-  Store(p, i, static_cast<Acc<T>>(v));
-}
-
 template <typename T>
 __global__ void RoiPoolKernel(const T* x, const T* rois, RoiDims d, T* y, T* argmax,
                               int64_t total) {
-  using C = RoiC<T>;
+  using C = GeomC<T>;
   SYMX_GRID_STRIDE(e, total) {  // over (R, C_out, PH, PW)
     const int64_t j = e % d.pw, i = (e / d.pw) % d.ph, c = (e / (d.pw * d.ph)) % d.co;
     const int64_t n = e / (d.pw * d.ph * d.co);
@@ -84,7 +70,7 @@ __global__ void RoiPoolGradKernel(const T* g, const T* rois, const T* argmax, Ro
 template <typename T, typename Fn>
 __device__ void ForAlignSamples(const T* rois, const RoiDims& d, int64_t e, int64_t* plane,
                                 unsigned long long* first_bad, Fn&& fn) {
-  using C = RoiC<T>;
+  using C = GeomC<T>;
   const int64_t j = e % d.pw, i = (e / d.pw) % d.ph, c = (e / (d.pw * d.ph)) % d.co;
   const int64_t n = e / (d.pw * d.ph * d.co);
   const T* roi = rois + n * 5;
@@ -112,7 +98,7 @@ __device__ void ForAlignSamples(const T* rois, const RoiDims& d, int64_t e, int6
 template <typename T>
 __global__ void RoiAlignKernel(const T* x, const T* rois, RoiDims d, T* y,
                                unsigned long long* first_bad, int64_t total) {
-  using C = RoiC<T>;
+  using C = GeomC<T>;
   SYMX_GRID_STRIDE(e, total) {
     C sum = 0, count = 1;
     int64_t plane = -1;
@@ -130,7 +116,7 @@ __global__ void RoiAlignKernel(const T* x, const T* rois, RoiDims d, T* y,
 template <typename T, typename A>
 __global__ void RoiAlignGradKernel(const T* g, const T* rois, RoiDims d, A* acc,
                                    unsigned long long* first_bad, int64_t total) {
-  using C = RoiC<T>;
+  using C = GeomC<T>;
   SYMX_GRID_STRIDE(e, total) {
     int64_t plane = -1;
     const C go = Rd(g, e);
@@ -174,7 +160,7 @@ cudaError_t Accumulate(T* gx, void* scratch, int64_t size, cudaStream_t s, Add&&
 template <typename T>
 __global__ void BoxIouKernel(const T* a, const T* b, int64_t nr, bool center, T* out,
                              int64_t total) {
-  using C = RoiC<T>;
+  using C = GeomC<T>;
   SYMX_GRID_STRIDE(e, total) {
     const int64_t i = e / nr, j = e % nr;
     const T* pa = a + i * 4;

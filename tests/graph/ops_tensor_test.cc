@@ -8,6 +8,7 @@
 #include "graph/op.h"
 #include "graph/ops/op_helpers.h"
 #include "gtest/gtest.h"
+#include "tests/expect_contains.h"
 #include "tests/graph/op_test_util.h"
 
 namespace symx {
@@ -24,13 +25,6 @@ using ::symx::testing::ParseError;
 using ::symx::testing::ShapeResult;
 
 constexpr int64_t U = kUnknownDim;
-
-#define EXPECT_CONTAINS(text, part)                            \
-  do {                                                         \
-    const std::string symx_text_ = (text);                     \
-    EXPECT_NE(symx_text_.find(part), std::string::npos)        \
-        << "expected \"" << (part) << "\" in: " << symx_text_; \
-  } while (0)
 
 Shape Out0(const std::string& op, const AttrMap& attrs, std::vector<Shape> in,
            std::vector<Shape> out = {}) {

@@ -22,6 +22,7 @@
 #include "graph/shape.h"
 #include "graph/symbol.h"
 #include "tests/executor/executor_test_util.h"
+#include "tests/expect_contains.h"
 
 namespace symx {
 namespace testing {
@@ -91,14 +92,8 @@ Tensor MakeTensor(const Shape& s, const Values& v, DType t);
 // and runs Forward(is_train=false); errors throw symx::Error.
 std::vector<Tensor> RunOp(const std::string& op, const AttrMap& attrs,
                           const std::vector<Tensor>& inputs, const std::string& name = "op");
-// ErrorOf(fn) (tests/executor/executor_test_util.h) gives the message.
-
-#define EXPECT_CONTAINS(text, part)                            \
-  do {                                                         \
-    const std::string symx_text_ = (text);                     \
-    EXPECT_NE(symx_text_.find(part), std::string::npos)        \
-        << "expected \"" << (part) << "\" in: " << symx_text_; \
-  } while (0)
+// ErrorOf(fn) (tests/executor/executor_test_util.h) gives the message, and
+// EXPECT_CONTAINS (tests/expect_contains.h) checks it.
 
 // Layers for executor tests of CNN graphs: a square convolution (3x3 padded
 // by 1, else unpadded), BatchNorm and relu.
