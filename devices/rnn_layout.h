@@ -63,6 +63,18 @@ struct RnnCellBuffers {
   T* hn;        // (rows, hidden): gru W_hn h + b_hn at each step
 };
 
+// One cell's parameter gradients inside the packed gradient `dparams`, at
+// the offsets its weights have inside `params`.
+template <typename T>
+struct RnnCellGrads {
+  T *wx, *wh, *bx, *bh;
+};
+template <typename T>
+RnnCellGrads<T> CellGrads(const RnnCellBuffers<T>& c, const T* params, T* dparams) {
+  return {dparams + (c.wx - params), dparams + (c.wh - params), dparams + (c.bx - params),
+          dparams + (c.bh - params)};
+}
+
 // The workspace carved into named buffers (device pointers on a GPU: only
 // their addresses are computed here), 64-byte aligned.
 template <typename T>

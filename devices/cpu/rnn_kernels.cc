@@ -95,10 +95,7 @@ class RNNRunner {
       for (int64_t dir = 0; dir < d_.dirs; ++dir) {
         const int64_t k = l * d_.dirs + dir;
         const RnnCellBuffers<T>& c = b_.cells[k];
-        T* dwx = b_.dparams + (c.wx - params);
-        T* dwh = b_.dparams + (c.wh - params);
-        T* dbx = b_.dparams + (c.bx - params);
-        T* dbh = b_.dparams + (c.bh - params);
+        const RnnCellGrads<T> g = CellGrads(c, params, b_.dparams);
         std::memcpy(b_.dh, g_hy + k * nh, sizeof(T) * nh);
         if (d_.lstm) std::memcpy(b_.dc, g_cy + k * nh, sizeof(T) * nh);
         const bool reverse = dir == 1;
@@ -126,21 +123,21 @@ class RNNRunner {
         if (pairs.steps > 0) {
           Gemm<T>(ctx, true, true, false, d_.gh(), d_.hidden, pairs.steps * d_.batch,
                   b_.dgh + pairs.grad_row * d_.gh(), d_.gh(), c.h + pairs.state_row * d_.hidden,
-                  d_.hidden, dwh, d_.hidden, true);
+                  d_.hidden, g.wh, d_.hidden, true);
         }
         Gemm<T>(ctx, true, true, false, d_.gh(), d_.hidden, d_.batch,
-                b_.dgh + pairs.first_row * d_.gh(), d_.gh(), h0 + k * nh, d_.hidden, dwh,
+                b_.dgh + pairs.first_row * d_.gh(), d_.gh(), h0 + k * nh, d_.hidden, g.wh,
                 d_.hidden, true);
         for (int64_t r = 0; r < d_.rows(); ++r) {
-          for (int64_t j = 0; j < d_.gh(); ++j) dbh[j] += b_.dgh[r * d_.gh() + j];
+          for (int64_t j = 0; j < d_.gh(); ++j) g.bh[j] += b_.dgh[r * d_.gh() + j];
         }
         std::memcpy(b_.dstate + k * nh, b_.dh, sizeof(T) * nh);
         if (d_.lstm) std::memcpy(b_.dcell + k * nh, b_.dc, sizeof(T) * nh);
         // Input projections over the whole sequence.
         Gemm<T>(ctx, true, true, false, d_.gh(), in_width, d_.rows(), b_.dgx, d_.gh(), in, in_width,
-                dwx, in_width, true);
+                g.wx, in_width, true);
         for (int64_t r = 0; r < d_.rows(); ++r) {
-          for (int64_t j = 0; j < d_.gh(); ++j) dbx[j] += b_.dgx[r * d_.gh() + j];
+          for (int64_t j = 0; j < d_.gh(); ++j) g.bx[j] += b_.dgx[r * d_.gh() + j];
         }
         Gemm<T>(ctx, true, false, false, d_.rows(), in_width, d_.gh(), b_.dgx, d_.gh(), c.wx,
                 in_width, b_.dx, in_width, true);

@@ -128,95 +128,57 @@ inline unsigned GridFor(int64_t n) {
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
        i += static_cast<int64_t>(gridDim.x) * blockDim.x)
 
+// One case of the dtype switches below: body with `using T = type`.
+#define SYMX_CUDA_CASE(value, T, type, ...) \
+  case value: {                             \
+    using T = type;                         \
+    __VA_ARGS__;                            \
+  } break;
+
 // Calls body with `using T = <storage type>` for the floating Elem types;
 // cudaErrorInvalidValue for the others.
-#define SYMX_CUDA_FLOAT_SWITCH(elem, T, ...)           \
-  switch (elem) {                                      \
-    case Elem::kF32: {                                 \
-      using T = float;                                 \
-      __VA_ARGS__;                                     \
-    } break;                                           \
-    case Elem::kF64: {                                 \
-      using T = double;                                \
-      __VA_ARGS__;                                     \
-    } break;                                           \
-    case Elem::kF16: {                                 \
-      using T = __half;                                \
-      __VA_ARGS__;                                     \
-    } break;                                           \
-    case Elem::kBF16: {                                \
-      using T = __nv_bfloat16;                         \
-      __VA_ARGS__;                                     \
-    } break;                                           \
-    default:                                           \
-      return cudaErrorInvalidValue;                    \
+#define SYMX_CUDA_FLOAT_SWITCH(elem, T, ...)                      \
+  switch (elem) {                                                 \
+    SYMX_CUDA_CASE(Elem::kF32, T, float, __VA_ARGS__)             \
+    SYMX_CUDA_CASE(Elem::kF64, T, double, __VA_ARGS__)            \
+    SYMX_CUDA_CASE(Elem::kF16, T, __half, __VA_ARGS__)            \
+    SYMX_CUDA_CASE(Elem::kBF16, T, __nv_bfloat16, __VA_ARGS__)    \
+    default:                                                      \
+      return cudaErrorInvalidValue;                               \
   }
 
 // float32 and float64 only (kernels whose CPU twins have no half types);
 // cudaErrorInvalidValue for the others.
-#define SYMX_CUDA_F32_F64_SWITCH(elem, T, ...) \
-  switch (elem) {                              \
-    case Elem::kF32: {                         \
-      using T = float;                         \
-      __VA_ARGS__;                             \
-    } break;                                   \
-    case Elem::kF64: {                         \
-      using T = double;                        \
-      __VA_ARGS__;                             \
-    } break;                                   \
-    default:                                   \
-      return cudaErrorInvalidValue;            \
+#define SYMX_CUDA_F32_F64_SWITCH(elem, T, ...)           \
+  switch (elem) {                                        \
+    SYMX_CUDA_CASE(Elem::kF32, T, float, __VA_ARGS__)    \
+    SYMX_CUDA_CASE(Elem::kF64, T, double, __VA_ARGS__)   \
+    default:                                             \
+      return cudaErrorInvalidValue;                      \
+  }
+
+// Calls body with `using U = <unsigned integer of elem_bytes bytes>` (copies
+// that move any dtype); cudaErrorInvalidValue for other widths.
+#define SYMX_CUDA_WIDTH_SWITCH(elem_bytes, U, ...)   \
+  switch (elem_bytes) {                              \
+    SYMX_CUDA_CASE(1, U, uint8_t, __VA_ARGS__)       \
+    SYMX_CUDA_CASE(2, U, uint16_t, __VA_ARGS__)      \
+    SYMX_CUDA_CASE(4, U, uint32_t, __VA_ARGS__)      \
+    SYMX_CUDA_CASE(8, U, uint64_t, __VA_ARGS__)      \
+    default:                                         \
+      return cudaErrorInvalidValue;                  \
   }
 
 // Every Elem type.
-// Calls body with `using U = <unsigned integer of elem_bytes bytes>` (copies
-// that move any dtype); cudaErrorInvalidValue for other widths.
-#define SYMX_CUDA_WIDTH_SWITCH(elem_bytes, U, ...) \
-  switch (elem_bytes) {                             \
-    case 1: {                                       \
-      using U = uint8_t;                            \
-      __VA_ARGS__;                                  \
-    } break;                                        \
-    case 2: {                                       \
-      using U = uint16_t;                           \
-      __VA_ARGS__;                                  \
-    } break;                                        \
-    case 4: {                                       \
-      using U = uint32_t;                           \
-      __VA_ARGS__;                                  \
-    } break;                                        \
-    case 8: {                                       \
-      using U = uint64_t;                           \
-      __VA_ARGS__;                                  \
-    } break;                                        \
-    default:                                        \
-      return cudaErrorInvalidValue;                 \
-  }
-
-#define SYMX_CUDA_ALL_SWITCH(elem, T, ...) \
-  switch (elem) {                          \
-    case Elem::kU8: {                      \
-      using T = uint8_t;                   \
-      __VA_ARGS__;                         \
-    } break;                               \
-    case Elem::kI32: {                     \
-      using T = int32_t;                   \
-      __VA_ARGS__;                         \
-    } break;                               \
-    case Elem::kI8: {                      \
-      using T = int8_t;                    \
-      __VA_ARGS__;                         \
-    } break;                               \
-    case Elem::kI64: {                     \
-      using T = int64_t;                   \
-      __VA_ARGS__;                         \
-    } break;                               \
-    case Elem::kBool: {                    \
-      using T = bool;                      \
-      __VA_ARGS__;                         \
-    } break;                               \
-    default:                               \
-      SYMX_CUDA_FLOAT_SWITCH(elem, T, __VA_ARGS__); \
+#define SYMX_CUDA_ALL_SWITCH(elem, T, ...)                \
+  switch (elem) {                                         \
+    SYMX_CUDA_CASE(Elem::kU8, T, uint8_t, __VA_ARGS__)    \
+    SYMX_CUDA_CASE(Elem::kI32, T, int32_t, __VA_ARGS__)   \
+    SYMX_CUDA_CASE(Elem::kI8, T, int8_t, __VA_ARGS__)     \
+    SYMX_CUDA_CASE(Elem::kI64, T, int64_t, __VA_ARGS__)   \
+    SYMX_CUDA_CASE(Elem::kBool, T, bool, __VA_ARGS__)     \
+    default:                                              \
+      SYMX_CUDA_FLOAT_SWITCH(elem, T, __VA_ARGS__);       \
   }
 
 // The launch's own error (configuration, no device).

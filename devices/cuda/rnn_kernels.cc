@@ -96,10 +96,7 @@ class RnnGpuRunner {
       for (int64_t dir = 0; dir < d_.dirs; ++dir) {
         const int64_t k = l * d_.dirs + dir;
         const RnnCellBuffers<S>& c = b_.cells[k];
-        S* dwx = b_.dparams + (c.wx - params);
-        S* dwh = b_.dparams + (c.wh - params);
-        S* dbx = b_.dparams + (c.bx - params);
-        S* dbh = b_.dparams + (c.bh - params);
+        const RnnCellGrads<S> g = CellGrads(c, params, b_.dparams);
         SYMX_RETURN_IF_ERROR(Copy(b_.dh, g_hy + k * nh, nh));
         if (d_.lstm) SYMX_RETURN_IF_ERROR(Copy(b_.dc, g_cy + k * nh, nh));
         const bool reverse = dir == 1;
@@ -130,19 +127,19 @@ class RnnGpuRunner {
         if (pairs.steps > 0) {
           SYMX_RETURN_IF_ERROR(Gemm(ctx_, device_, t_, true, false, GH, H, pairs.steps * N,
                                     b_.dgh + pairs.grad_row * GH, GH, c.h + pairs.state_row * H,
-                                    H, dwh, H, 1, 1));
+                                    H, g.wh, H, 1, 1));
         }
         SYMX_RETURN_IF_ERROR(Gemm(ctx_, device_, t_, true, false, GH, H, N,
-                                  b_.dgh + pairs.first_row * GH, GH, h0 + k * nh, H, dwh, H, 1,
+                                  b_.dgh + pairs.first_row * GH, GH, h0 + k * nh, H, g.wh, H, 1,
                                   1));
-        SYMX_CUDA_LAUNCH(ctx_, LaunchColumnSums(t_, b_.dgh, d_.rows(), GH, 1.0, true, dbh,
+        SYMX_CUDA_LAUNCH(ctx_, LaunchColumnSums(t_, b_.dgh, d_.rows(), GH, 1.0, true, g.bh,
                                                 device_->stream()));
         SYMX_RETURN_IF_ERROR(Copy(b_.dstate + k * nh, b_.dh, nh));
         if (d_.lstm) SYMX_RETURN_IF_ERROR(Copy(b_.dcell + k * nh, b_.dc, nh));
         // Input projections over the whole sequence.
         SYMX_RETURN_IF_ERROR(Gemm(ctx_, device_, t_, true, false, GH, in_width, d_.rows(), b_.dgx,
-                                  GH, in, in_width, dwx, in_width, 1, 1));
-        SYMX_CUDA_LAUNCH(ctx_, LaunchColumnSums(t_, b_.dgx, d_.rows(), GH, 1.0, true, dbx,
+                                  GH, in, in_width, g.wx, in_width, 1, 1));
+        SYMX_CUDA_LAUNCH(ctx_, LaunchColumnSums(t_, b_.dgx, d_.rows(), GH, 1.0, true, g.bx,
                                                 device_->stream()));
         SYMX_RETURN_IF_ERROR(Gemm(ctx_, device_, t_, false, false, d_.rows(), in_width, GH,
                                   b_.dgx, GH, c.wx, in_width, b_.dx, in_width, 1, 1));
