@@ -68,7 +68,8 @@ void SampleCTC(const T* x, T* g, int64_t b, const CtcDims& d, const CtcSample& s
   } else {
     for (int64_t s = 0; s < S; ++s) al[s] = s < 2 ? ly[sym[s]] : CtcNegInf();
     for (int64_t t = 1; t < tb; ++t) {
-      for (int64_t s = 0; s < S; ++s) al[t * S + s] = CtcAlpha(al + (t - 1) * S, sym, s, ly + t * a);
+      for (int64_t s = 0; s < S; ++s)
+        al[t * S + s] = CtcAlpha(al + (t - 1) * S, sym, s, ly + t * a);
     }
     for (int64_t s = 0; s < S; ++s) be[(tb - 1) * S + s] = s >= S - 2 ? 0.0 : CtcNegInf();
     for (int64_t t = tb - 2; t >= 0; --t) {

@@ -113,8 +113,9 @@ class RNNRunner {
           }
           StepBackward(c, t, hprev, cprev);
           // dh_prev = dGh W_h (+ the direct path, already in b_.dhp).
-          Gemm<T>(ctx, true, false, false, d_.batch, d_.hidden, d_.gh(), b_.dgh + t * d_.batch * d_.gh(),
-                  d_.gh(), c.wh, d_.hidden, b_.dhp, d_.hidden, true);
+          Gemm<T>(ctx, true, false, false, d_.batch, d_.hidden, d_.gh(),
+                  b_.dgh + t * d_.batch * d_.gh(), d_.gh(), c.wh, d_.hidden, b_.dhp, d_.hidden,
+                  true);
           std::swap(b_.dh, b_.dhp);
           if (d_.lstm) std::swap(b_.dc, b_.dcp);
         }

@@ -80,7 +80,8 @@ __global__ void NmsKernel(const T* x, const GeomC<T>* sorted_keys, const int32_t
   __syncthreads();
   // Candidates come first in the sorted order: m is the first -inf key.
   for (int64_t i = tid; i < n; i += nt) {
-    if (kb[i] == -static_cast<C>(INFINITY)) atomicMin(&m_shared, static_cast<unsigned long long>(i));
+    if (kb[i] == -static_cast<C>(INFINITY))
+      atomicMin(&m_shared, static_cast<unsigned long long>(i));
   }
   __syncthreads();
   int64_t m = static_cast<int64_t>(m_shared);

@@ -1,6 +1,7 @@
 // CUDA kernels of _contrib_MultiBoxPrior, _contrib_MultiBoxDetection,
-// _contrib_MultiBoxTarget and _contrib_box_nms (forward and gradient); devices/cuda/detection.cu has the device code and the CPU's
-// rules they follow.
+// _contrib_MultiBoxTarget and _contrib_box_nms (forward and gradient);
+// devices/cuda/detection.cu has the device code and the CPU's rules they
+// follow.
 #include <cstdint>
 #include <vector>
 

@@ -94,8 +94,8 @@ absl::Status OneHot(const KernelContext& ctx) {
 // ------------------------------------------------------------------ pick
 
 // The (outer, n, inner) of pick's data and its index's fit.
-absl::StatusOr<AxisLayout> PickRows(const KernelContext& ctx, const Shape& data, const Tensor& index,
-                              int64_t out_size) {
+absl::StatusOr<AxisLayout> PickRows(const KernelContext& ctx, const Shape& data,
+                                    const Tensor& index, int64_t out_size) {
   const auto& p = ctx.param<PickParam>();
   if (!p.axis.has_value()) return Fail(ctx, "axis=None is not supported");
   SYMX_ASSIGN_OR_RETURN(const AxisLayout r, LayoutAlong(ctx, data, *p.axis));

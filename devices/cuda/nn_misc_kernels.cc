@@ -199,9 +199,9 @@ absl::Status ClipBackward(const KernelContext& ctx) {
 
 absl::Status SameTypes(const KernelContext& ctx, const Tensor& a, const Tensor& b) {
   if (a.dtype() == b.dtype() && a.size() == b.size()) return absl::OkStatus();
-  return absl::UnimplementedError(absl::StrCat(ctx.Where(), ": ", a.DebugString(), " and ",
-                                               b.DebugString(),
-                                               " (a dtype change is not supported on the GPU yet)"));
+  return absl::UnimplementedError(
+      absl::StrCat(ctx.Where(), ": ", a.DebugString(), " and ", b.DebugString(),
+                   " (a dtype change is not supported on the GPU yet)"));
 }
 
 // softmax of x over rows, scaled: softmin is softmax(-x / T), i.e. a negative

@@ -1,5 +1,6 @@
 // The host-side planning of the CUDA kernels, which runs without a GPU:
-// broadcast strides, row-major strides and the element-type mapping.
+// broadcast strides, row-major strides, the element-type mapping and the
+// workspace carving of the sorting kernels.
 #include "devices/cuda/kernel_util.h"
 
 #include "gmock/gmock.h"
@@ -57,6 +58,36 @@ TEST(CudaKernelUtilTest, ElementTypesFollowTheTypeFlags) {
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("int32"));
   EXPECT_FALSE(AnyElem(ctx, DType::kUint16).ok());  // no CUDA kernel stores uint16
+}
+
+TEST(CudaKernelUtilTest, Float32Or64ElemRejectsTheHalfTypes) {
+  NodeAttrs attrs;
+  KernelContext ctx = Ctx(&attrs);
+  EXPECT_EQ(*Float32Or64Elem(ctx, DType::kFloat64), Elem::kF64);
+  auto bad = Float32Or64Elem(ctx, DType::kFloat16);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("float16"));
+}
+
+TEST(CudaKernelUtilTest, WorkspacePiecesAre256ByteAligned) {
+  WorkspacePieces w;
+  EXPECT_EQ(w.Take(10), 0u);
+  EXPECT_EQ(w.Take(256), 256u);
+  EXPECT_EQ(w.Take(0), 512u);
+  EXPECT_EQ(w.Take(257), 512u);
+  EXPECT_EQ(w.total(), 1024u);
+}
+
+TEST(CudaKernelUtilTest, AnUnsortableSizeIsAnErrorNamingTheNodeAndTheSizes) {
+  NodeAttrs attrs;
+  KernelContext ctx = Ctx(&attrs);
+  // The layouts size themselves 0 when LaunchSortRows cannot take the keys.
+  auto ws = SortingWorkspaceOf(ctx, 0, 3, int64_t{1} << 31);
+  ASSERT_FALSE(ws.ok());
+  EXPECT_THAT(ws.status().message(), HasSubstr("node"));
+  EXPECT_THAT(ws.status().message(), HasSubstr("3 x 2147483648 sort keys exceed"));
+  // With a size, it is the planned workspace (here: none was planned).
+  EXPECT_FALSE(SortingWorkspaceOf(ctx, 64, 1, 4).ok());
 }
 
 }  // namespace

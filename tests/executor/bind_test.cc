@@ -270,7 +270,8 @@ TEST(BindTest, HeadGradientRequiredUnlessLoss) {
 TEST(BindTest, AuxStatesChangeOnlyInTraining) {
   Symbol x = Symbol::Variable("x");
   Symbol bn = OpCall("BatchNorm").Name("bn").Attr("fix_gamma", false).Input("data", x);
-  auto exe = Executor::SimpleBind(bn, {.ctx = kDev, .shapes = {{"x", Shape{4, 2}}}, .grad_req = GradReq::kNull});
+  auto exe = Executor::SimpleBind(
+      bn, {.ctx = kDev, .shapes = {{"x", Shape{4, 2}}}, .grad_req = GradReq::kNull});
   exe->arg_dict().at("x").Fill(3);
   exe->arg_dict().at("bn_gamma").Fill(1);
   exe->Forward(false);
@@ -285,7 +286,8 @@ TEST(BindTest, MonitorSeesEveryOpOutput) {
   Symbol x = Symbol::Variable("x");
   Symbol y = OpCall("FullyConnected").Name("fc1").Attr("num_hidden", 3).Input("data", x);
   Symbol z = OpCall("relu").Name("r").Input(y);
-  auto exe = Executor::SimpleBind(z, {.ctx = kDev, .shapes = {{"x", Shape{2, 4}}}, .grad_req = GradReq::kNull});
+  auto exe = Executor::SimpleBind(
+      z, {.ctx = kDev, .shapes = {{"x", Shape{2, 4}}}, .grad_req = GradReq::kNull});
   std::vector<std::string> seen;
   exe->SetMonitorCallback([&](const std::string& name, const Tensor&) { seen.push_back(name); });
   exe->Forward(false);
@@ -301,7 +303,8 @@ TEST(BindTest, ForwardAndBackwardAllocateNothing) {
   Symbol x = Symbol::Variable("x");
   Symbol y = OpCall("FullyConnected").Name("fc").Attr("num_hidden", 16).Input("data", x);
   Symbol z = OpCall("SoftmaxOutput").Name("sm").Input("data", y);
-  auto exe = Executor::SimpleBind(z, {.ctx = kDev, .shapes = {{"x", Shape{8, 32}}, {"sm_label", Shape{8}}}});
+  auto exe = Executor::SimpleBind(
+      z, {.ctx = kDev, .shapes = {{"x", Shape{8, 32}}, {"sm_label", Shape{8}}}});
   Device* dev = GetDevice(kDev).value();
   size_t before = dev->allocator().bytes_in_use();
   dev->allocator().ResetPeak();

@@ -547,7 +547,8 @@ TEST(IndexingDirect, TakeRaiseNamesTheIndex) {
   Tensor a = MakeTensor(Shape{3, 2}, {0, 1, 2, 3, 4, 5}, DType::kFloat32);
   for (double bad : {3.0, -1.0, 2.5}) {
     std::string msg = ErrorOf([&] {
-      RunOp("take", {{"mode", "raise"}}, {a, MakeTensor(Shape{2}, {0, bad}, DType::kFloat32)}, "take1");
+      RunOp("take", {{"mode", "raise"}}, {a, MakeTensor(Shape{2}, {0, bad}, DType::kFloat32)},
+            "take1");
     });
     EXPECT_CONTAINS(msg, "take1");
     EXPECT_CONTAINS(msg, "take");
@@ -567,7 +568,9 @@ TEST(IndexingDirect, GatherNdOutOfBounds) {
   });
   EXPECT_CONTAINS(msg, "index 5 is out of bounds for axis 0 with size 3");
   EXPECT_CONTAINS(msg, "gather_nd");
-  msg = ErrorOf([&] { RunOp("gather_nd", {}, {d, MakeTensor(Shape{2, 1}, {0, -5}, DType::kInt32)}); });
+  msg = ErrorOf([&] {
+    RunOp("gather_nd", {}, {d, MakeTensor(Shape{2, 1}, {0, -5}, DType::kInt32)});
+  });
   EXPECT_CONTAINS(msg, "index -5 is out of bounds for axis 1 with size 4");
 }
 
@@ -575,11 +578,14 @@ TEST(IndexingDirect, IntegerIndicesWithFloatData) {
   Tensor data = MakeTensor(Shape{2, 3}, {0, 1, 2, 3, 4, 5}, DType::kFloat32);
   for (DType it : {DType::kInt32, DType::kInt64, DType::kUint8, DType::kFloat16}) {
     SCOPED_TRACE(DTypeName(it));
-    EXPECT_EQ(RunOp("take", {{"axis", "1"}}, {data, MakeTensor(Shape{2}, {2, 0}, it)})[0].ToDoubles(),
-              (Values{2, 0, 5, 3}));
-    EXPECT_EQ(RunOp("pick", {}, {data, MakeTensor(Shape{2}, {2, 1}, it)})[0].ToDoubles(), (Values{2, 4}));
-    EXPECT_EQ(RunOp("gather_nd", {}, {data, MakeTensor(Shape{2, 2}, {1, 0, 2, 1}, it)})[0].ToDoubles(),
-              (Values{5, 1}));
+    EXPECT_EQ(
+        RunOp("take", {{"axis", "1"}}, {data, MakeTensor(Shape{2}, {2, 0}, it)})[0].ToDoubles(),
+        (Values{2, 0, 5, 3}));
+    EXPECT_EQ(RunOp("pick", {}, {data, MakeTensor(Shape{2}, {2, 1}, it)})[0].ToDoubles(),
+              (Values{2, 4}));
+    EXPECT_EQ(
+        RunOp("gather_nd", {}, {data, MakeTensor(Shape{2, 2}, {1, 0, 2, 1}, it)})[0].ToDoubles(),
+        (Values{5, 1}));
     std::vector<Tensor> oh = RunOp("one_hot", {{"depth", "3"}}, {MakeTensor(Shape{2}, {2, 0}, it)});
     EXPECT_EQ(oh[0].dtype(), DType::kFloat32);
     EXPECT_EQ(oh[0].ToDoubles(), (Values{0, 0, 1, 1, 0, 0}));

@@ -51,7 +51,8 @@ Values SampleRef(const Values& d, const Shape& ds, const Values& g, int64_t h, i
       for (int64_t j = 0; j < w; ++j) {
         const double x = (g[((b * 2) * h + i) * w + j] + 1) * (iw - 1) / 2;
         const double y = (g[((b * 2 + 1) * h + i) * w + j] + 1) * (ih - 1) / 2;
-        const int64_t x0 = static_cast<int64_t>(std::floor(x)), y0 = static_cast<int64_t>(std::floor(y));
+        const int64_t x0 = static_cast<int64_t>(std::floor(x)),
+                      y0 = static_cast<int64_t>(std::floor(y));
         for (int64_t yy = y0; yy <= y0 + 1; ++yy) {
           for (int64_t xx = x0; xx <= x0 + 1; ++xx) {
             if (yy < 0 || yy >= ih || xx < 0 || xx >= iw) continue;
@@ -93,7 +94,8 @@ OpCase GridWarpCase(const Shape& s) {
     for (int64_t b = 0; b < s[0]; ++b) {
       for (int64_t i = 0; i < s[2]; ++i) {
         for (int64_t j = 0; j < s[3]; ++j) {
-          const int64_t ax = ((b * 2) * s[2] + i) * s[3] + j, ay = ((b * 2 + 1) * s[2] + i) * s[3] + j;
+          const int64_t ax = ((b * 2) * s[2] + i) * s[3] + j,
+                        ay = ((b * 2 + 1) * s[2] + i) * s[3] + j;
           g[ax] = (in[0][ax] + j) / ((s[3] - 1) / 2.0) - 1;
           g[ay] = (in[0][ay] + i) / ((s[2] - 1) / 2.0) - 1;
         }
