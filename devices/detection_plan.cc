@@ -64,11 +64,16 @@ absl::StatusOr<BoxNmsDims> CheckBoxNmsBackward(const KernelContext& ctx) {
   const Tensor& og = ctx.inputs[0];
   const Tensor& rec = ctx.inputs[1];
   const Shape& s = og.shape();
-  BoxNmsDims d;
-  d.batches = rec.size();  // rows, all batches together
-  d.width = d.batches == 0 ? 0 : og.size() / d.batches;
   if (s.ndim() < 2) return Fail(ctx, absl::StrCat("ograd ", og.DebugString(), " must be 2-D+"));
+  BoxNmsDims d;
   d.n = s[s.ndim() - 2];
+  const int64_t rows = rec.size();  // one source index per output row
+  d.width = rows == 0 ? 0 : og.size() / rows;
+  d.batches = d.n == 0 ? 0 : rows / d.n;
+  if (d.batches * d.n != rows) {
+    return Fail(ctx, absl::StrCat("out_index ", rec.DebugString(), " does not hold ", d.n,
+                                  " rows per batch of ograd ", og.DebugString()));
+  }
   if (ctx.outputs[0].size() != og.size()) return Fail(ctx, "gradient and output sizes differ");
   return d;
 }

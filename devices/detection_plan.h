@@ -30,7 +30,8 @@ struct BoxNmsDims {
 };
 // Checks the indices fit the width and the output does not alias the input.
 absl::StatusOr<BoxNmsDims> CheckBoxNms(const KernelContext& ctx);
-// box_nms's gradient view: ograd's rows and width, n rows per batch.
+// box_nms's gradient view: ograd's batches of n rows of `width`, one
+// out_index entry per row.
 absl::StatusOr<BoxNmsDims> CheckBoxNmsBackward(const KernelContext& ctx);
 
 // MultiBoxDetection's sizes: cls_prob (batch, classes, anchors), loc_pred

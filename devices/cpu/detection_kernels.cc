@@ -358,7 +358,7 @@ absl::Status BoxNmsBackwardT(const KernelContext& ctx) {
   const Tensor& rec = ctx.inputs[1];
   const Tensor& g = ctx.outputs[0];
   SYMX_ASSIGN_OR_RETURN(const BoxNmsDims d, CheckBoxNmsBackward(ctx));
-  const int64_t rows = d.batches, width = d.width, n = d.n;
+  const int64_t rows = d.batches * d.n, width = d.width, n = d.n;
   const T* o = og.data<T>();
   const T* r = rec.data<T>();
   T* gd = g.data<T>();

@@ -53,6 +53,20 @@ __global__ void NmsKeysKernel(const T* x, BoxNmsArgs a, GeomC<T>* keys, int64_t 
   }
 }
 
+// Block-wide: the first i < n with keys[i] == value (n when there is none),
+// the same in every thread. Every thread of the block must call it.
+template <typename C>
+__device__ int64_t BlockFirstIndexOf(const C* keys, int64_t n, C value) {
+  __shared__ unsigned long long first;
+  if (threadIdx.x == 0) first = static_cast<unsigned long long>(n);
+  __syncthreads();
+  for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+    if (keys[i] == value) atomicMin(&first, static_cast<unsigned long long>(i));
+  }
+  __syncthreads();
+  return static_cast<int64_t>(first);
+}
+
 template <typename T>
 __device__ __forceinline__ Box<GeomC<T>> NmsBox(const T* row, const BoxNmsArgs& a) {
   const int64_t cs = a.coord_start;
@@ -71,20 +85,10 @@ __global__ void NmsKernel(const T* x, const GeomC<T>* sorted_keys, const int32_t
   T* ob = out + b * n * width;
   T* rb = rec + b * n;
   const int64_t tid = threadIdx.x, nt = blockDim.x;
-  __shared__ unsigned long long m_shared;
   __shared__ int64_t kept;
-  if (tid == 0) {
-    m_shared = static_cast<unsigned long long>(n);
-    kept = 0;
-  }
-  __syncthreads();
+  if (tid == 0) kept = 0;
   // Candidates come first in the sorted order: m is the first -inf key.
-  for (int64_t i = tid; i < n; i += nt) {
-    if (kb[i] == -static_cast<C>(INFINITY))
-      atomicMin(&m_shared, static_cast<unsigned long long>(i));
-  }
-  __syncthreads();
-  int64_t m = static_cast<int64_t>(m_shared);
+  int64_t m = BlockFirstIndexOf(kb, n, -static_cast<C>(INFINITY));
   if (a.topk > 0 && a.topk < m) m = a.topk;
   for (int64_t i = tid; i < m; i += nt) dead[i] = 0;
   for (int64_t s = 0; s < m; ++s) {
@@ -180,14 +184,8 @@ __global__ void MultiBoxNmsKernel(const T* rows_all, const GeomC<T>* keys_all,
   const int32_t* pos = pos_all + b * na;
   int32_t* compact = compact_all + b * na;
   T* o = out_all + b * na * 6;
-  __shared__ unsigned long long valid_shared;
-  if (tid == 0) valid_shared = static_cast<unsigned long long>(na);
-  __syncthreads();
-  for (int64_t i = tid; i < na; i += nt) {
-    if (sorted_keys[i] == -static_cast<C>(INFINITY)) {
-      atomicMin(&valid_shared, static_cast<unsigned long long>(i));
-    }
-  }
+  // Detections come first in the sorted order: valid is the first -inf key.
+  const int64_t valid = BlockFirstIndexOf(sorted_keys, na, -static_cast<C>(INFINITY));
   if (tid == 0) {  // the detections' anchors in anchor order
     int32_t c = 0;
     for (int64_t i = 0; i < na; ++i) {
@@ -195,7 +193,6 @@ __global__ void MultiBoxNmsKernel(const T* rows_all, const GeomC<T>* keys_all,
     }
   }
   __syncthreads();
-  const int64_t valid = static_cast<int64_t>(valid_shared);
   const bool nms = valid >= 1 && a.nms_threshold > 0 && a.nms_threshold <= 1;
   const int64_t keep = nms && a.nms_topk > 0 && a.nms_topk < valid ? a.nms_topk : valid;
   for (int64_t e = tid; e < na * 6; e += nt) {

@@ -38,7 +38,8 @@ absl::Status MultiBoxPriorForward(const KernelContext& ctx) {
 // MultiBoxDetection's workspace: the candidate rows, their sort keys, the
 // sort's own (LaunchSortRows), and the compacted anchor order.
 struct MultiBoxLayout {
-  size_t keys = 0, sort = 0, compact = 0, total = 0;
+  size_t keys = 0, compact = 0, total = 0;
+  WorkspacePieces::SortPiece sort;
 };
 
 MultiBoxLayout MultiBoxLayoutOf(Elem t, int64_t batch, int64_t anchors) {
@@ -48,10 +49,9 @@ MultiBoxLayout MultiBoxLayoutOf(Elem t, int64_t batch, int64_t anchors) {
   WorkspacePieces w;
   w.Take(items * 6 * elem);  // candidate rows, at 0
   l.keys = w.Take(items * elem);
-  const size_t sort_bytes = SortWorkspaceBytes(BoxNmsKeyElem(t), SortDims{batch, anchors, 1});
-  l.sort = w.Take(sort_bytes);
+  l.sort = w.TakeSort(BoxNmsKeyElem(t), SortDims{batch, anchors, 1});
   l.compact = w.Take(items * sizeof(int32_t));
-  l.total = sort_bytes == 0 && items > 0 ? 0 : w.total();
+  l.total = w.total();
   return l;
 }
 
@@ -87,7 +87,7 @@ absl::Status MultiBoxDetectionForward(const KernelContext& ctx) {
   const int32_t* positions = nullptr;
   SYMX_CUDA_LAUNCH(ctx, LaunchSortRows(BoxNmsKeyElem(t), ws + l.keys,
                                        SortDims{d.batch, d.anchors, 1}, /*ascending=*/false,
-                                       ws + l.sort, l.compact - l.sort, &sorted, &positions,
+                                       ws + l.sort.offset, l.sort.bytes, &sorted, &positions,
                                        device->stream()));
   SYMX_CUDA_LAUNCH(ctx, LaunchMultiBoxNms(t, ws, ws + l.keys, sorted, positions, a,
                                           reinterpret_cast<int32_t*>(ws + l.compact),
@@ -98,8 +98,8 @@ absl::Status MultiBoxDetectionForward(const KernelContext& ctx) {
 // MultiBoxTarget's workspace: MultiBoxTargetScratch's arrays, then the
 // keys' sort (LaunchSortRows).
 struct TargetLayout {
-  size_t aflag = 0, match = 0, gflag = 0, best_iou = 0, keys = 0, info = 0, sort = 0,
-         sort_bytes = 0, total = 0;
+  size_t aflag = 0, match = 0, gflag = 0, best_iou = 0, keys = 0, info = 0, total = 0;
+  WorkspacePieces::SortPiece sort;
 };
 
 TargetLayout TargetLayoutOf(int64_t batch, int64_t anchors, int64_t labels) {
@@ -112,9 +112,8 @@ TargetLayout TargetLayoutOf(int64_t batch, int64_t anchors, int64_t labels) {
   l.best_iou = w.Take(items * sizeof(double));
   l.keys = w.Take(items * sizeof(double));
   l.info = w.Take(static_cast<size_t>(batch) * 2 * sizeof(int64_t));
-  l.sort_bytes = SortWorkspaceBytes(Elem::kF64, SortDims{batch, anchors, 1});
-  l.sort = w.Take(l.sort_bytes);
-  l.total = l.sort_bytes == 0 && items > 0 ? 0 : w.total();
+  l.sort = w.TakeSort(Elem::kF64, SortDims{batch, anchors, 1});
+  l.total = w.total();
   return l;
 }
 
@@ -157,23 +156,24 @@ absl::Status MultiBoxTargetForward(const KernelContext& ctx) {
   const void* labels = ctx.inputs[1].read_raw_data();
   void* outs[3] = {ctx.outputs[0].raw_data(), ctx.outputs[1].raw_data(),
                    ctx.outputs[2].raw_data()};
-  SYMX_CUDA_LAUNCH(ctx, LaunchMultiBoxMatch(t, anchors, labels, ctx.inputs[2].read_raw_data(), a,
-                                            w, outs[0], outs[1], outs[2], device->stream()));
+  SYMX_CUDA_LAUNCH(ctx, LaunchMultiBoxMatch(t, anchors, labels, ctx.inputs[2].read_raw_data(), a, w,
+                                            outs[0], outs[1], outs[2], device->stream()));
   const void* sorted = nullptr;
   const int32_t* positions = nullptr;
   SYMX_CUDA_LAUNCH(ctx, LaunchSortRows(Elem::kF64, w.keys, SortDims{d.batch, d.anchors, 1},
-                                       /*ascending=*/true, ws + l.sort, l.sort_bytes, &sorted,
-                                       &positions, device->stream()));
-  SYMX_CUDA_LAUNCH(ctx, LaunchMultiBoxTargetOut(t, anchors, labels,
-                                                static_cast<const double*>(sorted), positions, a,
-                                                w, outs[0], outs[1], outs[2], device->stream()));
+                                       /*ascending=*/true, ws + l.sort.offset, l.sort.bytes,
+                                       &sorted, &positions, device->stream()));
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchMultiBoxTargetOut(t, anchors, labels, static_cast<const double*>(sorted),
+                                   positions, a, w, outs[0], outs[1], outs[2], device->stream()));
   return absl::OkStatus();
 }
 
 // box_nms's workspace: the sort keys, the sort's own (LaunchSortRows), and a
 // suppressed flag per row.
 struct NmsLayout {
-  size_t keys = 0, sort = 0, dead = 0, total = 0;
+  size_t keys = 0, dead = 0, total = 0;
+  WorkspacePieces::SortPiece sort;
 };
 
 NmsLayout NmsLayoutOf(Elem t, int64_t batches, int64_t n) {
@@ -182,10 +182,9 @@ NmsLayout NmsLayoutOf(Elem t, int64_t batches, int64_t n) {
   const size_t items = static_cast<size_t>(batches * n);
   WorkspacePieces w;
   l.keys = w.Take(items * (k == Elem::kF64 ? 8 : 4));
-  const size_t sort_bytes = SortWorkspaceBytes(k, SortDims{batches, n, 1});
-  l.sort = w.Take(sort_bytes);
+  l.sort = w.TakeSort(k, SortDims{batches, n, 1});
   l.dead = w.Take(items);
-  l.total = sort_bytes == 0 && items > 0 ? 0 : w.total();
+  l.total = w.total();
   return l;
 }
 
@@ -225,12 +224,11 @@ absl::Status BoxNmsForward(const KernelContext& ctx) {
   const void* sorted = nullptr;
   const int32_t* positions = nullptr;
   SYMX_CUDA_LAUNCH(ctx, LaunchSortRows(BoxNmsKeyElem(t), ws + l.keys, SortDims{d.batches, d.n, 1},
-                                       /*ascending=*/false, ws + l.sort, l.dead - l.sort, &sorted,
-                                       &positions, device->stream()));
-  SYMX_CUDA_LAUNCH(ctx, LaunchBoxNms(t, x, sorted, positions, a,
-                                     reinterpret_cast<uint8_t*>(ws + l.dead),
-                                     ctx.outputs[0].raw_data(), ctx.outputs[1].raw_data(),
-                                     device->stream()));
+                                       /*ascending=*/false, ws + l.sort.offset, l.sort.bytes,
+                                       &sorted, &positions, device->stream()));
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchBoxNms(t, x, sorted, positions, a, reinterpret_cast<uint8_t*>(ws + l.dead),
+                        ctx.outputs[0].raw_data(), ctx.outputs[1].raw_data(), device->stream()));
   return absl::OkStatus();
 }
 
@@ -245,9 +243,9 @@ absl::Status BoxNmsBackward(const KernelContext& ctx) {
   const Tensor& g = ctx.outputs[0];
   const bool add = !ctx.req.empty() && ctx.req[0] == OpReq::kAdd;
   if (!add) SYMX_RETURN_IF_ERROR(device->Memset(g.raw_data(), 0, g.nbytes()));
-  SYMX_CUDA_LAUNCH(ctx, LaunchBoxNmsGrad(t, ctx.inputs[0].read_raw_data(),
-                                         ctx.inputs[1].read_raw_data(), d.batches, d.n, d.width,
-                                         add, g.raw_data(), device->stream()));
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchBoxNmsGrad(t, ctx.inputs[0].read_raw_data(), ctx.inputs[1].read_raw_data(),
+                            d.batches * d.n, d.n, d.width, add, g.raw_data(), device->stream()));
   return absl::OkStatus();
 }
 

@@ -45,10 +45,23 @@ class WorkspacePieces {
     total_ += (bytes + 255) / 256 * 256;
     return at;
   }
-  size_t total() const { return total_; }
+  // LaunchSortRows's piece for `d` keys of type `key`. When the sort cannot
+  // take them, total() is 0 from then on (SortingWorkspaceOf's error).
+  struct SortPiece {
+    size_t offset = 0, bytes = 0;
+  };
+  SortPiece TakeSort(Elem key, const SortDims& d) {
+    SortPiece p;
+    p.bytes = SortWorkspaceBytes(key, d);
+    unsortable_ = unsortable_ || p.bytes == 0;
+    p.offset = Take(p.bytes);
+    return p;
+  }
+  size_t total() const { return unsortable_ ? 0 : total_; }
 
  private:
   size_t total_ = 0;
+  bool unsortable_ = false;
 };
 
 // The workspace of a kernel that sorts `rows` x `n` keys with LaunchSortRows:

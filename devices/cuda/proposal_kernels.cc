@@ -18,8 +18,8 @@ namespace {
 // The workspace: base anchors, proposals, sort keys, the sort's own, then
 // the NMS scratch (ordered, area, dead, keep).
 struct ProposalLayout {
-  size_t anchors = 0, props = 0, keys = 0, sort = 0, sort_bytes = 0, ordered = 0, area = 0,
-         dead = 0, keep = 0, total = 0;
+  size_t anchors = 0, props = 0, keys = 0, ordered = 0, area = 0, dead = 0, keep = 0, total = 0;
+  WorkspacePieces::SortPiece sort;
 };
 
 ProposalLayout ProposalLayoutOf(const ProposalParam& p, const ProposalDims& d) {
@@ -29,13 +29,12 @@ ProposalLayout ProposalLayoutOf(const ProposalParam& p, const ProposalDims& d) {
   l.anchors = w.Take(static_cast<size_t>(p.num_anchors()) * 4 * sizeof(float));
   l.props = w.Take(items * 5 * sizeof(float));
   l.keys = w.Take(items * sizeof(float));
-  l.sort_bytes = SortWorkspaceBytes(Elem::kF32, SortDims{d.n, d.count, 1});
-  l.sort = w.Take(l.sort_bytes);
+  l.sort = w.TakeSort(Elem::kF32, SortDims{d.n, d.count, 1});
   l.ordered = w.Take(pre * 5 * sizeof(float));
   l.area = w.Take(pre * sizeof(float));
   l.dead = w.Take(pre);
   l.keep = w.Take(pre * sizeof(int32_t));
-  l.total = l.sort_bytes == 0 && items > 0 ? 0 : w.total();
+  l.total = w.total();
   return l;
 }
 
@@ -91,16 +90,15 @@ absl::Status ProposalForward(const KernelContext& ctx) {
   const void* sorted = nullptr;
   const int32_t* positions = nullptr;
   SYMX_CUDA_LAUNCH(ctx, LaunchSortRows(Elem::kF32, ws + l.keys, SortDims{d.n, d.count, 1},
-                                       /*ascending=*/false, ws + l.sort, l.sort_bytes, &sorted,
-                                       &positions, device->stream()));
-  SYMX_CUDA_LAUNCH(ctx, LaunchProposalNms(props, positions, a,
-                                          reinterpret_cast<float*>(ws + l.ordered),
-                                          reinterpret_cast<float*>(ws + l.area),
-                                          reinterpret_cast<uint8_t*>(ws + l.dead),
-                                          reinterpret_cast<int32_t*>(ws + l.keep),
-                                          static_cast<float*>(ctx.outputs[0].raw_data()),
-                                          static_cast<float*>(ctx.outputs[1].raw_data()),
-                                          device->stream()));
+                                       /*ascending=*/false, ws + l.sort.offset, l.sort.bytes,
+                                       &sorted, &positions, device->stream()));
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchProposalNms(props, positions, a, reinterpret_cast<float*>(ws + l.ordered),
+                             reinterpret_cast<float*>(ws + l.area),
+                             reinterpret_cast<uint8_t*>(ws + l.dead),
+                             reinterpret_cast<int32_t*>(ws + l.keep),
+                             static_cast<float*>(ctx.outputs[0].raw_data()),
+                             static_cast<float*>(ctx.outputs[1].raw_data()), device->stream()));
   return absl::OkStatus();
 }
 

@@ -78,6 +78,17 @@ TEST(CudaKernelUtilTest, WorkspacePiecesAre256ByteAligned) {
   EXPECT_EQ(w.total(), 1024u);
 }
 
+TEST(CudaKernelUtilTest, AnUnsortableSortPieceZeroesTheTotal) {
+  WorkspacePieces w;
+  w.Take(100);
+  // More keys than CUB's int32 item count: LaunchSortRows cannot take them.
+  const WorkspacePieces::SortPiece p = w.TakeSort(Elem::kF32, SortDims{2, int64_t{1} << 31, 1});
+  EXPECT_EQ(p.bytes, 0u);
+  EXPECT_EQ(p.offset, 256u);
+  w.Take(10);
+  EXPECT_EQ(w.total(), 0u);  // so the layout's user gets SortingWorkspaceOf's error
+}
+
 TEST(CudaKernelUtilTest, AnUnsortableSizeIsAnErrorNamingTheNodeAndTheSizes) {
   NodeAttrs attrs;
   KernelContext ctx = Ctx(&attrs);
