@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "devices/device.h"
+#include "devices/kernel.h"
 #include "graph/node.h"
 #include "gtest/gtest.h"
 #include "tests/ops/conformance.h"
@@ -580,6 +582,32 @@ TEST(DetectionConformance, BoxIou) {
   CheckOp(IouCase("center", true, Shape{3, 4}, Shape{5, 4}));
   CheckOp(IouCase("3-D lhs", false, Shape{2, 2, 4}, Shape{3, 4}));
   CheckOp(IouCase("empty", false, Shape{0, 4}, Shape{3, 4}));
+}
+
+// box_nms's gradient reads one out_index entry per ograd row; an out_index
+// that does not cover ograd's batches of n rows is an error naming it.
+TEST(DetectionConformance, BoxNmsGradientRejectsAMismatchedOutIndex) {
+  std::vector<NodeEntry> in;
+  for (const char* name : {"ograd", "out_index"}) {
+    in.push_back(NodeEntry{MakeVariableNode(name), 0, 0});
+  }
+  auto node = MakeOpNode("_backward_contrib_box_nms", "nms_grad", {}, in);
+  ASSERT_TRUE(node.ok()) << node.status();
+  const KernelInfo* k = KernelRegistry::Find("_backward_contrib_box_nms", DeviceType::kCPU);
+  ASSERT_NE(k, nullptr);
+  KernelContext ctx;
+  ctx.attrs = &(*node)->attrs;
+  ctx.device = GetDevice(Context::CPU(0)).value();
+  const Tensor og = MakeTensor(Shape{2, 3, 6}, Values(36, 1.0), DType::kFloat32);
+  ctx.outputs = {MakeTensor(Shape{2, 3, 6}, Values(36, 0.0), DType::kFloat32)};
+  ctx.req = {OpReq::kWrite};
+  ctx.inputs = {og, MakeTensor(Shape{2, 3}, {0, 1, 2, 2, 1, 0}, DType::kFloat32)};
+  EXPECT_TRUE(k->fn(ctx).ok());
+  ctx.inputs = {og, MakeTensor(Shape{5}, {0, 1, 2, 2, 1}, DType::kFloat32)};
+  const absl::Status s = k->fn(ctx);
+  ASSERT_FALSE(s.ok());
+  EXPECT_CONTAINS(std::string(s.message()), "nms_grad");
+  EXPECT_CONTAINS(std::string(s.message()), "does not hold 3 rows per batch");
 }
 
 }  // namespace
