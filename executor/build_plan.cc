@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "devices/cpu/fused_conv_kernels.h"
 #include "devices/device.h"
+#include "devices/half_widening.h"
 #include "devices/host_fallback.h"
 #include "executor/cross_rank.h"
 #include "executor/exec_plan.h"
@@ -366,6 +367,14 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
     if (node.is_variable() || slots.slot[nid] < 0) continue;
     const Context& c = plan->node_ctx[nid];
     const KernelInfo* k = KernelRegistry::Find(node.op()->name(), c.type);
+    if (k != nullptr && c.type == DeviceType::kCPU) {
+      std::vector<DType> dtypes;
+      for (const IndexedGraph::Entry& in : g[nid].inputs)
+        dtypes.push_back(plan->types[g.entry_id(in)]);
+      for (int j = 0; j < node.num_outputs(); ++j)
+        dtypes.push_back(plan->types[g.entry_id(nid, j)]);
+      if (const KernelInfo* wide = HalfWideningKernel(node.op()->name(), dtypes)) k = wide;
+    }
     if (k == nullptr) {
       SYMX_ASSIGN_OR_RETURN(Device * device, GetDevice(c));
       if (!device->host_memory() && HostFallbackEnabled()) {

@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "distributed/gradient_reducer.h"
 #include "graph/error.h"
+#include "train/mixed_precision.h"
 
 namespace symx::train {
 namespace {
@@ -38,7 +39,11 @@ ParallelModel::ParallelModel(const Symbol& net, const ParallelOptions& o)
   }
   const int64_t batch = o.batch_size;
   for (const std::string& name : net.ListArguments()) {
-    if (name != kDataName && name != kLabelName) param_names_.push_back(name);
+    if (name == kLossScaleName) {
+      has_loss_scale_ = true;
+    } else if (name != kDataName && name != kLabelName) {
+      param_names_.push_back(name);
+    }
   }
   aux_names_ = net.ListAuxiliaryStates();
   {
@@ -210,6 +215,27 @@ void ParallelModel::TrainStep(const Tensor& data, const Tensor& label, Metrics* 
     if (!out.defined()) continue;  // on another rank
     local->Add(out, ValueOrThrow(label.Slice(r.offset, r.offset + r.rows)), r.rows);
   }
+}
+
+void ParallelModel::SetLossScale(double scale) {
+  if (!has_loss_scale_) {
+    throw Error(absl::FailedPreconditionError(
+        absl::StrCat("the model has no ", kLossScaleName, " input to set")));
+  }
+  const Tensor value = Tensor::FromVector(Shape{1}, {scale}, DType::kFloat32);
+  for (Replica& r : replicas_) {
+    const std::map<std::string, Tensor> args = r.train->arg_dict();
+    auto it = args.find(kLossScaleName);
+    // Undefined where another rank runs the loss head.
+    if (it != args.end() && it->second.defined()) ThrowIfError(CopyTensor(value, it->second));
+  }
+}
+
+bool ParallelModel::AnyRank(bool local) {
+  if (comm_ == nullptr) return local;
+  Tensor t = Tensor::FromVector(Shape{1}, {local ? 1.0 : 0.0}, DType::kInt32);
+  ThrowIfError(WaitFor(comm_->Allreduce(t, ReduceOp::kMax), timeout_));
+  return t.ToDoubles()[0] != 0;
 }
 
 std::map<std::string, Tensor> ParallelModel::params() const {

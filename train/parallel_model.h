@@ -63,7 +63,8 @@ class ParallelModel {
   ParallelModel(const Symbol& net, const ParallelOptions& options);
   ~ParallelModel();
 
-  // Every argument but data and label, in the symbol's order.
+  // Every argument but data, label and the loss scale (mixed_precision.h),
+  // in the symbol's order.
   const std::vector<std::string>& param_names() const { return param_names_; }
   // Shapes of every argument and aux state.
   const std::map<std::string, Shape>& shapes() const { return shapes_; }
@@ -84,6 +85,12 @@ class ParallelModel {
   // gradients; undefined where another rank holds them.
   std::map<std::string, Tensor> params() const;
   std::map<std::string, Tensor> grads() const;
+  // The value of the model's loss-scale input (kLossScaleName) in every
+  // replica. Throws symx::Error when the model has none.
+  bool has_loss_scale() const { return has_loss_scale_; }
+  void SetLossScale(double scale);
+  // Whether `local` is true on any rank. Collective.
+  bool AnyRank(bool local);
   // After the update: the other local replicas take replica 0's values.
   void SyncReplicas();
   // Inference of every local replica on its rows; of the global batch's first
@@ -114,6 +121,7 @@ class ParallelModel {
   absl::Duration timeout_;
   int ranks_ = 1;
   int total_replicas_ = 1;
+  bool has_loss_scale_ = false;
   std::vector<std::string> param_names_, aux_names_;
   std::map<std::string, Shape> shapes_;
   std::map<std::string, DType> dtypes_;

@@ -15,6 +15,7 @@
 #include "tools/examples/models.h"
 #include "train/checkpoint.h"
 #include "train/initializer.h"
+#include "train/mixed_precision.h"
 #include "train/optimizer.h"
 #include "train/parallel_model.h"
 
@@ -52,6 +53,41 @@ std::optional<double> NumberAttr(const std::map<std::string, AttrMap>& attrs,
   return v;
 }
 
+// The optimizer works on host tensors: parameters on a device the host
+// cannot address are updated on host copies, pulled before and pushed after.
+class HostMirror {
+ public:
+  HostMirror(const std::map<std::string, Tensor>& params,
+             const std::map<std::string, Tensor>& grads) {
+    for (const auto& [name, w] : params) {
+      const Tensor& g = grads.at(name);
+      if (!w.defined() || w.ctx().type == DeviceType::kCPU) {
+        params_[name] = w;
+        grads_[name] = g;
+        continue;
+      }
+      params_[name] = ValueOrThrow(CopyToNew(w, Context::CPU(), w.dtype()));
+      grads_[name] = ValueOrThrow(Tensor::Zeros(g.shape(), g.dtype()));
+      mirrored_.push_back({w, params_[name], g, grads_[name]});
+    }
+  }
+  const Tensor& param(const std::string& name) const { return params_.at(name); }
+  const Tensor& grad(const std::string& name) const { return grads_.at(name); }
+  void Pull() const {
+    for (const Pair& p : mirrored_) ThrowIfError(CopyTensor(p.device_grad, p.host_grad));
+  }
+  void Push() const {
+    for (const Pair& p : mirrored_) ThrowIfError(CopyTensor(p.host_param, p.device_param));
+  }
+
+ private:
+  struct Pair {
+    Tensor device_param, host_param, device_grad, host_grad;
+  };
+  std::map<std::string, Tensor> params_, grads_;
+  std::vector<Pair> mirrored_;
+};
+
 }  // namespace
 
 Symbol BuildModel(const std::string& name) {
@@ -80,6 +116,13 @@ TrainResult Train(const TrainOptions& options, const DataSplits& data,
   TrainResult result;
   result.symbol = BuildModel(options.model);
   const Symbol& net = result.symbol;
+  const bool scaling = options.dtype == DType::kFloat16;
+  std::optional<LossScaler> scaler;
+  if (scaling) scaler.emplace(options.loss_scaler);
+  Symbol bound = net;
+  if (options.dtype != DType::kFloat32) {
+    bound = ToMixedPrecision(net, {options.dtype, scaling});
+  }
 
   ParallelOptions po;
   po.ctx = options.ctx;
@@ -90,7 +133,8 @@ TrainResult Train(const TrainOptions& options, const DataSplits& data,
   po.bucket_bytes = options.bucket_bytes;
   po.batch_size = batch;
   po.example_shape = data.train.example_shape();
-  ParallelModel model(net, po);
+  ParallelModel model(bound, po);
+  if (scaler) model.SetLossScale(scaler->scale());
   result.layout = model.Describe();
   const std::vector<std::string>& param_names = model.param_names();
 
@@ -128,6 +172,7 @@ TrainResult Train(const TrainOptions& options, const DataSplits& data,
   }
   const std::map<std::string, Tensor> params = model.params();
   const std::map<std::string, Tensor> grads = model.grads();
+  const HostMirror mirror(params, grads);
 
   if (!options.prefix.empty() && model.is_root()) {
     result.saved_files.push_back(SaveSymbolFile(options.prefix, net));
@@ -143,19 +188,37 @@ TrainResult Train(const TrainOptions& options, const DataSplits& data,
     Metrics m;
     train_it.Reset(epoch - 1);
     int64_t b = 0;
+    const int64_t skipped_before = scaler ? scaler->skipped() : 0;
     while (train_it.Next()) {
       model.TrainStep(train_it.data(), train_it.label(), &m);
-      for (size_t i = 0; i < param_names.size(); ++i) {
-        const Tensor& w = params.at(param_names[i]);
-        if (w.defined()) opt->Update(static_cast<int>(i), w, grads.at(param_names[i]));
+      bool apply = true;
+      if (scaler) {
+        // Every rank decides alike (a split model's ranks hold different
+        // gradients); the gradients carry the scale this step used.
+        const double used = scaler->scale();
+        apply = scaler->Update(!model.AnyRank(!AllFinite(grads)));
+        if (apply) opt->set_rescale_grad(1.0 / (static_cast<double>(batch) * used));
+        if (scaler->scale() != used) model.SetLossScale(scaler->scale());
       }
-      model.SyncReplicas();
+      if (apply) {
+        mirror.Pull();
+        for (size_t i = 0; i < param_names.size(); ++i) {
+          const Tensor& w = mirror.param(param_names[i]);
+          if (w.defined()) opt->Update(static_cast<int>(i), w, mirror.grad(param_names[i]));
+        }
+        mirror.Push();
+        model.SyncReplicas();
+      }
       ++b;
       if (callbacks.on_batch) {
         callbacks.on_batch(BatchProgress{epoch, b, train_it.num_batches(), m.loss(), m.accuracy()});
       }
     }
     er.train_seconds = Seconds(start);
+    if (scaler) {
+      er.skipped_steps = scaler->skipped() - skipped_before;
+      er.loss_scale = scaler->scale();
+    }
     const Metrics total = model.SumOverRanks(m);
     er.train_loss = total.loss();
     er.train_accuracy = total.accuracy();

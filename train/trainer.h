@@ -11,6 +11,11 @@
 //   save PREFIX-symbol.json and PREFIX-NNNN.params after the last epoch (and
 //     after every epoch with save_every_epoch).
 //
+// With options.dtype float16 or bfloat16 the bound model is the mixed-precision
+// rewrite of the example (mixed_precision.h); the symbol saved and returned is
+// the float32 example, which the float32 master weights belong to. Parameters
+// on a device the host cannot address (a GPU) are updated on host copies.
+//
 // Like MXNet, weight decay applies to *_weight and *_gamma only (wd_mult 0
 // elsewhere), and a variable's __lr_mult__/__wd_mult__ attributes are honoured.
 // The last partial training batch of an epoch is dropped (the order changes
@@ -30,6 +35,7 @@
 #include "distributed/communicator.h"
 #include "graph/symbol.h"
 #include "train/data.h"
+#include "train/loss_scaler.h"
 #include "train/metrics.h"
 
 namespace symx::train {
@@ -63,6 +69,12 @@ struct TrainOptions {
   std::shared_ptr<Communicator> comm;
   absl::Duration comm_timeout = absl::Seconds(300);
   size_t bucket_bytes = size_t{25} << 20;  // gradient buckets (data parallel)
+  // float32, or float16/bfloat16 for mixed precision (mixed_precision.h):
+  // the model computes in that dtype, the optimizer updates float32 master
+  // weights, checkpoints are float32. float16 scales the loss dynamically
+  // (loss_scaler.h).
+  DType dtype = DType::kFloat32;
+  LossScalerOptions loss_scaler;
   std::string prefix;                      // empty: save nothing
   bool save_every_epoch = false;
 };
@@ -74,6 +86,10 @@ struct EpochResult {
   double test_accuracy = 0;
   int64_t train_examples = 0;  // examples seen this epoch
   int64_t test_examples = 0;
+  // float16: updates skipped for a non-finite gradient this epoch, and the
+  // loss scale at its end (0 without loss scaling).
+  int64_t skipped_steps = 0;
+  double loss_scale = 0;
   double train_seconds = 0;
   double eval_seconds = 0;
 };

@@ -471,6 +471,8 @@ absl::Status BackwardClipKernel(const KernelContext& ctx) {
 
 SYMX_REGISTER_KERNEL("_copy", kCPU, IdentityKernel);
 SYMX_REGISTER_KERNEL("BlockGrad", kCPU, IdentityKernel);
+// The loss-scaling point is the identity forward (graph/ops/loss_scale.cc).
+SYMX_REGISTER_KERNEL("_symx_loss_scale", kCPU, IdentityKernel);
 SYMX_REGISTER_KERNEL("zeros_like", kCPU, ZerosLikeKernel);
 SYMX_REGISTER_KERNEL("ones_like", kCPU, OnesLikeKernel);
 SYMX_REGISTER_KERNEL("Cast", kCPU, CastKernel);

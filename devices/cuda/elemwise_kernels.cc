@@ -251,6 +251,8 @@ SYMX_REGISTER_KERNEL("logical_not", kGPU, Unary<UnaryFn::kLogicalNot>);
 
 SYMX_REGISTER_KERNEL("_copy", kGPU, Identity);
 SYMX_REGISTER_KERNEL("BlockGrad", kGPU, Identity);
+// The loss-scaling point is the identity forward (graph/ops/loss_scale.cc).
+SYMX_REGISTER_KERNEL("_symx_loss_scale", kGPU, Identity);
 SYMX_REGISTER_KERNEL("Flatten", kGPU, Identity);
 SYMX_REGISTER_KERNEL("Reshape", kGPU, Identity);
 SYMX_REGISTER_KERNEL("expand_dims", kGPU, Identity);

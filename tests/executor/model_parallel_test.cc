@@ -428,12 +428,14 @@ TEST(ModelParallelErrors, ArraysOnOtherDevicesNeedGroup2Ctx) {
                              kDev0.ToString()));
 }
 
-// A step that fails at run time (FullyConnected has no float16 kernel) stops
+// A step that fails at run time (FullyConnected has no int32 kernel) stops
 // every device: the device waiting for its value must not hang.
 TEST(ModelParallelErrors, FailingStepStopsEveryDevice) {
+  VariableOptions i32;
+  i32.dtype = DType::kInt32;
   VariableOptions f16;
   f16.dtype = DType::kFloat16;
-  Symbol x = Symbol::Variable("x", f16);
+  Symbol x = Symbol::Variable("x", i32);
   Symbol y = Symbol::Variable("y", f16);
   Symbol net;
   {
@@ -442,18 +444,18 @@ TEST(ModelParallelErrors, FailingStepStopsEveryDevice) {
   }
   {
     AttrScope scope(AttrMap{{"ctx_group", "dev2"}});
-    net = OpCall("exp").Input(y) + net;
+    net = OpCall("exp").Input(y) + OpCall("Cast").Attr("dtype", "float16").Input(net).Build();
   }
   auto exe = Executor::SimpleBind(
       net,
       {.ctx = kDev0,
        .shapes = {{"x", Shape{2, 4}}, {"y", Shape{2, 3}}},
        .grad_req = GradReq::kNull,
-       .type_dict = std::map<std::string, DType>{{"x", DType::kFloat16}, {"y", DType::kFloat16}},
+       .type_dict = std::map<std::string, DType>{{"x", DType::kInt32}, {"y", DType::kFloat16}},
        .group2ctx = {{"dev1", kDev1}, {"dev2", kDev2}}});
   for (int i = 0; i < 3; ++i) {
     std::string err = ErrorOf([&] { exe->Forward(false); });
-    EXPECT_THAT(err, HasSubstr("float16")) << i;
+    EXPECT_THAT(err, HasSubstr("int32")) << i;
     EXPECT_THAT(err, HasSubstr("fc")) << i;
   }
 }

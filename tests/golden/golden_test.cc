@@ -229,6 +229,9 @@ const std::map<std::string, std::string> kNoGoldenCase = {
     {"_symx_fused_conv",
      "made by symx's inference fusion (MXNet has no such op); tests/ops/"
      "fused_conv_executor_test checks it against the unfused graph"},
+    {"_symx_loss_scale",
+     "symx's loss-scaling point of mixed-precision training (MXNet has no such op); "
+     "tests/ops/loss_conformance_test checks it on every device"},
 };
 
 TEST(GoldenCoverage, EveryForwardOpHasACase) {

@@ -24,7 +24,6 @@
 
 namespace symx {
 namespace testing {
-namespace {
 
 std::vector<Context> DevicesPresent() {
   std::vector<Context> out = {Context::CPU(0)};
@@ -34,6 +33,8 @@ std::vector<Context> DevicesPresent() {
   }
   return out;
 }
+
+namespace {
 
 struct Bound {
   Symbol symbol;

@@ -64,6 +64,9 @@ struct OpCase {
   std::vector<DType> dtypes = {DType::kFloat32, DType::kFloat64};
 };
 
+// cpu(0) and every gpu(N) this build and machine have.
+std::vector<Context> DevicesPresent();
+
 // Runs every check for `c` on every device present and reports failures
 // through gtest (EXPECT_*), naming the case, the dtype, the output/input and
 // the first mismatching element.

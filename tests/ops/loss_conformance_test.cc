@@ -4,9 +4,13 @@
 // loops from the MXNet 1.x semantics described in devices/cpu/softmax_kernels.cc.
 #include <cmath>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "executor/executor.h"
+#include "graph/error.h"
 #include "gtest/gtest.h"
 #include "tests/ops/conformance.h"
 
@@ -272,6 +276,46 @@ TEST(LossConformance, MakeLoss) {
   CheckOp(MakeLossCase(Shape{3, 4}, 1, "valid", 0.2));
   CheckOp(MakeLossCase(Shape{3, 4}, 3, "valid", 5));  // none valid: divide by 1
   CheckOp(MakeLossCase(Shape{0, 4}, 1, "batch"));
+}
+
+// ----------------------------------------------------------------------------- _symx_loss_scale
+
+// The identity forward; backward multiplies the head gradient by the scale
+// input (a power of two here, so exactly in every dtype) and gives the scale
+// no gradient. Not an OpCase: its gradient is deliberately not the
+// derivative of its forward.
+TEST(LossConformance, LossScale) {
+  Symbol net = OpCall("_symx_loss_scale")
+                   .Name("ls")
+                   .Input("data", Symbol::Variable("x"))
+                   .Input("scale", Symbol::Variable("s"));
+  const Shape shape{3, 4};
+  Values x(12), h(12);
+  for (int i = 0; i < 12; ++i) {
+    x[i] = 0.25 * (i - 5);
+    h[i] = 0.125 * (7 - i);
+  }
+  for (const Context& ctx : testing::DevicesPresent()) {
+    for (DType dt : {DType::kFloat32, DType::kFloat64, DType::kFloat16}) {
+      SCOPED_TRACE(ctx.ToString() + " " + DTypeName(dt));
+      SimpleBindOptions o;
+      o.ctx = ctx;
+      o.shapes = {{"x", shape}};
+      o.type_dict = std::map<std::string, DType>{{"x", dt}, {"s", dt}};
+      std::unique_ptr<Executor> exe = Executor::SimpleBind(net, o);
+      ThrowIfError(CopyTensor(testing::MakeTensor(shape, x, dt), exe->arg_dict().at("x")));
+      ThrowIfError(CopyTensor(testing::MakeTensor(Shape{1}, {8}, dt), exe->arg_dict().at("s")));
+      exe->Forward(true);
+      exe->Backward({ValueOrThrow(CopyToNew(testing::MakeTensor(shape, h, dt), ctx, dt))});
+      EXPECT_EQ(ValueOrThrow(CopyToNew(exe->outputs()[0], Context::CPU(), dt)).ToDoubles(), x);
+      std::vector<double> want(12);
+      for (int i = 0; i < 12; ++i) want[i] = 8 * h[i];
+      std::map<std::string, Tensor> grads = exe->grad_dict();
+      EXPECT_EQ(ValueOrThrow(CopyToNew(grads.at("x"), Context::CPU(), dt)).ToDoubles(), want);
+      EXPECT_EQ(ValueOrThrow(CopyToNew(grads.at("s"), Context::CPU(), dt)).ToDoubles(),
+                std::vector<double>{0});
+    }
+  }
 }
 
 }  // namespace

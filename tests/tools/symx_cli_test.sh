@@ -186,6 +186,18 @@ check 2 "--lr must be positive" -- train --lr -1
 check 2 "unexpected argument" -- train extra
 check 1 "cannot open /nonexistent/train-images-idx3-ubyte" -- train --data-dir /nonexistent
 check 1 "larger than the training set" -- train --batch-size 100000 --prefix "$TMP/none"
+check 2 "--dtype must be float32, float16 or bfloat16, got 'int8'" -- train --dtype int8
+# Mixed precision: float16 with loss scaling, float32 master weights in a
+# float32 checkpoint that runs as any other.
+out=$("$SYMX" train --epochs 1 --dtype float16 --prefix "$TMP/ckpt16" 2>/dev/null)
+if [ $? != 0 ] || ! grep -q "epoch 1/1: loss .* test accuracy 0\.9.* loss scale [0-9]* (" <<<"$out" ||
+  ! grep -q "float16 mixed precision (float32 master weights, loss scale from 65536)" \
+    <<<"$out"; then
+  echo "FAIL: train --dtype float16: $out"; fail=1
+fi
+"$SYMX" run "$TMP/ckpt16-symbol.json" --params "$TMP/ckpt16-0001.params" \
+  --shape data=2,1,28,28 --out-dir "$TMP/ckpt16_run" >/dev/null ||
+  { echo "FAIL: run on the float16-trained checkpoint"; fail=1; }
 out=$("$SYMX" train --epochs 1 --prefix "$TMP/ckpt" 2>/dev/null)
 if [ $? != 0 ] || ! grep -q "epoch 1/1: loss .* test accuracy 0\.9" <<<"$out"; then
   echo "FAIL: train: $out"; fail=1

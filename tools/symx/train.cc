@@ -12,6 +12,7 @@
 #include "devices/cpu/cpu_device.h"
 #include "graph/error.h"
 #include "tools/symx/command.h"
+#include "graph/dtype.h"
 #include "tools/symx/flags.h"
 #include "train/trainer.h"
 
@@ -22,13 +23,18 @@ constexpr char kUsage[] =
     "usage: symx train [--model mlp|lenet] [--data-dir MNIST_DIR] [--epochs N] [--batch-size N]\n"
     "                  [--lr X] [--ctx CTX[,CTX...]] [--group2ctx GROUP=CTX]... [--prefix PATH]\n"
     "                  [--optimizer sgd|adam] [--momentum X] [--wd X] [--seed N]\n"
-    "                  [--save-every-epoch] [--comm-timeout SECONDS] [--bucket-mb MB]\n";
+    "                  [--save-every-epoch] [--comm-timeout SECONDS] [--bucket-mb MB]\n"
+    "                  [--dtype float32|float16|bfloat16]\n"
+    "  --dtype float16|bfloat16 trains in mixed precision: the model computes in that dtype,\n"
+    "          the optimizer keeps float32 master weights, checkpoints are float32; float16\n"
+    "          scales the loss dynamically (updates with a non-finite gradient are skipped)\n";
 
 train::TrainOptions ParseTrainFlags(const std::vector<std::string>& args) {
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(
       args,
       {"--model", "--data-dir", "--epochs", "--batch-size", "--lr", "--ctx", "--group2ctx",
-       "--prefix", "--optimizer", "--momentum", "--wd", "--seed", "--comm-timeout", "--bucket-mb"},
+       "--prefix", "--optimizer", "--momentum", "--wd", "--seed", "--comm-timeout", "--bucket-mb",
+       "--dtype"},
       {"--save-every-epoch"});
   if (!parsed.ok()) throw UsageError(std::string(parsed.status().message()));
   if (!parsed->positional.empty()) {
@@ -97,6 +103,15 @@ train::TrainOptions ParseTrainFlags(const std::vector<std::string>& args) {
     o.prefix = *v;
   }
   o.save_every_epoch = HasSwitch(*parsed, "--save-every-epoch");
+  if (auto v = single("--dtype")) {
+    auto dtype = ParseDType(*v);
+    if (!dtype.ok() || (*dtype != DType::kFloat32 && *dtype != DType::kFloat16 &&
+                        *dtype != DType::kBFloat16)) {
+      throw UsageError(
+          absl::StrCat("--dtype must be float32, float16 or bfloat16, got '", *v, "'"));
+    }
+    o.dtype = *dtype;
+  }
   return o;
 }
 
@@ -152,6 +167,12 @@ int TrainMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
                << ", " << o.optimizer << " lr " << o.lr;
         if (o.optimizer == "sgd") report << " momentum " << o.momentum;
         report << " wd " << o.wd << ", ";
+        if (o.dtype != DType::kFloat32) {
+          report << DTypeName(o.dtype) << " mixed precision (float32 master weights";
+          if (o.dtype == DType::kFloat16)
+            report << ", loss scale from " << o.loss_scaler.initial_scale;
+          report << "), ";
+        }
         if (o.contexts.empty()) {
           report << o.ctx.ToString();
         } else {
@@ -184,8 +205,12 @@ int TrainMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
           report << "epoch " << e.epoch << "/" << o.epochs << ": loss " << Fixed(e.train_loss, 4)
                  << "  train accuracy " << Fixed(e.train_accuracy, 4) << "  test accuracy "
                  << Fixed(e.test_accuracy, 4) << "  time " << Fixed(e.train_seconds, 2)
-                 << "s (eval " << Fixed(e.eval_seconds, 2) << "s)\n"
-                 << std::flush;
+                 << "s (eval " << Fixed(e.eval_seconds, 2) << "s)";
+          if (e.loss_scale > 0) {
+            report << "  loss scale " << e.loss_scale << " (" << e.skipped_steps
+                   << " steps skipped)";
+          }
+          report << "\n" << std::flush;
         };
         train::TrainResult r = train::Train(o, data, cb);
         report << "trained on " << r.layout << "\n";

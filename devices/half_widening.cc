@@ -1,0 +1,212 @@
+#include "devices/half_widening.h"
+
+#include <algorithm>
+#include <memory>
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "graph/op.h"
+
+namespace symx {
+namespace {
+
+bool IsHalf(DType t) { return t == DType::kFloat16 || t == DType::kBFloat16; }
+
+// CPU kernels that dispatch on float32/float64 only (SYMX_FLOAT_SWITCH) and
+// that models run in half precision, widened for float16 too. Ops with native
+// float16 CPU kernels (activations, elementwise math, data movement) are not
+// here: their float16 results stay as they were.
+const std::set<std::string, std::less<>>& Widened() {
+  static const auto* ops =
+      new std::set<std::string, std::less<>>{"Convolution",
+                                             "_backward_Convolution",
+                                             "Deconvolution",
+                                             "_backward_Deconvolution",
+                                             "FullyConnected",
+                                             "_backward_FullyConnected",
+                                             "dot",
+                                             "_backward_dot",
+                                             "batch_dot",
+                                             "_backward_batch_dot",
+                                             "Pooling",
+                                             "_backward_Pooling",
+                                             "BatchNorm",
+                                             "_backward_BatchNorm",
+                                             "LayerNorm",
+                                             "_backward_LayerNorm",
+                                             "softmax",
+                                             "_backward_softmax",
+                                             "log_softmax",
+                                             "_backward_log_softmax",
+                                             "SoftmaxOutput",
+                                             "_backward_SoftmaxOutput",
+                                             "LinearRegressionOutput",
+                                             "_backward_LinearRegressionOutput",
+                                             "LogisticRegressionOutput",
+                                             "_backward_LogisticRegressionOutput",
+                                             "MAERegressionOutput",
+                                             "_backward_MAERegressionOutput",
+                                             "MakeLoss",
+                                             "_backward_MakeLoss",
+                                             "Dropout",
+                                             "_backward_Dropout",
+                                             "Embedding",
+                                             "_backward_Embedding",
+                                             "sum",
+                                             "_backward_sum",
+                                             "mean",
+                                             "_backward_mean",
+                                             "max",
+                                             "_backward_max",
+                                             "_symx_fused_conv"};
+  return *ops;
+}
+
+// The float32 kernel's context, and per slot whether it is a widened copy.
+struct WideningState : KernelState {
+  const KernelInfo* inner = nullptr;
+  KernelContext wide;
+  std::vector<bool> wide_in, wide_out;
+  std::vector<int> aux;
+};
+
+void Convert(const Tensor& src, const Tensor& dst) {
+  ConvertElements(src.read_raw_data(), src.dtype(), dst.raw_data(), dst.dtype(), src.size());
+}
+
+absl::Status Prepare(KernelContext* ctx, size_t* workspace_bytes) {
+  const std::string& op = ctx->attrs->op->name();
+  auto state = std::make_shared<WideningState>();
+  state->inner = KernelRegistry::Find(op, DeviceType::kCPU);
+  if (state->inner == nullptr) {
+    return absl::InternalError(absl::StrCat(ctx->Where(), " has no CPU kernel to widen"));
+  }
+  KernelContext& wide = state->wide;
+  wide.attrs = ctx->attrs;
+  wide.device = ctx->device;
+  wide.is_train = ctx->is_train;
+  wide.num_threads = ctx->num_threads;
+  wide.rank_channel = ctx->rank_channel;
+  wide.inference = ctx->inference;
+  std::vector<Shape> in_shapes, out_shapes;
+  for (const Tensor& t : ctx->inputs) {
+    state->wide_in.push_back(IsHalf(t.dtype()));
+    if (state->wide_in.back()) {
+      SYMX_ASSIGN_OR_RETURN(Tensor w, Tensor::Empty(t.shape(), DType::kFloat32, t.ctx()));
+      wide.inputs.push_back(std::move(w));
+    } else {
+      wide.inputs.push_back(t);
+    }
+    in_shapes.push_back(t.shape());
+  }
+  for (size_t j = 0; j < ctx->outputs.size(); ++j) {
+    const Tensor& t = ctx->outputs[j];
+    const OpReq req = j < ctx->req.size() ? ctx->req[j] : OpReq::kWrite;
+    // An output the float32 kernel cannot add into is added on the way back
+    // too, whatever its dtype.
+    state->wide_out.push_back(IsHalf(t.dtype()) ||
+                              (req == OpReq::kAdd && !state->inner->supports_add));
+    if (state->wide_out.back()) {
+      const DType dt = IsHalf(t.dtype()) ? DType::kFloat32 : t.dtype();
+      SYMX_ASSIGN_OR_RETURN(Tensor w, Tensor::Empty(t.shape(), dt, t.ctx()));
+      wide.outputs.push_back(std::move(w));
+      // The float32 buffer never aliases an input; adding happens on the
+      // way back (Run).
+      wide.req.push_back(req == OpReq::kNull ? OpReq::kNull : OpReq::kWrite);
+    } else {
+      wide.outputs.push_back(t);
+      wide.req.push_back(req);
+    }
+    out_shapes.push_back(t.shape());
+  }
+  state->aux = ctx->attrs->op->AuxInputs(*ctx->attrs);
+
+  size_t inner_workspace = 0;
+  if (state->inner->prepare != nullptr) {
+    SYMX_RETURN_IF_ERROR(state->inner->prepare(&wide, &inner_workspace));
+  }
+  if (wide.state == nullptr && state->inner->workspace != nullptr) {
+    const DType dt = !wide.inputs.empty() ? wide.inputs[0].dtype() : wide.outputs[0].dtype();
+    inner_workspace = state->inner->workspace(*ctx->attrs, in_shapes, out_shapes, dt);
+  }
+  if (inner_workspace > 0) {
+    SYMX_ASSIGN_OR_RETURN(wide.workspace,
+                          Tensor::Empty(Shape{static_cast<int64_t>(inner_workspace)}, DType::kUint8,
+                                        ctx->device->ctx()));
+  }
+  ctx->state = std::move(state);
+  *workspace_bytes = 0;
+  return absl::OkStatus();
+}
+
+absl::Status Run(const KernelContext& ctx) {
+  auto* state = dynamic_cast<WideningState*>(ctx.state.get());
+  if (state == nullptr) {
+    return absl::InternalError(absl::StrCat(ctx.Where(), ": half widening was not prepared"));
+  }
+  KernelContext& wide = state->wide;
+  wide.is_train = ctx.is_train;
+  // Slots that are not widened are the step's own tensors this call.
+  for (size_t i = 0; i < ctx.inputs.size(); ++i) {
+    if (state->wide_in[i]) {
+      Convert(ctx.inputs[i], wide.inputs[i]);
+    } else {
+      wide.inputs[i] = ctx.inputs[i];
+    }
+  }
+  for (size_t j = 0; j < ctx.outputs.size(); ++j) {
+    if (!state->wide_out[j]) wide.outputs[j] = ctx.outputs[j];
+  }
+  absl::Status s = state->inner->fn(wide);
+  if (!s.ok()) {
+    return absl::Status(s.code(), absl::StrCat(s.message(), " (", ctx.Where(),
+                                               " computes in float32 for half precision)"));
+  }
+  for (size_t j = 0; j < ctx.outputs.size(); ++j) {
+    const OpReq req = j < ctx.req.size() ? ctx.req[j] : OpReq::kWrite;
+    if (!state->wide_out[j] || req == OpReq::kNull) continue;
+    const Tensor& out = ctx.outputs[j];
+    if (req == OpReq::kAdd) {
+      // out + result, added in the wide dtype and rounded once.
+      const Tensor& w = wide.outputs[j];
+      const char* old = static_cast<const char*>(out.read_raw_data());
+      char* sum = static_cast<char*>(w.raw_data());
+      const size_t old_size = DTypeSize(out.dtype()), sum_size = DTypeSize(w.dtype());
+      for (int64_t k = 0; k < out.size(); ++k) {
+        double a, b;
+        ConvertElements(old + k * old_size, out.dtype(), &a, DType::kFloat64, 1);
+        ConvertElements(sum + k * sum_size, w.dtype(), &b, DType::kFloat64, 1);
+        b += a;
+        ConvertElements(&b, DType::kFloat64, sum + k * sum_size, w.dtype(), 1);
+      }
+    }
+    Convert(wide.outputs[j], out);
+  }
+  if (ctx.is_train) {
+    for (int i : state->aux) {
+      if (state->wide_in[i]) Convert(wide.inputs[i], ctx.inputs[i]);
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Adds into every output itself (Run), so the plan may ask it to.
+const KernelInfo kWidening{Run, nullptr, /*supports_add=*/true, Prepare};
+
+}  // namespace
+
+const KernelInfo* HalfWideningKernel(absl::string_view op_name, const std::vector<DType>& dtypes) {
+  const bool bf16 = std::count(dtypes.begin(), dtypes.end(), DType::kBFloat16) > 0;
+  const bool f16 = std::count(dtypes.begin(), dtypes.end(), DType::kFloat16) > 0;
+  // Few CPU kernels take bfloat16 (its conversions are exact, so widening
+  // any op costs only time); Cast converts between dtypes on purpose.
+  const bool widen = (bf16 && op_name != "Cast" && op_name != "_backward_Cast") ||
+                     ((f16 || bf16) && Widened().count(op_name) > 0);
+  if (!widen) return nullptr;
+  return KernelRegistry::Find(op_name, DeviceType::kCPU) != nullptr ? &kWidening : nullptr;
+}
+
+std::vector<std::string> HalfWidenedOps() { return {Widened().begin(), Widened().end()}; }
+
+}  // namespace symx

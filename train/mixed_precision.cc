@@ -1,0 +1,210 @@
+#include "train/mixed_precision.h"
+
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "graph/error.h"
+#include "graph/indexed_graph.h"
+#include "graph/infer_graph.h"
+#include "graph/op.h"
+#include "graph/ops/op_helpers.h"
+
+namespace symx::train {
+namespace {
+
+[[noreturn]] void Fail(const std::string& message) {
+  throw Error(absl::InvalidArgumentError(absl::StrCat("mixed precision: ", message)));
+}
+
+// Inputs that carry indices or labels: float-typed in MXNet models, and wrong
+// once rounded to 11 bits (float16 holds integers exactly only up to 2048).
+bool IsIndexInput(const std::string& op, size_t i) {
+  static const auto* inputs =
+      new std::map<std::string, std::set<size_t>>{{"Embedding", {0}},
+                                                  {"take", {1}},
+                                                  {"batch_take", {1}},
+                                                  {"pick", {1}},
+                                                  {"one_hot", {0}},
+                                                  {"gather_nd", {1}},
+                                                  {"SequenceMask", {1}},
+                                                  {"SequenceLast", {1}},
+                                                  {"SequenceReverse", {1}},
+                                                  {"SoftmaxOutput", {1}},
+                                                  {"CTCLoss", {1, 2, 3}},
+                                                  {"where", {0}},
+                                                  {"LinearRegressionOutput", {1}},
+                                                  {"LogisticRegressionOutput", {1}},
+                                                  {"MAERegressionOutput", {1}}};
+  auto it = inputs->find(op);
+  return it != inputs->end() && it->second.count(i) > 0;
+}
+
+class Rewriter {
+ public:
+  Rewriter(const Symbol& net, const MixedPrecisionOptions& o) : g_(net.outputs()), o_(o) {
+    ShapeTable shapes = ValueOrThrow(InitialShapes(g_));
+    types_ = ValueOrThrow(InitialTypes(g_));
+    ThrowIfError(SeedInputs(g_, {}, std::nullopt, &shapes, &types_));
+    size_t unknown = 0;
+    ThrowIfError(InferTypes(g_, &types_, &unknown));
+    fresh_.resize(g_.num_nodes());
+    now_.assign(g_.num_entries(), DType::kUnknown);
+  }
+
+  Symbol Run() {
+    for (uint32_t nid = 0; nid < g_.num_nodes(); ++nid) {
+      const IndexedGraph::NodeInfo& info = g_[nid];
+      if (info.node->is_variable()) {
+        if (info.node->name() == kLossScaleName) {
+          Fail(absl::StrCat("the model already has an argument named ", kLossScaleName));
+        }
+        fresh_[nid] = info.node;
+        now_[g_.entry_id(nid, 0)] = types_[g_.entry_id(nid, 0)];
+        continue;
+      }
+      Rewrite(nid);
+    }
+    std::vector<NodeEntry> outputs;
+    for (const IndexedGraph::Entry& e : g_.outputs()) {
+      outputs.push_back(As(e, types_[g_.entry_id(e)], *g_[e.node_id].node));
+    }
+    return Symbol(std::move(outputs));
+  }
+
+ private:
+  void Rewrite(uint32_t nid) {
+    const IndexedGraph::NodeInfo& info = g_[nid];
+    const Node& old = *info.node;
+    const std::string& op = old.op()->name();
+    const std::vector<int> aux = old.op()->AuxInputs(old.attrs);
+    auto is_aux = [&](size_t i) {
+      for (int a : aux) {
+        if (static_cast<size_t>(a) == i) return true;
+      }
+      return false;
+    };
+    bool wide = Float32Ops().count(op) > 0;
+    for (int a : aux) wide = wide || types_[g_.entry_id(info.inputs[a])] == DType::kFloat32;
+    // Cast's output dtype is its attribute: its input is left as it is.
+    const bool keep = op == "Cast";
+
+    auto n = std::make_shared<Node>(old);
+    n->inputs.clear();
+    bool reads_low = false;
+    for (size_t i = 0; i < info.inputs.size(); ++i) {
+      const IndexedGraph::Entry& e = info.inputs[i];
+      const uint32_t id = g_.entry_id(e);
+      NodeEntry in;
+      if (keep || is_aux(i)) {
+        in = Current(e);
+      } else if (IsIndexInput(op, i)) {
+        in = As(e, types_[id], old);
+      } else {
+        in = As(e, wide ? DType::kFloat32 : o_.dtype, old);
+        reads_low = reads_low || (!wide && types_[id] == DType::kFloat32);
+      }
+      if (o_.loss_scale && i == 0 && LossHeadOps().count(op) > 0) in = Scaled(in, old);
+      n->inputs.push_back(std::move(in));
+    }
+    n->control_deps.clear();
+    for (uint32_t dep : info.control_deps) n->control_deps.push_back(fresh_[dep]);
+    fresh_[nid] = n;
+    // A low-precision op's float32 outputs follow its inputs down; others
+    // keep the model's dtypes.
+    for (int j = 0; j < old.num_outputs(); ++j) {
+      const uint32_t id = g_.entry_id(nid, j);
+      now_[id] = reads_low && types_[id] == DType::kFloat32 ? o_.dtype : types_[id];
+    }
+  }
+
+  NodeEntry Current(const IndexedGraph::Entry& e) const {
+    return NodeEntry{fresh_[e.node_id], e.index, e.version};
+  }
+
+  // Entry e of the model as `want`, through one Cast per (entry, dtype).
+  // Only entries that are float32 in the model change dtype.
+  NodeEntry As(const IndexedGraph::Entry& e, DType want, const Node& reader) {
+    const uint32_t id = g_.entry_id(e);
+    if (now_[id] == want || types_[id] != DType::kFloat32) return Current(e);
+    auto [it, added] = casts_.try_emplace({id, want});
+    if (added) {
+      const Node& src = *g_[e.node_id].node;
+      std::string name = src.name();
+      if (src.num_outputs() > 1) absl::StrAppend(&name, "_output", e.index);
+      absl::StrAppend(&name, "_as_", DTypeName(want));
+      it->second = MakeInternalEntry("Cast", std::move(name), {Current(e)},
+                                     WithCtxGroup(reader, {{"dtype", DTypeName(want)}}));
+    }
+    return it->second;
+  }
+
+  NodeEntry Scaled(const NodeEntry& in, const Node& head) {
+    if (scale_ == nullptr) scale_ = MakeVariableNode(kLossScaleName);
+    return MakeInternalEntry("_symx_loss_scale", head.name() + "_loss_scale",
+                             {in, NodeEntry{scale_, 0, 0}}, WithCtxGroup(head, {}));
+  }
+
+  static AttrMap WithCtxGroup(const Node& reader, AttrMap attrs) {
+    auto it = reader.attrs.dict.find("__ctx_group__");
+    if (it != reader.attrs.dict.end()) attrs.emplace(it->first, it->second);
+    return attrs;
+  }
+
+  IndexedGraph g_;
+  MixedPrecisionOptions o_;
+  TypeTable types_;             // the model's dtypes, by entry
+  std::vector<NodePtr> fresh_;  // the rewritten node of each node
+  std::vector<DType> now_;      // the rewritten graph's dtype of each entry
+  std::map<std::pair<uint32_t, DType>, NodeEntry> casts_;
+  NodePtr scale_;
+};
+
+}  // namespace
+
+const std::set<std::string>& Float32Ops() {
+  static const auto* ops = new std::set<std::string>{
+      // Normalizations: statistics over many elements.
+      "BatchNorm", "LayerNorm", "InstanceNorm", "GroupNorm", "L2Normalization", "LRN",
+      // Softmax and the loss heads.
+      "softmax", "log_softmax", "SoftmaxActivation", "SoftmaxOutput", "LinearRegressionOutput",
+      "LogisticRegressionOutput", "MAERegressionOutput", "MakeLoss", "CTCLoss",
+      // Math whose results leave float16's range or need its lost bits.
+      "exp", "expm1", "log", "log1p", "log2", "log10", "rsqrt", "reciprocal", "_power_scalar",
+      "_rpower_scalar", "sum", "mean",
+      // Ops whose outputs are indices.
+      "argmax", "argmin", "argsort", "topk", "sort"};
+  return *ops;
+}
+
+const std::set<std::string>& LossHeadOps() {
+  static const auto* ops = new std::set<std::string>{"SoftmaxOutput",
+                                                     "LinearRegressionOutput",
+                                                     "LogisticRegressionOutput",
+                                                     "MAERegressionOutput",
+                                                     "MakeLoss",
+                                                     "CTCLoss"};
+  return *ops;
+}
+
+Symbol ToMixedPrecision(const Symbol& net, const MixedPrecisionOptions& options) {
+  if (options.dtype != DType::kFloat16 && options.dtype != DType::kBFloat16) {
+    Fail(absl::StrCat("the low-precision dtype must be float16 or bfloat16, not ",
+                      DTypeName(options.dtype)));
+  }
+  Symbol low = Rewriter(net, options).Run();
+  // The rewrite must type-check as the model does (float32 arguments); a
+  // failure here is a rule this file lacks, named by the node at fault.
+  IndexedGraph g(low.outputs());
+  ShapeTable shapes = ValueOrThrow(InitialShapes(g));
+  TypeTable types = ValueOrThrow(InitialTypes(g));
+  ThrowIfError(SeedInputs(g, {}, std::nullopt, &shapes, &types));
+  size_t unknown = 0;
+  absl::Status s = InferTypes(g, &types, &unknown);
+  if (!s.ok()) Fail(absl::StrCat("the rewritten model does not type-check: ", s.message()));
+  return low;
+}
+
+}  // namespace symx::train
