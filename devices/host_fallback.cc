@@ -44,6 +44,8 @@ absl::Status Prepare(KernelContext* ctx, size_t* workspace_bytes) {
   host.device = cpu;
   host.is_train = ctx->is_train;
   host.num_threads = cpu->num_threads();
+  // _send/_recv on host copies talk over the bind's host communicator.
+  host.rank_channel = ctx->rank_channel;
   std::vector<Shape> in_shapes, out_shapes;
   for (const Tensor& t : ctx->inputs) {
     SYMX_ASSIGN_OR_RETURN(Tensor h, Tensor::Empty(t.shape(), t.dtype(), cpu->ctx()));

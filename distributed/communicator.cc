@@ -1,6 +1,8 @@
 #include "distributed/communicator.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <map>
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
@@ -174,6 +176,26 @@ absl::Status PendingSends::WaitAll(absl::Duration timeout) {
     if (!s.ok()) return s;
   }
   return absl::OkStatus();
+}
+
+namespace {
+
+std::map<DeviceType, DeviceCommunicatorFactory>& DeviceCommunicators() {
+  static auto* factories = new std::map<DeviceType, DeviceCommunicatorFactory>();
+  return *factories;
+}
+
+}  // namespace
+
+bool RegisterDeviceCommunicator(DeviceType type, DeviceCommunicatorFactory factory) {
+  // Two libraries claiming one device type is a build bug.
+  if (!DeviceCommunicators().emplace(type, std::move(factory)).second) std::abort();
+  return true;
+}
+
+const DeviceCommunicatorFactory* FindDeviceCommunicator(DeviceType type) {
+  auto it = DeviceCommunicators().find(type);
+  return it == DeviceCommunicators().end() ? nullptr : &it->second;
 }
 
 }  // namespace symx

@@ -31,6 +31,7 @@
 #define SYMX_DISTRIBUTED_COMMUNICATOR_H_
 
 #include <atomic>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -38,7 +39,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "devices/context.h"
 #include "devices/tensor.h"
 
 namespace symx {
@@ -157,10 +160,26 @@ class PendingSends {
 // points at it.
 struct RankChannel {
   Communicator* comm = nullptr;
+  // The bind's device communicator (NCCL for GPUs), when its transfers all
+  // run on one device of that kind per rank (MakeDeviceCommunicator); the
+  // device's _send/_recv kernels use it, else `comm` on host copies.
+  Communicator* device_comm = nullptr;
   absl::Duration timeout = absl::Seconds(300);
   PendingSends* pending = nullptr;
   const std::atomic<bool>* cancel = nullptr;
 };
+
+// A communicator for cross-rank transfers between devices the host cannot
+// address, one device per rank: `device` is this rank's, `host` the ranks'
+// communicator. A device library registers it for its device type (NCCL for
+// GPUs, distributed/nccl_transfer.cc). Collective over `host`; an error
+// that every rank reaches alike (a device shared by two ranks) is
+// FailedPrecondition, and the transfers then go through host copies.
+using DeviceCommunicatorFactory = std::function<absl::StatusOr<std::shared_ptr<Communicator>>(
+    const Context& device, std::shared_ptr<Communicator> host, absl::Duration timeout)>;
+bool RegisterDeviceCommunicator(DeviceType type, DeviceCommunicatorFactory factory);
+// nullptr when no library registered one for `type`.
+const DeviceCommunicatorFactory* FindDeviceCommunicator(DeviceType type);
 
 }  // namespace symx
 

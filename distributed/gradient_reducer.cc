@@ -1,5 +1,6 @@
 #include "distributed/gradient_reducer.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <set>
@@ -10,6 +11,20 @@
 #include "graph/error.h"
 
 namespace symx {
+namespace {
+
+std::map<DeviceType, DeviceBucketSumFactory>& DeviceSums() {
+  static auto* sums = new std::map<DeviceType, DeviceBucketSumFactory>();
+  return *sums;
+}
+
+}  // namespace
+
+bool RegisterDeviceBucketSum(DeviceType type, DeviceBucketSumFactory factory) {
+  const bool added = DeviceSums().emplace(type, std::move(factory)).second;
+  if (!added) std::abort();  // two libraries claim one device type: a build bug
+  return true;
+}
 
 absl::StatusOr<std::unique_ptr<GradientReducer>> GradientReducer::Create(
     const std::vector<Executor*>& replicas, const std::vector<std::string>& params,
@@ -53,12 +68,16 @@ absl::StatusOr<std::unique_ptr<GradientReducer>> GradientReducer::Create(
               absl::StrCat("gradient reducer: replica ", k, " computes no gradient for ", params[p],
                            " (grad_req null, or it lives on another rank)"));
         }
-        if (g.ctx().type != DeviceType::kCPU) {
-          return absl::UnimplementedError(absl::StrCat("gradient reducer: the gradient of ",
-                                                       params[p], " is on ", g.ctx().ToString(),
-                                                       "; this reducer sums host (CPU) gradients"));
-        }
         const Tensor& g0 = r->grads_[0][p];
+        const DeviceType want =
+            r->grads_[0][0].defined() ? r->grads_[0][0].ctx().type : g.ctx().type;
+        if (g.ctx().type != want) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "gradient reducer: the gradient of ", params[p], " is on ", g.ctx().ToString(),
+              " in replica ", k, " but replica 0's gradients are on ",
+              r->grads_[0][0].ctx().ToString(), ": replicas must all be on host or all on one "
+              "kind of device"));
+        }
         if (k > 0 && (g.shape() != g0.shape() || g.dtype() != g0.dtype())) {
           return absl::InvalidArgumentError(
               absl::StrCat("gradient reducer: the gradient of ", params[p], " is ", g.DebugString(),
@@ -98,7 +117,12 @@ absl::StatusOr<std::unique_ptr<GradientReducer>> GradientReducer::Create(
       }
     }
     for (size_t b = 0; b < r->buckets_.size(); ++b) {
-      std::string line = absl::StrCat("bucket ", b, " ", DTypeName(r->buckets_[b].dtype), ":");
+      // The device kind is part of the layout: ranks summing on the host and
+      // ranks summing over NCCL could never meet.
+      const Context& where = r->grads_[0][r->buckets_[b].params[0]].ctx();
+      const std::string kind = where.ToString().substr(0, where.ToString().find('('));
+      std::string line = absl::StrCat("bucket ", b, " ", DTypeName(r->buckets_[b].dtype), " on ",
+                                      kind, ":");
       for (size_t p : r->buckets_[b].params) {
         absl::StrAppend(&line, " ", params[p], " ", r->grads_[0][p].shape().ToString());
       }
@@ -110,6 +134,22 @@ absl::StatusOr<std::unique_ptr<GradientReducer>> GradientReducer::Create(
     SYMX_RETURN_IF_ERROR(rendezvous->Agree(local, layout));
   } else {
     SYMX_RETURN_IF_ERROR(local);
+  }
+  const DeviceType type = params.empty() ? DeviceType::kCPU : r->grads_[0][0].ctx().type;
+  if (type != DeviceType::kCPU && (ranks || replicas.size() > 1 || options.average)) {
+    auto it = DeviceSums().find(type);
+    if (it == DeviceSums().end()) {
+      // Every rank's replicas are on this kind of device (their layouts
+      // agreed), so every rank fails here alike.
+      return absl::UnimplementedError(absl::StrCat(
+          "gradient reducer: the gradients are on ", r->grads_[0][0].ctx().ToString(),
+          ", and this build sums no such gradients (GPU gradients need a --config=cuda build, "
+          "which sums them over NCCL)"));
+    }
+    std::vector<Context> devices;
+    for (const auto& g : r->grads_) devices.push_back(g[0].ctx());
+    SYMX_ASSIGN_OR_RETURN(r->device_sum_, it->second(devices, ranks ? comm : nullptr,
+                                                     options.timeout));
   }
   r->replicas_ = replicas;
   r->comm_ = ranks ? comm : nullptr;
@@ -190,6 +230,17 @@ absl::Status GradientReducer::Reduce(size_t b) {
   const Bucket& bucket = buckets_[b];
   const bool local_only = comm_ == nullptr;
   if (local_only && replicas_.size() == 1 && !options_.average) return absl::OkStatus();
+  if (device_sum_ != nullptr) {
+    std::vector<std::vector<Tensor>> grads(replicas_.size());
+    for (size_t k = 0; k < replicas_.size(); ++k) {
+      for (size_t p : bucket.params) grads[k].push_back(grads_[k][p]);
+    }
+    absl::Status s = device_sum_->Sum(grads, options_.average, absl::Now() + options_.timeout);
+    if (!s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("gradient bucket ", b, ": ", s.message()));
+    }
+    return absl::OkStatus();
+  }
   // Sum into replica 0's gradients, adding the others in replica order
   // (deterministic), then across ranks in place: no packing copies.
   for (size_t p : bucket.params) {

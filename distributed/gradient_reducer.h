@@ -37,6 +37,7 @@
 
 #include <condition_variable>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -49,6 +50,28 @@
 #include "executor/executor.h"
 
 namespace symx {
+
+// How buckets of device gradients (gradients on a device the host cannot
+// address) are summed. Host gradients use the built-in path (ReduceInto and
+// the communicator's host Allreduce); a device library registers one per
+// device type: distributed/nccl_reducer.cc for GPUs, linked into
+// --config=cuda builds, sums over NCCL.
+class DeviceBucketSum {
+ public:
+  virtual ~DeviceBucketSum() = default;
+  // grads[k][i]: replica k's gradient of the bucket's i-th parameter. Leaves
+  // on every replica the sum over every replica of every rank (divided by
+  // their number with `average`), before `deadline`; errors name the rank.
+  virtual absl::Status Sum(const std::vector<std::vector<Tensor>>& grads, bool average,
+                           absl::Time deadline) = 0;
+};
+// Makes the summer for replicas on `devices` (this process's, in replica
+// order) over the ranks of `comm` (nullptr: this process). Collective.
+using DeviceBucketSumFactory = std::function<absl::StatusOr<std::unique_ptr<DeviceBucketSum>>(
+    const std::vector<Context>& devices, std::shared_ptr<Communicator> comm,
+    absl::Duration timeout)>;
+// At static initialization; a second registration for a type is a bug.
+bool RegisterDeviceBucketSum(DeviceType type, DeviceBucketSumFactory factory);
 
 struct ReducerOptions {
   size_t bucket_bytes = size_t{25} << 20;
@@ -105,6 +128,7 @@ class GradientReducer {
   int total_replicas_ = 1;
   std::vector<Bucket> buckets_;
   std::vector<int> bucket_of_arg_;  // per argument index; -1: not reduced
+  std::unique_ptr<DeviceBucketSum> device_sum_;  // device gradients only
   // grads_[replica][param]
   std::vector<std::vector<Tensor>> grads_;
 

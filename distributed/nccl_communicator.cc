@@ -2,8 +2,10 @@
 
 #include <cuda_runtime.h>
 #include <nccl.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <chrono>
 #include <cstring>
 #include <map>
@@ -15,6 +17,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "devices/cuda/cuda_device.h"
 #include "devices/cuda/cuda_status.h"
 #include "distributed/agreement.h"
@@ -432,6 +435,22 @@ absl::Status NcclWork::Wait(absl::Time deadline, const std::atomic<bool>* cancel
   }
 }
 
+// "host:PCI bus id" of each device, ';'-separated: which physical GPUs
+// these are, comparable across ranks.
+std::string Identities(const std::vector<cuda::CudaDevice*>& devices) {
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  std::string out;
+  for (cuda::CudaDevice* d : devices) {
+    char bus[64] = {0};
+    if (cudaDeviceGetPCIBusId(bus, sizeof(bus), d->ordinal()) != cudaSuccess) {
+      snprintf(bus, sizeof(bus), "device %d", d->ordinal());
+    }
+    absl::StrAppend(&out, host, ":", bus, ";");
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::unique_ptr<Work>> GroupAllreduce(const std::vector<NcclCommunicator*>& members,
@@ -545,6 +564,22 @@ absl::StatusOr<std::vector<std::shared_ptr<NcclCommunicator>>> CreateNcclCommuni
   if (setup->host_size > 1) {
     Rendezvous rendezvous(*host, "NCCL setup", options.timeout);
     SYMX_RETURN_IF_ERROR(rendezvous.Agree(local, {absl::StrCat("GPUs per rank: ", gpus.size())}));
+    // Two ranks on one physical GPU: NCCL refuses that; every rank finds it
+    // alike from the same exchanged identities (FailedPrecondition, which
+    // lets a bind fall back to host copies on every rank).
+    SYMX_ASSIGN_OR_RETURN(std::vector<std::string> where,
+                          rendezvous.Exchange(absl::OkStatus(), Identities(devices)));
+    std::map<std::string, int> first_rank;
+    for (int r = 0; r < static_cast<int>(where.size()); ++r) {
+      for (absl::string_view gpu : absl::StrSplit(where[r], ';', absl::SkipEmpty())) {
+        auto [it, added] = first_rank.emplace(std::string(gpu), r);
+        if (!added && it->second != r) {
+          return absl::FailedPreconditionError(absl::StrCat(
+              "NCCL setup: ranks ", it->second, " and ", r, " both use the GPU at ", gpu,
+              " (NCCL needs a distinct GPU per member)"));
+        }
+      }
+    }
     std::string mine;
     absl::Status made = absl::OkStatus();
     if (setup->host_rank == 0) {

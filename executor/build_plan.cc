@@ -4,6 +4,7 @@
 #include <map>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -40,6 +41,47 @@ void NoteHostFallback(const Node& node, const Context& c) {
             << NodeLabel(node) << " (and every " << node.op()->name()
             << " node on such a device) runs its CPU kernel on host copies of its inputs "
                "and outputs, each call; SYMX_HOST_FALLBACK=0 makes this a Bind error\n";
+}
+
+// The device communicator for a cross-rank bind's transfers (NCCL between
+// GPUs), or null for transfers through host copies over the bind's
+// communicator. Every rank decides alike from the whole graph: a device
+// communicator when every _send/_recv of the job runs on a device of one
+// kind that has a registered factory, one device per rank, on every rank.
+// Collective when it says yes. A device shared by two ranks (both on one
+// GPU) falls back to host copies, saying so once.
+absl::StatusOr<std::shared_ptr<Communicator>> MakeDeviceCommunicator(
+    const IndexedGraph& g, const std::vector<Context>& node_ctx, const RankView& ranks,
+    const ResolvedBind& bind) {
+  std::map<int, std::set<Context>> per_rank;
+  std::optional<DeviceType> type;
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    const Node& node = *g[nid].node;
+    if (node.is_variable() || (node.op()->name() != "_send" && node.op()->name() != "_recv")) {
+      continue;
+    }
+    const Context& c = node_ctx[nid];
+    if (c.type == DeviceType::kCPU || (type && *type != c.type)) return nullptr;
+    type = c.type;
+    per_rank[c.rank].insert(RankView::Local(c));
+  }
+  if (!type || static_cast<int>(per_rank.size()) != ranks.size) return nullptr;
+  for (const auto& [rank, devices] : per_rank) {
+    if (devices.size() != 1) return nullptr;
+  }
+  const DeviceCommunicatorFactory* factory = FindDeviceCommunicator(*type);
+  if (factory == nullptr) return nullptr;
+  absl::StatusOr<std::shared_ptr<Communicator>> made =
+      (*factory)(*per_rank.at(ranks.self).begin(), bind.comm, bind.comm_timeout);
+  if (made.status().code() == absl::StatusCode::kFailedPrecondition) {
+    static std::once_flag said;
+    std::call_once(said, [&] {
+      std::cerr << "symx: cross-rank transfers go through host copies: "
+                << made.status().message() << "\n";
+    });
+    return nullptr;
+  }
+  return made;
 }
 
 // Entries whose shape or dtype stayed unknown after inference, for the error.
@@ -570,7 +612,12 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
 
   plan->comm = bind.comm;
   plan->comm_timeout = bind.comm_timeout;
-  plan->channel = RankChannel{bind.comm.get(), bind.comm_timeout, &plan->pending, &plan->cancel};
+  if (ranks.cross_rank()) {
+    SYMX_ASSIGN_OR_RETURN(plan->device_comm,
+                          MakeDeviceCommunicator(g, plan->node_ctx, ranks, bind));
+  }
+  plan->channel = RankChannel{bind.comm.get(), plan->device_comm.get(), bind.comm_timeout,
+                              &plan->pending, &plan->cancel};
 
   // Steps, per phase in graph order; a copy waits for its producer on another
   // device when both run in the same phase.

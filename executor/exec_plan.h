@@ -85,6 +85,9 @@ class ExecPlan {
   // waits for before it returns. `channel` points at both; _send/_recv steps
   // point at `channel`.
   std::shared_ptr<Communicator> comm;
+  // Transfers between GPUs of different ranks, when every rank's run on one
+  // GPU (NCCL; see MakeDeviceCommunicator in build_plan.cc).
+  std::shared_ptr<Communicator> device_comm;
   absl::Duration comm_timeout;
   PendingSends pending;
   // Raised when a step of the current run fails, so that _recv steps on the

@@ -215,6 +215,24 @@ TEST(Nccl, AcrossRanksAStalledPeerIsADeadlineNotAHang) {
   EXPECT_CONTAINS(std::string(rs.message()), "waiting for NCCL rank 0 (rank 0)");
 }
 
+// Two ranks on one physical GPU: every rank fails alike, at once, with
+// FailedPrecondition (a bind then moves its transfers through host copies).
+TEST(Nccl, TwoRanksOnOneGpuFailAlikeBeforeNcclIsAsked) {
+  REQUIRE_PHYSICAL_GPUS(1);
+  auto host = CreateInProcessGroup(2);
+  std::vector<absl::Status> s(2);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 2; ++r) {
+    threads.emplace_back(
+        [&, r] { s[r] = CreateNcclCommunicators({Context::GPU(0)}, host[r], {}).status(); });
+  }
+  for (auto& t : threads) t.join();
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(s[r].code(), absl::StatusCode::kFailedPrecondition) << s[r];
+    EXPECT_CONTAINS(std::string(s[r].message()), "ranks 0 and 1 both use the GPU at");
+  }
+}
+
 // A rank that never joins makes setup end at its deadline on the rank that
 // did, with both ranks' calls returning.
 TEST(Nccl, ARankThatNeverJoinsEndsSetupAtItsDeadline) {
@@ -228,6 +246,8 @@ TEST(Nccl, ARankThatNeverJoinsEndsSetupAtItsDeadline) {
     // takes part in the host steps only (the id exchange).
     Rendezvous rendezvous(*host[1], "NCCL setup", o.timeout);
     s1 = rendezvous.Agree(absl::OkStatus(), {"GPUs per rank: 1"});
+    // Its GPU's identity (another host's), then the unique id.
+    if (s1.ok()) s1 = rendezvous.Exchange(absl::OkStatus(), "elsewhere:0000:99:00.0;").status();
     if (s1.ok()) s1 = rendezvous.Exchange(absl::OkStatus(), "").status();
   });
   const auto start = std::chrono::steady_clock::now();

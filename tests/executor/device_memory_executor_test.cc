@@ -17,6 +17,8 @@
 #include "devices/host_fallback.h"
 #include "devices/kernel.h"
 #include "devices/tensor.h"
+#include "distributed/communicator.h"
+#include "distributed/gradient_reducer.h"
 #include "executor/executor.h"
 #include "graph/error.h"
 #include "graph/scope.h"
@@ -230,6 +232,92 @@ TEST(DeviceMemoryExecutorTest, WithTheFallbackOffAMissingKernelFailsTheBindNamin
         << e.what();
   }
   SetHostFallbackEnabled(true);
+}
+
+// The GradientReducer hands device gradients to the summer registered for
+// their device type (NCCL's for GPUs); without one it says what is missing.
+// This summer adds in host memory, which the fake device's is.
+class HostMemorySum : public DeviceBucketSum {
+ public:
+  explicit HostMemorySum(int* calls) : calls_(calls) {}
+  absl::Status Sum(const std::vector<std::vector<Tensor>>& grads, bool average,
+                   absl::Time deadline) override {
+    ++*calls_;
+    for (size_t i = 0; i < grads[0].size(); ++i) {
+      const Tensor& g0 = grads[0][i];
+      for (size_t k = 1; k < grads.size(); ++k) {
+        ReduceInto(ReduceOp::kSum, g0.dtype(), grads[k][i].read_raw_data(), g0.raw_data(),
+                   g0.size());
+      }
+      if (average) DivideInPlace(g0.dtype(), g0.raw_data(), g0.size(), grads.size());
+      for (size_t k = 1; k < grads.size(); ++k) {
+        std::memcpy(grads[k][i].raw_data(), g0.read_raw_data(), g0.nbytes());
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  int* calls_;
+};
+
+TEST(DeviceMemoryExecutorTest, GradientReducerSumsDeviceGradientsThroughTheRegisteredSum) {
+  ASSERT_TRUE(RegisterFakeGpu());
+  Symbol net = OpCall("SoftmaxOutput")
+                   .Name("sm")
+                   .Input("data", OpCall("FullyConnected")
+                                      .Name("fc")
+                                      .Attr("num_hidden", 4)
+                                      .Input(Symbol::Variable("data"))
+                                      .Build())
+                   .Build();
+  std::vector<std::unique_ptr<Executor>> replicas;
+  for (int k = 0; k < 2; ++k) {
+    SimpleBindOptions o;
+    o.ctx = kFake;
+    o.shapes = {{"data", Shape{3, 5}}};
+    o.grad_req = std::map<std::string, GradReq>{{"fc_weight", GradReq::kWrite},
+                                                {"fc_bias", GradReq::kWrite}};
+    replicas.push_back(Executor::SimpleBind(net, o));
+    for (auto& [name, t] : replicas.back()->arg_dict()) {
+      std::vector<double> v(t.size());
+      for (size_t i = 0; i < v.size(); ++i) v[i] = name == "sm_label" ? i % 4 : 0.1 * i - 0.3;
+      ThrowIfError(CopyTensor(Tensor::FromVector(t.shape(), v, t.dtype()), t));
+    }
+  }
+  std::vector<Executor*> raw = {replicas[0].get(), replicas[1].get()};
+  auto made = GradientReducer::Create(raw, {"fc_weight", "fc_bias"}, nullptr, {});
+  ASSERT_FALSE(made.ok());
+  EXPECT_NE(made.status().message().find("this build sums no such gradients"), std::string::npos)
+      << made.status();
+
+  static int calls = 0;
+  static const bool registered = RegisterDeviceBucketSum(
+      kFake.type,
+      [](const std::vector<Context>& devices, std::shared_ptr<Communicator>,
+         absl::Duration) -> absl::StatusOr<std::unique_ptr<DeviceBucketSum>> {
+        EXPECT_EQ(devices.size(), 2u);
+        return std::unique_ptr<DeviceBucketSum>(new HostMemorySum(&calls));
+      });
+  ASSERT_TRUE(registered);
+  auto reducer = ValueOrThrow(GradientReducer::Create(raw, {"fc_weight", "fc_bias"}, nullptr, {}));
+  // One replica alone, for the expected value: equal inputs, so the sum is
+  // twice its gradient.
+  replicas[0]->Forward(true);
+  replicas[0]->Backward();
+  const std::vector<double> single = replicas[0]->grad_dict().at("fc_weight").ToDoubles();
+  reducer->Start();
+  for (auto& r : replicas) {
+    r->Forward(true);
+    r->Backward();
+  }
+  ASSERT_TRUE(reducer->Finish().ok());
+  EXPECT_EQ(calls, static_cast<int>(reducer->buckets().size()));
+  for (auto& r : replicas) {
+    std::vector<double> got = r->grad_dict().at("fc_weight").ToDoubles();
+    ASSERT_EQ(got.size(), single.size());
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], 2 * single[i]) << i;
+  }
 }
 
 }  // namespace

@@ -7,6 +7,8 @@ SYMX_GPU_TESTS=(
   //tests/cuda:gpu_kernel_coverage_test
   //tests/cuda:kernel_util_test
   //tests/cuda:nccl_communicator_test
+  //tests/cuda:gpu_training_test
+  //tests/cuda:gpu_cross_rank_test
 )
 # The op conformance suites: on a machine with a GPU each also checks every
 # op of its tables on gpu(0) against the CPU, through the host fallback
