@@ -112,9 +112,17 @@ check 2 "--iters must be at least 1" -- bench $MLP --shape data=8,784 --iters 0
 check 2 "unknown option --out-dir" -- bench $MLP --shape data=8,784 --out-dir x
 check 1 "cannot open file" -- bench /nonexistent-symbol.json --shape data=8,784
 out=$("$SYMX" bench $MLP --shape data=8,784 --iters 3 --train --json)
-if [ $? != 0 ] || ! grep -q '^{"ms_per_iter":{"median":.*"min":.*"max":.*},"iters":3,"bytes_planned":[0-9]*,"bytes_allocated":[0-9]*}$' <<<"$out"; then
+if [ $? != 0 ] || ! grep -q '^{"ms_per_iter":{"median":.*"min":.*"max":.*},"iters":3,"bytes_planned":[0-9]*,"bytes_allocated":[0-9]*,"peak_bytes":{"cpu(0)":[1-9][0-9]*}}$' <<<"$out"; then
   echo "FAIL: bench --json: $out"; fail=1
 fi
+# Mixed precision: the rewritten model, float32 parameters.
+out=$("$SYMX" bench $MLP --shape data=8,784 --iters 2 --train --mixed-precision float16)
+grep -q "ms per iter: median" <<<"$out" ||
+  { echo "FAIL: bench --mixed-precision: $out"; fail=1; }
+check 2 "--mixed-precision must be float16 or bfloat16, got 'int8'" -- bench $MLP \
+  --shape data=8,784 --mixed-precision int8
+check 2 "--mixed-precision and --dtype exclude each other" -- bench $MLP --shape data=8,784 \
+  --mixed-precision bfloat16 --dtype float16
 out=$("$SYMX" bench $MLP --shape data=8,784 --iters 3)
 grep -q "ms per iter: median" <<<"$out" || { echo "FAIL: bench text: $out"; fail=1; }
 # Two devices: the totals stay at the top level, "devices" has one entry per device.

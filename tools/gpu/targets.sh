@@ -52,5 +52,6 @@ SYMX_GPU_DATA=(
   tests/cuda/gpu_kernels_missing.txt
   tools/examples/legacy_mlp-symbol.json
   tools/gpu/models/gemm8192-symbol.json
+  tools/gpu/models/mlp_block-symbol.json
   tools/gpu/models/resnet50_v1-symbol.json
 )

@@ -13,6 +13,7 @@
 #include "distributed/agreement.h"
 #include "graph/error.h"
 #include "nlohmann/json.hpp"
+#include "graph/dtype.h"
 #include "tools/symx/command.h"
 #include "tools/symx/flags.h"
 
@@ -23,13 +24,16 @@ constexpr char kUsage[] =
     "usage: symx bench MODEL-symbol.json --shape NAME=D0,D1,... [--shape ...]... [--ctx CTX]\n"
     "                  [--group2ctx GROUP=CTX]... [--train] [--iters N] [--json]\n"
     "                  [--comm-timeout SECONDS] [--threads N] [--warmup N] [--dtype DTYPE]\n"
+    "                  [--mixed-precision float16|bfloat16]\n"
     "  --train       time Forward(is_train) + Backward, with the gradients of\n"
     "                every parameter (none of the inputs and labels, as in training)\n"
     "  --threads N   threads of each CPU device (the OpenMP team with oneDNN, else Eigen's pool;\n"
     "                default SYMX_CPU_THREADS, else every core)\n"
     "  --warmup N    untimed iterations first (default min(5, max(1, iters/5)))\n"
     "  --dtype DTYPE dtype of the --shape inputs (float32, float16, bfloat16, ...); the\n"
-    "                network's parameters follow by type inference\n";
+    "                network's parameters follow by type inference\n"
+    "  --mixed-precision float16|bfloat16  time the model as `train --dtype` runs it:\n"
+    "                computing in that dtype, float32 parameters and BatchNorm/softmax\n";
 
 // Every rank's memory statistics, contexts with their rank, in rank order.
 std::vector<MemoryStats> GatherMemory(Communicator& comm, const std::vector<MemoryStats>& mine,
@@ -102,6 +106,10 @@ BenchResult RunBench(const BenchOptions& options) {
   r.min = *std::min_element(r.ms.begin(), r.ms.end());
   r.max = *std::max_element(r.ms.begin(), r.ms.end());
   r.memory = m.exe->memory_stats();
+  for (const MemoryStats& s : r.memory) {
+    if (s.ctx.rank >= 0) continue;  // another rank's (never here before gathering)
+    r.peak_bytes.emplace_back(s.ctx, ValueOrThrow(GetDevice(s.ctx))->allocator().peak_bytes());
+  }
   const std::shared_ptr<Communicator>& comm = options.model.comm;
   if (comm != nullptr && comm->size() > 1) {
     r.memory = GatherMemory(*comm, r.memory, options.model.comm_timeout);
@@ -130,6 +138,9 @@ void PrintBench(const BenchOptions& options, const BenchResult& r, std::ostream&
       }
       doc["devices"] = devices;
     }
+    nlohmann::ordered_json peaks = nlohmann::ordered_json::object();
+    for (const auto& [ctx, bytes] : r.peak_bytes) peaks[ctx.ToString()] = bytes;
+    doc["peak_bytes"] = peaks;
     out << doc.dump() << "\n";
     return;
   }
@@ -162,13 +173,26 @@ int BenchMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
         absl::StatusOr<ParsedArgs> parsed =
             ParseArgs(args,
                       {"--shape", "--ctx", "--group2ctx", "--iters", "--seed", "--comm-timeout",
-                       "--threads", "--warmup", "--dtype"},
+                       "--threads", "--warmup", "--dtype", "--mixed-precision"},
                       {"--train", "--json"});
         if (!parsed.ok()) throw UsageError(std::string(parsed.status().message()));
         BenchOptions options;
         options.model.comm = job.comm;
         ApplyModelFlags(*parsed, kUsage, &options.model);
         options.model.input_grads = false;
+        if (auto mp = SingleValue(*parsed, "--mixed-precision")) {
+          auto dtype = ParseDType(*mp);
+          if (!dtype.ok() || (*dtype != DType::kFloat16 && *dtype != DType::kBFloat16)) {
+            throw UsageError(absl::StrCat(
+                "--mixed-precision must be float16 or bfloat16, got '", *mp, "'"));
+          }
+          if (options.model.dtype) {
+            throw UsageError(
+                "--mixed-precision and --dtype exclude each other (mixed precision keeps the "
+                "inputs and parameters float32)");
+          }
+          options.model.mixed_precision = *dtype;
+        }
         if (auto iters = SingleValue(*parsed, "--iters")) {
           options.iters = ParseIntFlag("--iters", *iters, 1);
         }

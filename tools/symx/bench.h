@@ -32,6 +32,10 @@ struct BenchResult {
   std::vector<double> ms;  // one per timed iteration
   double median = 0, min = 0, max = 0;
   std::vector<MemoryStats> memory;
+  // This process's devices: the most bytes their allocators held at once
+  // since the bind (arrays, planned memory, workspaces, library scratch),
+  // the figure to hold against another engine's peak.
+  std::vector<std::pair<Context, size_t>> peak_bytes;
 };
 
 // Throws symx::Error on bad input.

@@ -15,6 +15,7 @@
 #include "graph/node.h"
 #include "graph/op.h"
 #include "tools/symx/command.h"
+#include "train/mixed_precision.h"
 
 namespace symx::cli {
 namespace {
@@ -269,6 +270,10 @@ void ApplyModelFlags(const ParsedArgs& parsed, const std::string& usage, ModelSp
 BoundModel BindModel(const ModelSpec& spec) {
   BoundModel m;
   m.symbol = Symbol::Load(spec.symbol_path);
+  if (spec.mixed_precision) {
+    m.symbol = train::ToMixedPrecision(
+        m.symbol, {*spec.mixed_precision, *spec.mixed_precision == DType::kFloat16});
+  }
   const std::vector<std::string> args = m.symbol.ListArguments();
   const std::vector<std::string> aux = m.symbol.ListAuxiliaryStates();
 
@@ -330,7 +335,7 @@ BoundModel BindModel(const ModelSpec& spec) {
     std::map<std::string, GradReq> reqs;
     for (const std::string& name : args) {
       const bool input = inputs.count(name) || spec.shapes.count(name) ||
-                         absl::EndsWith(name, "label");
+                         absl::EndsWith(name, "label") || name == train::kLossScaleName;
       reqs[name] = input ? GradReq::kNull : GradReq::kWrite;
     }
     o.grad_req = reqs;

@@ -52,6 +52,10 @@ struct ModelSpec {
   // bind infers every other (float16 data makes a float16 network, with
   // BatchNorm's statistics in float32 as MXNet keeps them).
   std::optional<DType> dtype;
+  // bench --mixed-precision: the model rewritten to compute in float16 or
+  // bfloat16 with float32 parameters (train/mixed_precision.h; float16 with
+  // its loss-scale input, filled like a parameter).
+  std::optional<DType> mixed_precision;
   std::vector<std::pair<std::string, std::string>> inputs;  // --input NAME=FILE.npy
   Context ctx;
   std::map<std::string, Context> group2ctx;
