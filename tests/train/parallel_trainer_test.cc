@@ -126,6 +126,52 @@ TEST(ParallelTrainer, SplitAcrossRanksIsOneProcessExactly) {
   EXPECT_TRUE(ranks[1].arg_params.empty());
 }
 
+// float16 with a first loss scale that overflows: every rank and replica
+// skips the same steps (the overflow is agreed over ranks) and lowers the
+// scale alike, and data parallelism still matches one process.
+TEST(ParallelTrainer, MixedPrecisionRanksAndDevicesSkipTheSameSteps) {
+  TrainOptions o = Base();
+  o.dtype = DType::kFloat16;
+  o.loss_scaler.initial_scale = 16777216.0;
+  TrainResult one = Train(o, Data());
+  ASSERT_GT(one.epochs[0].skipped_steps, 0);
+  o.contexts = {Context::CPU(1), Context::CPU(2)};
+  std::vector<TrainResult> ranks = OnRanks(2, o);
+  for (const TrainResult& r : ranks) {
+    ASSERT_EQ(r.epochs.size(), one.epochs.size());
+    for (size_t e = 0; e < r.epochs.size(); ++e) {
+      EXPECT_EQ(r.epochs[e].skipped_steps, one.epochs[e].skipped_steps) << "epoch " << e;
+      EXPECT_EQ(r.epochs[e].loss_scale, one.epochs[e].loss_scale) << "epoch " << e;
+    }
+    // float16 rounds differently on a quarter of the batch than on all of
+    // it, so the runs part ways a little.
+    EXPECT_NEAR(r.epochs.back().test_accuracy, one.epochs.back().test_accuracy, 0.05);
+  }
+  ExpectSameMetrics(ranks[0], ranks[1], 0);  // metrics are over all ranks
+}
+
+// A split model's ranks hold different gradients: the overflow decision is
+// still one for all.
+TEST(ParallelTrainer, MixedPrecisionSplitAcrossRanks) {
+  TrainOptions o = Base();
+  o.dtype = DType::kBFloat16;
+  o.ctx = Context::CPU(1);
+  o.group2ctx = {{"stage1", Context::CPU(1)}, {"stage2", Context::CPU(2)}};
+  TrainResult one = Train(o, Data());
+  Context stage2 = Context::CPU(2);
+  stage2.rank = 1;
+  o.group2ctx = {{"stage1", Context::CPU(1)}, {"stage2", stage2}};
+  o.dtype = DType::kFloat16;
+  TrainOptions single = o;
+  single.group2ctx = {{"stage1", Context::CPU(1)}, {"stage2", Context::CPU(2)}};
+  TrainResult one16 = Train(single, Data());
+  std::vector<TrainResult> ranks = OnRanks(2, o);
+  ExpectSameMetrics(one16, ranks[0], 0);
+  EXPECT_EQ(ranks[0].epochs[1].loss_scale, one16.epochs[1].loss_scale);
+  EXPECT_EQ(ranks[1].epochs[1].skipped_steps, one16.epochs[1].skipped_steps);
+  EXPECT_GT(one.epochs[1].test_accuracy, 0.9);
+}
+
 TEST(ParallelTrainer, BadLayoutsAreErrors) {
   TrainOptions o = Base();
   o.contexts = {Context::CPU(1), Context::CPU(2)};
