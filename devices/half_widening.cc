@@ -89,7 +89,6 @@ absl::Status Prepare(KernelContext* ctx, size_t* workspace_bytes) {
   wide.num_threads = ctx->num_threads;
   wide.rank_channel = ctx->rank_channel;
   wide.inference = ctx->inference;
-  std::vector<Shape> in_shapes, out_shapes;
   for (const Tensor& t : ctx->inputs) {
     state->wide_in.push_back(IsHalf(t.dtype()));
     if (state->wide_in.back()) {
@@ -98,7 +97,6 @@ absl::Status Prepare(KernelContext* ctx, size_t* workspace_bytes) {
     } else {
       wide.inputs.push_back(t);
     }
-    in_shapes.push_back(t.shape());
   }
   for (size_t j = 0; j < ctx->outputs.size(); ++j) {
     const Tensor& t = ctx->outputs[j];
@@ -118,23 +116,10 @@ absl::Status Prepare(KernelContext* ctx, size_t* workspace_bytes) {
       wide.outputs.push_back(t);
       wide.req.push_back(req);
     }
-    out_shapes.push_back(t.shape());
   }
   state->aux = ctx->attrs->op->AuxInputs(*ctx->attrs);
 
-  size_t inner_workspace = 0;
-  if (state->inner->prepare != nullptr) {
-    SYMX_RETURN_IF_ERROR(state->inner->prepare(&wide, &inner_workspace));
-  }
-  if (wide.state == nullptr && state->inner->workspace != nullptr) {
-    const DType dt = !wide.inputs.empty() ? wide.inputs[0].dtype() : wide.outputs[0].dtype();
-    inner_workspace = state->inner->workspace(*ctx->attrs, in_shapes, out_shapes, dt);
-  }
-  if (inner_workspace > 0) {
-    SYMX_ASSIGN_OR_RETURN(wide.workspace,
-                          Tensor::Empty(Shape{static_cast<int64_t>(inner_workspace)}, DType::kUint8,
-                                        ctx->device->ctx()));
-  }
+  SYMX_RETURN_IF_ERROR(PrepareNested(*state->inner, &wide));
   ctx->state = std::move(state);
   *workspace_bytes = 0;
   return absl::OkStatus();

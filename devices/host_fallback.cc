@@ -46,35 +46,20 @@ absl::Status Prepare(KernelContext* ctx, size_t* workspace_bytes) {
   host.num_threads = cpu->num_threads();
   // _send/_recv on host copies talk over the bind's host communicator.
   host.rank_channel = ctx->rank_channel;
-  std::vector<Shape> in_shapes, out_shapes;
   for (const Tensor& t : ctx->inputs) {
     SYMX_ASSIGN_OR_RETURN(Tensor h, Tensor::Empty(t.shape(), t.dtype(), cpu->ctx()));
     host.inputs.push_back(std::move(h));
-    in_shapes.push_back(t.shape());
   }
   for (size_t j = 0; j < ctx->outputs.size(); ++j) {
     const Tensor& t = ctx->outputs[j];
     SYMX_ASSIGN_OR_RETURN(Tensor h, Tensor::Empty(t.shape(), t.dtype(), cpu->ctx()));
     host.outputs.push_back(std::move(h));
-    out_shapes.push_back(t.shape());
     // Host buffers never alias, and the device output is written by a copy.
     host.req.push_back(OutputWanted(ctx->req, j) ? OpReq::kWrite : OpReq::kNull);
   }
   state->aux = ctx->attrs->op->AuxInputs(*ctx->attrs);
 
-  size_t host_workspace = 0;
-  if (state->cpu->prepare != nullptr) {
-    SYMX_RETURN_IF_ERROR(state->cpu->prepare(&host, &host_workspace));
-  }
-  if (host.state == nullptr && state->cpu->workspace != nullptr) {
-    const DType dt = !ctx->inputs.empty() ? ctx->inputs[0].dtype() : ctx->outputs[0].dtype();
-    host_workspace = state->cpu->workspace(*ctx->attrs, in_shapes, out_shapes, dt);
-  }
-  if (host_workspace > 0) {
-    SYMX_ASSIGN_OR_RETURN(host.workspace,
-                          Tensor::Empty(Shape{static_cast<int64_t>(host_workspace)},
-                                        DType::kUint8, cpu->ctx()));
-  }
+  SYMX_RETURN_IF_ERROR(PrepareNested(*state->cpu, &host));
   ctx->state = std::move(state);
   *workspace_bytes = 0;  // the device itself needs no scratch
   return absl::OkStatus();

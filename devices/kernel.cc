@@ -45,6 +45,23 @@ std::vector<std::string> KernelRegistry::List(DeviceType type) {
   return out;
 }
 
+absl::Status PrepareNested(const KernelInfo& kernel, KernelContext* ctx) {
+  size_t bytes = 0;
+  if (kernel.prepare != nullptr) SYMX_RETURN_IF_ERROR(kernel.prepare(ctx, &bytes));
+  if (ctx->state == nullptr && kernel.workspace != nullptr) {
+    std::vector<Shape> in, out;
+    for (const Tensor& t : ctx->inputs) in.push_back(t.shape());
+    for (const Tensor& t : ctx->outputs) out.push_back(t.shape());
+    const DType dt = !ctx->inputs.empty() ? ctx->inputs[0].dtype() : ctx->outputs[0].dtype();
+    bytes = kernel.workspace(*ctx->attrs, in, out, dt);
+  }
+  if (bytes > 0) {
+    SYMX_ASSIGN_OR_RETURN(ctx->workspace, Tensor::Empty(Shape{static_cast<int64_t>(bytes)},
+                                                        DType::kUint8, ctx->device->ctx()));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Fail(const KernelContext& ctx, const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", what));
 }

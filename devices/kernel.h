@@ -135,6 +135,12 @@ inline bool OutputWanted(const std::vector<OpReq>& req, size_t i) {
   return i >= req.size() || req[i] != OpReq::kNull;
 }
 
+// For kernels that run another kernel inside them (the host fallback, half
+// widening): prepares `kernel` on `ctx` as a bind would (its PrepareFn, else
+// its WorkspaceFn for ctx's shapes and input 0's dtype) and gives
+// ctx->workspace the bytes it asks for, on ctx->device.
+absl::Status PrepareNested(const KernelInfo& kernel, KernelContext* ctx);
+
 // An invalid-argument error naming the op and node: "operator x (Op): what".
 absl::Status Fail(const KernelContext& ctx, const std::string& what);
 

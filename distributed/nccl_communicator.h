@@ -53,8 +53,10 @@ namespace symx {
 struct NcclOptions {
   // How long setup and the enqueueing of one operation may take.
   absl::Duration timeout = absl::Seconds(300);
-  // Asked which rank stalled when a collective times out (a duplicate of the
-  // world communicator, so its sequence stays apart); nullptr: not asked.
+  // Asked which rank stalled when a collective times out (a barrier with a
+  // 2 s deadline, whose error names the ranks that do not answer); nullptr:
+  // not asked. The gradient reducer and cross-rank binds pass the job's host
+  // communicator: the probe runs only on the way to ending the job.
   std::shared_ptr<Communicator> probe;
 };
 

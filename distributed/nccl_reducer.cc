@@ -53,6 +53,9 @@ class NcclBucketSum : public DeviceBucketSum {
        absl::Duration timeout) -> absl::StatusOr<std::unique_ptr<DeviceBucketSum>> {
       NcclOptions o;
       o.timeout = timeout;
+      // A collective that stalls asks the ranks over the host communicator
+      // which one stopped (only on that failure path, before the job ends).
+      o.probe = comm;
       SYMX_ASSIGN_OR_RETURN(auto members, CreateNcclCommunicators(devices, comm, o));
       return std::unique_ptr<DeviceBucketSum>(new NcclBucketSum(std::move(members)));
     });

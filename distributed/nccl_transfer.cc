@@ -94,6 +94,9 @@ const KernelInfo kRecv{Recv, nullptr, /*supports_add=*/false, Prepare};
        absl::Duration timeout) -> absl::StatusOr<std::shared_ptr<Communicator>> {
       NcclOptions o;
       o.timeout = timeout;
+      // A collective that stalls asks the ranks over the host communicator
+      // which one stopped (only on that failure path, before the job ends).
+      o.probe = host;
       SYMX_ASSIGN_OR_RETURN(auto members, CreateNcclCommunicators({device}, host, o));
       return std::shared_ptr<Communicator>(members[0]);
     });

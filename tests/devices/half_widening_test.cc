@@ -85,15 +85,16 @@ void ExpectLikeFloat32(const Symbol& net, const std::map<std::string, Shape>& sh
   }
 }
 
-TEST(HalfWidening, FullyConnected) {
-  Symbol fc = OpCall("FullyConnected")
-                  .Name("fc")
-                  .Attr("num_hidden", 7)
-                  .Input("data", Symbol::Variable("x"))
-                  .Input("weight", Symbol::Variable("w"))
-                  .Input("bias", Symbol::Variable("b"));
-  ExpectLikeFloat32(fc, {{"x", Shape{5, 12}}});
+Symbol Fc(int hidden) {
+  return OpCall("FullyConnected")
+      .Name("fc")
+      .Attr("num_hidden", hidden)
+      .Input("data", Symbol::Variable("x"))
+      .Input("weight", Symbol::Variable("w"))
+      .Input("bias", Symbol::Variable("b"));
 }
+
+TEST(HalfWidening, FullyConnected) { ExpectLikeFloat32(Fc(7), {{"x", Shape{5, 12}}}); }
 
 TEST(HalfWidening, ConvolutionAndPooling) {
   Symbol conv = OpCall("Convolution")
@@ -114,13 +115,7 @@ TEST(HalfWidening, ConvolutionAndPooling) {
 }
 
 TEST(HalfWidening, GradReqAddAccumulatesInTheHalfArrays) {
-  Symbol fc = OpCall("FullyConnected")
-                  .Name("fc")
-                  .Attr("num_hidden", 3)
-                  .Input("data", Symbol::Variable("x"))
-                  .Input("weight", Symbol::Variable("w"))
-                  .Input("bias", Symbol::Variable("b"));
-  ExpectLikeFloat32(fc, {{"x", Shape{4, 6}}}, GradReq::kAdd, /*times=*/3);
+  ExpectLikeFloat32(Fc(3), {{"x", Shape{4, 6}}}, GradReq::kAdd, /*times=*/3);
 }
 
 TEST(HalfWidening, Bfloat16ActivationWidensAndFloat16StaysNative) {
