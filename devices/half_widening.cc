@@ -185,9 +185,14 @@ const KernelInfo* HalfWideningKernel(absl::string_view op_name, const std::vecto
   const bool bf16 = std::count(dtypes.begin(), dtypes.end(), DType::kBFloat16) > 0;
   const bool f16 = std::count(dtypes.begin(), dtypes.end(), DType::kFloat16) > 0;
   // Few CPU kernels take bfloat16 (its conversions are exact, so widening
-  // any op costs only time); Cast converts between dtypes on purpose.
-  const bool widen = (bf16 && op_name != "Cast" && op_name != "_backward_Cast") ||
-                     ((f16 || bf16) && Widened().count(op_name) > 0);
+  // any op that computes costs only time). Never widened: Cast converts
+  // between dtypes on purpose; the transfers move bytes (_send's output
+  // aliases its input and is never written; _recv's byte count is the
+  // sender's; a cross-device copy reads a device the host cannot address).
+  static const auto* never = new std::set<std::string, std::less<>>{
+      "Cast", "_backward_Cast", "_send", "_recv", "_CrossDeviceCopy"};
+  if (never->count(op_name) > 0) return nullptr;
+  const bool widen = bf16 || (f16 && Widened().count(op_name) > 0);
   if (!widen) return nullptr;
   return KernelRegistry::Find(op_name, DeviceType::kCPU) != nullptr ? &kWidening : nullptr;
 }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <chrono>
 #include <cstring>
@@ -37,7 +38,9 @@ absl::Status NcclError(ncclResult_t r, ncclComm_t comm, const std::string& what)
     case ncclInvalidArgument:
       return absl::InvalidArgumentError(message);
     case ncclInvalidUsage:
-      return absl::FailedPreconditionError(message);
+      // Not FailedPrecondition: that code means "every rank found the same
+      // reason to use host copies" (a GPU shared by two ranks).
+      return absl::InternalError(message);
     case ncclRemoteError:
       return absl::UnavailableError(message);
     default:
@@ -162,9 +165,11 @@ class NcclWork : public WorkOnce {
 
 class Member : public NcclCommunicator, public std::enable_shared_from_this<Member> {
  public:
-  Member(std::shared_ptr<const Setup> setup, cuda::CudaDevice* device, ncclComm_t comm, int rank,
-         int size)
-      : setup_(std::move(setup)), device_(device), comm_(comm), rank_(rank), size_(size) {}
+  // Streams, events and buffers first (Init), the NCCL communicator once
+  // every member of every rank has them (set_comm).
+  Member(std::shared_ptr<const Setup> setup, cuda::CudaDevice* device, int rank, int size)
+      : setup_(std::move(setup)), device_(device), rank_(rank), size_(size) {}
+  void set_comm(ncclComm_t comm) { comm_ = comm; }
 
   absl::Status Init() {
     SYMX_RETURN_IF_ERROR(device_->Activate());
@@ -178,7 +183,7 @@ class Member : public NcclCommunicator, public std::enable_shared_from_this<Memb
 
   ~Member() override {
     if (!device_->Activate().ok()) return;
-    if (!aborted_) {
+    if (comm_ != nullptr && !aborted_) {
       // Finalize flushes what is still in flight; if a peer never comes,
       // the communicator is aborted instead of waiting on.
       ncclResult_t r = ncclCommFinalize(comm_);
@@ -233,14 +238,23 @@ class Member : public NcclCommunicator, public std::enable_shared_from_this<Memb
     });
   }
 
+  // Aborts the NCCL communicator (ending the NCCL kernels a stream waits
+  // on) and breaks the member; the job itself ends with the host
+  // communicator's Abort, which is the caller's to call.
   void Abort(const absl::Status& why) override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      BreakLocked(why);
-    }
-    // The job ends with the host communicator (MPI_Abort), as it would for
-    // a host tensor's failure.
-    if (setup_->host != nullptr && setup_->host_size > 1) setup_->host->Abort(why);
+    std::lock_guard<std::mutex> lock(mu_);
+    BreakLocked(why);
+  }
+
+  std::unique_ptr<Work> RecvForCompute(const Tensor& t, int peer, int64_t tag) override {
+    std::unique_ptr<Work> work = Recv(t, peer, tag);
+    auto* w = dynamic_cast<NcclWork*>(work.get());
+    if (w == nullptr) return work;  // finished with its error
+    absl::Status ordered = ComputeWaitsFor(*w);
+    if (ordered.ok()) return work;
+    // The compute stream would read the tensor unordered: nothing can
+    // safely go on over this communicator.
+    return DoneWork(Break(ordered));
   }
 
   absl::Status ComputeWaitsFor(const Work& work) override {
@@ -382,7 +396,11 @@ class Member : public NcclCommunicator, public std::enable_shared_from_this<Memb
       return DoneWork(issued);
     }
     absl::StatusOr<std::unique_ptr<Work>> work = Completion(what, peer, keep);
-    if (!work.ok()) return DoneWork(work.status());
+    if (!work.ok()) {
+      // Enqueued but untracked: NCCL may still use the tensor.
+      BreakLocked(work.status());
+      return DoneWork(work.status());
+    }
     return std::move(*work);
   }
 
@@ -409,7 +427,7 @@ class Member : public NcclCommunicator, public std::enable_shared_from_this<Memb
   cudaEvent_t ready_ = nullptr;
   void* barrier_ = nullptr;
   std::mutex mu_;  // NCCL communicators are not thread-safe
-  int64_t next_seq_ = 0;
+  std::atomic<int64_t> next_seq_{0};  // collectives may start from several threads
   bool aborted_ = false;
   absl::Status broken_;
 };
@@ -420,7 +438,9 @@ absl::Status NcclWork::Wait(absl::Time deadline, const std::atomic<bool>* cancel
   Backoff backoff;
   for (;;) {
     cudaError_t e = cudaEventQuery(done_);
-    if (e == cudaSuccess) return Finish(absl::OkStatus());
+    // An aborted communicator ends its kernels too, so a completed event
+    // is success only on an intact member.
+    if (e == cudaSuccess) return Finish(member_->AsyncError(what_));
     if (e != cudaErrorNotReady) {
       return Finish(member_->Break(cuda::CudaStatus(e, member_->device(), "cudaEventQuery")));
     }
@@ -535,6 +555,7 @@ absl::StatusOr<std::vector<std::shared_ptr<NcclCommunicator>>> CreateNcclCommuni
   }
   // This rank's devices; every rank learns of any rank's failure (Agree).
   std::vector<cuda::CudaDevice*> devices;
+  std::vector<std::shared_ptr<Member>> members;
   absl::Status local = [&]() -> absl::Status {
     if (gpus.empty()) return absl::InvalidArgumentError("NCCL setup: no GPUs given");
     std::map<int, Context> ordinals;
@@ -556,6 +577,14 @@ absl::StatusOr<std::vector<std::shared_ptr<NcclCommunicator>>> CreateNcclCommuni
             "member"));
       }
       devices.push_back(cd);
+    }
+    // Each member's stream, events and buffers before any rank starts NCCL,
+    // so a failure here is one every rank hears of (Agree below).
+    const int nranks = setup->host_size * setup->local;
+    for (size_t i = 0; i < devices.size(); ++i) {
+      members.push_back(std::make_shared<Member>(
+          setup, devices[i], setup->host_rank * setup->local + static_cast<int>(i), nranks));
+      SYMX_RETURN_IF_ERROR(members.back()->Init());
     }
     return absl::OkStatus();
   }();
@@ -602,19 +631,22 @@ absl::StatusOr<std::vector<std::shared_ptr<NcclCommunicator>>> CreateNcclCommuni
   std::vector<ncclComm_t> comms(gpus.size(), nullptr);
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 0;
+  absl::Status activated;
   ncclResult_t r = ncclGroupStart();
-  for (size_t i = 0; i < gpus.size() && !Failed(r); ++i) {
-    SYMX_RETURN_IF_ERROR(devices[i]->Activate());
+  for (size_t i = 0; i < gpus.size() && !Failed(r) && activated.ok(); ++i) {
+    activated = devices[i]->Activate();
+    if (!activated.ok()) break;
     r = ncclCommInitRankConfig(&comms[i], nranks, id,
                                setup->host_rank * setup->local + static_cast<int>(i), &config);
   }
-  ncclResult_t end = ncclGroupEnd();
+  ncclResult_t end = ncclGroupEnd();  // always: an open group would hold later calls
   const std::string what =
       absl::StrCat("NCCL setup of ", nranks, " members over ", setup->host_size,
                    setup->host_size == 1 ? " rank" : " ranks");
-  absl::Status s = Failed(r) || Failed(end)
-                       ? NcclError(Failed(r) ? r : end, nullptr, what)
-                       : WaitUntilIssued(comms, absl::Now() + options.timeout, what);
+  absl::Status s = !activated.ok()           ? activated
+                   : Failed(r) || Failed(end) ? NcclError(Failed(r) ? r : end, nullptr, what)
+                                              : WaitUntilIssued(comms, absl::Now() + options.timeout,
+                                                                what);
   if (!s.ok()) {
     for (ncclComm_t c : comms) {
       if (c != nullptr) ncclCommAbort(c);
@@ -634,14 +666,12 @@ absl::StatusOr<std::vector<std::shared_ptr<NcclCommunicator>>> CreateNcclCommuni
     }
     return s;
   }
-  std::vector<std::shared_ptr<NcclCommunicator>> members;
+  std::vector<std::shared_ptr<NcclCommunicator>> out;
   for (size_t i = 0; i < gpus.size(); ++i) {
-    auto m = std::make_shared<Member>(
-        setup, devices[i], comms[i], setup->host_rank * setup->local + static_cast<int>(i), nranks);
-    SYMX_RETURN_IF_ERROR(m->Init());
-    members.push_back(std::move(m));
+    members[i]->set_comm(comms[i]);
+    out.push_back(std::move(members[i]));
   }
-  return members;
+  return out;
 }
 
 }  // namespace symx

@@ -16,7 +16,10 @@
 // the GPU's compute stream has enqueued so far, the tensor's producer, then
 // enqueues the NCCL call and records a completion event. Nothing waits on the
 // host: Work::Wait polls the event, and ComputeWaitsFor(work) makes the
-// compute stream wait for it on the GPU instead (the _recv kernel's way).
+// compute stream wait for it on the GPU instead (RecvForCompute: the _recv
+// kernel's way). Abort aborts the NCCL communicator only (which ends the
+// NCCL kernels a stream is blocked on); ending the job is the host
+// communicator's Abort.
 //
 // Deadlines, as for MPI (communicator.h): communicators are non-blocking
 // (ncclConfig_t::blocking = 0), so setup and enqueueing never block the host
@@ -67,6 +70,10 @@ class NcclCommunicator : public Communicator {
   // The GPU's compute stream waits, on the device, for `work` (a Work this
   // member returned) to complete. InvalidArgument for another member's Work.
   virtual absl::Status ComputeWaitsFor(const Work& work) = 0;
+  // Recv, then the compute stream waits for it on the device: what follows
+  // on the GPU may read `t` at once, the host not waiting. A failure to
+  // order it breaks the member (the returned Work carries the error).
+  virtual std::unique_ptr<Work> RecvForCompute(const Tensor& t, int peer, int64_t tag) = 0;
 };
 
 // The members for `gpus` (this process's GPUs, in order) of one NCCL

@@ -53,11 +53,6 @@ absl::Status Prepare(KernelContext* ctx, size_t* workspace_bytes) {
   return HostPath(*ctx).prepare(ctx, workspace_bytes);
 }
 
-absl::Status Annotated(const KernelContext& ctx, const absl::Status& s) {
-  if (s.ok()) return s;
-  return absl::Status(s.code(), absl::StrCat(ctx.Where(), ": ", s.message()));
-}
-
 absl::Status Send(const KernelContext& ctx) {
   auto* state = dynamic_cast<NcclTransferState*>(ctx.state.get());
   if (state == nullptr) return HostPath(ctx).fn(ctx);
@@ -72,14 +67,10 @@ absl::Status Recv(const KernelContext& ctx) {
   if (state == nullptr) return HostPath(ctx).fn(ctx);
   const RankChannel* ch = ctx.rank_channel;
   const TransferParam& p = ctx.param<TransferParam>();
-  std::unique_ptr<Work> work = state->comm->Recv(ctx.outputs[0], static_cast<int>(p.peer), p.tag);
-  absl::Status ordered = state->comm->ComputeWaitsFor(*work);
-  if (!ordered.ok()) {
-    // An argument or earlier failure: the Work is already finished with it.
-    absl::Status why = work->Wait(absl::Now());
-    return Annotated(ctx, why.ok() ? ordered : why);
-  }
-  ch->pending->Add(std::move(work));
+  // Errors travel in the Work: the phase's end reports them (naming this
+  // step's peer and tag), as for a send.
+  ch->pending->Add(
+      state->comm->RecvForCompute(ctx.outputs[0], static_cast<int>(p.peer), p.tag));
   return absl::OkStatus();
 }
 

@@ -71,9 +71,18 @@ absl::StatusOr<std::shared_ptr<Communicator>> MakeDeviceCommunicator(
   }
   const DeviceCommunicatorFactory* factory = FindDeviceCommunicator(*type);
   if (factory == nullptr) return nullptr;
+  // The factory's collective steps run on the bind's communicator: first
+  // every rank must have got this far (a rank that failed since the last
+  // step is heard of here, not inside the factory's own steps), and after
+  // it every rank learns whether every other one has a communicator.
+  SYMX_RETURN_IF_ERROR(bind.rendezvous->Exchange(absl::OkStatus(), "").status());
   absl::StatusOr<std::shared_ptr<Communicator>> made =
       (*factory)(*per_rank.at(ranks.self).begin(), bind.comm, bind.comm_timeout);
-  if (made.status().code() == absl::StatusCode::kFailedPrecondition) {
+  // FailedPrecondition: a reason every rank found alike to use host copies.
+  const bool fall_back = made.status().code() == absl::StatusCode::kFailedPrecondition;
+  SYMX_RETURN_IF_ERROR(
+      bind.rendezvous->Exchange(fall_back ? absl::OkStatus() : made.status(), "").status());
+  if (fall_back) {
     static std::once_flag said;
     std::call_once(said, [&] {
       std::cerr << "symx: cross-rank transfers go through host copies: "

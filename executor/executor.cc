@@ -165,18 +165,29 @@ absl::Status RunPhase(Phase& phase, bool is_train, ExecPlan& plan, const RunHook
                       DeviceWorkers* workers) {
   absl::Status s;
   plan.cancel.store(false);
+  // A peer that failed or hung would make waiting for sends to it futile.
+  // A device communicator (NCCL) is aborted too: a device stream may be
+  // blocked on a receive that will never come, and only the abort ends it.
+  auto give_up = [&](const absl::Status& why) {
+    plan.pending.Clear();
+    if (plan.device_comm != nullptr) plan.device_comm->Abort(why);
+  };
   try {
     s = RunSteps(phase, is_train, *plan.graph, hooks, workers, &plan.cancel);
+  } catch (const std::exception& e) {
+    give_up(absl::InternalError(e.what()));
+    throw;
   } catch (...) {
-    plan.pending.Clear();
+    give_up(absl::InternalError("an exception"));
     throw;
   }
   if (!s.ok()) {
-    // A peer that failed or hung would make waiting for sends to it futile.
-    plan.pending.Clear();
+    give_up(s);
     return s;
   }
-  return plan.pending.WaitAll(plan.comm_timeout);
+  s = plan.pending.WaitAll(plan.comm_timeout);
+  if (!s.ok() && plan.device_comm != nullptr) plan.device_comm->Abort(s);
+  return s;
 }
 
 // Marks every pool of `exe` as in use by it for the guard's lifetime; refuses

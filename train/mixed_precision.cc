@@ -142,7 +142,9 @@ class Rewriter {
   }
 
   NodeEntry Scaled(const NodeEntry& in, const Node& head) {
-    if (scale_ == nullptr) scale_ = MakeVariableNode(kLossScaleName);
+    // The scale lives with the (first) loss head, so a model split over
+    // devices or ranks keeps its transfers where they were.
+    if (scale_ == nullptr) scale_ = MakeVariableNode(kLossScaleName, WithCtxGroup(head, {}));
     return MakeInternalEntry("_symx_loss_scale", head.name() + "_loss_scale",
                              {in, NodeEntry{scale_, 0, 0}}, WithCtxGroup(head, {}));
   }

@@ -226,7 +226,7 @@ void ParallelModel::SetLossScale(double scale) {
   for (Replica& r : replicas_) {
     const std::map<std::string, Tensor> args = r.train->arg_dict();
     auto it = args.find(kLossScaleName);
-    // Undefined where another rank runs the loss head.
+    // Undefined where the scale lives on another rank (with the loss head).
     if (it != args.end() && it->second.defined()) ThrowIfError(CopyTensor(value, it->second));
   }
 }

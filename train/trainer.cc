@@ -116,12 +116,16 @@ TrainResult Train(const TrainOptions& options, const DataSplits& data,
   TrainResult result;
   result.symbol = BuildModel(options.model);
   const Symbol& net = result.symbol;
-  const bool scaling = options.dtype == DType::kFloat16;
-  std::optional<LossScaler> scaler;
-  if (scaling) scaler.emplace(options.loss_scaler);
   Symbol bound = net;
   if (options.dtype != DType::kFloat32) {
-    bound = ToMixedPrecision(net, {options.dtype, scaling});
+    bound = ToMixedPrecision(net, {options.dtype, options.dtype == DType::kFloat16});
+  }
+  // float16 scales the loss of a model that has a loss head (the rewrite
+  // then has the scale input); without one there is nothing to scale.
+  const std::vector<std::string> bound_args = bound.ListArguments();
+  std::optional<LossScaler> scaler;
+  if (std::count(bound_args.begin(), bound_args.end(), kLossScaleName) > 0) {
+    scaler.emplace(options.loss_scaler);
   }
 
   ParallelOptions po;

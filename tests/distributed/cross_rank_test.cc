@@ -20,6 +20,7 @@ TEST(CrossRank, LegacyMlpTraining) { RunRanksOf(2, cross_rank::LegacyMlpTraining
 TEST(CrossRank, TwoBranchesTwoDevicesPerRank) {
   RunRanksOf(2, cross_rank::TwoBranchesTwoDevicesPerRank);
 }
+TEST(CrossRank, Bfloat16Split) { RunRanksOf(2, cross_rank::Bfloat16Split); }
 TEST(CrossRank, MismatchedGraphs) { RunRanksOf(2, cross_rank::MismatchedGraphs); }
 TEST(CrossRank, OneRankFails) { RunRanksOf(3, cross_rank::OneRankFails); }
 TEST(CrossRank, PlacementErrors) { RunRanksOf(2, cross_rank::PlacementErrors); }
