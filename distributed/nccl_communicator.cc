@@ -181,13 +181,23 @@ class Member : public NcclCommunicator, public std::enable_shared_from_this<Memb
     return absl::OkStatus();
   }
 
+  // Starts NCCL's finalize (once): it completes when every member of the
+  // communicator has started its own, so a process's members start
+  // together (FinalizeTogether) before any destructor waits.
+  void StartFinalize() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (comm_ == nullptr || aborted_ || finalizing_) return;
+    finalizing_ = true;
+    finalize_result_ = ncclCommFinalize(comm_);
+  }
+
   ~Member() override {
     if (!device_->Activate().ok()) return;
+    StartFinalize();
     if (comm_ != nullptr && !aborted_) {
       // Finalize flushes what is still in flight; if a peer never comes,
       // the communicator is aborted instead of waiting on.
-      ncclResult_t r = ncclCommFinalize(comm_);
-      if (!Failed(r) &&
+      if (!Failed(finalize_result_) &&
           WaitUntilIssued({comm_}, absl::Now() + absl::Seconds(10), "finalize").ok()) {
         ncclCommDestroy(comm_);
       } else {
@@ -429,6 +439,8 @@ class Member : public NcclCommunicator, public std::enable_shared_from_this<Memb
   std::mutex mu_;  // NCCL communicators are not thread-safe
   std::atomic<int64_t> next_seq_{0};  // collectives may start from several threads
   bool aborted_ = false;
+  bool finalizing_ = false;
+  ncclResult_t finalize_result_ = ncclSuccess;
   absl::Status broken_;
 };
 
@@ -539,6 +551,12 @@ std::vector<std::unique_ptr<Work>> GroupAllreduce(const std::vector<NcclCommunic
     works[i] = w.ok() ? std::move(*w) : DoneWork(w.status());
   }
   return works;
+}
+
+void FinalizeTogether(const std::vector<std::shared_ptr<NcclCommunicator>>& members) {
+  for (const auto& m : members) {
+    if (auto* member = dynamic_cast<Member*>(m.get())) member->StartFinalize();
+  }
 }
 
 absl::StatusOr<std::vector<std::shared_ptr<NcclCommunicator>>> CreateNcclCommunicators(

@@ -83,6 +83,13 @@ absl::StatusOr<std::vector<std::shared_ptr<NcclCommunicator>>> CreateNcclCommuni
     const std::vector<Context>& gpus, std::shared_ptr<Communicator> host,
     const NcclOptions& options);
 
+// Starts NCCL's finalize on every member given (this process's members of
+// one communicator, about to be destroyed). A member's destructor waits for
+// its finalize, which completes only once every member of the communicator
+// has started one: without this, destroying a process's members one by one
+// would make each wait for the next (10 s, then an abort).
+void FinalizeTogether(const std::vector<std::shared_ptr<NcclCommunicator>>& members);
+
 // An allreduce of tensors[i] on members[i] (members of one process, each
 // once), as one NCCL group. One Work per member.
 std::vector<std::unique_ptr<Work>> GroupAllreduce(const std::vector<NcclCommunicator*>& members,

@@ -21,6 +21,7 @@ class NcclBucketSum : public DeviceBucketSum {
       : members_(std::move(members)) {
     for (auto& m : members_) raw_.push_back(m.get());
   }
+  ~NcclBucketSum() override { FinalizeTogether(members_); }
 
   absl::Status Sum(const std::vector<std::vector<Tensor>>& grads, bool average,
                    absl::Time deadline) override {

@@ -47,18 +47,26 @@ std::vector<double> Host(const Tensor& t) {
 
 constexpr absl::Duration kWait = absl::Seconds(60);
 
+// This process's members of one communicator, finalized together when the
+// test ends (destroying them one by one would make each wait for the next).
+struct Members {
+  std::vector<std::shared_ptr<NcclCommunicator>> all;
+  ~Members() { FinalizeTogether(all); }
+  NcclCommunicator& operator[](size_t i) { return *all[i]; }
+};
+
 TEST(Nccl, GroupAllreduceOverEveryGpuInEveryDtypeAndOp) {
   REQUIRE_PHYSICAL_GPUS(1);
   const int n = PhysicalGpus();
-  auto members = ValueOrThrow(CreateNcclCommunicators(AllGpus(n), nullptr, {}));
-  ASSERT_EQ(members.size(), static_cast<size_t>(n));
+  Members members{ValueOrThrow(CreateNcclCommunicators(AllGpus(n), nullptr, {}))};
+  ASSERT_EQ(members.all.size(), static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) {
-    EXPECT_EQ(members[i]->rank(), i);
-    EXPECT_EQ(members[i]->size(), n);
-    EXPECT_EQ(members[i]->backend(), "nccl");
+    EXPECT_EQ(members[i].rank(), i);
+    EXPECT_EQ(members[i].size(), n);
+    EXPECT_EQ(members[i].backend(), "nccl");
   }
   std::vector<NcclCommunicator*> raw;
-  for (auto& m : members) raw.push_back(m.get());
+  for (auto& m : members.all) raw.push_back(m.get());
   for (DType dt : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16,
                    DType::kInt32, DType::kInt64, DType::kUint8}) {
     for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kAverage, ReduceOp::kMax, ReduceOp::kMin}) {
@@ -100,8 +108,8 @@ void OnEveryMember(const std::vector<std::shared_ptr<NcclCommunicator>>& members
 TEST(Nccl, BroadcastBarrierAndAllreduceFromEachMembersThread) {
   REQUIRE_PHYSICAL_GPUS(1);
   const int n = PhysicalGpus();
-  auto members = ValueOrThrow(CreateNcclCommunicators(AllGpus(n), nullptr, {}));
-  OnEveryMember(members, [&](NcclCommunicator& m) {
+  Members members{ValueOrThrow(CreateNcclCommunicators(AllGpus(n), nullptr, {}))};
+  OnEveryMember(members.all, [&](NcclCommunicator& m) {
     const int r = m.rank();
     Tensor t = OnGpu({double(r), double(10 * r)}, DType::kFloat32, m.device());
     EXPECT_TRUE(WaitFor(m.Broadcast(t, n - 1), kWait).ok());
@@ -132,8 +140,8 @@ TEST(Nccl, ComputeStreamWaitsOnTheDevice) {
 
 TEST(Nccl, SendAndRecvBetweenTwoGpus) {
   REQUIRE_PHYSICAL_GPUS(2);
-  auto members = ValueOrThrow(CreateNcclCommunicators(AllGpus(2), nullptr, {}));
-  OnEveryMember(members, [&](NcclCommunicator& m) {
+  Members members{ValueOrThrow(CreateNcclCommunicators(AllGpus(2), nullptr, {}))};
+  OnEveryMember(members.all, [&](NcclCommunicator& m) {
     if (m.rank() == 0) {
       Tensor t = OnGpu({1.5, -2, 7}, DType::kFloat64, m.device());
       EXPECT_TRUE(WaitFor(m.Send(t, 1, 5), kWait).ok());
