@@ -7,23 +7,22 @@
 
 namespace symx {
 
-std::string Context::ToString() const {
-  std::string name;
+const char* DeviceTypeName(DeviceType type) {
   switch (type) {
     case DeviceType::kCPU:
-      name = "cpu";
-      break;
+      return "cpu";
     case DeviceType::kGPU:
-      name = "gpu";
-      break;
+      return "gpu";
     case DeviceType::kCPUPinned:
-      name = "cpu_pinned";
-      break;
+      return "cpu_pinned";
     case DeviceType::kCPUShared:
-      name = "cpu_shared";
-      break;
+      return "cpu_shared";
   }
-  std::string out = absl::StrCat(name, "(", id, ")");
+  return "unknown";
+}
+
+std::string Context::ToString() const {
+  std::string out = absl::StrCat(DeviceTypeName(type), "(", id, ")");
   if (rank >= 0) absl::StrAppend(&out, "@rank", rank);
   return out;
 }

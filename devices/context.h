@@ -40,6 +40,9 @@ inline std::ostream& operator<<(std::ostream& os, const Context& c) { return os 
 // Parses "cpu", "cpu(1)", "gpu(0)", "gpu(0)@rank2"; errors name the text.
 absl::StatusOr<Context> ParseContext(absl::string_view text);
 
+// "cpu", "gpu", "cpu_pinned", "cpu_shared": a context's text without its id.
+const char* DeviceTypeName(DeviceType type);
+
 }  // namespace symx
 
 #endif  // SYMX_DEVICES_CONTEXT_H_

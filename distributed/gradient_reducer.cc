@@ -119,10 +119,9 @@ absl::StatusOr<std::unique_ptr<GradientReducer>> GradientReducer::Create(
     for (size_t b = 0; b < r->buckets_.size(); ++b) {
       // The device kind is part of the layout: ranks summing on the host and
       // ranks summing over NCCL could never meet.
-      const Context& where = r->grads_[0][r->buckets_[b].params[0]].ctx();
-      const std::string kind = where.ToString().substr(0, where.ToString().find('('));
+      const DeviceType kind = r->grads_[0][r->buckets_[b].params[0]].ctx().type;
       std::string line = absl::StrCat("bucket ", b, " ", DTypeName(r->buckets_[b].dtype), " on ",
-                                      kind, ":");
+                                      DeviceTypeName(kind), ":");
       for (size_t p : r->buckets_[b].params) {
         absl::StrAppend(&line, " ", params[p], " ", r->grads_[0][p].shape().ToString());
       }

@@ -134,7 +134,7 @@ absl::Status WaitUntilIssued(const std::vector<ncclComm_t>& comms, absl::Time de
 struct Setup {
   int local = 1;  // GPUs per rank
   int host_rank = 0, host_size = 1;
-  std::shared_ptr<Communicator> host, probe;
+  std::shared_ptr<Communicator> probe;
   absl::Duration timeout;
 };
 
@@ -567,10 +567,10 @@ absl::StatusOr<std::vector<std::shared_ptr<NcclCommunicator>>> CreateNcclCommuni
   setup->timeout = options.timeout;
   setup->probe = options.probe;
   if (host != nullptr && host->size() > 1) {
-    setup->host = host;
     setup->host_rank = host->rank();
     setup->host_size = host->size();
   }
+  const int nranks = setup->host_size * setup->local;
   // This rank's devices; every rank learns of any rank's failure (Agree).
   std::vector<cuda::CudaDevice*> devices;
   std::vector<std::shared_ptr<Member>> members;
@@ -598,7 +598,6 @@ absl::StatusOr<std::vector<std::shared_ptr<NcclCommunicator>>> CreateNcclCommuni
     }
     // Each member's stream, events and buffers before any rank starts NCCL,
     // so a failure here is one every rank hears of (Agree below).
-    const int nranks = setup->host_size * setup->local;
     for (size_t i = 0; i < devices.size(); ++i) {
       members.push_back(std::make_shared<Member>(
           setup, devices[i], setup->host_rank * setup->local + static_cast<int>(i), nranks));
@@ -645,26 +644,23 @@ absl::StatusOr<std::vector<std::shared_ptr<NcclCommunicator>>> CreateNcclCommuni
     if (Failed(r)) return NcclError(r, nullptr, "NCCL setup: ncclGetUniqueId");
   }
 
-  const int nranks = setup->host_size * setup->local;
   std::vector<ncclComm_t> comms(gpus.size(), nullptr);
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 0;
   absl::Status activated;
   ncclResult_t r = ncclGroupStart();
-  for (size_t i = 0; i < gpus.size() && !Failed(r) && activated.ok(); ++i) {
+  for (size_t i = 0; i < gpus.size() && !Failed(r); ++i) {
     activated = devices[i]->Activate();
     if (!activated.ok()) break;
-    r = ncclCommInitRankConfig(&comms[i], nranks, id,
-                               setup->host_rank * setup->local + static_cast<int>(i), &config);
+    r = ncclCommInitRankConfig(&comms[i], nranks, id, members[i]->rank(), &config);
   }
   ncclResult_t end = ncclGroupEnd();  // always: an open group would hold later calls
   const std::string what =
       absl::StrCat("NCCL setup of ", nranks, " members over ", setup->host_size,
                    setup->host_size == 1 ? " rank" : " ranks");
-  absl::Status s = !activated.ok()           ? activated
-                   : Failed(r) || Failed(end) ? NcclError(Failed(r) ? r : end, nullptr, what)
-                                              : WaitUntilIssued(comms, absl::Now() + options.timeout,
-                                                                what);
+  absl::Status s = activated;
+  if (s.ok() && (Failed(r) || Failed(end))) s = NcclError(Failed(r) ? r : end, nullptr, what);
+  if (s.ok()) s = WaitUntilIssued(comms, absl::Now() + options.timeout, what);
   if (!s.ok()) {
     for (ncclComm_t c : comms) {
       if (c != nullptr) ncclCommAbort(c);

@@ -186,7 +186,7 @@ absl::Status RunPhase(Phase& phase, bool is_train, ExecPlan& plan, const RunHook
     return s;
   }
   s = plan.pending.WaitAll(plan.comm_timeout);
-  if (!s.ok() && plan.device_comm != nullptr) plan.device_comm->Abort(s);
+  if (!s.ok()) give_up(s);
   return s;
 }
 

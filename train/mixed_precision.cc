@@ -42,14 +42,20 @@ bool IsIndexInput(const std::string& op, size_t i) {
   return it != inputs->end() && it->second.count(i) > 0;
 }
 
+// Every entry's dtype with the arguments float32 (unless they say otherwise).
+absl::StatusOr<TypeTable> Float32Types(const IndexedGraph& g) {
+  SYMX_ASSIGN_OR_RETURN(ShapeTable shapes, InitialShapes(g));
+  SYMX_ASSIGN_OR_RETURN(TypeTable types, InitialTypes(g));
+  SYMX_RETURN_IF_ERROR(SeedInputs(g, {}, std::nullopt, &shapes, &types));
+  size_t unknown = 0;
+  SYMX_RETURN_IF_ERROR(InferTypes(g, &types, &unknown));
+  return types;
+}
+
 class Rewriter {
  public:
-  Rewriter(const Symbol& net, const MixedPrecisionOptions& o) : g_(net.outputs()), o_(o) {
-    ShapeTable shapes = ValueOrThrow(InitialShapes(g_));
-    types_ = ValueOrThrow(InitialTypes(g_));
-    ThrowIfError(SeedInputs(g_, {}, std::nullopt, &shapes, &types_));
-    size_t unknown = 0;
-    ThrowIfError(InferTypes(g_, &types_, &unknown));
+  Rewriter(const Symbol& net, const MixedPrecisionOptions& o)
+      : g_(net.outputs()), o_(o), types_(ValueOrThrow(Float32Types(g_))) {
     fresh_.resize(g_.num_nodes());
     now_.assign(g_.num_entries(), DType::kUnknown);
   }
@@ -199,12 +205,7 @@ Symbol ToMixedPrecision(const Symbol& net, const MixedPrecisionOptions& options)
   Symbol low = Rewriter(net, options).Run();
   // The rewrite must type-check as the model does (float32 arguments); a
   // failure here is a rule this file lacks, named by the node at fault.
-  IndexedGraph g(low.outputs());
-  ShapeTable shapes = ValueOrThrow(InitialShapes(g));
-  TypeTable types = ValueOrThrow(InitialTypes(g));
-  ThrowIfError(SeedInputs(g, {}, std::nullopt, &shapes, &types));
-  size_t unknown = 0;
-  absl::Status s = InferTypes(g, &types, &unknown);
+  absl::Status s = Float32Types(IndexedGraph(low.outputs())).status();
   if (!s.ok()) Fail(absl::StrCat("the rewritten model does not type-check: ", s.message()));
   return low;
 }

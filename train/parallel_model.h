@@ -85,8 +85,8 @@ class ParallelModel {
   // gradients; undefined where another rank holds them.
   std::map<std::string, Tensor> params() const;
   std::map<std::string, Tensor> grads() const;
-  // The value of the model's loss-scale input (kLossScaleName) in every
-  // replica. Throws symx::Error when the model has none.
+  // Whether the model has a loss-scale input (kLossScaleName), and its value
+  // in every replica (throws symx::Error when the model has none).
   bool has_loss_scale() const { return has_loss_scale_; }
   void SetLossScale(double scale);
   // Whether `local` is true on any rank. Collective.

@@ -120,13 +120,6 @@ TrainResult Train(const TrainOptions& options, const DataSplits& data,
   if (options.dtype != DType::kFloat32) {
     bound = ToMixedPrecision(net, {options.dtype, options.dtype == DType::kFloat16});
   }
-  // float16 scales the loss of a model that has a loss head (the rewrite
-  // then has the scale input); without one there is nothing to scale.
-  const std::vector<std::string> bound_args = bound.ListArguments();
-  std::optional<LossScaler> scaler;
-  if (std::count(bound_args.begin(), bound_args.end(), kLossScaleName) > 0) {
-    scaler.emplace(options.loss_scaler);
-  }
 
   ParallelOptions po;
   po.ctx = options.ctx;
@@ -138,7 +131,13 @@ TrainResult Train(const TrainOptions& options, const DataSplits& data,
   po.batch_size = batch;
   po.example_shape = data.train.example_shape();
   ParallelModel model(bound, po);
-  if (scaler) model.SetLossScale(scaler->scale());
+  // float16 scales the loss of a model that has a loss head (the rewrite
+  // then has the scale input); without one there is nothing to scale.
+  std::optional<LossScaler> scaler;
+  if (model.has_loss_scale()) {
+    scaler.emplace(options.loss_scaler);
+    model.SetLossScale(scaler->scale());
+  }
   result.layout = model.Describe();
   const std::vector<std::string>& param_names = model.param_names();
 

@@ -11,9 +11,9 @@
 #include "devices/cpu/cpu_device.h"
 #include "devices/device.h"
 #include "distributed/agreement.h"
+#include "graph/dtype.h"
 #include "graph/error.h"
 #include "nlohmann/json.hpp"
-#include "graph/dtype.h"
 #include "tools/symx/command.h"
 #include "tools/symx/flags.h"
 
@@ -181,17 +181,14 @@ int BenchMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
         ApplyModelFlags(*parsed, kUsage, &options.model);
         options.model.input_grads = false;
         if (auto mp = SingleValue(*parsed, "--mixed-precision")) {
-          auto dtype = ParseDType(*mp);
-          if (!dtype.ok() || (*dtype != DType::kFloat16 && *dtype != DType::kBFloat16)) {
-            throw UsageError(absl::StrCat(
-                "--mixed-precision must be float16 or bfloat16, got '", *mp, "'"));
-          }
+          const DType dtype =
+              ParseDTypeChoiceFlag("--mixed-precision", *mp, {DType::kFloat16, DType::kBFloat16});
           if (options.model.dtype) {
             throw UsageError(
                 "--mixed-precision and --dtype exclude each other (mixed precision keeps the "
                 "inputs and parameters float32)");
           }
-          options.model.mixed_precision = *dtype;
+          options.model.mixed_precision = dtype;
         }
         if (auto iters = SingleValue(*parsed, "--iters")) {
           options.iters = ParseIntFlag("--iters", *iters, 1);

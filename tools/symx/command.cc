@@ -1,5 +1,6 @@
 #include "tools/symx/command.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iterator>
 
@@ -78,6 +79,21 @@ absl::Duration ParseSecondsFlag(absl::string_view flag, absl::string_view text) 
   double v = ParseDoubleFlag(flag, text);
   if (!(v > 0)) throw UsageError(absl::StrCat(flag, " must be a positive number of seconds"));
   return absl::Seconds(v);
+}
+
+DType ParseDTypeChoiceFlag(absl::string_view flag, absl::string_view text,
+                           const std::vector<DType>& allowed) {
+  absl::StatusOr<DType> t = ParseDType(text);
+  if (t.ok() && std::find(allowed.begin(), allowed.end(), *t) != allowed.end()) return *t;
+  std::string names;
+  for (size_t i = 0; i < allowed.size(); ++i) {
+    absl::StrAppend(&names,
+                    i == 0                    ? ""
+                    : i + 1 == allowed.size() ? " or "
+                                              : ", ",
+                    DTypeName(allowed[i]));
+  }
+  throw UsageError(absl::StrCat(flag, " must be ", names, ", got '", text, "'"));
 }
 
 }  // namespace symx::cli

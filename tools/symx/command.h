@@ -15,6 +15,7 @@
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -68,6 +69,9 @@ int64_t ParseIntFlag(absl::string_view flag, absl::string_view text, int64_t min
 double ParseDoubleFlag(absl::string_view flag, absl::string_view text);
 // "--comm-timeout 30": positive seconds.
 absl::Duration ParseSecondsFlag(absl::string_view flag, absl::string_view text);
+// "--dtype float16", one of `allowed`: "<flag> must be a, b or c, got 'x'".
+DType ParseDTypeChoiceFlag(absl::string_view flag, absl::string_view text,
+                           const std::vector<DType>& allowed);
 
 }  // namespace symx::cli
 

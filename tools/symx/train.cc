@@ -10,9 +10,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "devices/cpu/cpu_device.h"
+#include "graph/dtype.h"
 #include "graph/error.h"
 #include "tools/symx/command.h"
-#include "graph/dtype.h"
 #include "tools/symx/flags.h"
 #include "train/trainer.h"
 
@@ -104,13 +104,8 @@ train::TrainOptions ParseTrainFlags(const std::vector<std::string>& args) {
   }
   o.save_every_epoch = HasSwitch(*parsed, "--save-every-epoch");
   if (auto v = single("--dtype")) {
-    auto dtype = ParseDType(*v);
-    if (!dtype.ok() || (*dtype != DType::kFloat32 && *dtype != DType::kFloat16 &&
-                        *dtype != DType::kBFloat16)) {
-      throw UsageError(
-          absl::StrCat("--dtype must be float32, float16 or bfloat16, got '", *v, "'"));
-    }
-    o.dtype = *dtype;
+    o.dtype =
+        ParseDTypeChoiceFlag("--dtype", *v, {DType::kFloat32, DType::kFloat16, DType::kBFloat16});
   }
   return o;
 }
