@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "devices/host_device.h"
+#include "devices/stable_math.h"
 
 namespace symx {
 
@@ -25,9 +26,10 @@ SYMX_HOST_DEVICE inline int64_t RnnGates(int kind) {
   return kind == kRnnCellLstm ? 4 : kind == kRnnCellGru ? 3 : 1;
 }
 
+// The gates' logistic: the one formula of every sigmoid (stable_math.h).
 template <typename C>
 SYMX_HOST_DEVICE inline C RnnSigmoid(C x) {
-  return C(1) / (C(1) + exp(-x));
+  return StableSigmoid(x);
 }
 
 // A gate's pre-activation: the stored product plus, when the caller did not

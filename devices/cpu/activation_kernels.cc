@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/elemwise_kernels.h"
 #include "devices/cpu/kernel_util.h"
+#include "devices/cpu/vector_math.h"
 #include "graph/error.h"
 #include "graph/ops/activation.h"
 
@@ -34,40 +35,55 @@ constexpr double kInvSqrt2Pi = 0.39894228040143267794;  // 1/sqrt(2 pi)
 // softplus(x) = log(1 + e^x), stable for any x.
 template <typename X>
 auto Softplus(const X& x) {
-  using T = typename X::Scalar;
-  return x.cwiseMax(T(0)) + (-x.abs()).exp().log1p();
+  using C = typename X::Scalar;
+  return x.cwiseMax(C(0)) + AccurateExp(-x.abs()).log1p();
 }
 
+// tanh(softplus(x)), mish's factor, in u = e^-|x| as MishOp (vector_math.h)
+// computes it, for mish's gradient.
+template <typename X, typename U>
+auto TanhSoftplus(const X& x, const U& u) {
+  using C = typename X::Scalar;
+  const C one(1), two(2);
+  return (x >= x.constant(C(0)))
+      .select((u * two + one) / (u * two + one + u.square() * two),
+              u * (u + two) / (u * two + two + u.square()));
+}
+
+// Activation computes in ComputeType<T> (float for float16) and rounds once.
 template <typename T>
 void ActivationForward(const KernelContext& ctx, ActivationType type, const Tensor& in,
                        const Tensor& out) {
-  auto x = Flat<T>(in);
+  using C = ComputeType<T>;
+  auto xm = Flat<T>(in);
+  auto x = xm.template cast<C>();
   auto y = Flat<T>(out);
   const int64_t n = in.size();
-  const T zero(0);
-  const T one(1);
+  const C zero(0);
+  const C one(1);
+  auto put = [&](const auto& e) { Assign(ctx, y, e.template cast<T>(), n); };
   switch (type) {
     case ActivationType::kRelu:
-      Assign(ctx, y, x.template cwiseMax<Eigen::PropagateNaN>(zero), n);
+      put(x.template cwiseMax<Eigen::PropagateNaN>(zero));
       break;
     case ActivationType::kSigmoid:
-      Assign(ctx, y, x.sigmoid(), n);
+      put(AccurateSigmoid(x));
       break;
     case ActivationType::kLogSigmoid:
       // log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)).
-      Assign(ctx, y, x.cwiseMin(zero) - (-x.abs()).exp().log1p(), n);
+      put(x.cwiseMin(zero) - AccurateExp(-x.abs()).log1p());
       break;
     case ActivationType::kMish:
-      Assign(ctx, y, x * Softplus(x).tanh(), n);
+      put(AccurateMish(x));
       break;
     case ActivationType::kTanh:
-      Assign(ctx, y, x.tanh(), n);
+      put(AccurateTanh(x));
       break;
     case ActivationType::kSoftRelu:
-      Assign(ctx, y, Softplus(x), n);
+      put(Softplus(x));
       break;
     case ActivationType::kSoftSign:
-      Assign(ctx, y, x / (x.abs() + one), n);
+      put(x / (x.abs() + one));
       break;
   }
 }
@@ -76,39 +92,45 @@ void ActivationForward(const KernelContext& ctx, ActivationType type, const Tens
 template <typename T>
 void ActivationBackward(const KernelContext& ctx, ActivationType type, const Tensor& g_t,
                         const Tensor& y_t, const Tensor& x_t, const Tensor& out) {
-  auto g = Flat<T>(g_t);
-  auto y = Flat<T>(y_t);
-  auto x = Flat<T>(x_t);
+  using C = ComputeType<T>;
+  auto gm = Flat<T>(g_t);
+  auto ym = Flat<T>(y_t);
+  auto xm = Flat<T>(x_t);
+  auto g = gm.template cast<C>();
+  auto y = ym.template cast<C>();
+  auto x = xm.template cast<C>();
   auto dx = Flat<T>(out);
   const int64_t n = g_t.size();
-  const T zero(0);
-  const T one(1);
+  const C zero(0);
+  const C one(1);
+  auto put = [&](const auto& e) { Assign(ctx, dx, e.template cast<T>(), n); };
   switch (type) {
     case ActivationType::kRelu:
-      Assign(ctx, dx, (y > y.constant(zero)).select(g, g.constant(zero)), n);
+      put((y > y.constant(zero)).select(g, g.constant(zero)));
       break;
     case ActivationType::kSigmoid:
-      Assign(ctx, dx, g * y * (y.constant(one) - y), n);
+      put(g * y * (y.constant(one) - y));
       break;
     case ActivationType::kLogSigmoid:
       // d/dx log(sigmoid(x)) = 1 - sigmoid(x) = -expm1(y).
-      Assign(ctx, dx, -g * y.expm1(), n);
+      put(-g * y.expm1());
       break;
     case ActivationType::kMish: {
-      // tanh(sp) + x sigmoid(x) (1 - tanh(sp)^2), sp = softplus(x).
-      auto t = Softplus(x).tanh();
-      Assign(ctx, dx, g * (t + x * x.sigmoid() * (x.constant(one) - t.square())), n);
+      // t + x sigmoid(x) (1 - t^2), t = tanh(softplus(x)).
+      auto u = AccurateExp(-x.abs());
+      auto t = TanhSoftplus(x, u);
+      put(g * (t + x * AccurateSigmoid(x) * (x.constant(one) - t.square())));
       break;
     }
     case ActivationType::kTanh:
-      Assign(ctx, dx, g * (y.constant(one) - y.square()), n);
+      put(g * (y.constant(one) - y.square()));
       break;
     case ActivationType::kSoftRelu:
       // sigmoid(x) = 1 - exp(-y).
-      Assign(ctx, dx, -g * (-y).expm1(), n);
+      put(-g * (-y).expm1());
       break;
     case ActivationType::kSoftSign:
-      Assign(ctx, dx, g / (x.abs() + one).square(), n);
+      put(g / (x.abs() + one).square());
       break;
   }
 }
@@ -230,22 +252,23 @@ absl::Status LeakyReLUForward(const KernelContext& ctx, const LeakyReLUParam& p)
   auto y = Flat<T>(out);
   const T zero(0);
   auto positive = x > x.constant(zero);
+  // elu, selu and gelu compute in ComputeType<T> and round once.
+  using C = ComputeType<T>;
+  auto xc = x.template cast<C>();
+  auto positive_c = xc > xc.constant(C(0));
+  auto put = [&](const auto& e) { Assign(ctx, y, e.template cast<T>(), n); };
   switch (p.type) {
     case LeakyReLUType::kLeaky:
       Assign(ctx, y, positive.select(x, x * FromAttr<T>(p.slope)), n);
       break;
     case LeakyReLUType::kELU:
-      Assign(ctx, y, positive.select(x, x.expm1() * FromAttr<T>(p.slope)), n);
+      put(positive_c.select(xc, xc.expm1() * C(p.slope)));
       break;
     case LeakyReLUType::kSELU:
-      Assign(ctx, y,
-             positive.select(x * FromAttr<T>(kSeluLambda),
-                             x.expm1() * FromAttr<T>(kSeluLambda * kSeluAlpha)),
-             n);
+      put(positive_c.select(xc * C(kSeluLambda), xc.expm1() * C(kSeluLambda * kSeluAlpha)));
       break;
     case LeakyReLUType::kGELU:
-      // 0.5 x (1 + erf(x / sqrt(2))), the exact GELU as in MXNet.
-      Assign(ctx, y, x * ((x * FromAttr<T>(kSqrtHalf)).erf() + T(1)) * FromAttr<T>(0.5), n);
+      put(AccurateGelu(xc));
       break;
     case LeakyReLUType::kPReLU: {
       PReLUDims d;
@@ -318,13 +341,18 @@ absl::Status LeakyReLUBackward(const KernelContext& ctx, const LeakyReLUParam& p
                              g * (y + FromAttr<T>(kSeluLambda * kSeluAlpha))),
              n);
       break;
-    case LeakyReLUType::kGELU:
+    case LeakyReLUType::kGELU: {
       // Phi(x) + x phi(x).
-      Assign(ctx, dx,
-             g * (((x * FromAttr<T>(kSqrtHalf)).erf() + T(1)) * FromAttr<T>(0.5) +
-                  x * (x.square() * FromAttr<T>(-0.5)).exp() * FromAttr<T>(kInvSqrt2Pi)),
-             n);
+      using C = ComputeType<T>;
+      auto gc = g.template cast<C>();
+      auto xc = x.template cast<C>();
+      Assign(
+          ctx, dx,
+          (gc * (AccurateNormalCdf(xc) + xc * AccurateExp(xc.square() * C(-0.5)) * C(kInvSqrt2Pi)))
+              .template cast<T>(),
+          n);
       break;
+    }
     case LeakyReLUType::kRReLU: {
       auto mask = Flat<T>(ctx.inputs[3]);
       Assign(ctx, dx, positive.select(g, g * mask), n);

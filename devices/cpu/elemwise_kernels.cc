@@ -19,6 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/kernel_util.h"
+#include "devices/cpu/vector_math.h"
 #include "graph/error.h"
 #include "graph/ops/elemwise_scalar.h"
 #include "graph/ops/misc.h"
@@ -121,16 +122,18 @@ struct PowScalarBase {
         });                                                     \
       })
 
-SYMX_UNARY_KERNEL("exp", x.exp());
-SYMX_UNARY_KERNEL("log", x.log());
+// exp, log, sqrt, sigmoid and tanh: accurate to the last bits over every
+// input (devices/cpu/vector_math.h, docs/numerics.md).
+SYMX_UNARY_KERNEL("exp", AccurateExp(x));
+SYMX_UNARY_KERNEL("log", AccurateLog(x));
 SYMX_UNARY_KERNEL("negative", -x);
-SYMX_UNARY_KERNEL("sqrt", x.sqrt());
+SYMX_UNARY_KERNEL("sqrt", AccurateSqrt(x));
 SYMX_UNARY_KERNEL("square", x.square());
 SYMX_UNARY_KERNEL("abs", x.abs());
 // MXNet's relu is max(x, 0) with NaN passing through.
 SYMX_UNARY_KERNEL("relu", x.template cwiseMax<Eigen::PropagateNaN>(zero));
-SYMX_UNARY_KERNEL("sigmoid", x.sigmoid());
-SYMX_UNARY_KERNEL("tanh", x.tanh());
+SYMX_UNARY_KERNEL("sigmoid", AccurateSigmoid(x));
+SYMX_UNARY_KERNEL("tanh", AccurateTanh(x));
 
 // d sqrt(x) = dx / (2 sqrt(x)), from the output.
 SYMX_UNARY_GRAD_KERNEL("_backward_sqrt", g / (v * T(2)));

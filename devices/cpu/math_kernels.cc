@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "devices/cpu/elemwise_kernels.h"
 #include "devices/cpu/kernel_util.h"
+#include "devices/cpu/vector_math.h"
 #include "devices/special_functions.h"
 #include "graph/error.h"
 #include "graph/ops/elemwise_scalar.h"
@@ -60,11 +61,20 @@ double Erfinv(double y) {
     p = 2.83297682 + p * w;
   }
   double x = p * y;
+  // Newton on erf near 0; in the tails on erfc(|x|) = 1 - |y| (exact there),
+  // since erf is too flat near +-1 to invert in double (421 ulp at
+  // y = -0.99997 with erf).
   const double k = 2 / std::sqrt(kPi);
-  for (int i = 0; i < 2; ++i) {
+  const double a = std::fabs(y);
+  for (int i = 0; i < 3; ++i) {
     const double d = k * std::exp(-x * x);
     if (d == 0) break;
-    x -= (std::erf(x) - y) / d;
+    if (a <= 0.5) {
+      x -= (std::erf(x) - y) / d;
+    } else {
+      const double ax = std::fabs(x);
+      x = std::copysign(ax + (std::erfc(ax) - (1 - a)) / d, y);
+    }
   }
   return x;
 }
@@ -111,6 +121,31 @@ absl::Status IntOrFloatUnary(const KernelContext& ctx, F f, FI fi) {
   return absl::OkStatus();
 }
 
+// The compute type's result through the next wider type: float through
+// double, double through long double. For the C library functions whose own
+// error is several ulp (tgamma, lgamma, cbrt, log10; docs/numerics.md), the
+// wider result rounds to within about half an ulp.
+#define SYMX_VIA_WIDER(fn_of_w)       \
+  [](auto x) {                        \
+    using C = decltype(x);            \
+    const vector_math::Wide<C> w = x; \
+    return static_cast<C>(fn_of_w);   \
+  }
+
+// float computes in double, double in double.
+template <typename C>
+using FloatViaDouble = std::conditional_t<std::is_same_v<C, float>, double, C>;
+
+// lgamma without the C library's global signgam, which threads would race on.
+inline double LogGamma(double x) {
+  int sign;
+  return lgamma_r(x, &sign);
+}
+inline long double LogGamma(long double x) {
+  int sign;
+  return lgammal_r(x, &sign);
+}
+
 // A compute-type value from a double (special functions run in double).
 #define SYMX_VIA_DOUBLE(expr_of_d)           \
   [](auto x) {                               \
@@ -133,7 +168,7 @@ absl::Status IntOrFloatUnary(const KernelContext& ctx, F f, FI fi) {
 // Forward.
 
 SYMX_MATH_KERNEL("log2", 10, [](auto x) { return std::log2(x); });
-SYMX_MATH_KERNEL("log10", 10, [](auto x) { return std::log10(x); });
+SYMX_MATH_KERNEL("log10", 10, SYMX_VIA_WIDER(std::log10(w)));
 SYMX_MATH_KERNEL("log1p", 10, [](auto x) { return std::log1p(x); });
 SYMX_MATH_KERNEL("expm1", 10, [](auto x) { return std::expm1(x); });
 SYMX_MATH_KERNEL("sin", 10, [](auto x) { return std::sin(x); });
@@ -159,19 +194,18 @@ SYMX_MATH_KERNEL("reciprocal", 1, [](auto x) {
   using C = decltype(x);
   return C(1) / x;
 });
+// float through double (one rounding); double as 1 / sqrt (1.5 ulp).
 SYMX_MATH_KERNEL("rsqrt", 5, [](auto x) {
   using C = decltype(x);
-  return C(1) / std::sqrt(x);
+  using W = FloatViaDouble<C>;
+  return static_cast<C>(W(1) / std::sqrt(W(x)));
 });
-SYMX_MATH_KERNEL("cbrt", 10, [](auto x) { return std::cbrt(x); });
-SYMX_MATH_KERNEL("rcbrt", 10, [](auto x) {
-  using C = decltype(x);
-  return C(1) / std::cbrt(x);
-});
+SYMX_MATH_KERNEL("cbrt", 10, SYMX_VIA_WIDER(std::cbrt(w)));
+SYMX_MATH_KERNEL("rcbrt", 10, SYMX_VIA_WIDER(1 / std::cbrt(w)));
 SYMX_MATH_KERNEL("erf", 10, [](auto x) { return std::erf(x); });
 SYMX_MATH_KERNEL("erfinv", 40, SYMX_VIA_DOUBLE(Erfinv(d)));
-SYMX_MATH_KERNEL("gamma", 20, [](auto x) { return std::tgamma(x); });
-SYMX_MATH_KERNEL("gammaln", 20, [](auto x) { return std::lgamma(x); });
+SYMX_MATH_KERNEL("gamma", 20, SYMX_VIA_WIDER(std::tgamma(w)));
+SYMX_MATH_KERNEL("gammaln", 20, SYMX_VIA_WIDER(LogGamma(w)));
 
 SYMX_REGISTER_KERNEL(
     "smooth_l1", kCPU, +[](const KernelContext& ctx) -> absl::Status {

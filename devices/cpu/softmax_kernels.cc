@@ -45,6 +45,7 @@
 #include "absl/strings/str_cat.h"
 #include "devices/axis_layout.h"
 #include "devices/cpu/kernel_util.h"
+#include "devices/cpu/vector_math.h"
 #include "graph/error.h"
 #include "graph/infer_util.h"
 #include "graph/ops/loss.h"
@@ -103,11 +104,11 @@ void SoftmaxForward(const KernelContext& ctx, const AxisLayout& l, const TI* x, 
     ArrayMap<TO> yr(y + r * n, n);
     const A m = (xr.template cast<A>() * inv_t).maxCoeff();
     if (log) {
-      const A sum = (xr.template cast<A>() * inv_t - m).exp().sum();
+      const A sum = (xr.template cast<A>() * inv_t - m).unaryExpr(ExpOp<A>()).sum();
       yr = (xr.template cast<A>() * inv_t - (m + std::log(sum))).template cast<TO>();
     } else {
       // exp once into the output (x is not read again), then normalize.
-      yr = (xr.template cast<A>() * inv_t - m).exp().template cast<TO>();
+      yr = (xr.template cast<A>() * inv_t - m).unaryExpr(ExpOp<A>()).template cast<TO>();
       const A sum = yr.template cast<A>().sum();
       yr *= static_cast<TO>(A(1) / sum);
     }
@@ -171,7 +172,8 @@ void SoftmaxBackward(const KernelContext& ctx, const AxisLayout& l, const TO* g,
     ArrayMap<TI> out(gx + r * n, n);
     if (log) {
       const A s = gr.template cast<A>().sum();
-      out = ((gr.template cast<A>() - yr.template cast<A>().exp() * s) * inv_t).template cast<TI>();
+      out = ((gr.template cast<A>() - yr.template cast<A>().unaryExpr(ExpOp<A>()) * s) * inv_t)
+                .template cast<TI>();
     } else {
       const A s = (gr.template cast<A>() * yr.template cast<A>()).sum();
       out = ((gr.template cast<A>() - s) * yr.template cast<A>() * inv_t).template cast<TI>();
@@ -374,7 +376,7 @@ absl::Status RegressionForward(const KernelContext& ctx) {
   SYMX_RETURN_IF_ERROR(CheckSameSize(ctx, x, y));
   SYMX_FLOAT_SWITCH(ctx, x.dtype(), T, {
     if constexpr (R == Regression::kLogistic) {
-      Assign(ctx, Flat<T>(y), Flat<T>(x).sigmoid(), x.size());
+      Assign(ctx, Flat<T>(y), AccurateSigmoid(Flat<T>(x)), x.size());
     } else if (x.raw_data() != y.raw_data()) {
       Assign(ctx, Flat<T>(y), Flat<T>(x), x.size());
     }

@@ -2,6 +2,7 @@
 // binary (same shape and broadcast), array-with-scalar, fill and cast.
 #include "devices/cuda/elem_types.cuh"
 #include "devices/cuda/launch.h"
+#include "devices/stable_math.h"
 
 namespace symx {
 namespace cuda {
@@ -24,15 +25,15 @@ bool IsKnownElem(Elem t) {
 
 namespace {
 
+// The CPU's formulas (devices/stable_math.h).
 template <typename C>
 __device__ __forceinline__ C Sigmoid(C x) {
-  return C(1) / (C(1) + exp(-x));
+  return StableSigmoid(x);
 }
 
-// log(1 + exp(x)) without overflow.
 template <typename C>
 __device__ __forceinline__ C Softplus(C x) {
-  return fmax(x, C(0)) + log1p(exp(-fabs(x)));
+  return StableSoftplus(x);
 }
 
 template <typename C>
@@ -63,7 +64,7 @@ __device__ __forceinline__ C ApplyUnary(UnaryFn f, C x) {
     case UnaryFn::kSigmoid:
       return Sigmoid(x);
     case UnaryFn::kLogSigmoid:
-      return fmin(x, C(0)) - log1p(exp(-fabs(x)));
+      return StableLogSigmoid(x);
     case UnaryFn::kTanh:
       return tanh(x);
     case UnaryFn::kSoftRelu:

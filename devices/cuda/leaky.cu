@@ -9,8 +9,12 @@ namespace {
 
 constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
 constexpr double kSeluLambda = 1.0507009873554804934193349852946;
-constexpr double kSqrtHalf = 0.70710678118654752440;
 constexpr double kInvSqrt2Pi = 0.39894228040143267794;
+
+// Phi(x), the standard normal CDF, from CUDA's normcdf (erfc inside): the
+// tails do not cancel as (1 + erf(x / sqrt(2))) / 2 does for x < -3.
+__device__ __forceinline__ float NormalCdf(float x) { return normcdff(x); }
+__device__ __forceinline__ double NormalCdf(double x) { return normcdf(x); }
 
 template <typename C>
 __device__ __forceinline__ C Leaky(LeakyFn f, C x, C slope) {
@@ -19,7 +23,7 @@ __device__ __forceinline__ C Leaky(LeakyFn f, C x, C slope) {
     case LeakyFn::kELU: return x > C(0) ? x : expm1(x) * slope;
     case LeakyFn::kSELU:
       return x > C(0) ? x * C(kSeluLambda) : expm1(x) * C(kSeluLambda * kSeluAlpha);
-    case LeakyFn::kGELU: return x * (erf(x * C(kSqrtHalf)) + C(1)) * C(0.5);
+    case LeakyFn::kGELU: return x * NormalCdf(x);
   }
   return x;
 }
@@ -32,7 +36,7 @@ __device__ __forceinline__ C LeakyGrad(LeakyFn f, C g, C x, C y, C slope) {
     case LeakyFn::kSELU:
       return x > C(0) ? g * C(kSeluLambda) : g * (y + C(kSeluLambda * kSeluAlpha));
     case LeakyFn::kGELU:
-      return g * ((erf(x * C(kSqrtHalf)) + C(1)) * C(0.5) + x * exp(x * x * C(-0.5)) * C(kInvSqrt2Pi));
+      return g * (NormalCdf(x) + x * exp(x * x * C(-0.5)) * C(kInvSqrt2Pi));
   }
   return g;
 }

@@ -24,7 +24,8 @@ sys.path.insert(0, HERE)
 
 import golden_lib  # noqa: E402
 
-FAMILIES = ["ops", "math", "tensor", "indexing", "nn", "detection", "roi", "spatial", "rnn", "models"]
+FAMILIES = ["ops", "math", "tensor", "indexing", "nn", "detection", "roi", "spatial", "rnn", "models",
+            "numerics"]
 
 
 def main():

@@ -33,6 +33,7 @@ SYMX_GPU_CONFORMANCE=(
   //tests/ops:shape_conformance_test
   //tests/ops:spatial_conformance_test
   //tests/ops:tensor_conformance_test
+  //tests/numerics:ulp_sample_test
 )
 # Executor suites written against "device n" (tests/executor/
 # executor_test_util.h's TestDevice): run.sh runs them again on gpu(n) with
@@ -46,6 +47,7 @@ SYMX_GPU_RETARGETED=(
 SYMX_GPU_TOOLS=(
   //tools/symx:symx
   //tools/gpu:h2d_bench
+  //tools/ulp:ulp_sweep
 )
 # Data files those binaries read, relative to the repository root.
 SYMX_GPU_DATA=(

@@ -1,0 +1,463 @@
+// Accurate, vectorized exp, log, sqrt, sigmoid and tanh for the CPU kernels' Eigen
+// expressions: `x.unaryExpr(cpu::SigmoidOp<T>())`.
+//
+// Why these and not Eigen's own: Eigen 3.4's float logistic is a rational
+// approximation that returns exactly 1 from x = 15.72 (the true value rounds
+// to 0.99999988 up to about 16.6) and exp(x) below -9 (1.2e-4 relative
+// error); its float tanh is off by a few ulp (tanh(8.5) = 1); its exp clamps
+// the argument to +-88.72, so exp(-100) is 2.9e-39 instead of 3.7e-44 and
+// exp(-1000) is not 0. Detection models rank scores near 1, so those errors
+// reorder boxes.
+//
+// How: each packet takes Eigen's packet exp where it is accurate (results
+// in the normal range, no clamping) and builds the function from it with
+// one division; denormal results come from exp(x / 2)^2, and a packet with a
+// NaN or overflowing lane is computed lane by lane with the C library, so
+// rare inputs cost a little and never lose accuracy. Bounds over every float32 input are in
+// docs/numerics.md. float16 computes in float (scalar), as the rest of the elementwise kernels.
+#ifndef SYMX_DEVICES_CPU_VECTOR_MATH_H_
+#define SYMX_DEVICES_CPU_VECTOR_MATH_H_
+
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "devices/stable_math.h"
+#include "unsupported/Eigen/CXX11/Tensor"
+
+namespace symx {
+namespace cpu {
+namespace vector_math {
+
+// Where Eigen's packet exp(x) is a normal number computed without clamping.
+template <typename T>
+struct ExpNormalRange;
+template <>
+struct ExpNormalRange<float> {
+  static constexpr float kLo = -87.3f, kHi = 88.72f;
+};
+template <>
+struct ExpNormalRange<double> {
+  static constexpr double kLo = -708.3, kHi = 709.78;
+};
+
+// The float type a scalar computes in: float16 widens to float.
+template <typename T>
+using Compute = std::conditional_t<std::is_same_v<T, Eigen::half>, float, T>;
+
+// f applied lane by lane (the slow path for rare inputs), kept out of line
+// so the fast path around it stays in registers.
+template <typename Packet, typename F>
+EIGEN_DONT_INLINE Packet MapLanes(const Packet& x, F f) {
+  using T = typename Eigen::internal::unpacket_traits<Packet>::type;
+  constexpr int kSize = Eigen::internal::unpacket_traits<Packet>::size;
+  alignas(64) T lanes[kSize];
+  Eigen::internal::pstore(lanes, x);
+  for (int i = 0; i < kSize; ++i) lanes[i] = f(lanes[i]);
+  return Eigen::internal::pload<Packet>(lanes);
+}
+
+// True when a lane is not a positive normal number (zero, negative,
+// denormal, infinite or NaN).
+template <typename Packet>
+bool AnyOutsideNormal(const Packet& x) {
+  using namespace Eigen::internal;
+  using T = typename unpacket_traits<Packet>::type;
+  const Packet outside = por(pcmp_lt_or_nan(x, pset1<Packet>(std::numeric_limits<T>::min())),
+                             pcmp_lt(pset1<Packet>(std::numeric_limits<T>::max()), x));
+  return predux_any(outside);
+}
+
+// exp of a packet. Below the normal range, exp(x) = exp(x / 2)^2: halving
+// is exact, exp(x / 2) is normal down to twice the range, and the square
+// rounds once into the denormals (or to 0 below them), so softmax tails
+// stay vectorized. NaN or overflowing lanes (rare) go lane by lane.
+template <typename Packet>
+EIGEN_DONT_INLINE Packet PacketExpOutsideNormal(const Packet& x) {
+  using namespace Eigen::internal;
+  using T = typename unpacket_traits<Packet>::type;
+  using R = ExpNormalRange<T>;
+  if (predux_any(pcmp_lt_or_nan(pset1<Packet>(R::kHi), x))) {
+    return MapLanes(x, [](T v) { return T(std::exp(v)); });
+  }
+  const Packet half = pexp(pmul(x, pset1<Packet>(T(0.5))));
+  return pselect(pcmp_lt(x, pset1<Packet>(R::kLo)), pmul(half, half), pexp(x));
+}
+
+template <typename Packet>
+EIGEN_STRONG_INLINE Packet PacketExp(const Packet& x) {
+  using namespace Eigen::internal;
+  using T = typename unpacket_traits<Packet>::type;
+  using R = ExpNormalRange<T>;
+  const Packet outside =
+      por(pcmp_lt(x, pset1<Packet>(R::kLo)), pcmp_lt_or_nan(pset1<Packet>(R::kHi), x));
+  if (EIGEN_PREDICT_FALSE(predux_any(outside))) return PacketExpOutsideNormal(x);
+  return pexp(x);
+}
+
+// tanh for |x| < kTanhSmall: x + x^3 P(x^2), P from tanh's Taylor series
+// (coefficients 2^2n (2^2n - 1) B_2n / (2n)!), truncated where the next term
+// is below 2^-27 (float: through x^19) or 2^-57 (double: through x^37)
+// relative to x at |x| = 0.55.
+constexpr double kTanhSmall = 0.55;
+constexpr double kTanhSeries[] = {
+    -0.3333333333333333,    0.13333333333333333,     -0.05396825396825397,
+    0.021869488536155203,   -0.008863235529902197,   0.003592128036572481,
+    -0.0014558343870513183, 0.000590027440945586,    -0.00023912911424355248,
+    9.691537956929451e-05,  -3.927832388331683e-05,  1.5918905069328964e-05,
+    -6.451689215655431e-06, 2.6147711512907546e-06,  -1.0597268320104654e-06,
+    4.294911078273806e-07,  -1.7406618963571648e-07, 7.054636946400968e-08,
+};
+template <typename T>
+constexpr int kTanhTerms = std::is_same_v<T, float> ? 9 : 18;
+// Above this |x|, tanh(x) rounds to 1 (float: 1 - 2e^-18.4 = 1 - 2.0e-8;
+// double: 1 - 2e^-39 = 1 - 2.3e-17); clamping there keeps exp in range.
+template <typename T>
+constexpr T kTanhOne = std::is_same_v<T, float> ? T(9.2) : T(19.5);
+
+// The standard normal upper tail Q(a) = erfc(a / sqrt(2)) / 2 for a >= 0,
+// as e^(-a^2 / 2) times a fitted factor: R(a) = Q(a) e^(a^2 / 2) in powers of
+// (a - 1.25) below a = 2.5, and a R(a) in powers of 1 / a^2 from 2.5 to 14.5
+// (beyond, Q is below the smallest float). Least-squares fits to 2e-10
+// relative error, made by tools/ulp/fit_normal_tail.py. Why not
+// (1 + erf(x / sqrt(2))) / 2: for x < -3 that cancels to nothing (gelu(-5.6)
+// came out 12x too large).
+constexpr double kNormalTailSplit = 2.5;
+constexpr double kNormalTailCenter = 1.25;
+constexpr double kNormalTailSmall[] = {
+    0.23076032130752328,    -0.11049187881408987,    0.04632273630898004,    -0.017529484955815862,
+    0.00610272075222343,    -0.0019802253600033856,  0.0006045713537981416,  -0.0001749031906140875,
+    4.8243306709094807e-05, -1.2776617902404892e-05, 3.2313693579865814e-06, -7.571075272513899e-07,
+    1.841219935590953e-07,  -5.6721156487796996e-08, 1.1668167527504225e-08,
+};
+constexpr double kNormalTailLarge[] = {
+    0.3989422582655173, -0.3989332316623869, 1.1954744894943499, -5.8827395487290906,
+    37.413603652055265, -246.8513825174095,  1381.37343913354,   -5572.185031094321,
+    13746.11741670561,  -15279.344761223509,
+};
+
+template <typename Packet, size_t N>
+Packet Horner(const double (&c)[N], const Packet& x) {
+  using namespace Eigen::internal;
+  using T = typename unpacket_traits<Packet>::type;
+  Packet p = pset1<Packet>(T(c[N - 1]));
+  for (size_t i = N - 1; i-- > 0;) p = pmadd(p, x, pset1<Packet>(T(c[i])));
+  return p;
+}
+
+// For a >= 0 (no NaN): *q = Q(a) and *aq = a Q(a), within a few ulp.
+template <typename Packet>
+void NormalTail(const Packet& a_in, Packet* q, Packet* aq) {
+  using namespace Eigen::internal;
+  using T = typename unpacket_traits<Packet>::type;
+  const Packet one = pset1<Packet>(T(1));
+  const Packet half = pset1<Packet>(T(0.5));
+  const Packet a = pmin(a_in, pset1<Packet>(T(15)));
+  // a^2 = h + l exactly, so e^(-a^2 / 2) = e^(-h / 2) (1 - l / 2) keeps the
+  // bits a rounded square would lose (50 ulp at a = 10).
+  const Packet h = pmul(a, a);
+#ifdef EIGEN_VECTORIZE_FMA
+  const Packet l = pmadd(a, a, pnegate(h));
+#else
+  const Packet c = pmul(a, pset1<Packet>(T(4097)));  // Dekker's split
+  const Packet hi = psub(c, psub(c, a));
+  const Packet lo = psub(a, hi);
+  const Packet l = padd(padd(psub(pmul(hi, hi), h), pmul(padd(hi, hi), lo)), pmul(lo, lo));
+#endif
+  const Packet e = pmul(PacketExp(pnegate(pmul(h, half))), psub(one, pmul(l, half)));
+  const Packet small = pcmp_lt(a, pset1<Packet>(T(kNormalTailSplit)));
+  const bool any_small = predux_any(small);
+  const bool any_large = predux_any(pcmp_le(pset1<Packet>(T(kNormalTailSplit)), a));
+  Packet q_small = e, q_large = e, aq_large = e;
+  if (any_small) {
+    q_small = pmul(e, Horner(kNormalTailSmall, psub(a, pset1<Packet>(T(kNormalTailCenter)))));
+  }
+  if (any_large) {
+    aq_large = pmul(e, Horner(kNormalTailLarge, pdiv(one, h)));
+    q_large = pdiv(aq_large, a);
+  }
+  *q = pselect(small, q_small, q_large);
+  *aq = pselect(small, pmul(a, q_small), aq_large);
+}
+
+// x Phi(x) and Phi(x) in a wider type, for float16 and lanes with NaN.
+inline double GeluWide(double x) { return 0.5 * x * std::erfc(-x * 0.70710678118654752440); }
+inline long double GeluWide(long double x) {
+  return 0.5L * x * std::erfc(-x * 0.707106781186547524400844362104849L);
+}
+inline double NormalCdfWide(double x) { return 0.5 * std::erfc(-x * 0.70710678118654752440); }
+inline long double NormalCdfWide(long double x) {
+  return 0.5L * std::erfc(-x * 0.707106781186547524400844362104849L);
+}
+template <typename C>
+using Wide = std::conditional_t<std::is_same_v<C, float>, double, long double>;
+
+}  // namespace vector_math
+
+// exp(x).
+template <typename T>
+struct ExpOp {
+  T operator()(const T& x) const {
+    using C = vector_math::Compute<T>;
+    return T(std::exp(C(x)));
+  }
+  template <typename Packet>
+  Packet packetOp(const Packet& x) const {
+    return vector_math::PacketExp(x);
+  }
+};
+
+// 1 / (1 + e^-x), as StableSigmoid.
+template <typename T>
+struct SigmoidOp {
+  T operator()(const T& x) const {
+    using C = vector_math::Compute<T>;
+    return T(StableSigmoid(C(x)));
+  }
+  template <typename Packet>
+  Packet packetOp(const Packet& x) const {
+    using namespace Eigen::internal;
+    const Packet one = pset1<Packet>(T(1));
+    const Packet e = vector_math::PacketExp(pnegate(pabs(x)));
+    return pdiv(pselect(pcmp_lt(x, pset1<Packet>(T(0))), e, one), padd(one, e));
+  }
+};
+
+// tanh(x): the odd series near 0, else sign(x) (1 - 2 / (e^2|x| + 1)).
+template <typename T>
+struct TanhOp {
+  T operator()(const T& x) const {
+    using C = vector_math::Compute<T>;
+    return T(std::tanh(C(x)));
+  }
+  template <typename Packet>
+  Packet packetOp(const Packet& x) const {
+    using namespace Eigen::internal;
+    if (predux_any(pcmp_lt_or_nan(x, x))) {  // a NaN lane
+      return vector_math::MapLanes(x, [](T v) { return T(std::tanh(v)); });
+    }
+    const Packet one = pset1<Packet>(T(1));
+    const Packet two = pset1<Packet>(T(2));
+    const Packet ax = pabs(x);
+    const Packet small_mask = pcmp_lt(ax, pset1<Packet>(T(vector_math::kTanhSmall)));
+    // Only the branches some lane needs (most packets need one).
+    Packet big = x, small = x;
+    if (predux_any(pcmp_le(pset1<Packet>(T(vector_math::kTanhSmall)), ax))) {
+      const Packet a = pmin(ax, pset1<Packet>(vector_math::kTanhOne<T>));
+      // e^2a stays in exp's normal range (a <= 19.5), so no range checks.
+      big = psub(one, pdiv(two, padd(pexp(pmul(two, a)), one)));
+      big = pselect(pcmp_lt(x, pset1<Packet>(T(0))), pnegate(big), big);
+    }
+    if (predux_any(small_mask)) {
+      const Packet x2 = pmul(x, x);
+      constexpr int kTerms = vector_math::kTanhTerms<T>;
+      Packet p = pset1<Packet>(T(vector_math::kTanhSeries[kTerms - 1]));
+      for (int i = kTerms - 2; i >= 0; --i) {
+        p = pmadd(p, x2, pset1<Packet>(T(vector_math::kTanhSeries[i])));
+      }
+      small = padd(x, pmul(pmul(x, x2), p));
+    }
+    return pselect(small_mask, small, big);
+  }
+};
+
+// log(x). Eigen's packet log treats denormal inputs as the smallest normal
+// (log(1e-40) = -87.3 instead of -92.1); those lanes, and zero, negative,
+// infinite and NaN ones, go lane by lane.
+template <typename T>
+struct LogOp {
+  T operator()(const T& x) const {
+    using C = vector_math::Compute<T>;
+    return T(std::log(C(x)));
+  }
+  template <typename Packet>
+  Packet packetOp(const Packet& x) const {
+    using namespace Eigen::internal;
+    if (vector_math::AnyOutsideNormal(x)) {
+      return vector_math::MapLanes(x, [](T v) { return T(std::log(v)); });
+    }
+    return plog(x);
+  }
+};
+
+// gelu(x) = x Phi(x): x - x Q(x) for x >= 0, -|x| Q(|x|) below, so neither
+// tail cancels. float packets use NormalTail; double computes in long
+// double (the argument x / sqrt(2) must not round before erfc: its relative
+// error grows by 2 x^2 there).
+template <typename T>
+struct GeluOp {
+  T operator()(const T& x) const {
+    using C = vector_math::Compute<T>;
+    return T(static_cast<C>(vector_math::GeluWide(vector_math::Wide<C>(C(x)))));
+  }
+  template <typename Packet>
+  Packet packetOp(const Packet& x) const {
+    using namespace Eigen::internal;
+    if (predux_any(pcmp_lt_or_nan(x, x))) return vector_math::MapLanes(x, *this);
+    Packet q, aq;
+    vector_math::NormalTail(pabs(x), &q, &aq);
+    return pselect(pcmp_lt(x, pset1<Packet>(T(0))), pnegate(aq), psub(x, aq));
+  }
+};
+
+// Phi(x), the standard normal CDF: 1 - Q(x) for x >= 0, Q(-x) below.
+template <typename T>
+struct NormalCdfOp {
+  T operator()(const T& x) const {
+    using C = vector_math::Compute<T>;
+    return T(static_cast<C>(vector_math::NormalCdfWide(vector_math::Wide<C>(C(x)))));
+  }
+  template <typename Packet>
+  Packet packetOp(const Packet& x) const {
+    using namespace Eigen::internal;
+    if (predux_any(pcmp_lt_or_nan(x, x))) return vector_math::MapLanes(x, *this);
+    Packet q, aq;
+    vector_math::NormalTail(pabs(x), &q, &aq);
+    return pselect(pcmp_lt(x, pset1<Packet>(T(0))), q, psub(pset1<Packet>(T(1)), q));
+  }
+};
+
+// mish(x) = x tanh(softplus(x)), with tanh(log(1 + e^x)) rewritten exactly
+// in u = e^-|x| (nothing overflows or cancels): x >= 0: (1 + 2u) / (1 + 2u +
+// 2u^2); x < 0: u (2 + u) / (2 + 2u + u^2). Where u is denormal (x below
+// -80 in float, -700 in double) it has lost its digits, so those lanes
+// compute in the wider type.
+template <typename T>
+struct MishOp {
+  T operator()(const T& x) const {
+    using C = vector_math::Compute<T>;
+    using W = vector_math::Wide<C>;
+    const W w = C(x);
+    const W u = std::exp(-std::fabs(w));
+    const W t = w >= 0 ? (1 + 2 * u) / (1 + 2 * u + 2 * u * u) : u * (2 + u) / (2 + 2 * u + u * u);
+    return T(static_cast<C>(w * t));
+  }
+  template <typename Packet>
+  Packet packetOp(const Packet& x) const {
+    using namespace Eigen::internal;
+    constexpr T kLow = std::is_same_v<T, float> ? T(-80) : T(-700);
+    if (predux_any(pcmp_lt_or_nan(x, pset1<Packet>(kLow)))) {
+      return vector_math::MapLanes(x, *this);
+    }
+    const Packet one = pset1<Packet>(T(1));
+    const Packet two = pset1<Packet>(T(2));
+    const Packet u = vector_math::PacketExp(pnegate(pabs(x)));
+    const Packet u2 = pmul(u, u);
+    const Packet two_u = padd(u, u);
+    const Packet pos = pdiv(padd(one, two_u), padd(padd(one, two_u), padd(u2, u2)));
+    const Packet neg = pdiv(pmul(u, padd(two, u)), padd(padd(two, two_u), u2));
+    return pmul(x, pselect(pcmp_lt(x, pset1<Packet>(T(0))), neg, pos));
+  }
+};
+
+// Expression helpers: AccurateExp(x) etc. for a tensor expression x.
+template <typename X>
+auto AccurateExp(const X& x) {
+  return x.unaryExpr(ExpOp<typename X::Scalar>());
+}
+template <typename X>
+auto AccurateSigmoid(const X& x) {
+  return x.unaryExpr(SigmoidOp<typename X::Scalar>());
+}
+template <typename X>
+auto AccurateTanh(const X& x) {
+  return x.unaryExpr(TanhOp<typename X::Scalar>());
+}
+template <typename X>
+auto AccurateMish(const X& x) {
+  return x.unaryExpr(MishOp<typename X::Scalar>());
+}
+template <typename X>
+auto AccurateGelu(const X& x) {
+  return x.unaryExpr(GeluOp<typename X::Scalar>());
+}
+template <typename X>
+auto AccurateNormalCdf(const X& x) {
+  return x.unaryExpr(NormalCdfOp<typename X::Scalar>());
+}
+template <typename X>
+auto AccurateLog(const X& x) {
+  return x.unaryExpr(LogOp<typename X::Scalar>());
+}
+// sqrt(x), correctly rounded: Eigen's fast float packet sqrt (an rsqrt
+// estimate and a Newton step) is up to 4 ulp off, answers sqrt(inf) = NaN
+// and sqrt(-1e-41) = inf; float goes through double's exact sqrt instead
+// (one rounding of a 53-bit result to 24 bits is exact for sqrt).
+template <typename X>
+auto AccurateSqrt(const X& x) {
+  if constexpr (std::is_same_v<typename X::Scalar, float>) {
+    return x.template cast<double>().sqrt().template cast<float>();
+  } else {
+    return x.sqrt();
+  }
+}
+
+}  // namespace cpu
+}  // namespace symx
+
+namespace Eigen {
+namespace internal {
+
+// Vectorized for float and double (packets of float16 have no exp here).
+template <typename T>
+struct functor_traits<symx::cpu::ExpOp<T>> {
+  enum {
+    Cost = 20 * NumTraits<T>::MulCost,
+    PacketAccess = (std::is_same_v<T, float> || std::is_same_v<T, double>)&&packet_traits<T>::HasExp
+  };
+};
+template <typename T>
+struct functor_traits<symx::cpu::SigmoidOp<T>> {
+  enum {
+    Cost = 25 * NumTraits<T>::MulCost,
+    PacketAccess =
+        (std::is_same_v<T, float> || std::is_same_v<T, double>)&&packet_traits<T>::HasExp &&
+        packet_traits<T>::HasDiv
+  };
+};
+template <typename T>
+struct functor_traits<symx::cpu::LogOp<T>> {
+  enum {
+    Cost = 20 * NumTraits<T>::MulCost,
+    PacketAccess = (std::is_same_v<T, float> || std::is_same_v<T, double>)&&packet_traits<T>::HasLog
+  };
+};
+template <typename T>
+struct functor_traits<symx::cpu::MishOp<T>> {
+  enum {
+    Cost = 40 * NumTraits<T>::MulCost,
+    PacketAccess =
+        (std::is_same_v<T, float> || std::is_same_v<T, double>)&&packet_traits<T>::HasExp &&
+        packet_traits<T>::HasDiv
+  };
+};
+// GELU's fitted tail is for float; double computes in long double, lane by
+// lane.
+template <typename T>
+struct functor_traits<symx::cpu::GeluOp<T>> {
+  enum {
+    Cost = 60 * NumTraits<T>::MulCost,
+    PacketAccess = std::is_same_v<T, float> && packet_traits<T>::HasExp
+  };
+};
+template <typename T>
+struct functor_traits<symx::cpu::NormalCdfOp<T>> {
+  enum {
+    Cost = 60 * NumTraits<T>::MulCost,
+    PacketAccess = std::is_same_v<T, float> && packet_traits<T>::HasExp
+  };
+};
+template <typename T>
+struct functor_traits<symx::cpu::TanhOp<T>> {
+  enum {
+    Cost = 35 * NumTraits<T>::MulCost,
+    PacketAccess =
+        (std::is_same_v<T, float> || std::is_same_v<T, double>)&&packet_traits<T>::HasExp &&
+        packet_traits<T>::HasDiv
+  };
+};
+
+}  // namespace internal
+}  // namespace Eigen
+
+#endif  // SYMX_DEVICES_CPU_VECTOR_MATH_H_

@@ -1,0 +1,30 @@
+// The functions tools/ulp measures: each an operator (with attributes) that
+// maps one tensor elementwise, a long double reference of the same function,
+// and the error bound symx states for it per dtype (docs/numerics.md).
+#ifndef SYMX_TOOLS_ULP_ULP_CASES_H_
+#define SYMX_TOOLS_ULP_ULP_CASES_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "graph/dtype.h"
+
+namespace symx::ulp {
+
+struct UlpCase {
+  std::string name;  // "sigmoid", "Activation(softrelu)"
+  std::string op;
+  std::map<std::string, std::string> attrs;
+  long double (*reference)(long double);
+  // Stated bound in ulp of the output dtype, per dtype; a dtype not listed is
+  // not claimed (the kernel may still run it).
+  std::map<DType, double> bound;
+};
+
+// Every measured function, in a fixed order.
+const std::vector<UlpCase>& AllUlpCases();
+
+}  // namespace symx::ulp
+
+#endif  // SYMX_TOOLS_ULP_ULP_CASES_H_
