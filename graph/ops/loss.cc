@@ -114,7 +114,8 @@ std::vector<LabelShape> SoftmaxLabelShapes(const SoftmaxOutputParam& p, const Sh
     // (N, C) -> (N,); with preserve_shape (.., C) -> (..).
     return {DropDim(LikeData(data), n - 1), LikeData(data)};
   }
-  // (N, C, x..) -> (N, x..), also accepted flattened (N, prod x..) or as (N, 1, x..).
+  // (N, C, x..): MXNet infers the label flattened, (N, prod x..), and also
+  // accepts it as (N, x..) or (N, 1, x..).
   LabelShape by_position = DropDim(LikeData(data), 1);
   int64_t flat = 1;
   for (int i = 2; i < n; ++i) {
@@ -127,7 +128,7 @@ std::vector<LabelShape> SoftmaxLabelShapes(const SoftmaxOutputParam& p, const Sh
   LabelShape with_one = LikeData(data);
   with_one.shape[1] = 1;
   with_one.from[1] = -1;
-  return {by_position, flattened, with_one, LikeData(data)};
+  return {flattened, by_position, with_one, LikeData(data)};
 }
 
 absl::Status InferSoftmaxOutput(const NodeAttrs& attrs, std::vector<Shape>* in,

@@ -565,7 +565,11 @@ TEST(SoftmaxOutputTest, LabelShapes) {
   ShapeResult r = Infer("SoftmaxOutput", {}, {Shape{4, 10}, Shape()});
   EXPECT_EQ(r.in[1], (Shape{4}));
   EXPECT_EQ(r.out[0], (Shape{4, 10}));
+  // multi_output: MXNet infers the label flattened, (N, H*W) (an FCN-8s
+  // segmentation file binds its label that way), and accepts (N, H, W).
   r = Infer("Softmax", {{"multi_output", "True"}}, {Shape{4, 10, 5, 6}, Shape()});
+  EXPECT_EQ(r.in[1], (Shape{4, 30}));
+  r = Infer("SoftmaxOutput", {{"multi_output", "True"}}, {Shape{4, 10, 5, 6}, Shape{4, 5, 6}});
   EXPECT_EQ(r.in[1], (Shape{4, 5, 6}));
   r = Infer("SoftmaxOutput", {{"multi_output", "True"}}, {Shape{4, 10, 5, 6}, Shape{4, 30}});
   EXPECT_EQ(r.in[1], (Shape{4, 30}));
