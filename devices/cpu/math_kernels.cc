@@ -297,13 +297,16 @@ SYMX_MATH_GRAD_KERNEL("_backward_arctan", 2, [](auto g, auto x) {
 });
 SYMX_MATH_GRAD_KERNEL("_backward_sinh", 10, [](auto g, auto x) { return g * std::cosh(x); });
 SYMX_MATH_GRAD_KERNEL("_backward_cosh", 10, [](auto g, auto x) { return g * std::sinh(x); });
+// 1 / sqrt(x^2 + 1) as 1 / hypot(x, 1), and 1 / sqrt(x^2 - 1) as a product
+// of square roots: x^2 overflows float32 from |x| = 1.8e19 (the fuzzer's
+// arcsinh(cosh(x)) got a zero gradient there).
 SYMX_MATH_GRAD_KERNEL("_backward_arcsinh", 5, [](auto g, auto x) {
   using C = decltype(x);
-  return g / std::sqrt(x * x + C(1));
+  return g / std::hypot(x, C(1));
 });
 SYMX_MATH_GRAD_KERNEL("_backward_arccosh", 5, [](auto g, auto x) {
   using C = decltype(x);
-  return g / std::sqrt(x * x - C(1));
+  return g / (std::sqrt(x - C(1)) * std::sqrt(x + C(1)));
 });
 SYMX_MATH_GRAD_KERNEL("_backward_arctanh", 2, [](auto g, auto x) {
   using C = decltype(x);

@@ -77,8 +77,9 @@ __device__ C ApplyMathGrad(MathGradFn f, C g, C v, C param) {
     case MathGradFn::kArctan: return g / (C(1) + v * v);
     case MathGradFn::kSinh: return g * cosh(v);
     case MathGradFn::kCosh: return g * sinh(v);
-    case MathGradFn::kArcsinh: return g / sqrt(v * v + C(1));
-    case MathGradFn::kArccosh: return g / sqrt(v * v - C(1));
+    // No x^2: it overflows float from |x| = 1.8e19 (as on the CPU).
+    case MathGradFn::kArcsinh: return g / hypot(v, C(1));
+    case MathGradFn::kArccosh: return g / (sqrt(v - C(1)) * sqrt(v + C(1)));
     case MathGradFn::kArctanh: return g / (C(1) - v * v);
     case MathGradFn::kDegrees: return g * static_cast<C>(180.0 / kPi);
     case MathGradFn::kRadians: return g * static_cast<C>(kPi / 180.0);

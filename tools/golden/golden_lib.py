@@ -103,6 +103,11 @@ def fill_values(rule, shape, dtype):
     return v.astype(dtype).reshape(shape)
 
 
+def _json_number(x):
+    x = float(x)
+    return x if np.isfinite(x) else str(x)
+
+
 def _summary(g):
     flat = g.astype(np.float64).ravel()
     if flat.size == 0:
@@ -207,7 +212,9 @@ def run_case(case, out_root):
             fd = finite_differences(case, np_args, np_aux, [g.astype(np.float64) for g in ograds],
                                     sorted(grads))
             meta["grad_source"] = "finite_differences"
-            meta["mxnet_grad_error"] = {k: float(np.abs(grads[k] - fd[k]).max()) for k in fd}
+            # A NaN or infinite error (MXNet's gradient was) is written as text: JSON has
+            # no such numbers.
+            meta["mxnet_grad_error"] = {k: _json_number(np.abs(grads[k] - fd[k]).max()) for k in fd}
             grads = {k: fd[k].astype(grads[k].dtype) for k in fd}
 
     d = os.path.join(out_root, case.name)

@@ -25,7 +25,7 @@ sys.path.insert(0, HERE)
 import golden_lib  # noqa: E402
 
 FAMILIES = ["ops", "math", "tensor", "indexing", "nn", "detection", "roi", "spatial", "rnn", "models",
-            "numerics"]
+            "numerics", "fuzz"]
 
 
 def main():

@@ -1,0 +1,586 @@
+"""Differential fuzzer: random graphs run through MXNet 1.9.1 and symx.
+
+Each graph is 1-8 operators drawn from op_table.py, attributes drawn from
+each parameter's domain, random shapes, float32 inputs over wide ranges
+(saturating ones included), and a forward plus backward pass with random
+head gradients, in MXNet (unfused: MXNET_SUBGRAPH_BACKEND=NONE) and in symx.
+Where they disagree, both run again in float64 and the one farther from
+MXNet's float64 answer is wrong. A failing graph is minimized (the smallest
+failing prefix, then intermediate values cut into fresh inputs) and written
+to tools/difftest/found/, where tools/golden/cases_fuzz.py turns it into a
+golden case that CI replays without MXNet.
+
+Needs one interpreter with both engines: the mxnet==1.9.1 venv with symx
+installed into it (tools/difftest/run.sh does both). Seeded and resumable:
+
+  bash tools/difftest/run.sh --count 500          # continues from the state file
+  bash tools/difftest/run.sh --count 100 --seed 7 --state /tmp/s.json
+  bash tools/difftest/run.sh --ops                # the op table
+"""
+import argparse
+import collections
+import glob
+import json
+import os
+import sys
+import traceback
+
+os.environ.setdefault("MXNET_SUBGRAPH_BACKEND", "NONE")
+
+import numpy as np  # noqa: E402
+
+import mxnet  # noqa: E402
+import symx  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from op_table import OPS  # noqa: E402
+
+FOUND = os.path.join(HERE, "found")
+# Outputs and gradients agree when |a - b| <= RTOL * max(|a|, |b|) + ATOL *
+# (1 + the largest input) per tensor: float32 chains of up to 8 ops round
+# differently in two engines (a log_softmax of inputs near 24 is 0 to within
+# 2e-6), and a mismatch this large is a wrong answer, not rounding.
+RTOL, ATOL = 2e-4, 1e-5
+
+
+# ----------------------------------------------------------------------------- graphs
+
+class Graph:
+    """Nodes in topological order: variables ({"var": name, "shape", "domain"})
+    and ops ({"op", "attrs", "inputs": [node index], "aux": [...]})."""
+
+    def __init__(self):
+        self.nodes = []
+        self.shapes = []
+
+    def var(self, shape, domain="any", role="data"):
+        name = "v%d" % len(self.nodes)
+        self.nodes.append({"var": name, "shape": list(shape), "domain": domain, "role": role})
+        self.shapes.append(tuple(shape))
+        return len(self.nodes) - 1
+
+    def op(self, entry, attrs, inputs):
+        self.nodes.append({"op": entry["op"], "attrs": attrs, "inputs": inputs})
+        self.shapes.append(None)
+        i = len(self.nodes) - 1
+        try:
+            self.shapes[i] = tuple(self.infer(i))
+        except Exception:
+            self.nodes.pop()
+            self.shapes.pop()
+            raise
+        return i
+
+    def build(self, lib, outputs):
+        syms = {}
+        needed = set()
+        for o in outputs:
+            needed.update(self.ancestors(o))
+        for i in sorted(needed):
+            n = self.nodes[i]
+            if "var" in n:
+                syms[i] = lib.sym.Variable(n["var"])
+            else:
+                syms[i] = getattr(lib.sym, n["op"])(*[syms[j] for j in n["inputs"]],
+                                                    name="n%d" % i, **_call_attrs(n["attrs"]))
+        return lib.sym.Group([syms[i] for i in outputs]) if len(outputs) > 1 else syms[outputs[0]]
+
+    def infer(self, i):
+        s = self.build(mxnet, [i])
+        known = {self.nodes[j]["var"]: self.shapes[j] for j in self.ancestors(i)
+                 if "var" in self.nodes[j] and self.nodes[j]["role"] != "aux"}
+        _, out, _ = s.infer_shape(**known)
+        return out[0]
+
+    def ancestors(self, i):
+        seen, stack = set(), [i]
+        while stack:
+            k = stack.pop()
+            if k in seen:
+                continue
+            seen.add(k)
+            stack.extend(self.nodes[k].get("inputs", []))
+        return sorted(seen)
+
+    def sinks(self):
+        used = {j for n in self.nodes for j in n.get("inputs", [])}
+        return [i for i, n in enumerate(self.nodes) if "op" in n and i not in used]
+
+
+def _call_attrs(attrs):
+    return {k: v for k, v in attrs.items() if v is not None}
+
+
+def _adapt(g, rng, i, domain):
+    """Node i's value brought into `domain` by ops of the graph itself (an
+    intermediate value cannot be drawn where an op is defined)."""
+    if domain == "any" or "var" in g.nodes[i]:
+        return i
+    op = lambda name, attrs, inputs: g.op({"op": name}, attrs, inputs)  # noqa: E731
+    if domain in ("positive", "nonzero"):
+        return op("_plus_scalar", {"scalar": 0.1}, [op("abs", {}, [i])])
+    if domain == "open_unit":
+        return op("_mul_scalar", {"scalar": 0.99}, [op("tanh", {}, [i])])
+    if domain == "above_minus_one":
+        return op("_minus_scalar", {"scalar": 0.9}, [op("abs", {}, [i])])
+    raise ValueError(domain)
+
+
+def _random_shape(rng, ndim=None, low=1):
+    ndim = ndim or int(rng.integers(1, 5))
+    return tuple(int(rng.integers(low, 6)) for _ in range(ndim))
+
+
+def _pick(rng, g, pred):
+    cands = [i for i, s in enumerate(g.shapes) if "op" in g.nodes[i] and pred(s)]
+    return int(rng.choice(cands)) if cands else None
+
+
+def _draw_attrs(rng, entry):
+    return {k: v[int(rng.integers(len(v)))] for k, v in entry["attrs"].items()}
+
+
+def add_random_op(g, rng, entry):
+    kind, dom = entry["kind"], entry["domain"]
+    attrs = _draw_attrs(rng, entry)
+    src = _pick(rng, g, lambda s: True) if rng.random() < 0.8 else None
+
+    def data(pred, make_shape):
+        j = _pick(rng, g, pred) if src is not None else None
+        return _adapt(g, rng, j, dom) if j is not None else g.var(make_shape(), dom)
+
+    if kind == "unary":
+        return g.op(entry, attrs, [data(lambda s: True, lambda: _random_shape(rng))])
+    if kind in ("binary", "bcast"):
+        a = data(lambda s: True, lambda: _random_shape(rng))
+        shape = list(g.shapes[a])
+        if kind == "bcast":
+            shape = [1 if rng.random() < 0.4 else d for d in shape]
+        b = g.var(shape, entry.get("domain2", dom))
+        return g.op(entry, attrs, [a, b] if rng.random() < 0.5 or kind == "bcast" else [b, a])
+    if kind in ("reduce", "softmax"):
+        a = data(lambda s: True, lambda: _random_shape(rng))
+        nd = len(g.shapes[a])
+        if kind == "reduce":
+            attrs["axis"] = int(rng.integers(-nd, nd)) if rng.random() < 0.7 else None
+        else:
+            attrs["axis"] = int(rng.integers(-nd, nd))
+        return g.op(entry, attrs, [a])
+    if kind == "fc":
+        a = data(lambda s: len(s) >= 2, lambda: _random_shape(rng, int(rng.integers(2, 5))))
+        k = int(np.prod(g.shapes[a][1:]))
+        w = g.var((attrs["num_hidden"], k), "any", "weight")
+        ins = [a, w] + ([] if attrs["no_bias"] else [g.var((attrs["num_hidden"],), "any", "weight")])
+        return g.op(entry, attrs, ins)
+    if kind in ("conv", "pool"):
+        kh = attrs["kernel"][0]
+        a = data(lambda s: len(s) == 4 and min(s[2:]) >= kh,
+                 lambda: (int(rng.integers(1, 3)), int(rng.integers(1, 4)),
+                          int(rng.integers(kh, 7)), int(rng.integers(kh, 7))))
+        if kind == "pool":
+            return g.op(entry, attrs, [a])
+        c = g.shapes[a][1]
+        w = g.var((attrs["num_filter"], c) + tuple(attrs["kernel"]), "any", "weight")
+        ins = [a, w] + ([] if attrs["no_bias"] else [g.var((attrs["num_filter"],), "any", "weight")])
+        return g.op(entry, attrs, ins)
+    if kind == "batchnorm":
+        a = data(lambda s: len(s) in (2, 4), lambda: _random_shape(rng, int(rng.choice([2, 4]))))
+        c = g.shapes[a][1]
+        ins = [a, g.var((c,), "any", "weight"), g.var((c,), "any", "weight"),
+               g.var((c,), "any", "aux"), g.var((c,), "positive", "aux")]
+        return g.op(entry, attrs, ins)
+    raise ValueError(kind)
+
+
+def random_graph(rng, stats):
+    g = Graph()
+    target = int(rng.integers(1, 9))
+    tries = 0
+    while sum("op" in n for n in g.nodes) < target and tries < 40:
+        tries += 1
+        entry = OPS[int(rng.integers(len(OPS)))]
+        snapshot = (list(g.nodes), list(g.shapes))
+        try:
+            add_random_op(g, rng, entry)
+        except Exception:
+            g.nodes, g.shapes = snapshot  # not defined for the drawn shapes: draw again
+            continue
+        stats["ops"][entry["op"]] += 1
+        for k, v in g.nodes[-1]["attrs"].items():
+            stats["attrs"]["%s.%s=%s" % (entry["op"], k, v)] += 1
+    return g
+
+
+# ----------------------------------------------------------------------------- values
+
+def draw_values(g, rng, names=None):
+    vals = {}
+    for n in g.nodes:
+        if "var" not in n:
+            continue
+        shape, dom = n["shape"], n["domain"]
+        scale = float(rng.choice([1.0, 4.0, 30.0])) if n["role"] == "data" else 0.5
+        v = rng.normal(0, scale, shape)
+        if n["role"] == "data" and rng.random() < 0.3:  # saturating values
+            v.flat[rng.integers(v.size)] = float(rng.choice([-90.0, -20.0, 17.0, 40.0]))
+        if dom == "positive":
+            v = np.abs(v) + 0.05
+        elif dom == "nonzero":
+            v = np.where(np.abs(v) < 0.05, 0.5, v)
+        elif dom == "open_unit":
+            v = np.tanh(v) * 0.99
+        elif dom == "above_minus_one":
+            v = np.abs(v) - 0.9
+        vals[n["var"]] = v
+    return vals
+
+
+# ----------------------------------------------------------------------------- engines
+
+def run(lib, g, outputs, values, heads, dtype):
+    sym = g.build(lib, outputs)
+    args = sym.list_arguments()
+    aux_names = sym.list_auxiliary_states()
+    shapes = {n: values[n].shape for n in args}
+    exe = sym.simple_bind(lib.cpu(), grad_req="write", type_dict={n: dtype for n in args},
+                          **shapes)
+    for n in args:
+        exe.arg_dict[n][:] = values[n].astype(dtype)
+    for n in aux_names:
+        exe.aux_dict[n][:] = values[n].astype(dtype)
+    outs = [o.asnumpy().astype(np.float64) for o in exe.forward(is_train=False)]
+    exe.forward(is_train=True)
+    exe.backward([lib.nd.array(h.astype(dtype), dtype=dtype) for h in heads])
+    grads = {n: exe.grad_dict[n].asnumpy().astype(np.float64) for n in args
+             if exe.grad_dict.get(n) is not None}
+    return outs, grads
+
+
+def heads_for(g, outputs, rng):
+    return [rng.normal(0, 1, g.shapes[i]) for i in outputs]
+
+
+def worst(a, b, magnitude=1.0):
+    """The largest |a - b| in units of the tolerance; above 1 is a mismatch.
+    `magnitude`: the largest input of the graph."""
+    if a.shape != b.shape:
+        return float("inf")
+    if not np.all(np.isfinite(b) == np.isfinite(a)):
+        return float("inf")
+    fin = np.isfinite(b)
+    if not fin.any():
+        return 0.0 if np.array_equal(np.isnan(a), np.isnan(b)) else float("inf")
+    scale = RTOL * max(np.abs(b[fin]).max(), np.abs(a[fin]).max()) + ATOL * (1 + magnitude)
+    return float(np.abs(a[fin] - b[fin]).max() / scale)
+
+
+class MXNetRefused(Exception):
+    """MXNet itself rejects the graph: not a finding about symx."""
+
+
+def compare(g, outputs, values, rng_seed):
+    """None when the engines agree, else a dict saying what differs and who is right."""
+    rng = np.random.default_rng(rng_seed)
+    heads = heads_for(g, outputs, rng)
+    try:
+        mx32 = run(mxnet, g, outputs, values, heads, "float32")
+    except Exception as e:
+        raise MXNetRefused(str(e).splitlines()[0] if str(e) else repr(e))
+    try:
+        sx32 = run(symx, g, outputs, values, heads, "float32")
+    except Exception as e:
+        return {("error", "symx"): {"wrong": "symx", "message": str(e).strip()[:400]}}
+    magnitude = max(float(np.abs(v).max()) for v in values.values())
+    diffs = _diffs(sx32, mx32, magnitude)
+    if not diffs:
+        return None
+    mx64 = run(mxnet, g, outputs, values, heads, "float64")
+    sx64 = run(symx, g, outputs, values, heads, "float64")
+    verdicts = {}
+    for what in diffs:
+        ref = _pick_tensor(mx64, what)
+        agree64 = worst(_pick_tensor(sx64, what), ref, magnitude) <= 1e-3
+        judge = "mxnet float64"
+        if not agree64 and what[0] == "grad":
+            # The float64 engines disagree on a gradient: central differences
+            # of MXNet's float64 forward decide.
+            ref = finite_differences(g, outputs, values, heads, what[1])
+            judge = "finite differences"
+        e_sx = worst(_pick_tensor(sx32, what), ref, magnitude)
+        e_mx = worst(_pick_tensor(mx32, what), ref, magnitude)
+        if not np.all(np.isfinite(ref)):
+            wrong = "overflow"  # infinities in the reference: IEEE special cases, not counted
+        elif not agree64 and what[0] == "out":
+            wrong = "undecided"  # the float64 forwards differ: decide by hand
+        elif e_sx <= 1 < e_mx:
+            wrong = "mxnet"
+        elif e_mx <= 1 < e_sx:
+            wrong = "symx"
+        else:
+            wrong = "ill-conditioned"  # both float32 answers far from float64
+        verdicts[what] = {"symx_err": e_sx, "mxnet_err": e_mx, "float64_agree": agree64,
+                          "judge": judge, "wrong": wrong}
+    return verdicts
+
+
+def finite_differences(g, outputs, values, heads, name, eps=1e-6):
+    """d/d(name) of sum_k <output_k, head_k>, by central differences of
+    MXNet's float64 forward."""
+    sym = g.build(mxnet, outputs)
+    args = sym.list_arguments()
+    exe = sym.simple_bind(mxnet.cpu(), grad_req="null", type_dict={n: "float64" for n in args},
+                          **{n: values[n].shape for n in args})
+    for n in args:
+        exe.arg_dict[n][:] = values[n]
+    for n in sym.list_auxiliary_states():
+        exe.aux_dict[n][:] = values[n].astype(np.float64)
+
+    def loss(x):
+        exe.arg_dict[name][:] = x
+        outs = exe.forward(is_train=True)
+        return sum(float((o.asnumpy() * h).sum()) for o, h in zip(outs, heads))
+
+    x = values[name].astype(np.float64).copy()
+    grad = np.zeros_like(x)
+    for i in range(x.size):
+        keep = x.flat[i]
+        h = eps * max(1.0, abs(keep))
+        x.flat[i] = keep + h
+        up = loss(x)
+        x.flat[i] = keep - h
+        down = loss(x)
+        x.flat[i] = keep
+        grad.flat[i] = (up - down) / (2 * h)
+    exe.arg_dict[name][:] = x
+    return grad
+
+
+def _diffs(a, b, magnitude):
+    out = []
+    for k, (x, y) in enumerate(zip(a[0], b[0])):
+        if worst(x, y, magnitude) > 1:
+            out.append(("out", k))
+    for n in b[1]:
+        if n in a[1] and worst(a[1][n], b[1][n], magnitude) > 1:
+            out.append(("grad", n))
+    return out
+
+
+def _pick_tensor(result, what):
+    return result[0][what[1]] if what[0] == "out" else result[1][what[1]]
+
+
+# ----------------------------------------------------------------------------- minimizing
+
+# Verdicts that are no finding: both engines far from float64, or an
+# infinite reference.
+NOT_COUNTED = ("ill-conditioned", "overflow")
+
+
+def _finding(verdicts):
+    return verdicts and any(v["wrong"] not in NOT_COUNTED for v in verdicts.values())
+
+
+def minimize(g, outputs, values, seed):
+    """A smaller graph that still fails: the smallest failing single-output
+    prefix, then each intermediate input cut into a fresh variable holding
+    MXNet's value of it."""
+    best = (g, outputs, values)
+    for i in sorted((i for i, n in enumerate(g.nodes) if "op" in n),
+                    key=lambda i: len(g.ancestors(i))):
+        try:
+            if _finding(compare(g, [i], values, seed)):
+                best = (g, [i], values)
+                break
+        except Exception:
+            continue
+    g, outputs, values = best
+    changed = True
+    while changed:
+        changed = False
+        for i in g.ancestors(outputs[0]):
+            n = g.nodes[i]
+            if "op" not in n or i == outputs[0]:
+                continue
+            cut, cut_values = _cut(g, i, values)
+            out = [outputs[0]]
+            try:
+                if _finding(compare(cut, out, cut_values, seed)):
+                    g, outputs, values, changed = cut, out, cut_values, True
+                    break
+            except Exception:
+                continue
+    return _prune(g, outputs, values)
+
+
+def _cut(g, i, values):
+    """g with node i replaced by a variable holding MXNet's float32 value of it."""
+    sym = g.build(mxnet, [i])
+    args = sym.list_arguments()
+    exe = sym.simple_bind(mxnet.cpu(), grad_req="null",
+                          **{n: values[n].shape for n in args})
+    for n in args:
+        exe.arg_dict[n][:] = values[n]
+    for n in sym.list_auxiliary_states():
+        exe.aux_dict[n][:] = values[n]
+    v = exe.forward(is_train=False)[0].asnumpy().astype(np.float64)
+    cut = Graph()
+    cut.nodes = [dict(n) for n in g.nodes]
+    cut.shapes = list(g.shapes)
+    name = "c%d" % i
+    cut.nodes[i] = {"var": name, "shape": list(v.shape), "domain": "any", "role": "data"}
+    new_values = dict(values)
+    new_values[name] = v
+    return cut, new_values
+
+
+def _prune(g, outputs, values):
+    keep = set()
+    for o in outputs:
+        keep.update(g.ancestors(o))
+    order = sorted(keep)
+    index = {old: new for new, old in enumerate(order)}
+    p = Graph()
+    for old in order:
+        n = dict(g.nodes[old])
+        if "inputs" in n:
+            n["inputs"] = [index[j] for j in n["inputs"]]
+        p.nodes.append(n)
+        p.shapes.append(g.shapes[old])
+    names = {n["var"] for n in p.nodes if "var" in n}
+    return p, [index[o] for o in outputs], {k: v for k, v in values.items() if k in names}
+
+
+# ----------------------------------------------------------------------------- driver
+
+def _op_label(node):
+    """The op with the attribute that selects its function (act_type, pool_type)."""
+    a = node["attrs"]
+    sub = a.get("act_type") or a.get("pool_type")
+    return "%s(%s)" % (node["op"], sub) if sub else node["op"]
+
+
+def save_case(tag, g, outputs, values, verdicts, seed, signature):
+    os.makedirs(FOUND, exist_ok=True)
+    sym = g.build(mxnet, outputs)
+    case = {
+        "tag": tag,
+        "seed": seed,
+        "symbol": json.loads(sym.tojson()),
+        "values": {k: {"shape": list(v.shape), "data": v.ravel().tolist()} for k, v in values.items()},
+        "aux": [n["var"] for n in g.nodes if "var" in n and n["role"] == "aux"],
+        "verdicts": {"%s:%s" % k: v for k, v in verdicts.items()},
+        "ops": sorted({n["op"] for n in g.nodes if "op" in n}),
+        "signature": signature,
+    }
+    path = os.path.join(FOUND, tag + ".json")
+    with open(path, "w") as f:
+        json.dump(case, f, indent=1, sort_keys=True)
+    return path
+
+
+def load_state(path, seed):
+    if path and os.path.exists(path):
+        with open(path) as f:
+            s = json.load(f)
+        if s["seed"] == seed:
+            s["ops"] = collections.Counter(s["ops"])
+            s["attrs"] = collections.Counter(s["attrs"])
+            return s
+    return {"seed": seed, "next": 0, "graphs": 0, "skipped": 0, "failures": [],
+            "ops": collections.Counter(), "attrs": collections.Counter()}
+
+
+def save_state(path, state):
+    if path:
+        tmp = path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(state, f, indent=1, sort_keys=True)
+        os.replace(tmp, path)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--count", type=int, default=100)
+    ap.add_argument("--state", default=os.path.join(HERE, "state.json"))
+    ap.add_argument("--ops", action="store_true")
+    opts = ap.parse_args()
+    if opts.ops:
+        for e in OPS:
+            print("%-18s %-9s %-16s %s" % (e["op"], e["kind"], e["domain"], e["attrs"]))
+        return 0
+    # The registry's ops that symx lacks are listed once, not found again and again.
+    missing = sorted({e["op"] for e in OPS if not hasattr(symx.sym, e["op"])})
+    if missing:
+        print("not in symx's registry (left out of the draw): %s" % ", ".join(missing))
+    OPS[:] = [e for e in OPS if e["op"] not in missing]
+    state = load_state(opts.state, opts.seed)
+    # Bugs already written down (any seed) are counted, not saved again.
+    known = set()
+    for path in glob.glob(os.path.join(FOUND, "*.json")):
+        with open(path) as f:
+            known.add(json.load(f).get("signature"))
+    end = state["next"] + opts.count
+    while state["next"] < end:
+        k = state["next"]
+        state["next"] += 1
+        rng = np.random.default_rng([opts.seed, k])
+        g = random_graph(rng, state)
+        outputs = g.sinks()
+        if not outputs:
+            state["skipped"] += 1
+            continue
+        values = draw_values(g, rng)
+        try:
+            verdicts = compare(g, outputs, values, [opts.seed, k, 1])
+        except MXNetRefused:
+            state["skipped"] += 1
+            continue
+        state["graphs"] += 1
+        if verdicts and all(v["wrong"] in NOT_COUNTED for v in verdicts.values()):
+            state["ill_conditioned"] = state.get("ill_conditioned", 0) + 1
+            verdicts = None
+        if verdicts:
+            try:
+                g2, out2, values2 = minimize(g, outputs, values, [opts.seed, k, 1])
+                verdicts2 = compare(g2, out2, values2, [opts.seed, k, 1]) or verdicts
+            except Exception:
+                g2, out2, values2, verdicts2 = g, outputs, values, verdicts
+            tag = "s%d_g%d" % (opts.seed, k)
+            wrong = sorted({v["wrong"] for v in verdicts2.values()})
+            ops = sorted({_op_label(n) for n in g2.nodes if "op" in n})
+            # One case per (operators, who is wrong, in what): the same bug
+            # found again is counted, not saved again.
+            signature = "|".join(ops + wrong + sorted({w[0] for w in verdicts2}))
+            state["failures"].append({"tag": tag, "wrong": wrong, "ops": ops,
+                                      "signature": signature})
+            if signature in known:
+                print("graph %d: %s wrong, seen before (%s)" % (k, "/".join(wrong), ", ".join(ops)))
+            else:
+                known.add(signature)
+                path = save_case(tag, g2, out2, values2, verdicts2, [opts.seed, k], signature)
+                print("graph %d: %s wrong, minimized to %d ops -> %s" %
+                      (k, "/".join(wrong), sum("op" in n for n in g2.nodes), os.path.relpath(path)))
+        if state["next"] % 25 == 0:
+            save_state(opts.state, state)
+    save_state(opts.state, state)
+    wrong = collections.Counter(w for f in state["failures"] for w in f["wrong"])
+    print("seed %d: %d graphs run (%d skipped: MXNet refused them), %d operators and %d attribute "
+          "values covered, %d failing graphs (%s), %d ill-conditioned or overflowing (not "
+          "counted)" % (
+              opts.seed, state["graphs"], state["skipped"], len(state["ops"]), len(state["attrs"]),
+              len(state["failures"]), ", ".join("%s wrong: %d" % kv for kv in sorted(wrong.items())),
+              state.get("ill_conditioned", 0)))
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception:
+        traceback.print_exc()
+        sys.exit(1)

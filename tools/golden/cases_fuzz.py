@@ -1,0 +1,54 @@
+"""Golden cases from the differential fuzzer's findings (tools/difftest/found/).
+
+Each finding is a minimized graph with its inputs and a verdict per differing
+output or gradient. A finding becomes a case when its verdicts say who was
+wrong ("symx" ones only once symx is fixed, since the case holds MXNet's
+answer; "undecided" and "ill-conditioned" ones never):
+  - MXNet wrong in a gradient judged by finite differences: fd=True, the
+    gradients come from central differences of MXNet's float64 forward;
+  - MXNet wrong, judged by MXNet's own float64 answer: the case runs in float64;
+  - symx wrong (now fixed): MXNet's float32 answer, as any case.
+Inputs span up to +-90, so tensors compare scaled (relative to their largest
+element).
+"""
+import glob
+import json
+import os
+
+import numpy as np
+
+import mxnet as mx
+from golden_lib import Case
+
+FOUND = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "difftest", "found")
+
+
+def _case(path):
+    with open(path) as f:
+        found = json.load(f)
+    verdicts = found["verdicts"].values()
+    kinds = {v["wrong"] for v in verdicts}
+    if not kinds <= {"mxnet", "symx"}:
+        return None
+    symbol = mx.sym.load_json(json.dumps(found["symbol"]))
+    values = {k: np.array(v["data"], dtype=np.float64).reshape(v["shape"])
+              for k, v in found["values"].items()}
+    args = symbol.list_arguments()
+    shapes = {k: values[k].shape for k in args}
+    fd = any(v.get("judge") == "finite differences" for v in verdicts)
+    dtypes = {}
+    if "mxnet" in kinds and not fd:
+        dtypes = {k: "float64" for k in args}
+    note = "difftest %s: %s wrong in %s" % (
+        found["tag"], "/".join(sorted(kinds)), ", ".join(sorted(found["verdicts"])))
+    return Case("fuzz_" + found["tag"], symbol, shapes, values=values, dtypes=dtypes, fd=fd,
+                rtol=2e-4, atol=1e-5, compare="scaled", note=note)
+
+
+def cases():
+    out = []
+    for path in sorted(glob.glob(os.path.join(FOUND, "*.json"))):
+        c = _case(path)
+        if c is not None:
+            out.append(c)
+    return out
