@@ -30,6 +30,18 @@ def _tail_cases():
     out.append(Case("numerics_tanh_range", mx.sym.tanh(d), {"data": (len(near),)},
                     values={"data": near}, rtol=3e-7, atol=0, grad=False,
                     note="Eigen's float tanh was 5.8 ulp off at 6.04"))
+    # The fuzzer's arcsinh(cosh(x)): from x = 44, cosh(x)^2 overflows float32,
+    # and symx's gradients of arcsinh and arccosh were 0 there. MXNet's
+    # arccosh gradient has the same bug, so that case's gradient comes from
+    # finite differences of MXNet's float64 forward.
+    big = np.linspace(20, 80, 13).astype(np.float32)
+    out.append(Case("numerics_arcsinh_of_cosh", mx.sym.arcsinh(mx.sym.cosh(d)),
+                    {"data": (len(big),)}, values={"data": big}, rtol=1e-5, atol=0,
+                    note="the gradient through x^2 overflowed float32 (difftest seed 1)"))
+    out.append(Case("numerics_arccosh_of_cosh", mx.sym.arccosh(mx.sym.cosh(d)),
+                    {"data": (len(big),)}, values={"data": big}, rtol=1e-5, atol=1e-6, fd=True,
+                    note="MXNet 1.9.1's float32 arccosh gradient is 0 from x = 44 (x^2 "
+                         "overflows); symx's was too"))
     return out
 
 
