@@ -36,7 +36,7 @@ constexpr double kInvSqrt2Pi = 0.39894228040143267794;  // 1/sqrt(2 pi)
 template <typename X>
 auto Softplus(const X& x) {
   using C = typename X::Scalar;
-  return x.cwiseMax(C(0)) + AccurateExp(-x.abs()).log1p();
+  return x.cwiseMax(C(0)) + Accurate<ExpOp>(-x.abs()).log1p();
 }
 
 // tanh(softplus(x)), mish's factor, in u = e^-|x| as MishOp (vector_math.h)
@@ -67,17 +67,17 @@ void ActivationForward(const KernelContext& ctx, ActivationType type, const Tens
       put(x.template cwiseMax<Eigen::PropagateNaN>(zero));
       break;
     case ActivationType::kSigmoid:
-      put(AccurateSigmoid(x));
+      put(Accurate<SigmoidOp>(x));
       break;
     case ActivationType::kLogSigmoid:
       // log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)).
-      put(x.cwiseMin(zero) - AccurateExp(-x.abs()).log1p());
+      put(x.cwiseMin(zero) - Accurate<ExpOp>(-x.abs()).log1p());
       break;
     case ActivationType::kMish:
-      put(AccurateMish(x));
+      put(Accurate<MishOp>(x));
       break;
     case ActivationType::kTanh:
-      put(AccurateTanh(x));
+      put(Accurate<TanhOp>(x));
       break;
     case ActivationType::kSoftRelu:
       put(Softplus(x));
@@ -117,9 +117,9 @@ void ActivationBackward(const KernelContext& ctx, ActivationType type, const Ten
       break;
     case ActivationType::kMish: {
       // t + x sigmoid(x) (1 - t^2), t = tanh(softplus(x)).
-      auto u = AccurateExp(-x.abs());
+      auto u = Accurate<ExpOp>(-x.abs());
       auto t = TanhSoftplus(x, u);
-      put(g * (t + x * AccurateSigmoid(x) * (x.constant(one) - t.square())));
+      put(g * (t + x * Accurate<SigmoidOp>(x) * (x.constant(one) - t.square())));
       break;
     }
     case ActivationType::kTanh:
@@ -268,7 +268,7 @@ absl::Status LeakyReLUForward(const KernelContext& ctx, const LeakyReLUParam& p)
       put(positive_c.select(xc * C(kSeluLambda), xc.expm1() * C(kSeluLambda * kSeluAlpha)));
       break;
     case LeakyReLUType::kGELU:
-      put(AccurateGelu(xc));
+      put(Accurate<GeluOp>(xc));
       break;
     case LeakyReLUType::kPReLU: {
       PReLUDims d;
@@ -346,11 +346,11 @@ absl::Status LeakyReLUBackward(const KernelContext& ctx, const LeakyReLUParam& p
       using C = ComputeType<T>;
       auto gc = g.template cast<C>();
       auto xc = x.template cast<C>();
-      Assign(
-          ctx, dx,
-          (gc * (AccurateNormalCdf(xc) + xc * AccurateExp(xc.square() * C(-0.5)) * C(kInvSqrt2Pi)))
-              .template cast<T>(),
-          n);
+      Assign(ctx, dx,
+             (gc * (Accurate<NormalCdfOp>(xc) +
+                    xc * Accurate<ExpOp>(xc.square() * C(-0.5)) * C(kInvSqrt2Pi)))
+                 .template cast<T>(),
+             n);
       break;
     }
     case LeakyReLUType::kRReLU: {

@@ -124,16 +124,16 @@ struct PowScalarBase {
 
 // exp, log, sqrt, sigmoid and tanh: accurate to the last bits over every
 // input (devices/cpu/vector_math.h, docs/numerics.md).
-SYMX_UNARY_KERNEL("exp", AccurateExp(x));
-SYMX_UNARY_KERNEL("log", AccurateLog(x));
+SYMX_UNARY_KERNEL("exp", Accurate<ExpOp>(x));
+SYMX_UNARY_KERNEL("log", Accurate<LogOp>(x));
 SYMX_UNARY_KERNEL("negative", -x);
 SYMX_UNARY_KERNEL("sqrt", AccurateSqrt(x));
 SYMX_UNARY_KERNEL("square", x.square());
 SYMX_UNARY_KERNEL("abs", x.abs());
 // MXNet's relu is max(x, 0) with NaN passing through.
 SYMX_UNARY_KERNEL("relu", x.template cwiseMax<Eigen::PropagateNaN>(zero));
-SYMX_UNARY_KERNEL("sigmoid", AccurateSigmoid(x));
-SYMX_UNARY_KERNEL("tanh", AccurateTanh(x));
+SYMX_UNARY_KERNEL("sigmoid", Accurate<SigmoidOp>(x));
+SYMX_UNARY_KERNEL("tanh", Accurate<TanhOp>(x));
 
 // d sqrt(x) = dx / (2 sqrt(x)), from the output.
 SYMX_UNARY_GRAD_KERNEL("_backward_sqrt", g / (v * T(2)));

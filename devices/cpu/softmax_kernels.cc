@@ -376,7 +376,7 @@ absl::Status RegressionForward(const KernelContext& ctx) {
   SYMX_RETURN_IF_ERROR(CheckSameSize(ctx, x, y));
   SYMX_FLOAT_SWITCH(ctx, x.dtype(), T, {
     if constexpr (R == Regression::kLogistic) {
-      Assign(ctx, Flat<T>(y), AccurateSigmoid(Flat<T>(x)), x.size());
+      Assign(ctx, Flat<T>(y), Accurate<SigmoidOp>(Flat<T>(x)), x.size());
     } else if (x.raw_data() != y.raw_data()) {
       Assign(ctx, Flat<T>(y), Flat<T>(x), x.size());
     }

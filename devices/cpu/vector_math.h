@@ -1,5 +1,5 @@
-// Accurate, vectorized exp, log, sqrt, sigmoid and tanh for the CPU kernels' Eigen
-// expressions: `x.unaryExpr(cpu::SigmoidOp<T>())`.
+// Accurate, vectorized exp, log, sqrt, sigmoid, tanh, mish, GELU and the
+// normal CDF for the CPU kernels' Eigen expressions: `Accurate<SigmoidOp>(x)`.
 //
 // Why these and not Eigen's own: Eigen 3.4's float logistic is a rational
 // approximation that returns exactly 1 from x = 15.72 (the true value rounds
@@ -13,8 +13,9 @@
 // in the normal range, no clamping) and builds the function from it with
 // one division; denormal results come from exp(x / 2)^2, and a packet with a
 // NaN or overflowing lane is computed lane by lane with the C library, so
-// rare inputs cost a little and never lose accuracy. Bounds over every float32 input are in
-// docs/numerics.md. float16 computes in float (scalar), as the rest of the elementwise kernels.
+// rare inputs cost a little and never lose accuracy. The stated bounds are in
+// docs/numerics.md. float16 computes in float (scalar), as the rest of the
+// elementwise kernels.
 #ifndef SYMX_DEVICES_CPU_VECTOR_MATH_H_
 #define SYMX_DEVICES_CPU_VECTOR_MATH_H_
 
@@ -350,35 +351,13 @@ struct MishOp {
   }
 };
 
-// Expression helpers: AccurateExp(x) etc. for a tensor expression x.
-template <typename X>
-auto AccurateExp(const X& x) {
-  return x.unaryExpr(ExpOp<typename X::Scalar>());
+// `x.unaryExpr(Op<Scalar>())` for a tensor expression x:
+// `Accurate<SigmoidOp>(x)`.
+template <template <typename> class Op, typename X>
+auto Accurate(const X& x) {
+  return x.unaryExpr(Op<typename X::Scalar>());
 }
-template <typename X>
-auto AccurateSigmoid(const X& x) {
-  return x.unaryExpr(SigmoidOp<typename X::Scalar>());
-}
-template <typename X>
-auto AccurateTanh(const X& x) {
-  return x.unaryExpr(TanhOp<typename X::Scalar>());
-}
-template <typename X>
-auto AccurateMish(const X& x) {
-  return x.unaryExpr(MishOp<typename X::Scalar>());
-}
-template <typename X>
-auto AccurateGelu(const X& x) {
-  return x.unaryExpr(GeluOp<typename X::Scalar>());
-}
-template <typename X>
-auto AccurateNormalCdf(const X& x) {
-  return x.unaryExpr(NormalCdfOp<typename X::Scalar>());
-}
-template <typename X>
-auto AccurateLog(const X& x) {
-  return x.unaryExpr(LogOp<typename X::Scalar>());
-}
+
 // sqrt(x), correctly rounded: Eigen's fast float packet sqrt (an rsqrt
 // estimate and a Newton step) is up to 4 ulp off, answers sqrt(inf) = NaN
 // and sqrt(-1e-41) = inf; float goes through double's exact sqrt instead
@@ -398,64 +377,33 @@ auto AccurateSqrt(const X& x) {
 namespace Eigen {
 namespace internal {
 
-// Vectorized for float and double (packets of float16 have no exp here).
-template <typename T>
-struct functor_traits<symx::cpu::ExpOp<T>> {
+// Vectorized for float and double (float only where kFloatOnly) when Eigen
+// has the packet exp, log and division the functors are built from; float16
+// takes the scalar path.
+template <typename T, int kCost, bool kFloatOnly = false>
+struct VectorMathTraits {
   enum {
-    Cost = 20 * NumTraits<T>::MulCost,
-    PacketAccess = (std::is_same_v<T, float> || std::is_same_v<T, double>)&&packet_traits<T>::HasExp
+    Cost = kCost * NumTraits<T>::MulCost,
+    PacketAccess = (std::is_same_v<T, float> || (!kFloatOnly && std::is_same_v<T, double>)) &&
+                   packet_traits<T>::HasExp && packet_traits<T>::HasLog && packet_traits<T>::HasDiv
   };
 };
 template <typename T>
-struct functor_traits<symx::cpu::SigmoidOp<T>> {
-  enum {
-    Cost = 25 * NumTraits<T>::MulCost,
-    PacketAccess =
-        (std::is_same_v<T, float> || std::is_same_v<T, double>)&&packet_traits<T>::HasExp &&
-        packet_traits<T>::HasDiv
-  };
-};
+struct functor_traits<symx::cpu::ExpOp<T>> : VectorMathTraits<T, 20> {};
 template <typename T>
-struct functor_traits<symx::cpu::LogOp<T>> {
-  enum {
-    Cost = 20 * NumTraits<T>::MulCost,
-    PacketAccess = (std::is_same_v<T, float> || std::is_same_v<T, double>)&&packet_traits<T>::HasLog
-  };
-};
+struct functor_traits<symx::cpu::LogOp<T>> : VectorMathTraits<T, 20> {};
 template <typename T>
-struct functor_traits<symx::cpu::MishOp<T>> {
-  enum {
-    Cost = 40 * NumTraits<T>::MulCost,
-    PacketAccess =
-        (std::is_same_v<T, float> || std::is_same_v<T, double>)&&packet_traits<T>::HasExp &&
-        packet_traits<T>::HasDiv
-  };
-};
-// GELU's fitted tail is for float; double computes in long double, lane by
-// lane.
+struct functor_traits<symx::cpu::SigmoidOp<T>> : VectorMathTraits<T, 25> {};
 template <typename T>
-struct functor_traits<symx::cpu::GeluOp<T>> {
-  enum {
-    Cost = 60 * NumTraits<T>::MulCost,
-    PacketAccess = std::is_same_v<T, float> && packet_traits<T>::HasExp
-  };
-};
+struct functor_traits<symx::cpu::TanhOp<T>> : VectorMathTraits<T, 35> {};
 template <typename T>
-struct functor_traits<symx::cpu::NormalCdfOp<T>> {
-  enum {
-    Cost = 60 * NumTraits<T>::MulCost,
-    PacketAccess = std::is_same_v<T, float> && packet_traits<T>::HasExp
-  };
-};
+struct functor_traits<symx::cpu::MishOp<T>> : VectorMathTraits<T, 40> {};
+// GELU's fitted normal tail is for float; double computes in long double,
+// lane by lane.
 template <typename T>
-struct functor_traits<symx::cpu::TanhOp<T>> {
-  enum {
-    Cost = 35 * NumTraits<T>::MulCost,
-    PacketAccess =
-        (std::is_same_v<T, float> || std::is_same_v<T, double>)&&packet_traits<T>::HasExp &&
-        packet_traits<T>::HasDiv
-  };
-};
+struct functor_traits<symx::cpu::GeluOp<T>> : VectorMathTraits<T, 60, true> {};
+template <typename T>
+struct functor_traits<symx::cpu::NormalCdfOp<T>> : VectorMathTraits<T, 60, true> {};
 
 }  // namespace internal
 }  // namespace Eigen

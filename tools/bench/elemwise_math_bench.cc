@@ -32,13 +32,13 @@ void Run(const char* type, double lo, double hi, double* worst) {
     std::function<void()> old_fn, new_fn;
   };
   std::vector<Pair> pairs = {
-      {"exp", [&] { y = x.exp(); }, [&] { y = AccurateExp(x); }},
-      {"sigmoid", [&] { y = x.sigmoid(); }, [&] { y = AccurateSigmoid(x); }},
-      {"tanh", [&] { y = x.tanh(); }, [&] { y = AccurateTanh(x); }},
+      {"exp", [&] { y = x.exp(); }, [&] { y = Accurate<ExpOp>(x); }},
+      {"sigmoid", [&] { y = x.sigmoid(); }, [&] { y = Accurate<SigmoidOp>(x); }},
+      {"tanh", [&] { y = x.tanh(); }, [&] { y = Accurate<TanhOp>(x); }},
       {"softrelu", [&] { y = x.cwiseMax(T(0)) + (-x.abs()).exp().log1p(); },
-       [&] { y = x.cwiseMax(T(0)) + AccurateExp(-x.abs()).log1p(); }},
+       [&] { y = x.cwiseMax(T(0)) + Accurate<ExpOp>(-x.abs()).log1p(); }},
       {"mish", [&] { y = x * (x.cwiseMax(T(0)) + (-x.abs()).exp().log1p()).tanh(); },
-       [&] { y = x * AccurateTanh(x.cwiseMax(T(0)) + AccurateExp(-x.abs()).log1p()); }},
+       [&] { y = x * Accurate<TanhOp>(x.cwiseMax(T(0)) + Accurate<ExpOp>(-x.abs()).log1p()); }},
   };
   for (const Pair& p : pairs) {
     auto [t_new, t_old] = symx::bench::MedianSecondsPaired(p.new_fn, p.old_fn, 21, 3);
