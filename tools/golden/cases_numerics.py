@@ -45,18 +45,21 @@ def _tail_cases():
     return out
 
 
-def _mxnet_wrong_cases():
-    # docs/numerics.md, "MXNet 1.9.1's wrong answers" 1: MXNet's default
-    # oneDNN fusion computes c1 + conv2(c1) here (tools/golden/mxnet_wrong/
-    # conv_relu_add.py shows it). Forward only, so symx binds it for
-    # inference and its own fusion pass runs on it.
-    x = V("data")
-    c1 = mx.sym.Convolution(x, num_filter=4, kernel=(3, 3), pad=(1, 1), no_bias=True,
+def conv_relu_add_symbol():
+    """c1 = conv1(data); c1 + conv2(relu1(c1)): MXNet's default oneDNN fusion
+    computes c1 + conv2(c1) here (tools/golden/mxnet_wrong/conv_relu_add.py)."""
+    c1 = mx.sym.Convolution(V("data"), num_filter=4, kernel=(3, 3), pad=(1, 1), no_bias=True,
                             name="conv1")
     r = mx.sym.Activation(c1, act_type="relu", name="relu1")
     c2 = mx.sym.Convolution(r, num_filter=4, kernel=(3, 3), pad=(1, 1), no_bias=True,
                             name="conv2")
-    out = mx.sym.elemwise_add(c1, c2, name="add")
+    return mx.sym.elemwise_add(c1, c2, name="add")
+
+
+def _mxnet_wrong_cases():
+    # docs/numerics.md, "MXNet 1.9.1's wrong answers" 1. Forward only, so symx
+    # binds it for inference and its own fusion pass runs on it.
+    out = conv_relu_add_symbol()
     return [Case("mxnet_wrong_conv_relu_add", out, {"data": (1, 4, 6, 6)}, grad=False,
                  note="MXNet 1.9.1's default CPU build drops relu1 (LFFD face detectors)")]
 

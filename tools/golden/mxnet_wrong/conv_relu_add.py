@@ -12,9 +12,13 @@ docs/numerics.md lists it; golden case mxnet_wrong_conv_relu_add holds the
 right answer.
 """
 import os
+import sys
 
 import numpy as np
 import mxnet as mx
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from cases_numerics import conv_relu_add_symbol  # noqa: E402
 
 
 def conv(data, weight):
@@ -22,13 +26,7 @@ def conv(data, weight):
 
 
 def main():
-    x = mx.sym.Variable("data")
-    c1 = mx.sym.Convolution(x, num_filter=4, kernel=(3, 3), pad=(1, 1), no_bias=True,
-                            name="conv1")
-    r = mx.sym.Activation(c1, act_type="relu", name="relu1")
-    c2 = mx.sym.Convolution(r, num_filter=4, kernel=(3, 3), pad=(1, 1), no_bias=True,
-                            name="conv2")
-    out = mx.sym.elemwise_add(c1, c2, name="add")
+    out = conv_relu_add_symbol()
     rng = np.random.RandomState(0)
     args = {"data": mx.nd.array(rng.uniform(-1, 1, (1, 4, 6, 6))),
             "conv1_weight": mx.nd.array(rng.uniform(-1, 1, (4, 4, 3, 3))),
