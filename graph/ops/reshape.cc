@@ -105,7 +105,8 @@ absl::Status InferFlatten(const NodeAttrs&, std::vector<Shape>* in, std::vector<
   const Shape data = (*in)[0];
   if (!data.ndim_known()) return absl::OkStatus();
   const int n = data.ndim();
-  if (n < 2) return ShapeError("input data", data, "at least 2 dims (N, d1, ...)");
+  // A 1-D (N,) flattens to (N, 1), as in MXNet (the product of no dims is 1).
+  if (n < 1) return ShapeError("input data", data, "at least 1 dim (N, d1, ...)");
   DimProduct p = ProductOf(data.dims(), 1, n);
   if (p.overflow) return TooLarge("input data", data);
   SYMX_RETURN_IF_ERROR(

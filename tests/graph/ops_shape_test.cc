@@ -186,8 +186,14 @@ TEST(FlattenTest, Shapes) {
   EXPECT_EQ(r.in[0], Shape());
 }
 
+TEST(FlattenTest, OneDimIsAColumn) {
+  // MXNet 1.9.1: Flatten of (5,) is (5, 1) (found by tools/difftest, seed 2 graph 167).
+  auto r = Infer("Flatten", {}, {Shape{5}});
+  EXPECT_EQ(r.out[0], (Shape{5, 1}));
+  EXPECT_CONTAINS(InferError("Flatten", {}, {Shape{5}}, {Shape{5, 2}}), "[5,2]");
+}
+
 TEST(FlattenTest, Errors) {
-  EXPECT_CONTAINS(InferError("Flatten", {}, {Shape{5}}), "[5]");
   EXPECT_CONTAINS(InferError("Flatten", {}, {Shape{2, 3, 4}}, {Shape{2, 13}}),
                   "Shape inconsistent for output");
   EXPECT_CONTAINS(InferError("Flatten", {}, {Shape{U, 3, U}}, {Shape{2, 13}}), "[2,13]");

@@ -138,7 +138,40 @@ def _pick(rng, g, pred):
 
 
 def _draw_attrs(rng, entry):
-    return {k: v[int(rng.integers(len(v)))] for k, v in entry["attrs"].items()}
+    """The attributes with a list of choices; "*" ones are drawn by the kind
+    from the input's shape."""
+    return {k: v[int(rng.integers(len(v)))] for k, v in entry["attrs"].items() if v != "*"}
+
+
+def _draw_layout(rng, op, shape, attrs):
+    """The shape-dependent attributes of a layout op."""
+    nd = len(shape)
+    axis = int(rng.integers(-nd, nd))
+    if op == "transpose":
+        attrs["axes"] = tuple(int(a) for a in rng.permutation(nd)) if rng.random() < 0.8 else None
+    elif op == "flip":
+        attrs["axis"] = axis
+    elif op == "expand_dims":
+        attrs["axis"] = int(rng.integers(-nd - 1, nd + 1))
+    elif op == "swapaxes":
+        attrs["dim1"], attrs["dim2"] = int(rng.integers(nd)), int(rng.integers(nd))
+    elif op == "tile":
+        attrs["reps"] = tuple(int(r) for r in rng.integers(1, 3, size=int(rng.integers(1, nd + 2))))
+    elif op == "repeat":
+        attrs["axis"] = axis if rng.random() < 0.8 else None
+    elif op == "slice_axis":
+        n = shape[axis]
+        begin = int(rng.integers(-n, n))
+        lo = begin % n
+        attrs.update(axis=axis, begin=begin,
+                     end=None if rng.random() < 0.3 else int(rng.integers(lo + 1, n + 1)))
+    elif op == "Reshape":
+        size = int(np.prod(shape))
+        choices = [(-1,), (0, -1), (size,), (-3, -2) if nd >= 2 else (-1,), (-2,)]
+        if nd >= 2:
+            choices.append((0, 0, -1)[:nd] if nd >= 3 else (0, -1))
+        attrs["shape"] = choices[int(rng.integers(len(choices)))]
+    return attrs
 
 
 def add_random_op(g, rng, entry):
@@ -184,6 +217,60 @@ def add_random_op(g, rng, entry):
         w = g.var((attrs["num_filter"], c) + tuple(attrs["kernel"]), "any", "weight")
         ins = [a, w] + ([] if attrs["no_bias"] else [g.var((attrs["num_filter"],), "any", "weight")])
         return g.op(entry, attrs, ins)
+    if kind == "layout":
+        a = data(lambda s: len(s) >= 1, lambda: _random_shape(rng))
+        return g.op(entry, _draw_layout(rng, entry["op"], g.shapes[a], attrs), [a])
+    if kind == "join":
+        a = data(lambda s: True, lambda: _random_shape(rng))
+        shape = g.shapes[a]
+        nd = len(shape)
+        if entry["op"] == "stack":
+            attrs["axis"] = int(rng.integers(-nd - 1, nd + 1))
+            others = [g.var(shape) for _ in range(int(rng.integers(1, 3)))]
+        else:
+            attrs["dim"] = int(rng.integers(-nd, nd))
+            others = []
+            for _ in range(int(rng.integers(1, 3))):
+                s2 = list(shape)
+                s2[attrs["dim"]] = int(rng.integers(1, 4))
+                others.append(g.var(s2))
+            attrs["num_args"] = 1 + len(others)
+        if entry["op"] == "stack":
+            attrs["num_args"] = 1 + len(others)
+        ins = [a] + others
+        rng.shuffle(ins)
+        return g.op(entry, attrs, [int(i) for i in ins])
+    if kind == "dot":
+        nd = 2 if entry["op"] == "dot" else 3
+        a = data(lambda s: len(s) == nd, lambda: _random_shape(rng, nd))
+        sa = g.shapes[a]
+        k = sa[-2] if attrs["transpose_a"] else sa[-1]
+        m = int(rng.integers(1, 5))
+        sb = (m, k) if attrs["transpose_b"] else (k, m)
+        if nd == 3:
+            sb = (sa[0],) + sb
+        return g.op(entry, attrs, [a, g.var(sb)])
+    if kind == "layernorm":
+        a = data(lambda s: True, lambda: _random_shape(rng))
+        nd = len(g.shapes[a])
+        attrs["axis"] = int(rng.integers(-nd, nd))
+        c = g.shapes[a][attrs["axis"]]
+        return g.op(entry, attrs, [a, g.var((c,), "any", "weight"), g.var((c,), "any", "weight")])
+    if kind == "groupnorm":
+        a = data(lambda s: len(s) == 4, lambda: _random_shape(rng, 4))
+        c = g.shapes[a][1]
+        if entry["op"] == "GroupNorm":
+            attrs["num_groups"] = int(rng.choice([d for d in range(1, c + 1) if c % d == 0]))
+            gshape = (attrs["num_groups"],)
+        else:
+            gshape = (c,)
+        return g.op(entry, attrs, [a, g.var(gshape, "any", "weight"),
+                                   g.var(gshape, "any", "weight")])
+    if kind == "l2norm":
+        low = 3 if attrs["mode"] == "spatial" else 2
+        a = data(lambda s: len(s) >= low,
+                 lambda: _random_shape(rng, int(rng.integers(low, 5))))
+        return g.op(entry, attrs, [a])
     if kind == "batchnorm":
         a = data(lambda s: len(s) in (2, 4), lambda: _random_shape(rng, int(rng.choice([2, 4]))))
         c = g.shapes[a][1]
