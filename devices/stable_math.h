@@ -36,6 +36,27 @@ SYMX_HOST_DEVICE inline C StableLogSigmoid(C x) {
   return fmin(x, C(0)) - log1p(exp(-fabs(x)));
 }
 
+// tanh(softplus(x)), mish's factor, rewritten exactly in u = e^-|x| so that
+// nothing overflows or cancels: x >= 0: (1 + 2u) / (1 + 2u + 2u^2); x < 0:
+// u (2 + u) / (2 + 2u + u^2). Where u is denormal (x below -80 in float,
+// -700 in double) it has lost its digits; StableMish widens there.
+template <typename C>
+SYMX_HOST_DEVICE inline C StableTanhSoftplus(C x) {
+  const C u = exp(-fabs(x));
+  return x >= C(0) ? (C(1) + C(2) * u) / (C(1) + C(2) * u + C(2) * u * u)
+                   : u * (C(2) + u) / (C(2) + C(2) * u + u * u);
+}
+
+// mish(x) = x tanh(softplus(x)); float computes below -80 in double.
+template <typename C>
+SYMX_HOST_DEVICE inline C StableMish(C x) {
+  if (sizeof(C) == sizeof(float) && x < C(-80)) {
+    const double w = static_cast<double>(x);
+    return static_cast<C>(w * StableTanhSoftplus(w));
+  }
+  return x * StableTanhSoftplus(x);
+}
+
 }  // namespace symx
 
 #endif  // SYMX_DEVICES_STABLE_MATH_H_

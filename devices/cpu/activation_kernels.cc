@@ -26,7 +26,6 @@ namespace {
 
 constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
 constexpr double kSeluLambda = 1.0507009873554804934193349852946;
-constexpr double kSqrtHalf = 0.70710678118654752440;    // 1/sqrt(2)
 constexpr double kInvSqrt2Pi = 0.39894228040143267794;  // 1/sqrt(2 pi)
 
 // ---------------------------------------------------------------------------
@@ -37,17 +36,6 @@ template <typename X>
 auto Softplus(const X& x) {
   using C = typename X::Scalar;
   return x.cwiseMax(C(0)) + Accurate<ExpOp>(-x.abs()).log1p();
-}
-
-// tanh(softplus(x)), mish's factor, in u = e^-|x| as MishOp (vector_math.h)
-// computes it, for mish's gradient.
-template <typename X, typename U>
-auto TanhSoftplus(const X& x, const U& u) {
-  using C = typename X::Scalar;
-  const C one(1), two(2);
-  return (x >= x.constant(C(0)))
-      .select((u * two + one) / (u * two + one + u.square() * two),
-              u * (u + two) / (u * two + two + u.square()));
 }
 
 // Activation computes in ComputeType<T> (float for float16) and rounds once.
@@ -117,8 +105,7 @@ void ActivationBackward(const KernelContext& ctx, ActivationType type, const Ten
       break;
     case ActivationType::kMish: {
       // t + x sigmoid(x) (1 - t^2), t = tanh(softplus(x)).
-      auto u = Accurate<ExpOp>(-x.abs());
-      auto t = TanhSoftplus(x, u);
+      auto t = Accurate<TanhSoftplusOp>(x);
       put(g * (t + x * Accurate<SigmoidOp>(x) * (x.constant(one) - t.square())));
       break;
     }

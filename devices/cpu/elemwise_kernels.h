@@ -6,14 +6,10 @@
 #include <type_traits>
 
 #include "devices/cpu/kernel_util.h"
+#include "devices/cpu/vector_math.h"  // ComputeType
 
 namespace symx {
 namespace cpu {
-
-// The type scalar functors compute in: float16 is widened to float so a
-// compound formula (gelu, softrelu, ...) rounds once, at the store.
-template <typename T>
-using ComputeType = std::conditional_t<std::is_same_v<T, Eigen::half>, float, T>;
 
 // T(v) for a double attribute (scalars, slopes); Eigen::half converts through float.
 template <typename T>

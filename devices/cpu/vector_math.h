@@ -20,6 +20,8 @@
 #define SYMX_DEVICES_CPU_VECTOR_MATH_H_
 
 #include <cmath>
+#include <cstdint>
+#include <iterator>
 #include <limits>
 #include <type_traits>
 
@@ -28,23 +30,24 @@
 
 namespace symx {
 namespace cpu {
+
+// The type scalar functors compute in: float16 is widened to float so a
+// compound formula (gelu, softrelu, ...) rounds once, at the store.
+template <typename T>
+using ComputeType = std::conditional_t<std::is_same_v<T, Eigen::half>, float, T>;
+
 namespace vector_math {
 
-// Where Eigen's packet exp(x) is a normal number computed without clamping.
-template <typename T>
-struct ExpNormalRange;
-template <>
-struct ExpNormalRange<float> {
-  static constexpr float kLo = -87.3f, kHi = 88.72f;
-};
-template <>
-struct ExpNormalRange<double> {
+// Where Eigen's double packet exp(x) is a normal number computed without
+// clamping (float has its own exp, PacketExpFloat).
+struct ExpNormalRangeDouble {
   static constexpr double kLo = -708.3, kHi = 709.78;
 };
 
-// The float type a scalar computes in: float16 widens to float.
-template <typename T>
-using Compute = std::conditional_t<std::is_same_v<T, Eigen::half>, float, T>;
+// NaN lanes need no select of their own in the float kernels below: Eigen's
+// pmin(a, b) and pmax(a, b) return a when a is NaN (std::min's rule), so a
+// NaN input passes each clamp with the input first, and the arithmetic after
+// it keeps it NaN.
 
 // f applied lane by lane (the slow path for rare inputs), kept out of line
 // so the fast path around it stays in registers.
@@ -72,12 +75,13 @@ bool AnyOutsideNormal(const Packet& x) {
 // exp of a packet. Below the normal range, exp(x) = exp(x / 2)^2: halving
 // is exact, exp(x / 2) is normal down to twice the range, and the square
 // rounds once into the denormals (or to 0 below them), so softmax tails
-// stay vectorized. NaN or overflowing lanes (rare) go lane by lane.
+// stay vectorized. NaN or overflowing lanes (rare) go lane by lane. Used
+// for double, whose packets have no integer twin in Eigen 3.4.
 template <typename Packet>
 EIGEN_DONT_INLINE Packet PacketExpOutsideNormal(const Packet& x) {
   using namespace Eigen::internal;
   using T = typename unpacket_traits<Packet>::type;
-  using R = ExpNormalRange<T>;
+  using R = ExpNormalRangeDouble;
   if (predux_any(pcmp_lt_or_nan(pset1<Packet>(R::kHi), x))) {
     return MapLanes(x, [](T v) { return T(std::exp(v)); });
   }
@@ -85,21 +89,107 @@ EIGEN_DONT_INLINE Packet PacketExpOutsideNormal(const Packet& x) {
   return pselect(pcmp_lt(x, pset1<Packet>(R::kLo)), pmul(half, half), pexp(x));
 }
 
+// Estrin's scheme for a degree-5 polynomial: three independent FMAs, then
+// two, so the chain is 3 FMAs deep instead of Horner's 5.
+template <typename Packet>
+EIGEN_STRONG_INLINE Packet Estrin5(const float (&c)[6], const Packet& t, const Packet& t2) {
+  using namespace Eigen::internal;
+  const Packet p01 = pmadd(pset1<Packet>(c[1]), t, pset1<Packet>(c[0]));
+  const Packet p23 = pmadd(pset1<Packet>(c[3]), t, pset1<Packet>(c[2]));
+  const Packet p45 = pmadd(pset1<Packet>(c[5]), t, pset1<Packet>(c[4]));
+  return pmadd(pmadd(p45, t2, p23), t2, p01);
+}
+
+// float exp(x) = 2^m exp(r), m = round(x / ln 2), r = x - m ln 2 (ln 2 in
+// two parts, so r is exact but for one rounding), exp(r) = 1 + r + r^2 P(r)
+// for |r| <= ln(2) / 2, P fitted by tools/ulp/fit_float_polys.py.
+constexpr float kExpPoly[] = {5.000000013e-01f, 1.666666650e-01f, 4.166646572e-02f,
+                              8.333373128e-03f, 1.393358128e-03f, 1.984951850e-04f};
+// The shared core: for x already clamped to [-104, 88.75], returns y =
+// exp(r) in [0.7, 1.42] and *t = 1.5 * 2^23 + m (adding 1.5 * 2^23 rounds
+// x / ln 2 to an integer m held in the low bits), so exp(x) = y 2^m. *s =
+// y - 1 = r + r^2 P(r), for expm1; with s_lo, *s + *s_lo is that sum
+// before its last rounding.
+constexpr float kExpShifter = 12582912.0f;
+template <typename Packet>
+EIGEN_STRONG_INLINE Packet ExpReduced(const Packet& x, Packet* t, Packet* s,
+                                      Packet* s_lo = nullptr) {
+  using namespace Eigen::internal;
+  const Packet shifter = pset1<Packet>(kExpShifter);
+  *t = pmadd(x, pset1<Packet>(1.44269504088896341f), shifter);
+  const Packet m = psub(*t, shifter);
+  Packet r = pmadd(m, pset1<Packet>(-0.693359375f), x);  // m * 355/512 is exact
+  r = pmadd(m, pset1<Packet>(2.12194440e-4f), r);        // ln 2 - 355/512
+  const Packet r2 = pmul(r, r);
+  if (s_lo == nullptr) {
+    *s = pmadd(r2, Estrin5(kExpPoly, r, r2), r);
+  } else {
+    const Packet v = pmul(r2, Estrin5(kExpPoly, r, r2));
+    *s = padd(r, v);
+    *s_lo = psub(v, psub(*s, r));  // exact: |r| >= |v|
+  }
+  return padd(pset1<Packet>(1.0f), *s);
+}
+
+// 2^(m + k) as a float from t = 1.5 * 2^23 + m, for m + k in [-126, 127].
+template <int k, typename Packet>
+EIGEN_STRONG_INLINE Packet PowerOfTwo(const Packet& t) {
+  using namespace Eigen::internal;
+  using PacketI = typename unpacket_traits<Packet>::integer_packet;
+  const int32_t shifter_bits = Eigen::numext::bit_cast<int32_t>(kExpShifter);
+  return preinterpret<Packet>(
+      plogical_shift_left<23>(padd(preinterpret<PacketI>(t), pset1<PacketI>(127 + k - shifter_bits))));
+}
+
+// float exp(x), whole range, vectorized: the input is clamped where the
+// answer is 0 or inf anyway. Normal results are (2y) 2^(m - 1) with m >=
+// -125, both factors normal (m = 128, where exp(x) is still finite, must not
+// build 2^128). Denormal results (x below -87.3) are built without denormal
+// arithmetic, which costs x86 a microcode assist of about 100 cycles per
+// instruction: y 2^(m + 149) is an exact normal float, rounding it to an
+// integer k rounds exactly as the hardware would, and k's bits read as a
+// float are k 2^-149. Eigen's packet exp clamps at +-88.72 and scales
+// through four factors; this one is faster and right at both ends.
+template <typename Packet>
+EIGEN_STRONG_INLINE Packet PacketExpFloat(const Packet& x_in) {
+  using namespace Eigen::internal;
+  // exp(-104) rounds to 0 and exp(88.75) to inf; m stays within [-150, 128].
+  const Packet x = pmin(pmax(x_in, pset1<Packet>(-104.0f)), pset1<Packet>(88.75f));
+  Packet t, s;
+  const Packet y = ExpReduced(x, &t, &s);
+  const Packet t_normal = pmax(t, pset1<Packet>(kExpShifter - 125.0f));
+  Packet e = pmul(padd(y, y), PowerOfTwo<-1>(t_normal));
+  const Packet denormal = pcmp_lt(t, pset1<Packet>(kExpShifter - 125.0f));
+  if (EIGEN_PREDICT_FALSE(predux_any(denormal))) {
+    using PacketI = typename unpacket_traits<Packet>::integer_packet;
+    const Packet z = pmul(y, PowerOfTwo<149>(pmin(t, pset1<Packet>(kExpShifter - 126.0f))));
+    const Packet two23 = pset1<Packet>(8388608.0f);
+    // z < 2^23 rounds to an integer by adding 2^23; from 2^23 it is one.
+    const Packet k = pselect(pcmp_lt(z, two23), psub(padd(z, two23), two23), z);
+    e = pselect(denormal, preinterpret<Packet>(pcast<Packet, PacketI>(k)), e);
+  }
+  return e;
+}
+
 template <typename Packet>
 EIGEN_STRONG_INLINE Packet PacketExp(const Packet& x) {
   using namespace Eigen::internal;
   using T = typename unpacket_traits<Packet>::type;
-  using R = ExpNormalRange<T>;
-  const Packet outside =
-      por(pcmp_lt(x, pset1<Packet>(R::kLo)), pcmp_lt_or_nan(pset1<Packet>(R::kHi), x));
-  if (EIGEN_PREDICT_FALSE(predux_any(outside))) return PacketExpOutsideNormal(x);
-  return pexp(x);
+  if constexpr (std::is_same_v<T, float>) {
+    return PacketExpFloat(x);
+  } else {
+    using R = ExpNormalRangeDouble;
+    const Packet outside =
+        por(pcmp_lt(x, pset1<Packet>(R::kLo)), pcmp_lt_or_nan(pset1<Packet>(R::kHi), x));
+    if (EIGEN_PREDICT_FALSE(predux_any(outside))) return PacketExpOutsideNormal(x);
+    return pexp(x);
+  }
 }
 
-// tanh for |x| < kTanhSmall: x + x^3 P(x^2), P from tanh's Taylor series
-// (coefficients 2^2n (2^2n - 1) B_2n / (2n)!), truncated where the next term
-// is below 2^-27 (float: through x^19) or 2^-57 (double: through x^37)
-// relative to x at |x| = 0.55.
+// tanh for |x| < kTanhSmall: x + x^3 P(x^2). double: P from tanh's Taylor
+// series (coefficients 2^2n (2^2n - 1) B_2n / (2n)!) through x^37, where the
+// next term is below 2^-57 relative to x at |x| = 0.55. (float needs no
+// series: TanhOp computes it from expm1.)
 constexpr double kTanhSmall = 0.55;
 constexpr double kTanhSeries[] = {
     -0.3333333333333333,    0.13333333333333333,     -0.05396825396825397,
@@ -109,8 +199,6 @@ constexpr double kTanhSeries[] = {
     -6.451689215655431e-06, 2.6147711512907546e-06,  -1.0597268320104654e-06,
     4.294911078273806e-07,  -1.7406618963571648e-07, 7.054636946400968e-08,
 };
-template <typename T>
-constexpr int kTanhTerms = std::is_same_v<T, float> ? 9 : 18;
 // Above this |x|, tanh(x) rounds to 1 (float: 1 - 2e^-18.4 = 1 - 2.0e-8;
 // double: 1 - 2e^-39 = 1 - 2.3e-17); clamping there keeps exp in range.
 template <typename T>
@@ -199,7 +287,7 @@ using Wide = std::conditional_t<std::is_same_v<C, float>, double, long double>;
 template <typename T>
 struct ExpOp {
   T operator()(const T& x) const {
-    using C = vector_math::Compute<T>;
+    using C = ComputeType<T>;
     return T(std::exp(C(x)));
   }
   template <typename Packet>
@@ -212,27 +300,91 @@ struct ExpOp {
 template <typename T>
 struct SigmoidOp {
   T operator()(const T& x) const {
-    using C = vector_math::Compute<T>;
+    using C = ComputeType<T>;
     return T(StableSigmoid(C(x)));
   }
   template <typename Packet>
   Packet packetOp(const Packet& x) const {
     using namespace Eigen::internal;
     const Packet one = pset1<Packet>(T(1));
-    const Packet e = vector_math::PacketExp(pnegate(pabs(x)));
-    return pdiv(pselect(pcmp_lt(x, pset1<Packet>(T(0))), e, one), padd(one, e));
+    const Packet negative = pcmp_lt(x, pset1<Packet>(T(0)));
+    if constexpr (std::is_same_v<T, float>) {
+      // e = exp(-|x|) kept normal (|x| <= 86.5, so m >= -125): no denormal
+      // ever reaches the division. Below -86.5, sigmoid(x) = exp(x) to the
+      // last bit (1 + e rounds to 1), taken from the full exp.
+      Packet t, s;
+      const Packet y = vector_math::ExpReduced(pmax(pnegate(pabs(x)), pset1<Packet>(-86.5f)), &t, &s);
+      const Packet e = pmul(y, vector_math::PowerOfTwo<0>(t));
+      Packet q = pdiv(pselect(negative, e, one), padd(one, e));
+      const Packet tail = pcmp_lt(x, pset1<Packet>(-86.5f));
+      if (EIGEN_PREDICT_FALSE(predux_any(tail))) q = pselect(tail, vector_math::PacketExpFloat(x), q);
+      return q;
+    } else {
+      const Packet e = vector_math::PacketExp(pnegate(pabs(x)));
+      return pdiv(pselect(negative, e, one), padd(one, e));
+    }
   }
 };
 
-// tanh(x): the odd series near 0, else sign(x) (1 - 2 / (e^2|x| + 1)).
+// tanh(x). float: expm1(2|x|) / (expm1(2|x|) + 2) with the sign of x;
+// double: the odd series near 0, else sign(x) (1 - 2 / (e^2|x| + 1)).
 template <typename T>
 struct TanhOp {
   T operator()(const T& x) const {
-    using C = vector_math::Compute<T>;
+    using C = ComputeType<T>;
     return T(std::tanh(C(x)));
   }
   template <typename Packet>
   Packet packetOp(const Packet& x) const {
+    if constexpr (std::is_same_v<T, float>) {
+      return PacketFloat(x);
+    } else {
+      return PacketDouble(x);
+    }
+  }
+
+ private:
+  // float: tanh(a) = em / (em + 2) with em = expm1(2a) = 2^m s + (2^m - 1)
+  // from the exp core (m >= 0 here, so the two terms never cancel and no
+  // series is needed near 0). One formula for every lane: no branch. In
+  // plain float the roundings of s and of em + 2 each cost up to 1 ulp of
+  // the quotient (s can sit just above a binade where the quotient sits just
+  // below one), so both are carried as exact two-term sums: em + em_lo and
+  // d + d_lo (Knuth's two-sum), and the quotient is corrected once:
+  // (em + em_lo) / (d + d_lo + em_lo) = y0 + (em_lo (1 - y0) - y0 d_lo) / d,
+  // with 1 / d = (1 - y0) / 2 to the few bits the correction needs.
+  template <typename Packet>
+  static Packet PacketFloat(const Packet& x) {
+    using namespace Eigen::internal;
+    const Packet one = pset1<Packet>(1.0f);
+    const Packet two = pset1<Packet>(2.0f);
+    const Packet a = pmin(pabs(x), pset1<Packet>(vector_math::kTanhOne<float>));
+    Packet t, s, s_lo;
+    vector_math::ExpReduced(padd(a, a), &t, &s, &s_lo);
+    const Packet p = vector_math::PowerOfTwo<0>(t);
+    // em = p s + (p - 1): for m >= 1, |p - 1| >= |p s| and the sum cancels
+    // up to 2 bits, so its rounding is kept too (Fast2Sum; for m = 0 the sum
+    // is s, exact; above m = 24, p - 1 rounds, but there em_lo's weight in
+    // the quotient, 2 / d^2, is below 2^-48).
+    const Packet ps = pmul(p, s);
+    const Packet q = psub(p, one);
+    const Packet em = padd(q, ps);
+    const Packet em_lo = padd(pmul(p, s_lo), psub(ps, psub(em, q)));
+    // d + d_lo = em + 2 exactly (Fast2Sum, larger term first).
+    const Packet d = padd(em, two);
+    const Packet d_lo = padd(psub(pmax(em, two), d), pmin(em, two));
+    const Packet y0 = pdiv(em, d);
+    const Packet w = psub(one, y0);
+    const Packet u = psub(pmul(em_lo, w), pmul(y0, d_lo));
+    const Packet y = pmadd(u, pmul(w, pset1<Packet>(0.5f)), y0);
+    const Packet sign = pand(x, pset1<Packet>(-0.0f));
+    return por(y, sign);
+  }
+
+  // double: Taylor's series through x^37 near 0; only the branches some
+  // lane needs.
+  template <typename Packet>
+  static Packet PacketDouble(const Packet& x) {
     using namespace Eigen::internal;
     if (predux_any(pcmp_lt_or_nan(x, x))) {  // a NaN lane
       return vector_math::MapLanes(x, [](T v) { return T(std::tanh(v)); });
@@ -241,7 +393,6 @@ struct TanhOp {
     const Packet two = pset1<Packet>(T(2));
     const Packet ax = pabs(x);
     const Packet small_mask = pcmp_lt(ax, pset1<Packet>(T(vector_math::kTanhSmall)));
-    // Only the branches some lane needs (most packets need one).
     Packet big = x, small = x;
     if (predux_any(pcmp_le(pset1<Packet>(T(vector_math::kTanhSmall)), ax))) {
       const Packet a = pmin(ax, pset1<Packet>(vector_math::kTanhOne<T>));
@@ -251,7 +402,7 @@ struct TanhOp {
     }
     if (predux_any(small_mask)) {
       const Packet x2 = pmul(x, x);
-      constexpr int kTerms = vector_math::kTanhTerms<T>;
+      constexpr int kTerms = std::size(vector_math::kTanhSeries);
       Packet p = pset1<Packet>(T(vector_math::kTanhSeries[kTerms - 1]));
       for (int i = kTerms - 2; i >= 0; --i) {
         p = pmadd(p, x2, pset1<Packet>(T(vector_math::kTanhSeries[i])));
@@ -268,7 +419,7 @@ struct TanhOp {
 template <typename T>
 struct LogOp {
   T operator()(const T& x) const {
-    using C = vector_math::Compute<T>;
+    using C = ComputeType<T>;
     return T(std::log(C(x)));
   }
   template <typename Packet>
@@ -288,7 +439,7 @@ struct LogOp {
 template <typename T>
 struct GeluOp {
   T operator()(const T& x) const {
-    using C = vector_math::Compute<T>;
+    using C = ComputeType<T>;
     return T(static_cast<C>(vector_math::GeluWide(vector_math::Wide<C>(C(x)))));
   }
   template <typename Packet>
@@ -305,7 +456,7 @@ struct GeluOp {
 template <typename T>
 struct NormalCdfOp {
   T operator()(const T& x) const {
-    using C = vector_math::Compute<T>;
+    using C = ComputeType<T>;
     return T(static_cast<C>(vector_math::NormalCdfWide(vector_math::Wide<C>(C(x)))));
   }
   template <typename Packet>
@@ -318,20 +469,37 @@ struct NormalCdfOp {
   }
 };
 
-// mish(x) = x tanh(softplus(x)), with tanh(log(1 + e^x)) rewritten exactly
-// in u = e^-|x| (nothing overflows or cancels): x >= 0: (1 + 2u) / (1 + 2u +
-// 2u^2); x < 0: u (2 + u) / (2 + 2u + u^2). Where u is denormal (x below
-// -80 in float, -700 in double) it has lost its digits, so those lanes
-// compute in the wider type.
+// tanh(softplus(x)), mish's factor, as StableTanhSoftplus (stable_math.h):
+// exact in u = e^-|x|.
+template <typename T>
+struct TanhSoftplusOp {
+  T operator()(const T& x) const {
+    using C = ComputeType<T>;
+    return T(StableTanhSoftplus(C(x)));
+  }
+  template <typename Packet>
+  Packet packetOp(const Packet& x) const {
+    using namespace Eigen::internal;
+    const Packet one = pset1<Packet>(T(1));
+    const Packet two = pset1<Packet>(T(2));
+    const Packet u = vector_math::PacketExp(pnegate(pabs(x)));
+    const Packet u2 = pmul(u, u);
+    const Packet two_u = padd(u, u);
+    const Packet pos = pdiv(padd(one, two_u), padd(padd(one, two_u), padd(u2, u2)));
+    const Packet neg = pdiv(pmul(u, padd(two, u)), padd(padd(two, two_u), u2));
+    return pselect(pcmp_lt(x, pset1<Packet>(T(0))), neg, pos);
+  }
+};
+
+// mish(x) = x tanh(softplus(x)). Lanes where u is denormal (x below -80 in
+// float, -700 in double) compute in the wider type, as the scalar path.
 template <typename T>
 struct MishOp {
   T operator()(const T& x) const {
-    using C = vector_math::Compute<T>;
+    using C = ComputeType<T>;
     using W = vector_math::Wide<C>;
     const W w = C(x);
-    const W u = std::exp(-std::fabs(w));
-    const W t = w >= 0 ? (1 + 2 * u) / (1 + 2 * u + 2 * u * u) : u * (2 + u) / (2 + 2 * u + u * u);
-    return T(static_cast<C>(w * t));
+    return T(static_cast<C>(w * StableTanhSoftplus(w)));
   }
   template <typename Packet>
   Packet packetOp(const Packet& x) const {
@@ -340,14 +508,7 @@ struct MishOp {
     if (predux_any(pcmp_lt_or_nan(x, pset1<Packet>(kLow)))) {
       return vector_math::MapLanes(x, *this);
     }
-    const Packet one = pset1<Packet>(T(1));
-    const Packet two = pset1<Packet>(T(2));
-    const Packet u = vector_math::PacketExp(pnegate(pabs(x)));
-    const Packet u2 = pmul(u, u);
-    const Packet two_u = padd(u, u);
-    const Packet pos = pdiv(padd(one, two_u), padd(padd(one, two_u), padd(u2, u2)));
-    const Packet neg = pdiv(pmul(u, padd(two, u)), padd(padd(two, two_u), u2));
-    return pmul(x, pselect(pcmp_lt(x, pset1<Packet>(T(0))), neg, pos));
+    return pmul(x, TanhSoftplusOp<T>().packetOp(x));
   }
 };
 
@@ -396,6 +557,8 @@ template <typename T>
 struct functor_traits<symx::cpu::SigmoidOp<T>> : VectorMathTraits<T, 25> {};
 template <typename T>
 struct functor_traits<symx::cpu::TanhOp<T>> : VectorMathTraits<T, 35> {};
+template <typename T>
+struct functor_traits<symx::cpu::TanhSoftplusOp<T>> : VectorMathTraits<T, 40> {};
 template <typename T>
 struct functor_traits<symx::cpu::MishOp<T>> : VectorMathTraits<T, 40> {};
 // GELU's fitted normal tail is for float; double computes in long double,

@@ -25,17 +25,6 @@ bool IsKnownElem(Elem t) {
 
 namespace {
 
-// The CPU's formulas (devices/stable_math.h).
-template <typename C>
-__device__ __forceinline__ C Sigmoid(C x) {
-  return StableSigmoid(x);
-}
-
-template <typename C>
-__device__ __forceinline__ C Softplus(C x) {
-  return StableSoftplus(x);
-}
-
 template <typename C>
 __device__ __forceinline__ bool IsNan(C x) {
   return x != x;
@@ -62,17 +51,17 @@ __device__ __forceinline__ C ApplyUnary(UnaryFn f, C x) {
       // max(x, 0) with NaN passing through, as MXNet.
       return (x > C(0) || IsNan(x)) ? x : C(0);
     case UnaryFn::kSigmoid:
-      return Sigmoid(x);
+      return StableSigmoid(x);
     case UnaryFn::kLogSigmoid:
       return StableLogSigmoid(x);
     case UnaryFn::kTanh:
       return tanh(x);
     case UnaryFn::kSoftRelu:
-      return Softplus(x);
+      return StableSoftplus(x);
     case UnaryFn::kSoftSign:
       return x / (fabs(x) + C(1));
     case UnaryFn::kMish:
-      return x * tanh(Softplus(x));
+      return StableMish(x);
     case UnaryFn::kSignPositive:
       return x > C(0) ? C(1) : C(-1);
     case UnaryFn::kLogicalNot:
@@ -105,8 +94,8 @@ __device__ __forceinline__ C ApplyUnaryGrad(UnaryGradFn f, C g, C y, C x) {
       return g / (d * d);
     }
     case UnaryGradFn::kMishFromIn: {
-      C t = tanh(Softplus(x));
-      return g * (t + x * Sigmoid(x) * (C(1) - t * t));
+      C t = StableTanhSoftplus(x);
+      return g * (t + x * StableSigmoid(x) * (C(1) - t * t));
     }
   }
   return g;

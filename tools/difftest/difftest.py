@@ -382,7 +382,13 @@ def compare(g, outputs, values, rng_seed):
     diffs = _diffs(sx32, mx32, magnitude)
     if not diffs:
         return None
-    mx64 = run(mxnet, g, outputs, values, heads, "float64")
+    try:
+        mx64 = run(mxnet, g, outputs, values, heads, "float64")
+    except Exception as e:
+        # Some of MXNet's legacy ops refuse float64 (BatchNorm after a Cast):
+        # no float64 judge, so a person decides.
+        note = "MXNet refused float64: " + (str(e).splitlines()[0] if str(e) else repr(e))
+        return {what: {"wrong": "undecided", "judge": note[:300]} for what in diffs}
     sx64 = run(symx, g, outputs, values, heads, "float64")
     verdicts = {}
     for what in diffs:
