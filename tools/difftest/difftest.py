@@ -82,8 +82,8 @@ class Graph:
             if "var" in n:
                 syms[i] = lib.sym.Variable(n["var"])
             else:
-                syms[i] = getattr(lib.sym, n["op"])(*[syms[j] for j in n["inputs"]],
-                                                    name="n%d" % i, **_call_attrs(n["attrs"]))
+                syms[i] = _sym_op(lib, n["op"])(*[syms[j] for j in n["inputs"]],
+                                                name="n%d" % i, **_call_attrs(n["attrs"]))
         return lib.sym.Group([syms[i] for i in outputs]) if len(outputs) > 1 else syms[outputs[0]]
 
     def infer(self, i):
@@ -106,6 +106,13 @@ class Graph:
     def sinks(self):
         used = {j for n in self.nodes for j in n.get("inputs", [])}
         return [i for i, n in enumerate(self.nodes) if "op" in n and i not in used]
+
+
+def _sym_op(lib, name):
+    """The symbol function for an op; MXNet keeps the underscored ones
+    (_plus_scalar, _maximum, ...) in sym._internal only."""
+    f = getattr(lib.sym, name, None)
+    return f if f is not None else getattr(lib.sym._internal, name)
 
 
 def _call_attrs(attrs):
@@ -605,7 +612,8 @@ def main():
             print("%-18s %-9s %-16s %s" % (e["op"], e["kind"], e["domain"], e["attrs"]))
         return 0
     # The registry's ops that symx lacks are listed once, not found again and again.
-    missing = sorted({e["op"] for e in OPS if not hasattr(symx.sym, e["op"])})
+    missing = sorted({e["op"] for e in OPS
+                      if not hasattr(symx.sym, e["op"]) and not hasattr(symx.sym._internal, e["op"])})
     if missing:
         print("not in symx's registry (left out of the draw): %s" % ", ".join(missing))
     OPS[:] = [e for e in OPS if e["op"] not in missing]
