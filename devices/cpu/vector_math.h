@@ -105,12 +105,14 @@ EIGEN_STRONG_INLINE Packet Estrin5(const float (&c)[6], const Packet& t, const P
 // for |r| <= ln(2) / 2, P fitted by tools/ulp/fit_float_polys.py.
 constexpr float kExpPoly[] = {5.000000013e-01f, 1.666666650e-01f, 4.166646572e-02f,
                               8.333373128e-03f, 1.393358128e-03f, 1.984951850e-04f};
+// Adding 1.5 * 2^23 rounds a float of magnitude below 2^22 to an integer
+// held in the low bits.
+constexpr float kExpShifter = 12582912.0f;
+
 // The shared core: for x already clamped to [-104, 88.75], returns y =
-// exp(r) in [0.7, 1.42] and *t = 1.5 * 2^23 + m (adding 1.5 * 2^23 rounds
-// x / ln 2 to an integer m held in the low bits), so exp(x) = y 2^m. *s =
+// exp(r) in [0.7, 1.42] and *t = 1.5 * 2^23 + m, so exp(x) = y 2^m. *s =
 // y - 1 = r + r^2 P(r), for expm1; with s_lo, *s + *s_lo is that sum
 // before its last rounding.
-constexpr float kExpShifter = 12582912.0f;
 template <typename Packet>
 EIGEN_STRONG_INLINE Packet ExpReduced(const Packet& x, Packet* t, Packet* s,
                                       Packet* s_lo = nullptr) {
