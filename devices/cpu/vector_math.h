@@ -9,13 +9,15 @@
 // exp(-1000) is not 0. Detection models rank scores near 1, so those errors
 // reorder boxes.
 //
-// How: each packet takes Eigen's packet exp where it is accurate (results
-// in the normal range, no clamping) and builds the function from it with
-// one division; denormal results come from exp(x / 2)^2, and a packet with a
-// NaN or overflowing lane is computed lane by lane with the C library, so
-// rare inputs cost a little and never lose accuracy. The stated bounds are in
-// docs/numerics.md. float16 computes in float (scalar), as the rest of the
-// elementwise kernels.
+// How: float has an exp core of its own (ExpReduced: round-to-nearest
+// reduction, fitted polynomial, exact power-of-two scaling) from which exp,
+// sigmoid and tanh are built branch-free, with denormal results made without
+// denormal arithmetic. double takes Eigen's packet exp where it is accurate
+// (normal results, no clamping); denormal results come from exp(x / 2)^2, and
+// a packet with a NaN or overflowing lane goes lane by lane through the C
+// library, so rare inputs cost a little and never lose accuracy. The stated
+// bounds and speeds are in docs/numerics.md. float16 computes in float
+// (scalar), as the rest of the elementwise kernels.
 #ifndef SYMX_DEVICES_CPU_VECTOR_MATH_H_
 #define SYMX_DEVICES_CPU_VECTOR_MATH_H_
 
@@ -89,14 +91,17 @@ EIGEN_DONT_INLINE Packet PacketExpOutsideNormal(const Packet& x) {
   return pselect(pcmp_lt(x, pset1<Packet>(R::kLo)), pmul(half, half), pexp(x));
 }
 
-// Estrin's scheme for a degree-5 polynomial: three independent FMAs, then
-// two, so the chain is 3 FMAs deep instead of Horner's 5.
-template <typename Packet>
-EIGEN_STRONG_INLINE Packet Estrin5(const float (&c)[6], const Packet& t, const Packet& t2) {
+// Estrin's scheme for a polynomial of degree 4 or 5 (N coefficients, lowest
+// first) in t, given t2 = t^2: independent FMAs on pairs, then two on t2, so
+// the chain is 3 FMAs deep instead of Horner's 4 or 5.
+template <size_t N, typename Packet>
+EIGEN_STRONG_INLINE Packet Estrin(const float (&c)[N], const Packet& t, const Packet& t2) {
   using namespace Eigen::internal;
+  static_assert(N == 5 || N == 6, "Estrin: degree 4 or 5");
   const Packet p01 = pmadd(pset1<Packet>(c[1]), t, pset1<Packet>(c[0]));
   const Packet p23 = pmadd(pset1<Packet>(c[3]), t, pset1<Packet>(c[2]));
-  const Packet p45 = pmadd(pset1<Packet>(c[5]), t, pset1<Packet>(c[4]));
+  Packet p45 = pset1<Packet>(c[4]);
+  if constexpr (N == 6) p45 = pmadd(pset1<Packet>(c[5]), t, p45);
   return pmadd(pmadd(p45, t2, p23), t2, p01);
 }
 
@@ -109,13 +114,17 @@ constexpr float kExpPoly[] = {5.000000013e-01f, 1.666666650e-01f, 4.166646572e-0
 // held in the low bits.
 constexpr float kExpShifter = 12582912.0f;
 
+// exp(r) for tanh, where exp's error enters the result at most halved: one
+// degree lower, 0.87 ulp instead of 0.77 over |r| <= ln(2) / 2.
+constexpr float kExpPolyShort[] = {4.999999942e-01f, 1.666657745e-01f, 4.166694269e-02f,
+                                   8.363125765e-03f, 1.389383153e-03f};
+
 // The shared core: for x already clamped to [-104, 88.75], returns y =
-// exp(r) in [0.7, 1.42] and *t = 1.5 * 2^23 + m, so exp(x) = y 2^m. *s =
-// y - 1 = r + r^2 P(r), for expm1; with s_lo, *s + *s_lo is that sum
-// before its last rounding.
-template <typename Packet>
+// exp(r) in [0.7, 1.42] and *t = 1.5 * 2^23 + m, so exp(x) = y 2^m; *s =
+// y - 1 = r + r^2 P(r) before the rounding of 1 + s.
+template <typename Packet, size_t N = std::size(kExpPoly)>
 EIGEN_STRONG_INLINE Packet ExpReduced(const Packet& x, Packet* t, Packet* s,
-                                      Packet* s_lo = nullptr) {
+                                      const float (&poly)[N] = kExpPoly) {
   using namespace Eigen::internal;
   const Packet shifter = pset1<Packet>(kExpShifter);
   *t = pmadd(x, pset1<Packet>(1.44269504088896341f), shifter);
@@ -123,13 +132,7 @@ EIGEN_STRONG_INLINE Packet ExpReduced(const Packet& x, Packet* t, Packet* s,
   Packet r = pmadd(m, pset1<Packet>(-0.693359375f), x);  // m * 355/512 is exact
   r = pmadd(m, pset1<Packet>(2.12194440e-4f), r);        // ln 2 - 355/512
   const Packet r2 = pmul(r, r);
-  if (s_lo == nullptr) {
-    *s = pmadd(r2, Estrin5(kExpPoly, r, r2), r);
-  } else {
-    const Packet v = pmul(r2, Estrin5(kExpPoly, r, r2));
-    *s = padd(r, v);
-    *s_lo = psub(v, psub(*s, r));  // exact: |r| >= |v|
-  }
+  *s = pmadd(r2, Estrin(poly, r, r2), r);
   return padd(pset1<Packet>(1.0f), *s);
 }
 
@@ -190,8 +193,8 @@ EIGEN_STRONG_INLINE Packet PacketExp(const Packet& x) {
 
 // tanh for |x| < kTanhSmall: x + x^3 P(x^2). double: P from tanh's Taylor
 // series (coefficients 2^2n (2^2n - 1) B_2n / (2n)!) through x^37, where the
-// next term is below 2^-57 relative to x at |x| = 0.55. (float needs no
-// series: TanhOp computes it from expm1.)
+// next term is below 2^-57 relative to x at |x| = 0.55. float: P =
+// kTanhSmallPoly, fitted by tools/ulp/fit_float_polys.py.
 constexpr double kTanhSmall = 0.55;
 constexpr double kTanhSeries[] = {
     -0.3333333333333333,    0.13333333333333333,     -0.05396825396825397,
@@ -201,6 +204,8 @@ constexpr double kTanhSeries[] = {
     -6.451689215655431e-06, 2.6147711512907546e-06,  -1.0597268320104654e-06,
     4.294911078273806e-07,  -1.7406618963571648e-07, 7.054636946400968e-08,
 };
+constexpr float kTanhSmallPoly[] = {-3.333333271e-01f, 1.333315390e-01f, -5.391471097e-02f,
+                                    2.133394256e-02f, -6.647513585e-03f};
 // Above this |x|, tanh(x) rounds to 1 (float: 1 - 2e^-18.4 = 1 - 2.0e-8;
 // double: 1 - 2e^-39 = 1 - 2.3e-17); clamping there keeps exp in range.
 template <typename T>
@@ -313,9 +318,13 @@ struct SigmoidOp {
     if constexpr (std::is_same_v<T, float>) {
       // e = exp(-|x|) kept normal (|x| <= 86.5, so m >= -125): no denormal
       // ever reaches the division. Below -86.5, sigmoid(x) = exp(x) to the
-      // last bit (1 + e rounds to 1), taken from the full exp.
+      // last bit (1 + e rounds to 1), taken from the full exp. (e^x / (1 +
+      // e^x) for every lane would save the select, but it would return 1
+      // from other inputs than MXNet's 1 / (1 + e^-x), which detectors' box
+      // ties depend on.)
       Packet t, s;
-      const Packet y = vector_math::ExpReduced(pmax(pnegate(pabs(x)), pset1<Packet>(-86.5f)), &t, &s);
+      const Packet minus_abs = por(x, pset1<Packet>(-0.0f));
+      const Packet y = vector_math::ExpReduced(pmax(minus_abs, pset1<Packet>(-86.5f)), &t, &s);
       const Packet e = pmul(y, vector_math::PowerOfTwo<0>(t));
       Packet q = pdiv(pselect(negative, e, one), padd(one, e));
       const Packet tail = pcmp_lt(x, pset1<Packet>(-86.5f));
@@ -328,8 +337,8 @@ struct SigmoidOp {
   }
 };
 
-// tanh(x). float: expm1(2|x|) / (expm1(2|x|) + 2) with the sign of x;
-// double: the odd series near 0, else sign(x) (1 - 2 / (e^2|x| + 1)).
+// tanh(x): a fitted odd polynomial (float) or the odd series (double) near
+// 0, else sign(x) (1 - 2 / (e^2|x| + 1)).
 template <typename T>
 struct TanhOp {
   T operator()(const T& x) const {
@@ -346,41 +355,31 @@ struct TanhOp {
   }
 
  private:
-  // float: tanh(a) = em / (em + 2) with em = expm1(2a) = 2^m s + (2^m - 1)
-  // from the exp core (m >= 0 here, so the two terms never cancel and no
-  // series is needed near 0). One formula for every lane: no branch. In
-  // plain float the roundings of s and of em + 2 each cost up to 1 ulp of
-  // the quotient (s can sit just above a binade where the quotient sits just
-  // below one), so both are carried as exact two-term sums: em + em_lo and
-  // d + d_lo (Knuth's two-sum), and the quotient is corrected once:
-  // (em + em_lo) / (d + d_lo + em_lo) = y0 + (em_lo (1 - y0) - y0 d_lo) / d,
-  // with 1 / d = (1 - y0) / 2 to the few bits the correction needs.
+  // float: x + x^3 P(x^2) below |x| = kTanhSmall, else 1 - 2 / (e^2a + 1),
+  // a = |x|, with the sign of x. From e^2a = 2^m y, y = 1 + s, the
+  // denominator is formed as (2^m + 1) + 2^m s: both terms are exact (m <=
+  // 24 where it matters), so it rounds once and e^2a's own rounding never
+  // enters. From a = 0.55 the quotient is at most 1/2 and its error at most
+  // 2^-25: the result is within about 1.25 ulp. Both forms are computed for
+  // every lane and one selected: a branch on "some lane is small" is
+  // mispredicted whenever packets mix (68% of 16-lane packets of uniform
+  // [-8, 8] data, most packets of real activations), and cost more than the
+  // polynomial (AVX-512: 2.0x instead of 1.5x the old tanh).
   template <typename Packet>
   static Packet PacketFloat(const Packet& x) {
     using namespace Eigen::internal;
     const Packet one = pset1<Packet>(1.0f);
-    const Packet two = pset1<Packet>(2.0f);
     const Packet a = pmin(pabs(x), pset1<Packet>(vector_math::kTanhOne<float>));
-    Packet t, s, s_lo;
-    vector_math::ExpReduced(padd(a, a), &t, &s, &s_lo);
+    Packet t, s;
+    vector_math::ExpReduced(padd(a, a), &t, &s, vector_math::kExpPolyShort);
     const Packet p = vector_math::PowerOfTwo<0>(t);
-    // em = p s + (p - 1): for m >= 1, |p - 1| >= |p s| and the sum cancels
-    // up to 2 bits, so its rounding is kept too (Fast2Sum; for m = 0 the sum
-    // is s, exact; above m = 24, p - 1 rounds, but there em_lo's weight in
-    // the quotient, 2 / d^2, is below 2^-48).
-    const Packet ps = pmul(p, s);
-    const Packet q = psub(p, one);
-    const Packet em = padd(q, ps);
-    const Packet em_lo = padd(pmul(p, s_lo), psub(ps, psub(em, q)));
-    // d + d_lo = em + 2 exactly (Fast2Sum, larger term first).
-    const Packet d = padd(em, two);
-    const Packet d_lo = padd(psub(pmax(em, two), d), pmin(em, two));
-    const Packet y0 = pdiv(em, d);
-    const Packet w = psub(one, y0);
-    const Packet u = psub(pmul(em_lo, w), pmul(y0, d_lo));
-    const Packet y = pmadd(u, pmul(w, pset1<Packet>(0.5f)), y0);
-    const Packet sign = pand(x, pset1<Packet>(-0.0f));
-    return por(y, sign);
+    const Packet d = padd(padd(p, one), pmul(p, s));
+    const Packet big = psub(one, pdiv(pset1<Packet>(2.0f), d));
+    const Packet a2 = pmul(a, a);
+    const Packet q = vector_math::Estrin(vector_math::kTanhSmallPoly, a2, pmul(a2, a2));
+    const Packet small = pmadd(pmul(a, a2), q, a);
+    const Packet y = pselect(pcmp_lt(a, pset1<Packet>(float(vector_math::kTanhSmall))), small, big);
+    return por(y, pand(x, pset1<Packet>(-0.0f)));
   }
 
   // double: Taylor's series through x^37 near 0; only the branches some
