@@ -304,8 +304,7 @@ absl::Status BoxNmsForwardT(const KernelContext& ctx) {
     for (int64_t i = 0; i < n; ++i) {
       const T* row = xb + i * width;
       if (!(Ld<C>(row, p.score_index) > static_cast<C>(p.valid_thresh))) continue;
-      if (use_id && p.background_id >= 0 &&
-          Ld<C>(row, p.id_index) == static_cast<C>(p.background_id)) {
+      if (use_id && Ld<C>(row, p.id_index) == static_cast<C>(p.background_id)) {
         continue;
       }
       order[m++] = i;

@@ -33,8 +33,7 @@ template <typename T>
 __device__ __forceinline__ bool NmsCandidate(const T* row, const BoxNmsArgs& a) {
   using C = GeomC<T>;
   if (!(Rd(row, a.score_index) > static_cast<C>(a.valid_thresh))) return false;
-  return !(a.id_index >= 0 && a.background_id >= 0 &&
-           Rd(row, a.id_index) == static_cast<C>(a.background_id));
+  return !(a.id_index >= 0 && Rd(row, a.id_index) == static_cast<C>(a.background_id));
 }
 
 // keys[b, i]: row i's score when it is a candidate (-0 as +0, which the CPU's

@@ -44,8 +44,8 @@
 //   without boxes gets ignore_label everywhere. MXNet 1.9.1's CPU kernel
 //   ignores minimum_negative_samples; so does symx. Not differentiable.
 // - box_nms: data (..., num_box, width), leading dims are batches. Per batch:
-//   rows with score > valid_thresh (strict) and, when id_index >= 0 and
-//   background_id >= 0, id != background_id are candidates; they are sorted by
+//   rows with score > valid_thresh (strict) and, when id_index >= 0, id !=
+//   background_id (also when it is the default -1) are candidates; sorted by
 //   score descending, cut to the first topk (topk > 0), then greedily each kept
 //   row suppresses later rows whose IoU with it is > overlap_thresh (strict),
 //   only rows of the same id unless force_suppress or id_index < 0. The output

@@ -109,7 +109,7 @@ struct NmsSpec {
   bool force = false, in_center = false, out_center = false;
 };
 
-// Rows with distinct scores in (0.05, 1.05), ids in {0, 1}, boxes around three
+// Rows with distinct scores in (0.05, 1.05), ids in {-1, 0, 1}, boxes around three
 // centres; regenerated until no pair's IoU is within 1e-3 of `overlap`.
 Values NmsData(const NmsSpec& p, const Shape& shape, uint64_t seed) {
   const int64_t width = shape[shape.ndim() - 1], n = shape[shape.ndim() - 2];
@@ -129,7 +129,8 @@ Values NmsData(const NmsSpec& p, const Shape& shape, uint64_t seed) {
       for (int64_t i = 0; i < n; ++i) {
         double* row = xb + i * width;
         row[p.score_index] = static_cast<double>(perm[i]) / n + 0.05;
-        if (p.id_index >= 0) row[p.id_index] = static_cast<double>(rng() % 2);
+        // -1 is the default background_id: those rows are dropped too.
+        if (p.id_index >= 0) row[p.id_index] = static_cast<double>(rng() % 3) - 1;
         const double* ce = centres[rng() % 3];
         const double cx = ce[0] + (u(rng) - 0.5) * 0.1, cy = ce[1] + (u(rng) - 0.5) * 0.1;
         const double w = 0.2 + 0.2 * u(rng), h = 0.2 + 0.2 * u(rng);
@@ -162,7 +163,7 @@ Values NmsRef(const NmsSpec& p, const Values& x, const Shape& shape) {
     std::vector<int64_t> cand;
     for (int64_t i = 0; i < n; ++i) {
       if (row(i)[p.score_index] <= p.valid) continue;
-      if (p.id_index >= 0 && p.background_id >= 0 && row(i)[p.id_index] == p.background_id) {
+      if (p.id_index >= 0 && row(i)[p.id_index] == p.background_id) {
         continue;
       }
       cand.push_back(i);
