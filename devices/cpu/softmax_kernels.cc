@@ -5,7 +5,8 @@
 // over n, a row (or a block of up to kBlock adjacent columns when inner > 1)
 // at a time: a pass for the maximum, then softmax writes exp(x - max) into the
 // output and rescales it (one exp per element), log_softmax sums the exps and
-// writes x - max - log(sum). Each output element is written only after its own
+// writes (x - max) - log(sum), the log taken as log1p of the exps other than
+// the maximum's 1. Each output element is written only after its own
 // input element was last read, so the in-place pair (output over data) is
 // safe. Rows are stabilized by subtracting their maximum (of x / temperature)
 // and computed in double when either side is.
@@ -92,7 +93,17 @@ void ForEachRow(const KernelContext& ctx, const AxisLayout& l, double cost_per_e
               });
 }
 
-// y = softmax(x * inv_t) (or its log) along the layout's middle axis.
+// log(sum_j exp(z_j)) for z = x - max(x), given the number of z that are 0
+// (the maxima) and the sum of the others' exps: log1p of that sum when the
+// maximum is unique, so the largest element's log-probability keeps its
+// digits (log_softmax([28.2, 0]) is -5.6e-13, not log(1 + 5.6e-13) = 0).
+template <typename A>
+A LogSumOfExps(A at_max, A others) {
+  return at_max == A(1) ? std::log1p(others) : std::log(at_max + others);
+}
+
+// y = softmax(x * inv_t) (or its log) along the layout's middle axis. log:
+// y = (x - max) - LogSumOfExps, the difference first, exact near the max.
 template <typename TI, typename TO>
 void SoftmaxForward(const KernelContext& ctx, const AxisLayout& l, const TI* x, TO* y,
                     double inv_temperature, bool log) {
@@ -104,8 +115,11 @@ void SoftmaxForward(const KernelContext& ctx, const AxisLayout& l, const TI* x, 
     ArrayMap<TO> yr(y + r * n, n);
     const A m = (xr.template cast<A>() * inv_t).maxCoeff();
     if (log) {
-      const A sum = (xr.template cast<A>() * inv_t - m).unaryExpr(ExpOp<A>()).sum();
-      yr = (xr.template cast<A>() * inv_t - (m + std::log(sum))).template cast<TO>();
+      const auto z = xr.template cast<A>() * inv_t - m;
+      // z * 0 is 0 at a maximum and keeps a NaN (which must reach every output).
+      const A others = (z < A(0)).select(z.unaryExpr(ExpOp<A>()), z * A(0)).sum();
+      const A lse = LogSumOfExps(static_cast<A>((z == A(0)).count()), others);
+      yr = (z - lse).template cast<TO>();
     } else {
       // exp once into the output (x is not read again), then normalize.
       yr = (xr.template cast<A>() * inv_t - m).unaryExpr(ExpOp<A>()).template cast<TO>();
@@ -125,16 +139,21 @@ void SoftmaxForward(const KernelContext& ctx, const AxisLayout& l, const TI* x, 
       for (int64_t t = 0; t < w; ++t) mx[t] = std::max(mx[t], static_cast<A>(xk[t]) * inv_t);
     }
     if (log) {
+      A at_max[kBlock] = {};
       for (int64_t k = 0; k < n; ++k) {
         const TI* xk = x + base + k * inner;
-        for (int64_t t = 0; t < w; ++t) sm[t] += std::exp(static_cast<A>(xk[t]) * inv_t - mx[t]);
+        for (int64_t t = 0; t < w; ++t) {
+          const A z = static_cast<A>(xk[t]) * inv_t - mx[t];
+          sm[t] += z < A(0) ? std::exp(z) : z * A(0);  // keeps a NaN
+          at_max[t] += z == A(0);
+        }
       }
-      for (int64_t t = 0; t < w; ++t) sm[t] = mx[t] + std::log(sm[t]);
+      for (int64_t t = 0; t < w; ++t) sm[t] = LogSumOfExps(at_max[t], sm[t]);
       for (int64_t k = 0; k < n; ++k) {
         const TI* xk = x + base + k * inner;
         TO* yk = y + base + k * inner;
         for (int64_t t = 0; t < w; ++t) {
-          yk[t] = static_cast<TO>(static_cast<A>(xk[t]) * inv_t - sm[t]);
+          yk[t] = static_cast<TO>((static_cast<A>(xk[t]) * inv_t - mx[t]) - sm[t]);
         }
       }
       return;

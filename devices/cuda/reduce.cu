@@ -67,10 +67,18 @@ __global__ void SoftmaxRowsKernel(const T* x, int64_t len, Acc<T> inv_temp, bool
   C m = max_r.Init();
   for (int64_t l = threadIdx.x; l < len; l += blockDim.x) m = max_r.Apply(m, Load(x + off, l) * inv_temp);
   m = BlockReduce(m, max_r);
-  C sum = C(0);
-  for (int64_t l = threadIdx.x; l < len; l += blockDim.x) sum += exp(Load(x + off, l) * inv_temp - m);
-  sum = BlockReduce(sum, sum_r);
-  const C log_sum = ::log(sum);
+  // The maxima (z = 0) counted apart from the others' exps: log_sum is log1p
+  // of those when the maximum is unique (as the CPU's LogSumOfExps).
+  C others = C(0), at_max = C(0);
+  for (int64_t l = threadIdx.x; l < len; l += blockDim.x) {
+    const C z = Load(x + off, l) * inv_temp - m;
+    others += z < C(0) ? exp(z) : z * C(0);  // z * 0 keeps a NaN
+    at_max += z == C(0);
+  }
+  others = BlockReduce(others, sum_r);
+  at_max = BlockReduce(at_max, sum_r);
+  const C sum = at_max + others;
+  const C log_sum = at_max == C(1) ? ::log1p(others) : ::log(sum);
   for (int64_t l = threadIdx.x; l < len; l += blockDim.x) {
     const C z = Load(x + off, l) * inv_temp - m;
     Store(y + off, l, log ? z - log_sum : exp(z) / sum);
@@ -87,9 +95,14 @@ __global__ void SoftmaxStridedKernel(const T* x, int64_t outer, int64_t len, int
     Reducer<C> max_r{ReduceFn::kMax};
     C m = max_r.Init();
     for (int64_t l = 0; l < len; ++l) m = max_r.Apply(m, Load(x, base + l * inner) * inv_temp);
-    C sum = C(0);
-    for (int64_t l = 0; l < len; ++l) sum += exp(Load(x, base + l * inner) * inv_temp - m);
-    const C log_sum = ::log(sum);
+    C others = C(0), at_max = C(0);
+    for (int64_t l = 0; l < len; ++l) {
+      const C z = Load(x, base + l * inner) * inv_temp - m;
+      others += z < C(0) ? exp(z) : z * C(0);
+      at_max += z == C(0);
+    }
+    const C sum = at_max + others;
+    const C log_sum = at_max == C(1) ? ::log1p(others) : ::log(sum);
     for (int64_t l = 0; l < len; ++l) {
       const C z = Load(x, base + l * inner) * inv_temp - m;
       Store(y, base + l * inner, log ? z - log_sum : exp(z) / sum);

@@ -126,6 +126,24 @@ const std::vector<UlpCase>& AllUlpCases() {
        {{"act_type", "gelu"}},
        [](L x) { return x / 2 * std::erfc(-x / std::sqrt(2.0L)); },
        Bounds(3.5, 1.5)},
+      // Rows [x, 0]: the first element is sigmoid(x) (softmax) or
+      // log_sigmoid(x) (log_softmax); a row holding +inf is NaN, as in MXNet
+      // (x - max is inf - inf).
+      {"softmax_row_x_0",
+       "softmax",
+       {{"axis", "1"}},
+       [](L x) { return std::isinf(x) && x > 0 ? std::nanl("") : 1 / (1 + std::exp(-x)); },
+       Bounds(2.5, 3),
+       Form::kRowWithZero},
+      {"log_softmax_row_x_0",
+       "log_softmax",
+       {{"axis", "1"}},
+       [](L x) {
+         return std::isinf(x) && x > 0 ? std::nanl("")
+                                       : std::fmin(x, 0.0L) - std::log1p(std::exp(-std::fabs(x)));
+       },
+       Bounds(2, 1.5),
+       Form::kRowWithZero},
   };
   return *cases;
 }

@@ -155,7 +155,20 @@ absl::StatusOr<SweepResult> Sweep(const UlpCase& c, const SweepOptions& options)
     Symbol x = Symbol::Variable("x");
     OpCall call(c.op);
     for (const auto& [k, v] : c.attrs) call.Attr(k, v);
-    Symbol y = call.Input(x).Build();
+    Symbol y;
+    if (c.form == Form::kRowWithZero) {
+      Symbol zero = OpCall("zeros_like").Input(x).Build();
+      Symbol rows = OpCall("stack").Attr("axis", "1").Attr("num_args", "2").Input(x).Input(zero).Build();
+      Symbol first = OpCall("slice_axis")
+                         .Attr("axis", "1")
+                         .Attr("begin", "0")
+                         .Attr("end", "1")
+                         .Input(call.Input(rows).Build())
+                         .Build();
+      y = OpCall("Reshape").Attr("shape", "(-1,)").Input(first).Build();
+    } else {
+      y = call.Input(x).Build();
+    }
     exe =
         Executor::SimpleBind(y, {.ctx = options.ctx,
                                  .shapes = {{"x", Shape{chunk}}},
