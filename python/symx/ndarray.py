@@ -324,12 +324,15 @@ def array(source_array, ctx=None, dtype=None):
         dtype = source_array._t.dtype if dtype is None else dtype
         source_array = source_array.asnumpy()
     name = _dtype_name(dtype)
+    # np.asarray(order="C"), not np.ascontiguousarray: the latter turns a
+    # scalar into shape (1,), where MXNet keeps it 0-d (a head gradient of a
+    # 0-d output, mx.nd.array(5)).
     if name == "bfloat16":
-        host = NDArray(_core.from_buffer(np.ascontiguousarray(source_array, dtype=np.float32),
+        host = NDArray(_core.from_buffer(np.asarray(source_array, dtype=np.float32, order="C"),
                                          "float32", "cpu(0)"))
         return host.as_in_context(_as_context(ctx)).astype("bfloat16")
     try:
-        values = np.ascontiguousarray(source_array, dtype=np.dtype(name))
+        values = np.asarray(source_array, dtype=np.dtype(name), order="C")
     except (TypeError, ValueError) as e:
         raise TypeError("source_array must be array like object: %s" % e) from None
     return NDArray(_core.from_buffer(values, name, str(_as_context(ctx))))

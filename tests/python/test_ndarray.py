@@ -21,6 +21,24 @@ def test_array_defaults_to_float32_whatever_the_source():
     assert mx.nd.array([1, 2], dtype=np.int32).dtype == np.int32
 
 
+def test_array_of_a_scalar_is_zero_dimensional():
+    # MXNet 1.9.1: mx.nd.array(5).shape == (), and a 0-d numpy array stays 0-d
+    # (the head gradient of a 0-d output, e.g. split with squeeze_axis over a
+    # 1-D input, is passed that way).
+    assert mx.nd.array(5).shape == ()
+    assert mx.nd.array(np.array(2.5)).shape == ()
+    assert float(mx.nd.array(np.array(2.5)).asnumpy()) == 2.5
+    assert mx.nd.array([5]).shape == (1,)
+    x = mx.sym.Variable("x")
+    parts = mx.sym.SliceChannel(x, num_outputs=3, axis=0, squeeze_axis=True)
+    exe = parts.simple_bind(mx.cpu(), x=(3,))
+    exe.arg_dict["x"][:] = np.arange(3.0)
+    outs = exe.forward(is_train=True)
+    assert [o.shape for o in outs] == [(), (), ()]
+    exe.backward([mx.nd.array(np.array(v)) for v in (1.0, 2.0, 3.0)])
+    np.testing.assert_array_equal(exe.grad_dict["x"].asnumpy(), [1.0, 2.0, 3.0])
+
+
 def test_zeros_ones_full_empty():
     z = mx.nd.zeros((2, 3))
     assert z.shape == (2, 3) and z.dtype == np.float32

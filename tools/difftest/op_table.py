@@ -24,6 +24,25 @@ kinds:
   layernorm LayerNorm over a drawn axis, gamma/beta made by the fuzzer
   groupnorm 4-D GroupNorm (num_groups dividing C) and InstanceNorm, gamma/beta made
   l2norm    L2Normalization, the input's rank chosen for the mode
+  softmax_act  SoftmaxActivation: 2-D data for mode=instance, 3-4-D for channel
+  image     one 4-D (N, C, H, W) input, spatial attributes from the list
+  index     data plus an integer input drawn inside the data's extent (take,
+            pick, one_hot, Embedding, gather_nd)
+  like      slice_like: a second input no larger than the first on each axis
+  where     where(condition of 0s and 1s, x, y)
+  pad       Pad of a 4-D input, the widths drawn below the spatial sizes
+  loss      regression outputs, MakeLoss and SoftmaxOutput with their labels
+  split     SliceChannel along a drawn axis; one of its outputs is used
+  create    no inputs: _zeros, _ones, _full, _arange
+  rnn       RNN over (T, N, I) with its flat parameters and initial states
+  ctc       CTCLoss of (T, N, C) activations and labels in [1, C)
+  roi       ROIPooling / ROIAlign of a 4-D map and rois inside it
+  boxes     box_iou, box_nms, MultiBoxPrior/Detection/Target and (Multi)Proposal
+            over well-formed boxes, probabilities and image sizes
+  sampler   GridGenerator, BilinearSampler, SpatialTransformer
+
+Domains of integer inputs ("index") are made by the kind from the data's
+shape, never cut into the graph's own values.
 """
 
 UNARY_ANY = ["exp", "sigmoid", "tanh", "negative", "square", "abs", "relu", "sin", "cos",
@@ -32,10 +51,12 @@ UNARY_ANY = ["exp", "sigmoid", "tanh", "negative", "square", "abs", "relu", "sin
              # piecewise constant: zero gradients, exact forward
              "sign", "round", "rint", "ceil", "floor", "trunc", "fix", "logical_not",
              # identities and gradient stops
-             "identity", "BlockGrad", "stop_gradient", "zeros_like", "ones_like"]
+             "identity", "BlockGrad", "stop_gradient", "zeros_like", "ones_like", "_copy",
+             "argmax_channel"]
 UNARY_POSITIVE = ["log", "log2", "log10", "sqrt", "rsqrt", "gamma", "gammaln", "rcbrt",
                   "reciprocal"]
 UNARY_ABOVE_MINUS_ONE = ["log1p"]
+UNARY_AT_LEAST_ONE = ["arccosh"]
 UNARY_UNIT = ["arcsin", "arccos", "arctanh", "erfinv", "tan"]
 
 OPS = []
@@ -48,6 +69,8 @@ for name in UNARY_POSITIVE:
     OPS.append({"op": name, "kind": "unary", "domain": "positive", "attrs": {}})
 for name in UNARY_ABOVE_MINUS_ONE:
     OPS.append({"op": name, "kind": "unary", "domain": "above_minus_one", "attrs": {}})
+for name in UNARY_AT_LEAST_ONE:
+    OPS.append({"op": name, "kind": "unary", "domain": "at_least_one", "attrs": {}})
 for name in UNARY_UNIT:
     OPS.append({"op": name, "kind": "unary", "domain": "open_unit", "attrs": {}})
 
@@ -145,4 +168,122 @@ OPS += [
     {"op": "InstanceNorm", "kind": "groupnorm", "domain": "any", "attrs": {"eps": [1e-5, 1e-3]}},
     {"op": "L2Normalization", "kind": "l2norm", "domain": "any",
      "attrs": {"mode": ["instance", "channel", "spatial"]}},
+    # comparisons and logic: exact 0/1 forward, zero gradients
+    {"op": "_equal", "kind": "binary", "domain": "any", "attrs": {}},
+    {"op": "_greater_equal", "kind": "binary", "domain": "any", "attrs": {}},
+    {"op": "_lesser", "kind": "binary", "domain": "any", "attrs": {}},
+    {"op": "_lesser_equal", "kind": "binary", "domain": "any", "attrs": {}},
+    {"op": "_logical_and", "kind": "binary", "domain": "any", "attrs": {}},
+    {"op": "_logical_xor", "kind": "binary", "domain": "any", "attrs": {}},
+    {"op": "ElementWiseSum", "kind": "binary", "domain": "any", "attrs": {}},
+    {"op": "_greater_equal_scalar", "kind": "unary", "domain": "any", "attrs": {"scalar": [0.0, 0.5]}},
+    {"op": "_lesser_scalar", "kind": "unary", "domain": "any", "attrs": {"scalar": [0.0, -1.0]}},
+    {"op": "_not_equal_scalar", "kind": "unary", "domain": "any", "attrs": {"scalar": [0.0]}},
+    {"op": "_logical_or_scalar", "kind": "unary", "domain": "any", "attrs": {"scalar": [0.0, 2.0]}},
+    {"op": "_logical_xor_scalar", "kind": "unary", "domain": "any", "attrs": {"scalar": [0.0, 1.0]}},
+    {"op": "broadcast_greater", "kind": "bcast", "domain": "any", "attrs": {}},
+    {"op": "broadcast_lesser_equal", "kind": "bcast", "domain": "any", "attrs": {}},
+    {"op": "broadcast_not_equal", "kind": "bcast", "domain": "any", "attrs": {}},
+    {"op": "broadcast_logical_and", "kind": "bcast", "domain": "any", "attrs": {}},
+    {"op": "broadcast_logical_or", "kind": "bcast", "domain": "any", "attrs": {}},
+    # softmax over a 2-D view (instance) or the channel axis (channel)
+    {"op": "SoftmaxActivation", "kind": "softmax_act", "domain": "any",
+     "attrs": {"mode": ["instance", "channel"]}},
+    # p = 0 only: a drawn mask differs between engines; p = 0 still runs the
+    # training-mode kernel and its gradient
+    {"op": "Dropout", "kind": "unary", "domain": "any",
+     "attrs": {"p": [0.0], "mode": ["training", "always"]}},
+    {"op": "sort", "kind": "softmax", "domain": "any", "attrs": {"is_ascend": [True, False]}},
+    {"op": "argsort", "kind": "softmax", "domain": "any", "attrs": {"is_ascend": [True, False]}},
+    {"op": "topk", "kind": "softmax", "domain": "any",
+     "attrs": {"k": [1, 2], "ret_typ": ["value", "indices", "mask"], "is_ascend": [False, True]}},
+    {"op": "reverse", "kind": "layout", "domain": "any", "attrs": {"axis": "*"}},
+    {"op": "SwapAxis", "kind": "layout", "domain": "any", "attrs": {"dim1": "*", "dim2": "*"}},
+    {"op": "squeeze", "kind": "layout", "domain": "any", "attrs": {"axis": "*"}},
+    {"op": "slice", "kind": "layout", "domain": "any", "attrs": {"begin": "*", "end": "*",
+                                                                 "step": "*"}},
+    {"op": "diag", "kind": "layout", "domain": "any", "attrs": {"k": [0, 1, -1]}},
+    {"op": "slice_like", "kind": "like", "domain": "any", "attrs": {"axes": "*"}},
+    {"op": "where", "kind": "where", "domain": "any", "attrs": {}},
+    {"op": "take", "kind": "index", "domain": "any",
+     "attrs": {"axis": "*", "mode": ["clip", "wrap"]}},
+    {"op": "pick", "kind": "index", "domain": "any",
+     "attrs": {"axis": "*", "keepdims": [False, True], "mode": ["clip", "wrap"]}},
+    {"op": "one_hot", "kind": "index", "domain": "any",
+     "attrs": {"depth": [3, 5], "on_value": [1.0, 2.5], "off_value": [0.0, -1.0]}},
+    {"op": "Embedding", "kind": "index", "domain": "any",
+     "attrs": {"input_dim": [4, 7], "output_dim": [1, 3]}},
+    {"op": "gather_nd", "kind": "index", "domain": "any", "attrs": {}},
+    {"op": "Deconvolution", "kind": "conv", "domain": "any",
+     "attrs": {"num_filter": [2, 3], "kernel": [(1, 1), (2, 2), (3, 3)], "stride": [(1, 1), (2, 2)],
+               "pad": [(0, 0), (1, 1)], "no_bias": [False, True]}},
+    {"op": "Pad", "kind": "pad", "domain": "any",
+     "attrs": {"mode": ["constant", "edge", "reflect"], "constant_value": [0.0, 1.5]}},
+    {"op": "UpSampling", "kind": "image", "domain": "any",
+     "attrs": {"sample_type": ["nearest"], "scale": [1, 2, 3], "num_args": [1]}},
+    {"op": "_contrib_BilinearResize2D", "kind": "image", "domain": "any",
+     "attrs": {"height": [1, 3, 8], "width": [2, 5]}},
+    {"op": "_contrib_AdaptiveAvgPooling2D", "kind": "image", "domain": "any",
+     "attrs": {"output_size": [1, 2, (2, 3)]}},
+    {"op": "LRN", "kind": "image", "domain": "any",
+     "attrs": {"nsize": [1, 3, 5], "alpha": [1e-4, 0.01], "beta": [0.75, 0.5], "knorm": [1.0, 2.0]}},
+    {"op": "Crop", "kind": "image", "domain": "any",
+     "attrs": {"num_args": [1], "h_w": [(1, 1), (2, 2), (2, 3)], "offset": [(0, 0), (1, 0)],
+               "center_crop": [False, True]}},
+    {"op": "LinearRegressionOutput", "kind": "loss", "domain": "any",
+     "attrs": {"grad_scale": [1.0, 0.5]}},
+    {"op": "MAERegressionOutput", "kind": "loss", "domain": "any",
+     "attrs": {"grad_scale": [1.0, 2.0]}},
+    {"op": "LogisticRegressionOutput", "kind": "loss", "domain": "any",
+     "attrs": {"grad_scale": [1.0, 0.5]}},
+    {"op": "SoftmaxOutput", "kind": "loss", "domain": "any",
+     "attrs": {"grad_scale": [1.0, 0.5], "multi_output": [False, True],
+               "normalization": ["null", "batch", "valid"], "use_ignore": [False, True],
+               "ignore_label": [1.0]}},
+    {"op": "MakeLoss", "kind": "unary", "domain": "any",
+     "attrs": {"grad_scale": [1.0, 0.5], "normalization": ["null", "batch"]}},
+    {"op": "SliceChannel", "kind": "split", "domain": "any", "attrs": {"squeeze_axis": [False, True]}},
+    {"op": "_zeros", "kind": "create", "domain": "any", "attrs": {}},
+    {"op": "_ones", "kind": "create", "domain": "any", "attrs": {}},
+    {"op": "_full", "kind": "create", "domain": "any", "attrs": {"value": [-1.5, 3.0]}},
+    {"op": "_arange", "kind": "create", "domain": "any",
+     "attrs": {"start": [0.0, -2.0], "step": [1.0, 0.5], "repeat": [1, 2]}},
+    {"op": "RNN", "kind": "rnn", "domain": "any",
+     "attrs": {"mode": ["lstm", "gru", "rnn_tanh", "rnn_relu"], "state_size": [1, 3],
+               "num_layers": [1, 2], "bidirectional": [False, True],
+               "state_outputs": [False, True]}},
+    {"op": "CTCLoss", "kind": "ctc", "domain": "any", "attrs": {"blank_label": ["first"]}},
+    {"op": "ROIPooling", "kind": "roi", "domain": "any",
+     "attrs": {"pooled_size": [(1, 1), (2, 2), (2, 3)], "spatial_scale": [1.0, 0.5]}},
+    {"op": "_contrib_ROIAlign", "kind": "roi", "domain": "any",
+     "attrs": {"pooled_size": [(1, 1), (2, 2)], "spatial_scale": [1.0, 0.5],
+               "sample_ratio": [-1, 2], "aligned": [False, True]}},
+    {"op": "_contrib_box_iou", "kind": "boxes", "domain": "any",
+     "attrs": {"format": ["corner", "center"]}},
+    {"op": "_contrib_box_nms", "kind": "boxes", "domain": "any",
+     "attrs": {"overlap_thresh": [0.3, 0.7], "topk": [-1, 2], "valid_thresh": [0.0, 0.25],
+               "force_suppress": [False, True], "id_index": [0, -1], "score_index": [1],
+               "coord_start": [2]}},
+    {"op": "_contrib_MultiBoxPrior", "kind": "boxes", "domain": "any",
+     "attrs": {"sizes": [(0.5,), (0.3, 0.6)], "ratios": [(1.0,), (1.0, 2.0, 0.5)],
+               "clip": [False, True]}},
+    {"op": "GridGenerator", "kind": "sampler", "domain": "any",
+     "attrs": {"transform_type": ["affine", "warp"]}},
+    {"op": "BilinearSampler", "kind": "sampler", "domain": "any", "attrs": {}},
+    {"op": "SpatialTransformer", "kind": "sampler", "domain": "any",
+     "attrs": {"transform_type": ["affine"], "sampler_type": ["bilinear"]}},
+    {"op": "_contrib_MultiBoxDetection", "kind": "boxes", "domain": "any",
+     "attrs": {"clip": [True, False], "threshold": [0.01, 0.3], "nms_threshold": [0.5, 0.3],
+               "force_suppress": [False, True], "nms_topk": [-1, 3]}},
+    {"op": "_contrib_MultiBoxTarget", "kind": "boxes", "domain": "any",
+     "attrs": {"overlap_threshold": [0.5, 0.3], "negative_mining_ratio": [-1.0],
+               "variances": [(0.1, 0.1, 0.2, 0.2), (1.0, 1.0, 1.0, 1.0)]}},
+    {"op": "_contrib_Proposal", "kind": "boxes", "domain": "any",
+     "attrs": {"rpn_pre_nms_top_n": [20], "rpn_post_nms_top_n": [5], "threshold": [0.7],
+               "rpn_min_size": [1, 4], "scales": [(2.0,), (1.0, 2.0)], "ratios": [(1.0,), (0.5, 1.0)],
+               "feature_stride": [4, 8]}},
+    {"op": "_contrib_MultiProposal", "kind": "boxes", "domain": "any",
+     "attrs": {"rpn_pre_nms_top_n": [20], "rpn_post_nms_top_n": [5], "threshold": [0.7],
+               "rpn_min_size": [1], "scales": [(2.0,)], "ratios": [(1.0,), (0.5, 1.0)],
+               "feature_stride": [4]}},
 ]
