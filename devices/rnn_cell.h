@@ -10,7 +10,9 @@
 
 #include <math.h>
 
+#include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "devices/host_device.h"
 #include "devices/stable_math.h"
@@ -30,6 +32,19 @@ SYMX_HOST_DEVICE inline int64_t RnnGates(int kind) {
 template <typename C>
 SYMX_HOST_DEVICE inline C RnnSigmoid(C x) {
   return StableSigmoid(x);
+}
+
+// The gates' tanh. On the host, in a wider type and rounded once (0.5 ulp;
+// glibc's tanhf and tanh are up to 2 ulp off, which the gates measured:
+// tools/ulp's RNN_tanh_gate); on the GPU CUDA's tanh (2 ulp in float).
+template <typename C>
+SYMX_HOST_DEVICE inline C RnnTanh(C x) {
+#ifdef __CUDA_ARCH__
+  return tanh(x);
+#else
+  using W = std::conditional_t<std::is_same_v<C, float>, double, long double>;
+  return static_cast<C>(std::tanh(static_cast<W>(x)));
+#endif
 }
 
 // A gate's pre-activation: the stored product plus, when the caller did not
@@ -52,12 +67,12 @@ SYMX_HOST_DEVICE inline void RnnCellForward(int kind, int64_t H, int64_t j, T* x
     case kRnnCellLstm: {
       const C i = RnnSigmoid(RnnPre<T, C>(x, bx, j) + RnnPre<T, C>(g, bh, j));
       const C f = RnnSigmoid(RnnPre<T, C>(x, bx, H + j) + RnnPre<T, C>(g, bh, H + j));
-      const C gg = tanh(RnnPre<T, C>(x, bx, 2 * H + j) + RnnPre<T, C>(g, bh, 2 * H + j));
+      const C gg = RnnTanh(RnnPre<T, C>(x, bx, 2 * H + j) + RnnPre<T, C>(g, bh, 2 * H + j));
       const C o = RnnSigmoid(RnnPre<T, C>(x, bx, 3 * H + j) + RnnPre<T, C>(g, bh, 3 * H + j));
       x[j] = T(i), x[H + j] = T(f), x[2 * H + j] = T(gg), x[3 * H + j] = T(o);
       const C cn = f * C(cp) + i * gg;
       *c = T(cn);
-      *h = T(o * tanh(cn));
+      *h = T(o * RnnTanh(cn));
       break;
     }
     case kRnnCellGru: {
@@ -65,13 +80,13 @@ SYMX_HOST_DEVICE inline void RnnCellForward(int kind, int64_t H, int64_t j, T* x
       const C z = RnnSigmoid(RnnPre<T, C>(x, bx, H + j) + RnnPre<T, C>(g, bh, H + j));
       const C hnv = RnnPre<T, C>(g, bh, 2 * H + j);
       *hn = T(hnv);
-      const C n = tanh(RnnPre<T, C>(x, bx, 2 * H + j) + r * hnv);
+      const C n = RnnTanh(RnnPre<T, C>(x, bx, 2 * H + j) + r * hnv);
       x[j] = T(r), x[H + j] = T(z), x[2 * H + j] = T(n);
       *h = T((C(1) - z) * n + z * C(hp));
       break;
     }
     case kRnnCellTanh: {
-      const C a = tanh(RnnPre<T, C>(x, bx, j) + RnnPre<T, C>(g, bh, j));
+      const C a = RnnTanh(RnnPre<T, C>(x, bx, j) + RnnPre<T, C>(g, bh, j));
       *h = x[j] = T(a);
       break;
     }
@@ -96,7 +111,7 @@ SYMX_HOST_DEVICE inline void RnnCellBackward(int kind, int64_t H, int64_t j, con
   switch (kind) {
     case kRnnCellLstm: {
       const C i = C(x[j]), f = C(x[H + j]), g = C(x[2 * H + j]), o = C(x[3 * H + j]);
-      const C tc = tanh(C(c));
+      const C tc = RnnTanh(C(c));
       const C dct = dc + dh * o * (C(1) - tc * tc);
       gh[j] = gx[j] = T(dct * g * i * (C(1) - i));
       gh[H + j] = gx[H + j] = T(dct * C(cp) * f * (C(1) - f));

@@ -144,6 +144,19 @@ const std::vector<UlpCase>& AllUlpCases() {
        },
        Bounds(2, 1.5),
        Form::kRowWithZero},
+      // The RNN gates (float32 and float64 only: MXNet has no float16 RNN on CPU).
+      {"RNN_tanh_gate",
+       "RNN",
+       {},
+       [](L x) { return std::tanh(x); },
+       {{DType::kFloat32, 0.51}, {DType::kFloat64, 0.51}},
+       Form::kRnnTanhGate},
+      {"RNN_lstm_sigmoid_gate",
+       "RNN",
+       {},
+       [](L x) { return 1 / (1 + std::exp(-x)); },
+       {{DType::kFloat32, 2.5}, {DType::kFloat64, 2.5}},
+       Form::kLstmSigmoidGate},
   };
   return *cases;
 }

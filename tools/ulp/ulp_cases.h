@@ -20,6 +20,12 @@ enum class Form {
   // [x, 0], whose first element is a function of x alone (softmax: sigmoid,
   // log_softmax: log_sigmoid), so every float32 x can be swept.
   kRowWithZero,
+  // The RNN operator's gates, one step of a 1-unit cell over x as (1, N, 1)
+  // with constant weights: rnn_tanh with weight 1 (output tanh(x)), and LSTM
+  // with the input gate's weight 1 and the cell input tanh(20) = 1 (cell
+  // state sigmoid(x)).
+  kRnnTanhGate,
+  kLstmSigmoidGate,
 };
 
 struct UlpCase {

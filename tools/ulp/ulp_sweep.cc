@@ -142,6 +142,47 @@ void Compare(const UlpCase& c, const Format& f, const Tensor& in, const Tensor& 
   r.tested += n;
 }
 
+// `values` as a constant vector: one _full per run of equal values.
+Symbol ConstantVector(const std::vector<double>& values, DType dtype) {
+  OpCall concat("Concat");
+  int parts = 0;
+  for (size_t i = 0; i < values.size();) {
+    size_t j = i;
+    while (j < values.size() && values[j] == values[i]) ++j;
+    concat.Input(OpCall("_full")
+                     .Attr("shape", absl::StrCat("(", j - i, ",)"))
+                     .Attr("value", absl::StrCat(values[i]))
+                     .Attr("dtype", std::string(DTypeName(dtype)))
+                     .Build());
+    ++parts;
+    i = j;
+  }
+  return concat.Attr("dim", "0").Attr("num_args", absl::StrCat(parts)).Build();
+}
+
+// One step of a 1-unit RNN over the n values of x (Form::kRnnTanhGate,
+// kLstmSigmoidGate). MXNet's parameter layout per gate block: input weights,
+// hidden weights, input biases, hidden biases; LSTM gates in the order i, f,
+// g, o.
+Symbol RnnGate(const Symbol& x, int64_t n, bool lstm, DType dtype) {
+  const Symbol data = OpCall("Reshape").Attr("shape", "(1, -1, 1)").Input(x).Build();
+  const std::string state_shape = absl::StrCat("(1, ", n, ", 1)");
+  const std::string type(DTypeName(dtype));
+  const Symbol state =
+      OpCall("_full").Attr("shape", state_shape).Attr("value", "0").Attr("dtype", type).Build();
+  OpCall rnn("RNN");
+  rnn.Attr("state_size", "1").Attr("num_layers", "1").Input(data);
+  if (!lstm) {
+    rnn.Attr("mode", "rnn_tanh").Input(ConstantVector({1, 0, 0, 0}, dtype)).Input(state);
+    return OpCall("Reshape").Attr("shape", "(-1,)").Input(rnn.Build()).Build();
+  }
+  // W_x = (1, 0, 0, 0), W_h = 0, b_x = (0, 0, 20, 0), b_h = 0: c = sigmoid(x) tanh(20).
+  rnn.Attr("mode", "lstm").Attr("state_outputs", "1");
+  rnn.Input(ConstantVector({1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0, 0, 0}, dtype));
+  rnn.Input(state).Input(state);
+  return OpCall("Reshape").Attr("shape", "(-1,)").Input(rnn.Build()[2]).Build();
+}
+
 }  // namespace
 
 absl::StatusOr<SweepResult> Sweep(const UlpCase& c, const SweepOptions& options) {
@@ -156,7 +197,9 @@ absl::StatusOr<SweepResult> Sweep(const UlpCase& c, const SweepOptions& options)
     OpCall call(c.op);
     for (const auto& [k, v] : c.attrs) call.Attr(k, v);
     Symbol y;
-    if (c.form == Form::kRowWithZero) {
+    if (c.form == Form::kRnnTanhGate || c.form == Form::kLstmSigmoidGate) {
+      y = RnnGate(x, chunk, c.form == Form::kLstmSigmoidGate, options.dtype);
+    } else if (c.form == Form::kRowWithZero) {
       Symbol zero = OpCall("zeros_like").Input(x).Build();
       Symbol rows = OpCall("stack").Attr("axis", "1").Attr("num_args", "2").Input(x).Input(zero).Build();
       Symbol first = OpCall("slice_axis")
