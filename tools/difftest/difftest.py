@@ -16,6 +16,9 @@ installed into it (tools/difftest/run.sh does both). Seeded and resumable:
   bash tools/difftest/run.sh --count 500          # continues from the state file
   bash tools/difftest/run.sh --count 100 --seed 7 --state /tmp/s.json
   bash tools/difftest/run.sh --ops                # the op table
+
+DIFFTEST_TRACE=1 prints each op as it is drawn (with its input shapes), to
+find the graph when MXNet itself dies (it raised SIGFPE on empty shapes).
 """
 import argparse
 import collections
