@@ -97,6 +97,7 @@ void ForEachRow(const KernelContext& ctx, const AxisLayout& l, double cost_per_e
 // (the maxima) and the sum of the others' exps: log1p of that sum when the
 // maximum is unique, so the largest element's log-probability keeps its
 // digits (log_softmax([28.2, 0]) is -5.6e-13, not log(1 + 5.6e-13) = 0).
+// The row path gets the same from the first maximum's position.
 template <typename A>
 A LogSumOfExps(A at_max, A others) {
   return at_max == A(1) ? std::log1p(others) : std::log(at_max + others);
@@ -116,9 +117,19 @@ void SoftmaxForward(const KernelContext& ctx, const AxisLayout& l, const TI* x, 
     const A m = (xr.template cast<A>() * inv_t).maxCoeff();
     if (log) {
       const auto z = xr.template cast<A>() * inv_t - m;
-      // z * 0 is 0 at a maximum and keeps a NaN (which must reach every output).
-      const A others = (z < A(0)).select(z.unaryExpr(ExpOp<A>()), z * A(0)).sum();
-      const A lse = LogSumOfExps(static_cast<A>((z == A(0)).count()), others);
+      const A sum = z.unaryExpr(ExpOp<A>()).sum();
+      A lse = std::log(sum);
+      if (sum < A(2)) {
+        // log(sum) would lose the digits of the exps beside the maximum's 1:
+        // log1p of those (a second pass over the row, only where it matters;
+        // a NaN row has no element equal to m and keeps its NaN sum).
+        int64_t k = 0;
+        while (k < n && !(static_cast<A>(xr[k]) * inv_t == m)) ++k;
+        if (k < n) {
+          lse = std::log1p(z.head(k).unaryExpr(ExpOp<A>()).sum() +
+                           z.tail(n - k - 1).unaryExpr(ExpOp<A>()).sum());
+        }
+      }
       yr = (z - lse).template cast<TO>();
     } else {
       // exp once into the output (x is not read again), then normalize.
