@@ -57,6 +57,23 @@ SYMX_HOST_DEVICE inline C StableMish(C x) {
   return x * StableTanhSoftplus(x);
 }
 
+// log_softmax's log of the sum of exps, log(sum_j e^z_j) for z = x - max(x),
+// gathered as the number of z that are 0 (the maxima) and the sum of the
+// others' exps, so it is log1p of that sum when the maximum is unique: the
+// largest element's log-probability keeps its digits (log_softmax([28.2, 0])
+// is -5.6e-13, not log(1 + 5.6e-13) = 0). Shared by the CPU's strided blocks
+// and the GPU's kernels. SoftmaxExpTerm adds one z; a NaN z reaches `others`
+// (z * 0), so a NaN row stays NaN throughout.
+template <typename C>
+SYMX_HOST_DEVICE inline void SoftmaxExpTerm(C z, C* others, C* at_max) {
+  *others += z < C(0) ? exp(z) : z * C(0);
+  *at_max += z == C(0);
+}
+template <typename C>
+SYMX_HOST_DEVICE inline C LogSumOfExps(C at_max, C others) {
+  return at_max == C(1) ? log1p(others) : log(at_max + others);
+}
+
 }  // namespace symx
 
 #endif  // SYMX_DEVICES_STABLE_MATH_H_

@@ -47,6 +47,7 @@
 #include "devices/axis_layout.h"
 #include "devices/cpu/kernel_util.h"
 #include "devices/cpu/vector_math.h"
+#include "devices/stable_math.h"
 #include "graph/error.h"
 #include "graph/infer_util.h"
 #include "graph/ops/loss.h"
@@ -93,18 +94,11 @@ void ForEachRow(const KernelContext& ctx, const AxisLayout& l, double cost_per_e
               });
 }
 
-// log(sum_j exp(z_j)) for z = x - max(x), given the number of z that are 0
-// (the maxima) and the sum of the others' exps: log1p of that sum when the
-// maximum is unique, so the largest element's log-probability keeps its
-// digits (log_softmax([28.2, 0]) is -5.6e-13, not log(1 + 5.6e-13) = 0).
-// The row path gets the same from the first maximum's position.
-template <typename A>
-A LogSumOfExps(A at_max, A others) {
-  return at_max == A(1) ? std::log1p(others) : std::log(at_max + others);
-}
-
 // y = softmax(x * inv_t) (or its log) along the layout's middle axis. log:
-// y = (x - max) - LogSumOfExps, the difference first, exact near the max.
+// y = (x - max) - log(sum of exps), the difference first, exact near the
+// max, and the log as log1p of the exps beside the maximum's 1 (strided
+// blocks: stable_math.h's LogSumOfExps; rows: from the first maximum's
+// position, in a second pass only where it matters).
 template <typename TI, typename TO>
 void SoftmaxForward(const KernelContext& ctx, const AxisLayout& l, const TI* x, TO* y,
                     double inv_temperature, bool log) {
@@ -118,18 +112,18 @@ void SoftmaxForward(const KernelContext& ctx, const AxisLayout& l, const TI* x, 
     if (log) {
       const auto z = xr.template cast<A>() * inv_t - m;
       const A sum = z.unaryExpr(ExpOp<A>()).sum();
-      A lse = std::log(sum);
+      // Below 2, log(sum) would lose the digits of the exps beside the
+      // maximum's 1: log1p of those, from the first maximum's position k (a
+      // second pass over the row, only where it matters; a NaN row has no
+      // element equal to m and keeps its NaN sum).
+      int64_t k = n;
       if (sum < A(2)) {
-        // log(sum) would lose the digits of the exps beside the maximum's 1:
-        // log1p of those (a second pass over the row, only where it matters;
-        // a NaN row has no element equal to m and keeps its NaN sum).
-        int64_t k = 0;
+        k = 0;
         while (k < n && !(static_cast<A>(xr[k]) * inv_t == m)) ++k;
-        if (k < n) {
-          lse = std::log1p(z.head(k).unaryExpr(ExpOp<A>()).sum() +
-                           z.tail(n - k - 1).unaryExpr(ExpOp<A>()).sum());
-        }
       }
+      const A lse = k < n ? std::log1p(z.head(k).unaryExpr(ExpOp<A>()).sum() +
+                                       z.tail(n - k - 1).unaryExpr(ExpOp<A>()).sum())
+                          : std::log(sum);
       yr = (z - lse).template cast<TO>();
     } else {
       // exp once into the output (x is not read again), then normalize.
@@ -154,9 +148,7 @@ void SoftmaxForward(const KernelContext& ctx, const AxisLayout& l, const TI* x, 
       for (int64_t k = 0; k < n; ++k) {
         const TI* xk = x + base + k * inner;
         for (int64_t t = 0; t < w; ++t) {
-          const A z = static_cast<A>(xk[t]) * inv_t - mx[t];
-          sm[t] += z < A(0) ? std::exp(z) : z * A(0);  // keeps a NaN
-          at_max[t] += z == A(0);
+          SoftmaxExpTerm(static_cast<A>(xk[t]) * inv_t - mx[t], &sm[t], &at_max[t]);
         }
       }
       for (int64_t t = 0; t < w; ++t) sm[t] = LogSumOfExps(at_max[t], sm[t]);

@@ -7,6 +7,7 @@
 #include "devices/cuda/block_reduce.cuh"
 #include "devices/cuda/elem_types.cuh"
 #include "devices/cuda/launch.h"
+#include "devices/stable_math.h"
 
 namespace symx {
 namespace cuda {
@@ -67,18 +68,15 @@ __global__ void SoftmaxRowsKernel(const T* x, int64_t len, Acc<T> inv_temp, bool
   C m = max_r.Init();
   for (int64_t l = threadIdx.x; l < len; l += blockDim.x) m = max_r.Apply(m, Load(x + off, l) * inv_temp);
   m = BlockReduce(m, max_r);
-  // The maxima (z = 0) counted apart from the others' exps: log_sum is log1p
-  // of those when the maximum is unique (as the CPU's LogSumOfExps).
+  // The maxima counted apart from the others' exps (stable_math.h).
   C others = C(0), at_max = C(0);
   for (int64_t l = threadIdx.x; l < len; l += blockDim.x) {
-    const C z = Load(x + off, l) * inv_temp - m;
-    others += z < C(0) ? exp(z) : z * C(0);  // z * 0 keeps a NaN
-    at_max += z == C(0);
+    SoftmaxExpTerm(Load(x + off, l) * inv_temp - m, &others, &at_max);
   }
   others = BlockReduce(others, sum_r);
   at_max = BlockReduce(at_max, sum_r);
   const C sum = at_max + others;
-  const C log_sum = at_max == C(1) ? ::log1p(others) : ::log(sum);
+  const C log_sum = LogSumOfExps(at_max, others);
   for (int64_t l = threadIdx.x; l < len; l += blockDim.x) {
     const C z = Load(x + off, l) * inv_temp - m;
     Store(y + off, l, log ? z - log_sum : exp(z) / sum);
@@ -97,12 +95,10 @@ __global__ void SoftmaxStridedKernel(const T* x, int64_t outer, int64_t len, int
     for (int64_t l = 0; l < len; ++l) m = max_r.Apply(m, Load(x, base + l * inner) * inv_temp);
     C others = C(0), at_max = C(0);
     for (int64_t l = 0; l < len; ++l) {
-      const C z = Load(x, base + l * inner) * inv_temp - m;
-      others += z < C(0) ? exp(z) : z * C(0);
-      at_max += z == C(0);
+      SoftmaxExpTerm(Load(x, base + l * inner) * inv_temp - m, &others, &at_max);
     }
     const C sum = at_max + others;
-    const C log_sum = at_max == C(1) ? ::log1p(others) : ::log(sum);
+    const C log_sum = LogSumOfExps(at_max, others);
     for (int64_t l = 0; l < len; ++l) {
       const C z = Load(x, base + l * inner) * inv_temp - m;
       Store(y, base + l * inner, log ? z - log_sum : exp(z) / sum);

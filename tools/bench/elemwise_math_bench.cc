@@ -63,33 +63,34 @@ void RunLogSoftmaxRows(int64_t n, double* worst) {
   for (float& v : in) v = u(rng);
   using Row = Eigen::Map<const Eigen::ArrayXf>;
   using RowOut = Eigen::Map<Eigen::ArrayXf>;
-  auto old_fn = [&] {
+  // row(x, y) over every row.
+  auto over_rows = [&](auto&& row) {
     for (int64_t r = 0; r < rows; ++r) {
-      Row x(in.data() + r * n, n);
       RowOut y(out.data() + r * n, n);
+      row(Row(in.data() + r * n, n), y);
+    }
+  };
+  auto old_fn = [&] {
+    over_rows([](const Row& x, RowOut& y) {
       const float m = x.maxCoeff();
       const float sum = (x - m).unaryExpr(ExpOp<float>()).sum();
       y = x - (m + std::log(sum));
-    }
+    });
   };
   auto new_fn = [&] {
-    for (int64_t r = 0; r < rows; ++r) {
-      Row x(in.data() + r * n, n);
-      RowOut y(out.data() + r * n, n);
+    over_rows([n](const Row& x, RowOut& y) {
       const float m = x.maxCoeff();
       const float sum = (x - m).unaryExpr(ExpOp<float>()).sum();
-      float log_sum;
+      Eigen::Index k = n;
       if (sum < 2.0f) {
-        Eigen::Index k = 0;
+        k = 0;
         while (k < n && x[k] != m) ++k;
-        const float others = (x.head(k) - m).unaryExpr(ExpOp<float>()).sum() +
-                             (x.tail(n - k - 1) - m).unaryExpr(ExpOp<float>()).sum();
-        log_sum = std::log1p(others);
-      } else {
-        log_sum = std::log(sum);
       }
+      const float log_sum = k < n ? std::log1p((x.head(k) - m).unaryExpr(ExpOp<float>()).sum() +
+                                               (x.tail(n - k - 1) - m).unaryExpr(ExpOp<float>()).sum())
+                                  : std::log(sum);
       y = (x - m) - log_sum;
-    }
+    });
   };
   auto [t_new, t_old] = symx::bench::MedianSecondsPaired(new_fn, old_fn, 21, 3);
   const double ratio = t_new / t_old;

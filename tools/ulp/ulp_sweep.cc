@@ -183,6 +183,27 @@ Symbol RnnGate(const Symbol& x, int64_t n, bool lstm, DType dtype) {
   return OpCall("Reshape").Attr("shape", "(-1,)").Input(rnn.Build()[2]).Build();
 }
 
+// The case's operator applied to x (n values) as its Form says.
+Symbol Measured(const UlpCase& c, const Symbol& x, int64_t n, DType dtype) {
+  if (c.form == Form::kRnnTanhGate || c.form == Form::kLstmSigmoidGate) {
+    return RnnGate(x, n, c.form == Form::kLstmSigmoidGate, dtype);
+  }
+  OpCall call(c.op);
+  for (const auto& [k, v] : c.attrs) call.Attr(k, v);
+  if (c.form == Form::kElementwise) return call.Input(x).Build();
+  // kRowWithZero: op(stack([x, 0], axis=1), axis=1)[:, 0].
+  const Symbol zero = OpCall("zeros_like").Input(x).Build();
+  const Symbol rows =
+      OpCall("stack").Attr("axis", "1").Attr("num_args", "2").Input(x).Input(zero).Build();
+  const Symbol first = OpCall("slice_axis")
+                           .Attr("axis", "1")
+                           .Attr("begin", "0")
+                           .Attr("end", "1")
+                           .Input(call.Input(rows).Build())
+                           .Build();
+  return OpCall("Reshape").Attr("shape", "(-1,)").Input(first).Build();
+}
+
 }  // namespace
 
 absl::StatusOr<SweepResult> Sweep(const UlpCase& c, const SweepOptions& options) {
@@ -193,25 +214,7 @@ absl::StatusOr<SweepResult> Sweep(const UlpCase& c, const SweepOptions& options)
   const int64_t chunk = std::min(options.chunk, source.total());
   std::unique_ptr<Executor> exe;
   try {
-    Symbol x = Symbol::Variable("x");
-    OpCall call(c.op);
-    for (const auto& [k, v] : c.attrs) call.Attr(k, v);
-    Symbol y;
-    if (c.form == Form::kRnnTanhGate || c.form == Form::kLstmSigmoidGate) {
-      y = RnnGate(x, chunk, c.form == Form::kLstmSigmoidGate, options.dtype);
-    } else if (c.form == Form::kRowWithZero) {
-      Symbol zero = OpCall("zeros_like").Input(x).Build();
-      Symbol rows = OpCall("stack").Attr("axis", "1").Attr("num_args", "2").Input(x).Input(zero).Build();
-      Symbol first = OpCall("slice_axis")
-                         .Attr("axis", "1")
-                         .Attr("begin", "0")
-                         .Attr("end", "1")
-                         .Input(call.Input(rows).Build())
-                         .Build();
-      y = OpCall("Reshape").Attr("shape", "(-1,)").Input(first).Build();
-    } else {
-      y = call.Input(x).Build();
-    }
+    const Symbol y = Measured(c, Symbol::Variable("x"), chunk, options.dtype);
     exe =
         Executor::SimpleBind(y, {.ctx = options.ctx,
                                  .shapes = {{"x", Shape{chunk}}},
