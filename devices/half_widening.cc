@@ -89,6 +89,7 @@ absl::Status Prepare(KernelContext* ctx, size_t* workspace_bytes) {
   wide.num_threads = ctx->num_threads;
   wide.rank_channel = ctx->rank_channel;
   wide.inference = ctx->inference;
+  wide.options = ctx->options;
   for (const Tensor& t : ctx->inputs) {
     state->wide_in.push_back(IsHalf(t.dtype()));
     if (state->wide_in.back()) {

@@ -6,16 +6,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "graph/env_switch.h"
 #include "graph/op.h"
 
 namespace symx {
 namespace {
-
-EnvSwitch& Enabled() {
-  static EnvSwitch* on = new EnvSwitch("SYMX_HOST_FALLBACK");
-  return *on;
-}
 
 // The CPU kernel's context on host buffers, and which inputs the op mutates.
 struct FallbackState : KernelState {
@@ -43,6 +37,7 @@ absl::Status Prepare(KernelContext* ctx, size_t* workspace_bytes) {
   host.attrs = ctx->attrs;
   host.device = cpu;
   host.is_train = ctx->is_train;
+  host.options = ctx->options;
   host.num_threads = cpu->num_threads();
   // _send/_recv on host copies talk over the bind's host communicator.
   host.rank_channel = ctx->rank_channel;
@@ -108,8 +103,5 @@ const KernelInfo kFallback{Run, nullptr, /*supports_add=*/false, Prepare};
 const KernelInfo* HostFallbackKernel(absl::string_view op_name) {
   return KernelRegistry::Find(op_name, DeviceType::kCPU) != nullptr ? &kFallback : nullptr;
 }
-
-bool HostFallbackEnabled() { return Enabled().on(); }
-void SetHostFallbackEnabled(bool on) { Enabled().Set(on); }
 
 }  // namespace symx

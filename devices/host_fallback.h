@@ -21,10 +21,8 @@ namespace symx {
 // either. Only for devices with host_memory() false.
 const KernelInfo* HostFallbackKernel(absl::string_view op_name);
 
-// Whether binds may use the fallback: SYMX_HOST_FALLBACK, on unless "0" (off
-// makes a missing device kernel a Bind error, to find such nodes).
-bool HostFallbackEnabled();
-void SetHostFallbackEnabled(bool on);  // tests
+// Binds use it unless their EngineOptions::host_fallback is off (which makes
+// a missing device kernel a Bind error, to find such nodes).
 
 }  // namespace symx
 

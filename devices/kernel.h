@@ -37,6 +37,7 @@
 #include "absl/strings/string_view.h"
 #include "devices/context.h"
 #include "devices/device.h"
+#include "devices/engine_options.h"
 #include "devices/tensor.h"
 #include "graph/error.h"
 #include "graph/node.h"
@@ -72,6 +73,9 @@ struct KernelContext {
   // input between calls (oneDNN's converted weights), checking the input's
   // Storage::writes to know when to derive it again.
   bool inference = false;
+  // The bind's switches (oneDNN or not, ...): a kernel with two paths reads
+  // them here, never from globals.
+  EngineOptions options;
   // Per input / output: stored channels-last (empty: none is).
   std::vector<bool> in_channels_last, out_channels_last;
 
@@ -103,10 +107,12 @@ using PrepareFn = absl::Status (*)(KernelContext* ctx, size_t* workspace_bytes);
 
 // Which inputs and outputs (sized to their counts) the kernel can take
 // channels-last for these shapes and dtype (input 0's), in the bind being
-// made: it must then run them that way whatever else happens at Bind.
+// made with `options`: it must then run them that way whatever else happens
+// at Bind.
 using ChannelsLastFn = void (*)(const NodeAttrs& attrs, const std::vector<Shape>& in_shapes,
                                 const std::vector<Shape>& out_shapes, DType dtype,
-                                std::vector<bool>* in, std::vector<bool>* out);
+                                const EngineOptions& options, std::vector<bool>* in,
+                                std::vector<bool>* out);
 
 struct KernelInfo {
   KernelFn fn = nullptr;

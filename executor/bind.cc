@@ -29,6 +29,9 @@ class ExecutorBuilder {
     bind.group2ctx = options.group2ctx;
     bind.comm = options.comm;
     bind.comm_timeout = options.comm_timeout;
+    bind.engine = options.engine;
+    // Ranks that plan with different switches would cut different graphs.
+    bind.request.push_back("engine " + options.engine.ToString());
     bind.ranks = RanksOf(options.comm);
     if (options.shared_exec != nullptr) bind.pools = options.shared_exec->pools_;
     // The sharing executor may be destroyed first; only its pools are kept.
@@ -379,6 +382,7 @@ ExecutorOr TrySimpleBind(const Symbol& symbol, const SimpleBindOptions& o, Rende
   bo.shared_exec = o.shared_exec;
   bo.comm = o.comm;
   bo.comm_timeout = o.comm_timeout;
+  bo.engine = o.engine;
   return ExecutorBuilder::Build(symbol, bo, std::move(bind));
 }
 

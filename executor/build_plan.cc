@@ -114,7 +114,7 @@ absl::Status UnknownEntriesError(const IndexedGraph& g, const ShapeTable& shapes
 
 // The fused ops have CPU kernels only, and pay only with oneDNN.
 bool FusionApplies(const Context& bind_ctx, const ResolvedBind& bind) {
-  if (!InferenceFusionEnabled() || !cpu::CpuFusionPays()) return false;
+  if (!bind.engine.fusion || !cpu::CpuFusionPays(bind.engine)) return false;
   if (bind_ctx.type != DeviceType::kCPU) return false;
   for (const auto& [group, c] : bind.group2ctx) {
     if (c.type != DeviceType::kCPU) return false;
@@ -428,7 +428,7 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
     }
     if (k == nullptr) {
       SYMX_ASSIGN_OR_RETURN(Device * device, GetDevice(c));
-      if (!device->host_memory() && HostFallbackEnabled()) {
+      if (!device->host_memory() && bind.engine.host_fallback) {
         k = HostFallbackKernel(node.op()->name());
         if (k != nullptr) NoteHostFallback(node, c);
       }
@@ -608,6 +608,7 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
     lin.kernels = &kernels;
     lin.shapes = &plan->shapes;
     lin.types = &plan->types;
+    lin.options = bind.engine;
     lin.pinned.assign(g.num_entries(), false);
     lin.inplace_from.assign(g.num_entries(), -1);
     for (size_t e = 0; e < g.num_entries(); ++e) {
@@ -659,6 +660,7 @@ absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind_io, ExecPlan* pl
     step.ctx.device = devices[s];
     step.ctx.num_threads = devices[s]->num_threads();
     step.ctx.inference = xs.empty();
+    step.ctx.options = bind.engine;
     if (plan->devices[s].type == DeviceType::kCPU && cpu_devices > 1) {
       step.ctx.num_threads = std::max(1, step.ctx.num_threads / cpu_devices);
     }

@@ -114,6 +114,7 @@ struct ResolvedBind {
   std::shared_ptr<Communicator> comm;
   absl::Duration comm_timeout = absl::Seconds(300);
   Rendezvous* rendezvous = nullptr;
+  EngineOptions engine;  // BindOptions::engine
   // What the user asked for (shapes, dtypes, contexts, grad_req), one line
   // per item: the ranks agree on it before anything else.
   std::vector<std::string> request;

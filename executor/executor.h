@@ -48,6 +48,7 @@
 
 #include "absl/time/time.h"
 #include "devices/context.h"
+#include "devices/engine_options.h"
 #include "devices/tensor.h"
 #include "executor/grad_req.h"
 #include "graph/symbol.h"
@@ -88,6 +89,11 @@ struct BindOptions {
   // and how long any wait on another rank may take.
   std::shared_ptr<Communicator> comm;
   absl::Duration comm_timeout = absl::Seconds(300);
+  // The engine's switches for this bind (oneDNN, fusion, channels-last, the
+  // host fallback: devices/engine_options.h). The defaults are the fast
+  // paths; the symx tool and the Python package fill them from SYMX_*
+  // environment variables (devices/engine_env.h).
+  EngineOptions engine;
 };
 
 struct SimpleBindOptions {
@@ -104,6 +110,7 @@ struct SimpleBindOptions {
   // As in BindOptions.
   std::shared_ptr<Communicator> comm;
   absl::Duration comm_timeout = absl::Seconds(300);
+  EngineOptions engine;
 };
 
 // Bytes per device.

@@ -3,7 +3,6 @@
 #include <map>
 #include <utility>
 
-#include "graph/env_switch.h"
 #include "graph/indexed_graph.h"
 #include "graph/op.h"
 #include "graph/ops/activation.h"
@@ -13,11 +12,6 @@
 
 namespace symx {
 namespace {
-
-EnvSwitch& FusionSwitch() {
-  static EnvSwitch* on = new EnvSwitch("SYMX_FUSION");
-  return *on;
-}
 
 const Op* FindOp(const char* name) { return OpRegistry::Global().Find(name); }
 
@@ -224,10 +218,6 @@ std::vector<const Node*> VariableOrder(const std::vector<NodeEntry>& outputs) {
 }
 
 }  // namespace
-
-bool InferenceFusionEnabled() { return FusionSwitch().on(); }
-
-void SetInferenceFusionEnabled(bool enabled) { FusionSwitch().Set(enabled); }
 
 absl::StatusOr<std::vector<NodeEntry>> FuseConvChains(const std::vector<NodeEntry>& outputs,
                                                       int* num_fused) {

@@ -14,10 +14,8 @@
 
 namespace symx {
 
-// Whether binds made from now on fuse (default on; SYMX_FUSION=0 turns it
-// off, as does SetInferenceFusionEnabled(false), which tests use to compare).
-bool InferenceFusionEnabled();
-void SetInferenceFusionEnabled(bool enabled);
+// Binds fuse unless their EngineOptions::fusion is off (which tests use to
+// compare).
 
 // `outputs` with the chains fused; *num_fused counts the fused nodes. Nodes
 // of one chain must share their ctx_group; a graph with control dependencies

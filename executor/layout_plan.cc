@@ -4,7 +4,6 @@
 #include <set>
 #include <string>
 
-#include "graph/env_switch.h"
 #include "graph/op.h"
 
 namespace symx {
@@ -18,11 +17,6 @@ bool LayoutAgnostic(const Node& node) {
       "elemwise_mul", "elemwise_div",   "negative",     "_copy",
       "zeros_like",   "ElementWiseSum", "_backward_Activation"};
   return kOps.count(node.op()->name()) != 0;
-}
-
-EnvSwitch& LayoutSwitch() {
-  static EnvSwitch* on = new EnvSwitch("SYMX_CHANNELS_LAST");
-  return *on;
 }
 
 class UnionFind {
@@ -45,7 +39,7 @@ std::vector<bool> PlanChannelsLast(const LayoutPlanInput& in) {
   const size_t num_entries = g.num_entries();
   std::vector<bool> plain = in.pinned;  // per entry: some reader or writer needs it plain
   std::vector<bool> result(num_entries, false);
-  if (!ChannelsLastEnabled()) return result;
+  if (!in.options.channels_last) return result;
   plain.resize(num_entries, true);
   UnionFind groups(num_entries);
   bool any_capable = false;
@@ -73,7 +67,7 @@ std::vector<bool> PlanChannelsLast(const LayoutPlanInput& in) {
       for (uint32_t e : ins) in_shapes.push_back((*in.shapes)[e]);
       for (uint32_t e : outs) out_shapes.push_back((*in.shapes)[e]);
       const DType dtype = ins.empty() ? (*in.types)[outs[0]] : (*in.types)[ins[0]];
-      k->channels_last(node.attrs, in_shapes, out_shapes, dtype, &in_cl, &out_cl);
+      k->channels_last(node.attrs, in_shapes, out_shapes, dtype, in.options, &in_cl, &out_cl);
     }
     if (k->channels_last_tied) {
       int64_t first = -1;
@@ -108,9 +102,5 @@ std::vector<bool> PlanChannelsLast(const LayoutPlanInput& in) {
   for (size_t e = 0; e < num_entries; ++e) result[e] = !group_plain[groups.Find(e)];
   return result;
 }
-
-bool ChannelsLastEnabled() { return LayoutSwitch().on(); }
-
-void SetChannelsLastEnabled(bool enabled) { LayoutSwitch().Set(enabled); }
 
 }  // namespace symx

@@ -29,19 +29,16 @@ struct LayoutPlanInput {
   const std::vector<const KernelInfo*>* kernels = nullptr;  // per node (null: not run here)
   const ShapeTable* shapes = nullptr;
   const TypeTable* types = nullptr;
+  EngineOptions options;  // the bind's: channels_last, and what kernels ask
   // Per entry: must stay plain (seen by the user or another device, a view).
   std::vector<bool> pinned;
   // Per entry: the entry it shares memory with in place, or -1.
   std::vector<int64_t> inplace_from;
 };
 
-// Per entry: stored channels-last (none when the switch below is off).
+// Per entry: stored channels-last (none when options.channels_last is off,
+// which tests and benchmarks use to compare against all-plain plans).
 std::vector<bool> PlanChannelsLast(const LayoutPlanInput& in);
-
-// On unless SYMX_CHANNELS_LAST=0 was set at start; tests and benchmarks turn
-// it off to compare against all-plain plans.
-bool ChannelsLastEnabled();
-void SetChannelsLastEnabled(bool enabled);
 
 }  // namespace symx
 

@@ -20,6 +20,13 @@ bash tools/setup.sh || exit 1
 passed=0
 failed=0
 status=0
+# Each phase says how long it took, so a slow CI run shows where its time went.
+start_all=$SECONDS
+phase_start=$SECONDS
+phase_done() {
+  echo "symx test_all: $1 took $((SECONDS - phase_start)) s (total $((SECONDS - start_all)) s)"
+  phase_start=$SECONDS
+}
 run_suite() {
   local log
   log="$(mktemp)"
@@ -51,22 +58,30 @@ run_python() {
   rm -f "$log"
 }
 
+phase_done "setup"
 run_suite //... "$@"
+phase_done "bazel test //..."
 run_python
+phase_done "python tests"
 source tools/gpu/targets.sh
 if ! bazel build --config=cuda //... "${SYMX_GPU_TESTS[@]}" "${SYMX_GPU_TOOLS[@]}"; then
   echo "FAILED: the CUDA build (bazel build --config=cuda //...)"
   failed=$((failed + 1))
   status=1
 fi
+phase_done "CUDA build"
 run_suite --config=cuda "${SYMX_GPU_TESTS[@]}" "$@"
+phase_done "GPU tests (--config=cuda)"
 run_suite --config=asan //... "$@"
+phase_done "bazel test --config=asan //..."
 run_python --asan
+phase_done "python tests (asan)"
 run_suite --config=tsan //tests/executor:model_parallel_test //tests/executor:shared_exec_test \
   //tests/executor:device_memory_executor_test \
   //tests/train:trainer_test //tests/distributed:inprocess_communicator_test \
   //tests/distributed:cross_rank_test //tests/distributed:gradient_reducer_test \
   //tests/train:parallel_trainer_test "$@"
+phase_done "bazel test --config=tsan (multi-device tests)"
 echo "${passed} passed, ${failed} failed"
 if [ "$status" = 0 ] && [ "$failed" != 0 ]; then status=1; fi
 exit "$status"

@@ -82,6 +82,7 @@ ParallelModel::ParallelModel(const Symbol& net, const ParallelOptions& o)
     bind.shapes = {{kDataName, shapes_.at(kDataName)}, {kLabelName, shapes_.at(kLabelName)}};
     bind.comm = comm_;
     bind.comm_timeout = timeout_;
+    bind.engine = o.engine;
     r.train = Executor::SimpleBind(net, bind);
     replicas_.push_back(std::move(r));
   } else {
@@ -118,6 +119,7 @@ ParallelModel::ParallelModel(const Symbol& net, const ParallelOptions& o)
       bind.grad_req = grad_req;
       bind.shapes = {{kDataName, Shape(WithBatch(r.rows, o.example_shape))},
                      {kLabelName, Shape{r.rows}}};
+      bind.engine = o.engine;
       r.train = Executor::SimpleBind(net, bind);
       replicas_.push_back(std::move(r));
     }
@@ -135,6 +137,7 @@ ParallelModel::ParallelModel(const Symbol& net, const ParallelOptions& o)
     bind.group2ctx = o.group2ctx;
     bind.comm = layout_ == Layout::kSplit ? comm_ : nullptr;
     bind.comm_timeout = timeout_;
+    bind.engine = o.engine;
     r.infer = Executor::Bind(net, bind, args, std::nullopt, r.train->aux_dict());
   }
   if (layout_ == Layout::kReplicas && total_replicas_ > 1) {

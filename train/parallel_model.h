@@ -29,6 +29,7 @@
 
 #include "absl/time/time.h"
 #include "devices/context.h"
+#include "devices/engine_options.h"
 #include "distributed/communicator.h"
 #include "executor/device_workers.h"
 #include "executor/executor.h"
@@ -53,6 +54,7 @@ struct ParallelOptions {
   size_t bucket_bytes = size_t{25} << 20;
   int64_t batch_size = 0;  // the global batch
   Shape example_shape;     // one example of `data`, e.g. [1, 28, 28]
+  EngineOptions engine;    // every bind's switches (devices/engine_options.h)
 };
 
 class ParallelModel {

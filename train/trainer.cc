@@ -130,6 +130,7 @@ TrainResult Train(const TrainOptions& options, const DataSplits& data,
   po.bucket_bytes = options.bucket_bytes;
   po.batch_size = batch;
   po.example_shape = data.train.example_shape();
+  po.engine = options.engine;
   ParallelModel model(bound, po);
   // float16 scales the loss of a model that has a loss head (the rewrite
   // then has the scale input); without one there is nothing to scale.

@@ -31,6 +31,7 @@
 
 #include "absl/time/time.h"
 #include "devices/context.h"
+#include "devices/engine_options.h"
 #include "devices/tensor.h"
 #include "distributed/communicator.h"
 #include "graph/symbol.h"
@@ -77,6 +78,7 @@ struct TrainOptions {
   LossScalerOptions loss_scaler;
   std::string prefix;                      // empty: save nothing
   bool save_every_epoch = false;
+  EngineOptions engine;  // every bind's switches (devices/engine_options.h)
 };
 
 struct EpochResult {

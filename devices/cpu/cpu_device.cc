@@ -1,31 +1,20 @@
 #define EIGEN_USE_THREADS
 #include "devices/cpu/cpu_device.h"
 
-#include <atomic>
-#include <cstdlib>
 #include <thread>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "devices/engine_options.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 
 namespace symx {
 namespace {
 
-int EnvInt(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  int n = 0;
-  if (v != nullptr && absl::SimpleAtoi(v, &n) && n > 0) return n;
-  return fallback;
-}
-
-std::atomic<int> g_threads{0};
-
 int ThreadsForNewDevice() {
-  int n = g_threads.load();
+  const int n = GetDeviceOptions().cpu_threads;
   if (n > 0) return n;
-  int hw = static_cast<int>(std::thread::hardware_concurrency());
-  return EnvInt("SYMX_CPU_THREADS", hw > 0 ? hw : 1);
+  const int hw = static_cast<int>(std::thread::hardware_concurrency());
+  return hw > 0 ? hw : 1;
 }
 
 const bool kCpuRegistered = RegisterDeviceFactory(
@@ -47,8 +36,12 @@ CpuDevice::CpuDevice(Context ctx, int num_threads) : Device(ctx), num_threads_(n
 
 CpuDevice::~CpuDevice() = default;
 
-int NumCpuDevices() { return EnvInt("SYMX_NUM_CPU_DEVICES", 8); }
+int NumCpuDevices() { return GetDeviceOptions().num_cpu_devices; }
 
-void SetCpuThreadsForNewDevices(int n) { g_threads.store(n); }
+void SetCpuThreadsForNewDevices(int n) {
+  DeviceOptions options = GetDeviceOptions();
+  options.cpu_threads = n;
+  SetDeviceOptions(options);
+}
 
 }  // namespace symx

@@ -1,8 +1,10 @@
 // The CPU device: host memory plus an Eigen thread pool for intra-op
 // parallelism. cpu(0) .. cpu(N-1) are distinct devices (N from
-// SYMX_NUM_CPU_DEVICES, default 8), each with its own pool and accounting.
+// DeviceOptions::num_cpu_devices, default 8), each with its own pool and
+// accounting.
 //
-// Thread count per device: SYMX_CPU_THREADS, else the machine's cores.
+// Thread count per device: DeviceOptions::cpu_threads, else the machine's
+// cores (devices/engine_options.h).
 // Tiny ops run on the calling thread: handing work to a pool costs a few
 // microseconds, far more than a small elementwise op.
 #ifndef SYMX_DEVICES_CPU_CPU_DEVICE_H_
@@ -35,8 +37,9 @@ class CpuDevice : public Device {
 
 // Number of cpu(N) devices this process offers.
 int NumCpuDevices();
-// Sets the intra-op thread count for CPU devices created after this call
-// (benchmarks use 1 to measure single-core behaviour).
+// Sets the intra-op thread count (DeviceOptions::cpu_threads) for CPU
+// devices created after this call (benchmarks use 1 to measure single-core
+// behaviour).
 void SetCpuThreadsForNewDevices(int n);
 
 }  // namespace symx

@@ -369,11 +369,11 @@ absl::Status BatchDotBackward(const KernelContext& ctx) {
 }  // namespace
 
 #ifdef SYMX_WITH_ONEDNN
-// PrepareFn of the dense kernels: with oneDNN on at Bind and every operand
+// PrepareFn of the dense kernels: with oneDNN on in the bind and every operand
 // float32, the step's GEMMs run on oneDNN's sgemm.
 absl::Status PrepareDense(KernelContext* ctx, size_t* workspace_bytes) {
   *workspace_bytes = 0;
-  if (!OnednnEnabled()) return absl::OkStatus();
+  if (!ctx->options.onednn) return absl::OkStatus();
   for (const Tensor& t : ctx->inputs) {
     if (t.dtype() != DType::kFloat32) return absl::OkStatus();
   }

@@ -124,6 +124,7 @@ absl::Status RunParts(const KernelContext& ctx, const Tensor& scratch) {
   part.is_train = ctx.is_train;
   part.num_threads = ctx.num_threads;
   part.rank_channel = ctx.rank_channel;
+  part.options = ctx.options;
 
   part.attrs = &p.conv;
   part.inputs.assign(ctx.inputs.begin(), ctx.inputs.begin() + p.bn_input());
@@ -210,9 +211,9 @@ constexpr ChannelsLastFn kFusedConvChannelsLast = nullptr;
 
 }  // namespace
 
-bool CpuFusionPays() {
+bool CpuFusionPays(const EngineOptions& options) {
 #ifdef SYMX_WITH_ONEDNN
-  return OnednnEnabled();
+  return options.onednn;
 #else
   return false;
 #endif

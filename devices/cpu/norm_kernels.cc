@@ -247,7 +247,8 @@ absl::Status BatchNormForward(const KernelContext& ctx) {
 // Axis 1 of data with at least one spatial dim: data and output may be
 // channels-last, together.
 void BatchNormChannelsLast(const NodeAttrs& attrs, const std::vector<Shape>& in,
-                           const std::vector<Shape>& out, DType dtype, std::vector<bool>* in_cl,
+                           const std::vector<Shape>& out, DType dtype,
+                           const EngineOptions& /*options*/, std::vector<bool>* in_cl,
                            std::vector<bool>* out_cl) {
   if (in.empty() || in[0].ndim() < 3) return;
   const int64_t axis = Param<BatchNormParam>(attrs).axis;
@@ -390,10 +391,11 @@ absl::Status BatchNormBackward(const KernelContext& ctx) {
 // may be channels-last; all or none (tied).
 void BatchNormBackwardChannelsLast(const NodeAttrs& attrs, const std::vector<Shape>& in,
                                    const std::vector<Shape>& out, DType dtype,
-                                   std::vector<bool>* in_cl, std::vector<bool>* out_cl) {
+                                   const EngineOptions& options, std::vector<bool>* in_cl,
+                                   std::vector<bool>* out_cl) {
   if (in.size() < 2 || out.empty()) return;
   std::vector<bool> fwd_in(1, false), fwd_out(1, false);
-  BatchNormChannelsLast(attrs, {in[1]}, {out[0]}, dtype, &fwd_in, &fwd_out);
+  BatchNormChannelsLast(attrs, {in[1]}, {out[0]}, dtype, options, &fwd_in, &fwd_out);
   if (!fwd_in[0]) return;
   (*in_cl)[0] = (*in_cl)[1] = (*out_cl)[0] = true;
 }

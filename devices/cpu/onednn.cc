@@ -7,7 +7,6 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "graph/env_switch.h"
 
 // libgomp's entry points (the OpenMP ABI); declared here rather than through
 // <omp.h>, which clang builds of the fuzzers do not ship.
@@ -18,29 +17,6 @@ int omp_get_max_threads(void);
 
 namespace symx {
 namespace cpu {
-namespace {
-
-EnvSwitch& OnednnSwitch() {
-  static EnvSwitch* on = new EnvSwitch("SYMX_ONEDNN");
-  return *on;
-}
-
-EnvSwitch& BatchNormSwitch() {
-  static EnvSwitch* on = new EnvSwitch("SYMX_ONEDNN_BATCHNORM", /*default_on=*/false);
-  return *on;
-}
-
-EnvSwitch& Bf16Switch() {
-  static EnvSwitch* on = new EnvSwitch("SYMX_ONEDNN_BF16", /*default_on=*/false);
-  return *on;
-}
-
-}  // namespace
-
-bool OnednnBf16Enabled() { return Bf16Switch().on(); }
-
-void SetOnednnBf16Enabled(bool enabled) { Bf16Switch().Set(enabled); }
-
 bool CpuHasBf16() {
   // ISA values are bit sets: a later ISA holds every bit of the ones it extends.
   const unsigned isa = static_cast<unsigned>(dnnl_get_effective_cpu_isa());
@@ -49,24 +25,17 @@ bool CpuHasBf16() {
 }
 
 bool UseBf16(const KernelContext& ctx) {
-  if (!ctx.inference || !OnednnBf16Enabled()) return false;
+  if (!ctx.inference || !ctx.options.onednn_bf16) return false;
   if (CpuHasBf16()) return true;
   static std::once_flag said;
   std::call_once(said, [] {
     std::fprintf(stderr,
-                 "symx: bfloat16 convolutions were asked for (SYMX_ONEDNN_BF16), but this CPU "
+                 "symx: bfloat16 convolutions were asked for (onednn_bf16, SYMX_ONEDNN_BF16), "
+                 "but this CPU "
                  "has no bfloat16 instructions (AVX512_BF16 or AMX): they run in float32\n");
   });
   return false;
 }
-
-bool OnednnBatchNormEnabled() { return BatchNormSwitch().on(); }
-
-void SetOnednnBatchNormEnabled(bool enabled) { BatchNormSwitch().Set(enabled); }
-
-bool OnednnEnabled() { return OnednnSwitch().on(); }
-
-void SetOnednnEnabled(bool enabled) { OnednnSwitch().Set(enabled); }
 
 const dnnl::engine& OnednnEngine() {
   static const dnnl::engine* engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);

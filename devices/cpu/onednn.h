@@ -5,8 +5,9 @@
 // Kernels that use oneDNN build their primitives at Bind (a PrepareFn, see
 // devices/kernel.h) and fall back to the Eigen reference kernels where oneDNN
 // does not apply (other dtypes, attributes it lacks) or is off. It is off when
-// the build says so (`--config=no_onednn`), when SYMX_ONEDNN=0, or after
-// SetOnednnEnabled(false), which tests use to compare the two paths.
+// the build says so (`--config=no_onednn`) or in a bind whose EngineOptions
+// say onednn = false (devices/engine_options.h), which tests use to compare
+// the two paths.
 #ifndef SYMX_DEVICES_CPU_ONEDNN_H_
 #define SYMX_DEVICES_CPU_ONEDNN_H_
 
@@ -26,24 +27,16 @@
 namespace symx {
 namespace cpu {
 
-// Whether binds made from now on use oneDNN where it applies.
-bool OnednnEnabled();
-void SetOnednnEnabled(bool enabled);
-
-// BatchNorm through oneDNN (devices/cpu/onednn_bnorm.h) is off unless
-// SYMX_ONEDNN_BATCHNORM=1 or SetOnednnBatchNormEnabled(true): on 2 cores the
-// Eigen kernels measured faster (docs/architecture.md, "oneDNN").
-bool OnednnBatchNormEnabled();
-void SetOnednnBatchNormEnabled(bool enabled);
-
+// BatchNorm through oneDNN (devices/cpu/onednn_bnorm.h) runs only in binds
+// with EngineOptions::onednn_batchnorm: on 2 cores the Eigen kernels
+// measured faster (docs/architecture.md, "oneDNN").
+//
 // bfloat16 convolutions (and fused convolutions) in binds that compute no
-// gradient: data and weights converted to bfloat16, products accumulated and
-// outputs written in float32 (about 3 significant digits per product). Off
-// unless SYMX_ONEDNN_BF16=1 or SetOnednnBf16Enabled(true); it takes effect
-// only where the CPU has bfloat16 instructions (CpuHasBf16); when it cannot,
-// the first bind that asks says so once on stderr and runs float32.
-bool OnednnBf16Enabled();
-void SetOnednnBf16Enabled(bool enabled);
+// gradient, with EngineOptions::onednn_bf16: data and weights converted to
+// bfloat16, products accumulated and outputs written in float32 (about 3
+// significant digits per product). It takes effect only where the CPU has
+// bfloat16 instructions (CpuHasBf16); when it cannot, the first bind that
+// asks says so once on stderr and runs float32.
 bool CpuHasBf16();
 // Whether this step's convolution runs in bfloat16 (the switch, the CPU and a
 // bind with no gradient).

@@ -23,8 +23,8 @@ using Flags = dnnl::normalization_flags;
 // positive: with var + eps <= 0 the Eigen kernel's 1/sqrt is 0, oneDNN's is
 // not (moving variances are patched at run time, see VarianceFor).
 std::optional<memory::desc> DataDesc(const BatchNormParam& p, const Shape& data, DType dtype,
-                                     bool channels_last) {
-  if (!OnednnEnabled() || !OnednnBatchNormEnabled() || dtype != DType::kFloat32) {
+                                     bool channels_last, const EngineOptions& options) {
+  if (!options.onednn || !options.onednn_batchnorm || dtype != DType::kFloat32) {
     return std::nullopt;
   }
   const int nd = data.ndim();
@@ -197,7 +197,8 @@ absl::Status Prepare(KernelContext* ctx, int data_input, bool channels_last, con
                      size_t* workspace_bytes, Make&& make) {
   const Tensor& data = ctx->inputs[data_input];
   const auto& p = ctx->param<BatchNormParam>();
-  std::optional<memory::desc> desc = DataDesc(p, data.shape(), data.dtype(), channels_last);
+  std::optional<memory::desc> desc =
+      DataDesc(p, data.shape(), data.dtype(), channels_last, ctx->options);
   if (!desc) return absl::OkStatus();
   // Other dtypes or per-channel operands of the wrong size: the Eigen
   // kernel's errors.

@@ -1,7 +1,7 @@
 // BatchNorm through oneDNN (forward with batch or moving statistics, and the
 // backward), float32 with the channel axis 1, plain or channels-last data: used
 // by the CPU BatchNorm kernels when oneDNN and its BatchNorm switch are on
-// (OnednnBatchNormEnabled, devices/cpu/onednn.h: off by default, as the Eigen
+// (EngineOptions::onednn_batchnorm, devices/engine_options.h: off by default, as the Eigen
 // kernels measured faster on 2 cores); the Eigen kernels take float64, other
 // axes, empty batches, and a backward whose data gradient nobody reads.
 #ifndef SYMX_DEVICES_CPU_ONEDNN_BNORM_H_

@@ -63,10 +63,10 @@ struct ConvSetup {
 // nullopt when the oneDNN path does not take this case (the im2col kernels
 // then do, and report malformed shapes).
 std::optional<ConvSetup> Describe(const ConvParam& p, const Shape& data, const Shape& weight,
-                                  const Shape& out, DType dtype, bool src_channels_last = false,
-                                  bool dst_channels_last = false) {
+                                  const Shape& out, DType dtype, const EngineOptions& options,
+                                  bool src_channels_last = false, bool dst_channels_last = false) {
   const int n = static_cast<int>(p.kernel.size());
-  if (!OnednnEnabled() || p.deconv || dtype != DType::kFloat32 || n < 1 || n > 3) {
+  if (!options.onednn || p.deconv || dtype != DType::kFloat32 || n < 1 || n > 3) {
     return std::nullopt;
   }
   if (data.ndim() != n + 2 || out.ndim() != n + 2 || weight.ndim() != n + 2) return std::nullopt;
@@ -314,13 +314,13 @@ struct ConvLayouts {
 // Forward shapes: data, weight, out. Backward: ograd(out), data, weight.
 std::optional<ConvSetup> SetupFor(const ConvParam& p, const std::vector<Shape>& in,
                                   const std::vector<Shape>& out, DType dtype, bool backward,
-                                  ConvLayouts cl = {}) {
+                                  const EngineOptions& options, ConvLayouts cl = {}) {
   if (!backward) {
     if (in.size() < 2 || out.empty()) return std::nullopt;
-    return Describe(p, in[0], in[1], out[0], dtype, cl.src, cl.dst);
+    return Describe(p, in[0], in[1], out[0], dtype, options, cl.src, cl.dst);
   }
   if (in.size() < 3) return std::nullopt;
-  std::optional<ConvSetup> s = Describe(p, in[1], in[2], in[0], dtype, cl.src, cl.dst);
+  std::optional<ConvSetup> s = Describe(p, in[1], in[2], in[0], dtype, options, cl.src, cl.dst);
   if (s) {
     s->dsrc = ActivationDesc(in[1], cl.dsrc);
     s->dsrc_channels_last = cl.dsrc;
@@ -371,7 +371,7 @@ absl::Status PrepareOnednnConv(KernelContext* ctx, bool backward, size_t* worksp
   } else {
     cl = {ctx->InputChannelsLast(0), ctx->OutputChannelsLast(0), false};
   }
-  std::optional<ConvSetup> s = SetupFor(p, in, out, dtype, backward, cl);
+  std::optional<ConvSetup> s = SetupFor(p, in, out, dtype, backward, ctx->options, cl);
   if (!s) return absl::OkStatus();
   // No oneDNN implementation for a case: the im2col kernel runs it.
   return PrepareOnednnStep(ctx, "creating the convolution primitives", workspace_bytes,
@@ -441,8 +441,10 @@ bool BackwardRunsDirect(const ConvSetup& s) {
 }
 
 std::optional<ConvSetup> FusedSetup(const FusedConvParam& p, const Shape& data, const Shape& weight,
-                                    const Shape& out, DType dtype, bool src_cl, bool dst_cl) {
-  std::optional<ConvSetup> s = Describe(p.conv_param(), data, weight, out, dtype, src_cl, dst_cl);
+                                    const Shape& out, DType dtype, const EngineOptions& options,
+                                    bool src_cl, bool dst_cl) {
+  std::optional<ConvSetup> s =
+      Describe(p.conv_param(), data, weight, out, dtype, options, src_cl, dst_cl);
   // Post-ops run in oneDNN's direct kernels on a channel-last or blocked
   // layout; its plain 1x1 (GEMM) kernel applies them slowly or not at all.
   if (s) s->plain_activations = false;
@@ -452,32 +454,33 @@ std::optional<ConvSetup> FusedSetup(const FusedConvParam& p, const Shape& data, 
 }  // namespace
 
 void ConvChannelsLast(const NodeAttrs& attrs, const std::vector<Shape>& in,
-                      const std::vector<Shape>& out, DType dtype, std::vector<bool>* in_cl,
-                      std::vector<bool>* out_cl) {
+                      const std::vector<Shape>& out, DType dtype, const EngineOptions& options,
+                      std::vector<bool>* in_cl, std::vector<bool>* out_cl) {
   const ConvParam& p = Param<ConvParam>(attrs);
   if (p.deconv || in.size() < 2 || out.empty() || in[0].ndim() < 3) return;
-  std::optional<ConvSetup> s = Describe(p, in[0], in[1], out[0], dtype, true, true);
+  std::optional<ConvSetup> s = Describe(p, in[0], in[1], out[0], dtype, options, true, true);
   if (!s || !RunsDirect(*s, nullptr)) return;
   (*in_cl)[0] = (*out_cl)[0] = true;
 }
 
 void ConvBackwardChannelsLast(const NodeAttrs& attrs, const std::vector<Shape>& in,
-                              const std::vector<Shape>& out, DType dtype, std::vector<bool>* in_cl,
+                              const std::vector<Shape>& out, DType dtype,
+                              const EngineOptions& options, std::vector<bool>* in_cl,
                               std::vector<bool>* out_cl) {
   const ConvParam& p = Param<ConvParam>(attrs);
   if (p.deconv || out.empty()) return;
-  std::optional<ConvSetup> s = SetupFor(p, in, out, dtype, true, {true, true, true});
+  std::optional<ConvSetup> s = SetupFor(p, in, out, dtype, true, options, {true, true, true});
   if (!s || !BackwardRunsDirect(*s)) return;
   (*in_cl)[0] = (*in_cl)[1] = (*out_cl)[0] = true;
 }
 
 void FusedConvChannelsLast(const NodeAttrs& attrs, const std::vector<Shape>& in,
-                           const std::vector<Shape>& out, DType dtype, std::vector<bool>* in_cl,
-                           std::vector<bool>* out_cl) {
+                           const std::vector<Shape>& out, DType dtype, const EngineOptions& options,
+                           std::vector<bool>* in_cl, std::vector<bool>* out_cl) {
   const auto& p = Param<FusedConvParam>(attrs);
   std::optional<PostOps> post = PostOpsOf(p);
   if (!post || in.size() < 2 || out.empty() || in[0].ndim() < 3) return;
-  std::optional<ConvSetup> s = FusedSetup(p, in[0], in[1], out[0], dtype, true, true);
+  std::optional<ConvSetup> s = FusedSetup(p, in[0], in[1], out[0], dtype, options, true, true);
   if (!s || !RunsDirect(*s, &*post)) return;
   (*in_cl)[0] = (*out_cl)[0] = true;
   if (p.with_sum) (*in_cl)[p.sum_input()] = true;
@@ -487,9 +490,9 @@ absl::Status PrepareOnednnFusedConv(KernelContext* ctx, size_t* workspace_bytes)
   const auto& p = ctx->param<FusedConvParam>();
   std::optional<PostOps> post = PostOpsOf(p);
   if (!post || ctx->inputs.size() < 2 || ctx->outputs.empty()) return absl::OkStatus();
-  std::optional<ConvSetup> s = FusedSetup(p, ctx->inputs[0].shape(), ctx->inputs[1].shape(),
-                                          ctx->outputs[0].shape(), ctx->inputs[0].dtype(),
-                                          ctx->InputChannelsLast(0), ctx->OutputChannelsLast(0));
+  std::optional<ConvSetup> s = FusedSetup(
+      p, ctx->inputs[0].shape(), ctx->inputs[1].shape(), ctx->outputs[0].shape(),
+      ctx->inputs[0].dtype(), ctx->options, ctx->InputChannelsLast(0), ctx->OutputChannelsLast(0));
   if (!s) return absl::OkStatus();
   const memory::desc sum_desc =
       ActivationDesc(ctx->outputs[0].shape(), ctx->InputChannelsLast(p.sum_input()));

@@ -27,16 +27,17 @@ absl::Status PrepareOnednnFusedConv(KernelContext* ctx, size_t* workspace_bytes)
 // data and output (and the sum operand) when oneDNN's direct kernels run the
 // case on channels-last values.
 void ConvChannelsLast(const NodeAttrs& attrs, const std::vector<Shape>& in,
-                      const std::vector<Shape>& out, DType dtype, std::vector<bool>* in_cl,
-                      std::vector<bool>* out_cl);
+                      const std::vector<Shape>& out, DType dtype, const EngineOptions& options,
+                      std::vector<bool>* in_cl, std::vector<bool>* out_cl);
 // _backward_Convolution's: ograd, data and the data gradient, when oneDNN's
 // direct kernels run both backward halves channels-last.
 void ConvBackwardChannelsLast(const NodeAttrs& attrs, const std::vector<Shape>& in,
-                              const std::vector<Shape>& out, DType dtype, std::vector<bool>* in_cl,
+                              const std::vector<Shape>& out, DType dtype,
+                              const EngineOptions& options, std::vector<bool>* in_cl,
                               std::vector<bool>* out_cl);
 void FusedConvChannelsLast(const NodeAttrs& attrs, const std::vector<Shape>& in,
-                           const std::vector<Shape>& out, DType dtype, std::vector<bool>* in_cl,
-                           std::vector<bool>* out_cl);
+                           const std::vector<Shape>& out, DType dtype, const EngineOptions& options,
+                           std::vector<bool>* in_cl, std::vector<bool>* out_cl);
 // (A prepared step runs through RunOnednnStep, devices/cpu/onednn.h.)
 
 }  // namespace cpu

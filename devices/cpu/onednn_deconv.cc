@@ -49,9 +49,9 @@ memory::desc WeightDesc(const Shape& weight, int64_t groups) {
 // nullopt when oneDNN does not take the case (the im2col kernel then does,
 // and reports malformed shapes).
 std::optional<DeconvSetup> Describe(const ConvParam& p, const Shape& data, const Shape& weight,
-                                    const Shape& out, DType dtype) {
+                                    const Shape& out, DType dtype, const EngineOptions& options) {
   const int n = static_cast<int>(p.kernel.size());
-  if (!OnednnEnabled() || !p.deconv || dtype != DType::kFloat32 || n < 1 || n > 3) {
+  if (!options.onednn || !p.deconv || dtype != DType::kFloat32 || n < 1 || n > 3) {
     return std::nullopt;
   }
   // MXNet's Deconvolution takes only channels-first layouts ("None": unset).
@@ -193,7 +193,7 @@ absl::Status PrepareOnednnDeconv(KernelContext* ctx, bool backward, size_t* work
   for (const Tensor& t : ctx->inputs) {
     if (t.dtype() != DType::kFloat32) return absl::OkStatus();
   }
-  std::optional<DeconvSetup> s = Describe(p, data, weight, out, DType::kFloat32);
+  std::optional<DeconvSetup> s = Describe(p, data, weight, out, DType::kFloat32, ctx->options);
   if (!s) return absl::OkStatus();
   // A bias needs its input (forward) or its gradient output (backward): a
   // node without it is malformed, and the im2col kernel reports it.

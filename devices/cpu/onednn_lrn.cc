@@ -113,7 +113,7 @@ class LrnBackwardStep : public OnednnStep {
 }  // namespace
 
 absl::Status PrepareOnednnLrn(KernelContext* ctx, bool backward, size_t* workspace_bytes) {
-  if (!OnednnEnabled() || ctx->inputs.empty() || ctx->outputs.empty()) return absl::OkStatus();
+  if (!ctx->options.onednn || ctx->inputs.empty() || ctx->outputs.empty()) return absl::OkStatus();
   // LRN is not declared channels-last: its values are plain.
   const Shape& shape = ctx->outputs[0].shape();
   if (shape.ndim() != 4 || shape.Size() == 0) return absl::OkStatus();

@@ -23,8 +23,8 @@ struct PoolSetup {
 
 // nullopt when oneDNN does not compute MXNet's numbers for this case.
 std::optional<PoolSetup> Describe(const PoolParam& p, const Shape& data, const Shape& out,
-                                  DType dtype) {
-  if (!OnednnEnabled() || dtype != DType::kFloat32) return std::nullopt;
+                                  DType dtype, const EngineOptions& options) {
+  if (!options.onednn || dtype != DType::kFloat32) return std::nullopt;
   const int nd = data.ndim();
   if (nd < 3 || nd > 5 || out.ndim() != nd || out[0] != data[0] || out[1] != data[1]) {
     return std::nullopt;
@@ -174,7 +174,7 @@ absl::Status PrepareOnednnPoolingBackward(KernelContext* ctx, size_t* workspace_
   }
   if (ctx->inputs[0].shape() != ctx->inputs[2].shape()) return absl::OkStatus();
   std::optional<PoolSetup> s = Describe(ctx->param<PoolParam>(), data.shape(),
-                                        ctx->inputs[0].shape(), data.dtype());
+                                        ctx->inputs[0].shape(), data.dtype(), ctx->options);
   if (!s) return absl::OkStatus();
   // The primitives run channels-last when any operand is stored so (the plan
   // decides each on its own: the Eigen kernel takes any mix); the others are
@@ -193,8 +193,9 @@ absl::Status PrepareOnednnPoolingBackward(KernelContext* ctx, size_t* workspace_
 
 absl::Status PrepareOnednnPooling(KernelContext* ctx, size_t* workspace_bytes) {
   if (ctx->inputs.empty() || ctx->outputs.empty()) return absl::OkStatus();
-  std::optional<PoolSetup> s = Describe(ctx->param<PoolParam>(), ctx->inputs[0].shape(),
-                                        ctx->outputs[0].shape(), ctx->inputs[0].dtype());
+  std::optional<PoolSetup> s =
+      Describe(ctx->param<PoolParam>(), ctx->inputs[0].shape(), ctx->outputs[0].shape(),
+               ctx->inputs[0].dtype(), ctx->options);
   if (!s) return absl::OkStatus();
   const bool src_cl = ctx->InputChannelsLast(0), dst_cl = ctx->OutputChannelsLast(0);
   // With either side channels-last the primitive runs channels-last (the
@@ -214,10 +215,10 @@ absl::Status PrepareOnednnPooling(KernelContext* ctx, size_t* workspace_bytes) {
 }
 
 void PoolingChannelsLast(const NodeAttrs& attrs, const std::vector<Shape>& in,
-                         const std::vector<Shape>& out, DType dtype, std::vector<bool>* in_cl,
-                         std::vector<bool>* out_cl) {
+                         const std::vector<Shape>& out, DType dtype, const EngineOptions& options,
+                         std::vector<bool>* in_cl, std::vector<bool>* out_cl) {
   if (in.empty() || out.empty()) return;
-  std::optional<PoolSetup> s = Describe(Param<PoolParam>(attrs), in[0], out[0], dtype);
+  std::optional<PoolSetup> s = Describe(Param<PoolParam>(attrs), in[0], out[0], dtype, options);
   if (!s) return;
   try {
     ScopedOmpThreads threads(1);

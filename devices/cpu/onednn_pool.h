@@ -20,8 +20,8 @@ absl::Status PrepareOnednnPooling(KernelContext* ctx, size_t* workspace_bytes);
 absl::Status PrepareOnednnPoolingBackward(KernelContext* ctx, size_t* workspace_bytes);
 // ChannelsLastFn of Pooling: data and output when oneDNN takes the case.
 void PoolingChannelsLast(const NodeAttrs& attrs, const std::vector<Shape>& in,
-                         const std::vector<Shape>& out, DType dtype, std::vector<bool>* in_cl,
-                         std::vector<bool>* out_cl);
+                         const std::vector<Shape>& out, DType dtype, const EngineOptions& options,
+                         std::vector<bool>* in_cl, std::vector<bool>* out_cl);
 
 }  // namespace cpu
 }  // namespace symx

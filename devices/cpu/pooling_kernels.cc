@@ -292,7 +292,8 @@ absl::Status PoolingBackward(const KernelContext& ctx) {
 // with one to three spatial dims).
 void PoolingBackwardChannelsLast(const NodeAttrs& attrs, const std::vector<Shape>& in,
                                  const std::vector<Shape>& out, DType dtype,
-                                 std::vector<bool>* in_cl, std::vector<bool>* out_cl) {
+                                 const EngineOptions& /*options*/, std::vector<bool>* in_cl,
+                                 std::vector<bool>* out_cl) {
   if (in.size() < 3 || out.empty() || in[1].ndim() < 3 || in[1].ndim() > 5) return;
   if (dtype != DType::kFloat32 && dtype != DType::kFloat64) return;
   for (size_t i = 0; i < 3; ++i) (*in_cl)[i] = true;

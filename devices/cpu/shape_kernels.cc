@@ -395,7 +395,8 @@ SYMX_REGISTER_KERNEL("transpose", kCPU, Transpose);
 // Joined along the channels of (N, C, spatial...) values, all of them may be
 // channels-last (tied: the kernel has no mixed path).
 void ConcatChannelsLast(const NodeAttrs& attrs, const std::vector<Shape>& in,
-                        const std::vector<Shape>& out, DType dtype, std::vector<bool>* in_cl,
+                        const std::vector<Shape>& out, DType /*dtype*/,
+                        const EngineOptions& /*options*/, std::vector<bool>* in_cl,
                         std::vector<bool>* out_cl) {
   if (out.empty() || out[0].ndim() < 3) return;
   int axis = 0;

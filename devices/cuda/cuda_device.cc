@@ -1,11 +1,10 @@
 #include "devices/cuda/cuda_device.h"
 
-#include <cstdlib>
 #include <string>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "devices/cuda/cuda_status.h"
+#include "devices/engine_options.h"
 #include "graph/error.h"
 
 namespace symx {
@@ -69,13 +68,12 @@ int NumPhysicalGpus() {
 
 namespace {
 
-// The gpu(N) count over `physical` devices: SYMX_LOGICAL_GPUS, else physical.
+// The gpu(N) count over `physical` devices: DeviceOptions::logical_gpus,
+// else physical.
 int LogicalGpus(int physical) {
   if (physical == 0) return 0;
-  const char* env = std::getenv("SYMX_LOGICAL_GPUS");
-  int logical = 0;
-  if (env != nullptr && absl::SimpleAtoi(env, &logical) && logical > 0) return logical;
-  return physical;
+  const int logical = GetDeviceOptions().logical_gpus;
+  return logical > 0 ? logical : physical;
 }
 
 }  // namespace
@@ -111,7 +109,7 @@ CudaDevice::CudaDevice(Context ctx, int ordinal, std::unique_ptr<CachingAllocato
     : Device(ctx, std::move(allocator)),
       ordinal_(ordinal),
       caching_(static_cast<CachingAllocator*>(&this->allocator())),
-      staging_(ctx) {}
+      staging_(ctx, GetDeviceOptions().pinned_staging) {}
 
 absl::Status CudaDevice::Init() {
   SYMX_RETURN_IF_ERROR(Activate());

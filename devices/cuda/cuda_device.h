@@ -7,7 +7,8 @@
 // cuBLAS and cuDNN handles are bound to the compute stream.
 //
 // gpu(N) exists when the machine has more than N CUDA devices. For tests of
-// multi-GPU placement on a one-GPU machine, SYMX_LOGICAL_GPUS=K offers gpu(0)
+// multi-GPU placement on a one-GPU machine, DeviceOptions::logical_gpus = K
+// (SYMX_LOGICAL_GPUS=K at the edges) offers gpu(0)
 // .. gpu(K-1) over the physical devices round-robin: each logical device has
 // its own streams, handles and memory pool, as a real one would.
 #ifndef SYMX_DEVICES_CUDA_CUDA_DEVICE_H_
@@ -73,7 +74,7 @@ class CudaDevice : public Device {
 };
 
 // CUDA devices this process can use (0 when none or no driver), and the
-// logical gpu(N) count (SYMX_LOGICAL_GPUS, else the physical count).
+// logical gpu(N) count (DeviceOptions::logical_gpus, else the physical count).
 int NumPhysicalGpus();
 int NumLogicalGpus();
 

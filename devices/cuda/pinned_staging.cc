@@ -4,16 +4,10 @@
 #include <cstring>
 
 #include "devices/cuda/cuda_status.h"
-#include "graph/env_switch.h"
 #include "graph/error.h"
 
 namespace symx {
 namespace cuda {
-
-bool PinnedStaging::Enabled() {
-  static const EnvSwitch* on = new EnvSwitch("SYMX_PINNED_STAGING");
-  return on->on();
-}
 
 PinnedStaging::~PinnedStaging() { Release(); }
 
@@ -43,7 +37,7 @@ bool PinnedStaging::Ready() {
 }
 
 bool PinnedStaging::Stages(const void* p, size_t bytes) {
-  if (bytes < kMinStagedBytes || !Enabled()) return false;
+  if (bytes < kMinStagedBytes || !enabled_) return false;
   cudaPointerAttributes attr;
   if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
     cudaGetLastError();

@@ -27,7 +27,8 @@ class PinnedStaging {
   // Below this, the setup costs more than the overlap gains.
   static constexpr size_t kMinStagedBytes = size_t{1} << 20;
 
-  explicit PinnedStaging(Context ctx) : ctx_(ctx) {}
+  // `enabled`: DeviceOptions::pinned_staging when the device was made.
+  PinnedStaging(Context ctx, bool enabled) : ctx_(ctx), enabled_(enabled) {}
   ~PinnedStaging();
   PinnedStaging(const PinnedStaging&) = delete;
   PinnedStaging& operator=(const PinnedStaging&) = delete;
@@ -39,8 +40,7 @@ class PinnedStaging {
   absl::Status ToDevice(cudaStream_t stream, void* dst, const void* src, size_t bytes);
   absl::Status ToHost(cudaStream_t stream, void* dst, const void* src, size_t bytes);
 
-  // Whether staging was on when first asked (SYMX_PINNED_STAGING).
-  static bool Enabled();
+  bool enabled() const { return enabled_; }
 
  private:
   // Whether `bytes` at host address `p` go through the chunks.
@@ -51,6 +51,7 @@ class PinnedStaging {
   void Release();
 
   Context ctx_;
+  bool enabled_;
   bool tried_ = false;
   void* chunk_[2] = {nullptr, nullptr};
   cudaEvent_t done_[2] = {nullptr, nullptr};

@@ -91,6 +91,7 @@ PyExecutor Bind(const Symbol& symbol, const std::string& ctx, const py::object& 
   options.grad_req = ToGradReq(grad_req);
   options.group2ctx = ToGroup2Ctx(group2ctx);
   options.shared_exec = shared ? shared->exe.get() : nullptr;
+  options.engine = BindEngineOptions();
   ArrayArgs arg_arrays = ToArrayArgs(args);
   std::optional<ArrayArgs> grad_arrays;
   if (!args_grad.is_none()) grad_arrays = ToArrayArgs(args_grad);
@@ -122,6 +123,7 @@ py::tuple SimpleBind(const Symbol& symbol, const std::string& ctx,
   options.group2ctx = ToGroup2Ctx(group2ctx);
   options.shared_arg_names = shared_arg_names;
   options.shared_exec = shared ? shared->exe.get() : nullptr;
+  options.engine = BindEngineOptions();
   std::map<std::string, Tensor> buffer;
   if (shared_buffer) {
     buffer = *shared_buffer;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "devices/context.h"
+#include "devices/engine_options.h"
 #include "devices/tensor.h"
 #include "graph/dtype.h"
 #include "graph/error.h"
@@ -64,6 +65,10 @@ inline std::map<std::string, Shape> ToShapeMap(const std::map<std::string, std::
   for (const auto& [name, dims] : m) out[name] = ToShape(dims);
   return out;
 }
+
+// Every bind's switches, read from the SYMX_* environment variables when the
+// module is imported (devices/engine_env.h; module.cc).
+const EngineOptions& BindEngineOptions();
 
 void RegisterTensor(py::module_& m);
 void RegisterSymbol(py::module_& m);

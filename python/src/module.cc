@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "devices/engine_env.h"
 #include "graph/error.h"
 #include "python/src/convert.h"
 
@@ -18,9 +19,28 @@ py::object& ErrorClass() {
   return *cls;
 }
 
+EngineOptions& EngineOptionsValue() {
+  static EngineOptions* options = new EngineOptions();
+  return *options;
+}
+
+// The environment is read here, once, as the symx tool's main does: the
+// engine itself never reads it.
+void ReadEnvironment() {
+  absl::StatusOr<DeviceOptions> devices = DeviceOptionsFromEnvironment();
+  absl::StatusOr<EngineOptions> engine = EngineOptionsFromEnvironment();
+  if (!devices.ok()) throw py::value_error(std::string(devices.status().message()));
+  if (!engine.ok()) throw py::value_error(std::string(engine.status().message()));
+  SetDeviceOptions(*devices);
+  EngineOptionsValue() = *engine;
+}
+
 }  // namespace
 
+const EngineOptions& BindEngineOptions() { return EngineOptionsValue(); }
+
 PYBIND11_MODULE(_symx, m) {
+  ReadEnvironment();
   m.doc() = "symx engine bindings (use the `symx` package, not this module)";
   static py::exception<Error> base_error(m, "Error", PyExc_RuntimeError);
   ErrorClass() = base_error;

@@ -203,7 +203,7 @@ FallbackResult TrainFallback(SimpleBindOptions o) {
 
 TEST(DeviceMemoryExecutorTest, OpsWithoutADeviceKernelRunTheirCpuKernelOnHostCopies) {
   ASSERT_TRUE(RegisterFakeGpu());
-  ASSERT_TRUE(HostFallbackEnabled());
+  ASSERT_TRUE(EngineOptions{}.host_fallback);
   for (GradReq req : {GradReq::kWrite, GradReq::kAdd}) {
     const std::string what = req == GradReq::kAdd ? "add" : "write";
     FallbackResult cpu = TrainFallback({.ctx = Context::CPU(0), .grad_req = req});
@@ -222,16 +222,16 @@ TEST(DeviceMemoryExecutorTest, OpsWithoutADeviceKernelRunTheirCpuKernelOnHostCop
 
 TEST(DeviceMemoryExecutorTest, WithTheFallbackOffAMissingKernelFailsTheBindNamingOpAndDevice) {
   ASSERT_TRUE(RegisterFakeGpu());
-  SetHostFallbackEnabled(false);
+  EngineOptions no_fallback;
+  no_fallback.host_fallback = false;
   try {
-    TrainFallback({.ctx = kFake});
+    TrainFallback({.ctx = kFake, .engine = no_fallback});
     ADD_FAILURE() << "bind succeeded";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("operator bn (BatchNorm) has no kernel for cpu_shared(0)"),
               std::string::npos)
         << e.what();
   }
-  SetHostFallbackEnabled(true);
 }
 
 // The GradientReducer hands device gradients to the summer registered for

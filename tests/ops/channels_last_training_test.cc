@@ -15,7 +15,6 @@
 #include "absl/strings/str_split.h"
 #include "devices/tensor.h"
 #include "executor/executor.h"
-#include "executor/layout_plan.h"
 #include "graph/symbol.h"
 #include "gtest/gtest.h"
 #include "tests/ops/conformance.h"
@@ -78,14 +77,14 @@ struct Setup {
 };
 
 std::unique_ptr<Executor> BindNet(const Setup& setup) {
-  cpu::SetOnednnEnabled(setup.onednn);
-  SetChannelsLastEnabled(setup.channels_last);
+  EngineOptions engine;
+  engine.onednn = setup.onednn;
+  engine.channels_last = setup.channels_last;
   auto exe = Executor::SimpleBind(
       TrainNet(), {.ctx = Context::CPU(0),
                    .shapes = {{"data", Shape{4, 3, 12, 12}}, {"softmax_label", Shape{4}}},
-                   .grad_req = setup.grad_req});
-  cpu::SetOnednnEnabled(true);
-  SetChannelsLastEnabled(true);
+                   .grad_req = setup.grad_req,
+                   .engine = engine});
   uint64_t seed = 1;
   for (const auto& [name, t] : exe->arg_dict()) {
     if (name == "softmax_label") {
@@ -145,11 +144,12 @@ TEST(ChannelsLastTrainingTest, PlansForwardValuesAndGradientsChannelsLast) {
         "backward ElementWiseSum"}) {
     EXPECT_TRUE(ops.count(want)) << want << " writes no channels-last value:\n" << exe->DebugStr();
   }
-  SetChannelsLastEnabled(false);
+  EngineOptions no_channels_last;
+  no_channels_last.channels_last = false;
   auto plain = Executor::SimpleBind(
       TrainNet(), {.ctx = Context::CPU(0),
-                   .shapes = {{"data", Shape{4, 3, 12, 12}}, {"softmax_label", Shape{4}}}});
-  SetChannelsLastEnabled(true);
+                   .shapes = {{"data", Shape{4, 3, 12, 12}}, {"softmax_label", Shape{4}}},
+                   .engine = no_channels_last});
   EXPECT_TRUE(ChannelsLastSteps(*plain).empty()) << plain->DebugStr();
 }
 

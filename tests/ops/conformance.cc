@@ -70,6 +70,7 @@ Bound BindCase(const OpCase& c, const Context& ctx, DType dtype, bool with_grads
   }
   BindOptions opt;
   opt.ctx = ctx;
+  opt.engine = c.engine;
   std::optional<ArrayArgs> g;
   if (with_grads) g = ArrayArgs(grads);
   b.exe = Executor::Bind(b.symbol, opt, ArrayArgs(args), g, ArrayArgs(aux));
@@ -212,9 +213,9 @@ bool CheckOnednnAgainstReference(const OpCase& c, const Context& ctx) {
   };
   std::set<int> no_grad(c.no_grad.begin(), c.no_grad.end());
   auto run = [&](bool onednn) {
-    cpu::SetOnednnEnabled(onednn);
-    Bound b = BindCase(c, ctx, DType::kFloat32, /*with_grads=*/c.check_backward);
-    cpu::SetOnednnEnabled(true);
+    OpCase run_case = c;
+    run_case.engine.onednn = onednn;
+    Bound b = BindCase(run_case, ctx, DType::kFloat32, /*with_grads=*/c.check_backward);
     std::mt19937_64 rng(1234);
     std::vector<Values> values;
     for (size_t i = 0; i < c.shapes.size(); ++i)
@@ -330,7 +331,6 @@ void CheckOp(const OpCase& c) {
         EXPECT_EQ(used, c.onednn) << c.name << " [" << c.op << "]: the oneDNN path was "
                                   << (used ? "" : "not ") << "taken";
       } catch (const Error& e) {
-        cpu::SetOnednnEnabled(true);
         ADD_FAILURE() << c.name << " [" << c.op << " oneDNN]: " << e.what();
       }
     }

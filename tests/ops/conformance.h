@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "devices/engine_options.h"
 #include "devices/tensor.h"
 #include "graph/attrs.h"
 #include "graph/dtype.h"
@@ -62,6 +63,9 @@ struct OpCase {
   bool onednn = false;
   // The dtypes the forward is checked in.
   std::vector<DType> dtypes = {DType::kFloat32, DType::kFloat64};
+  // The bind's switches (the oneDNN comparison turns `onednn` off for its
+  // reference run).
+  EngineOptions engine;
 };
 
 // cpu(0) and every gpu(N) this build and machine have.

@@ -193,12 +193,14 @@ TEST(FusedConvOpTest, BadAttributesNameThePart) {
 using testing::FillUniform;
 
 // Binds Block() for inference; fusion on or off; same values either way.
-std::unique_ptr<Executor> Bind(bool fuse, const Symbol& symbol = Block()) {
-  SetInferenceFusionEnabled(fuse);
-  auto exe = Executor::SimpleBind(
-      symbol,
-      {.ctx = Context::CPU(0), .shapes = {{"data", Shape{2, 8, 10, 10}}}, .grad_req = GradReq::kNull});
-  SetInferenceFusionEnabled(true);
+std::unique_ptr<Executor> Bind(bool fuse, const Symbol& symbol = Block(), bool onednn = true) {
+  EngineOptions engine;
+  engine.fusion = fuse;
+  engine.onednn = onednn;
+  auto exe = Executor::SimpleBind(symbol, {.ctx = Context::CPU(0),
+                                           .shapes = {{"data", Shape{2, 8, 10, 10}}},
+                                           .grad_req = GradReq::kNull,
+                                           .engine = engine});
   uint64_t seed = 7;
   for (const auto& [name, t] : exe->arg_dict()) FillUniform(t, seed++, -0.5f, 0.5f);
   // Moving variances must be positive.
@@ -326,11 +328,12 @@ TEST(FusedExecutorTest, OptimizedSymbolRoundTripsAndBindsAgain) {
   // Bound as it is (fusion off, so nothing is fused twice), with oneDNN on
   // and off: the fused op's own paths.
   for (bool onednn : {true, false}) {
-    cpu::SetOnednnEnabled(onednn);
+    EngineOptions engine;
+    engine.onednn = onednn;
     auto exe = Executor::SimpleBind(again, {.ctx = Context::CPU(0),
                                             .shapes = {{"data", Shape{2, 8, 10, 10}}},
-                                            .grad_req = GradReq::kNull});
-    cpu::SetOnednnEnabled(true);
+                                            .grad_req = GradReq::kNull,
+                                            .engine = engine});
     exe->CopyParamsFrom(fused->arg_dict(), fused->aux_dict());
     exe->Forward(false);
     ExpectClose(exe->outputs()[0], fused->outputs()[0], onednn ? "oneDNN" : "reference");
@@ -378,9 +381,7 @@ Symbol LayoutNet() {
 
 TEST(FusedExecutorTest, ChannelsLastThroughPoolingConcatAndBatchNorm) {
   auto fast = Bind(true, LayoutNet());
-  cpu::SetOnednnEnabled(false);
-  auto ref = Bind(false, LayoutNet());
-  cpu::SetOnednnEnabled(true);
+  auto ref = Bind(false, LayoutNet(), /*onednn=*/false);
   Seen seen_fast, seen_ref;
   Record(fast.get(), &seen_fast);
   Record(ref.get(), &seen_ref);
@@ -394,16 +395,13 @@ TEST(FusedExecutorTest, ChannelsLastThroughPoolingConcatAndBatchNorm) {
 }
 
 TEST(FusedExecutorTest, BindsWithGradientsAreNotFused) {
-  SetInferenceFusionEnabled(true);
   auto exe = Executor::SimpleBind(
       Block(), {.ctx = Context::CPU(0), .shapes = {{"data", Shape{2, 8, 10, 10}}}});
   EXPECT_EQ(CountOp(exe->OptimizedSymbol(), "_symx_fused_conv"), 0);
 }
 
 TEST(FusedExecutorTest, OnednnOffMeansNoFusion) {
-  cpu::SetOnednnEnabled(false);
-  auto exe = Bind(true);
-  cpu::SetOnednnEnabled(true);
+  auto exe = Bind(true, Block(), /*onednn=*/false);
   EXPECT_EQ(CountOp(exe->OptimizedSymbol(), "_symx_fused_conv"), 0);
 }
 

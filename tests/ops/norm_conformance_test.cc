@@ -50,7 +50,8 @@ struct BnSpec {
   double eps = 1e-3;
 };
 
-OpCase BnCase(const BnSpec& sp) {
+// `onednn_bnorm`: bound with EngineOptions::onednn_batchnorm.
+OpCase BnCase(const BnSpec& sp, bool onednn_bnorm = false) {
   OpCase c;
   c.name = sp.name;
   c.op = "BatchNorm";
@@ -112,8 +113,9 @@ OpCase BnCase(const BnSpec& sp) {
   // 3-D data, which stays with the Eigen kernel).
 #ifdef SYMX_WITH_ONEDNN
   const int nd = sp.data.ndim();
-  c.onednn = cpu::OnednnBatchNormEnabled() && (sp.axis == 1 || sp.axis == 1 - nd) && nd != 3 &&
-             nd >= 2 && nd <= 5 && NumElements(sp.data) > 0;
+  c.engine.onednn_batchnorm = onednn_bnorm;
+  c.onednn = onednn_bnorm && (sp.axis == 1 || sp.axis == 1 - nd) && nd != 3 && nd >= 2 && nd <= 5 &&
+             NumElements(sp.data) > 0;
 #endif
   // Head gradients on mean/var are ignored by the op's gradient (as in MXNet), so
   // the finite-difference check applies only when they are hidden.
@@ -139,16 +141,11 @@ TEST(NormConformance, BatchNorm) {
   };
   // The Eigen kernels, and (builds with oneDNN) oneDNN's against them.
   for (const bool onednn_bnorm : {false, true}) {
-#ifdef SYMX_WITH_ONEDNN
-    cpu::SetOnednnBatchNormEnabled(onednn_bnorm);
-#else
+#ifndef SYMX_WITH_ONEDNN
     if (onednn_bnorm) break;
 #endif
-    for (const BnSpec& s : specs) CheckOp(BnCase(s));
+    for (const BnSpec& s : specs) CheckOp(BnCase(s, onednn_bnorm));
   }
-#ifdef SYMX_WITH_ONEDNN
-  cpu::SetOnednnBatchNormEnabled(false);
-#endif
 }
 
 TEST(NormConformance, BatchNormLarge) {

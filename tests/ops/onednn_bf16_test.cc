@@ -1,4 +1,4 @@
-// bfloat16 convolutions (SYMX_ONEDNN_BF16 / SetOnednnBf16Enabled): inference
+// bfloat16 convolutions (EngineOptions::onednn_bf16): inference
 // binds run their convolutions and fused convolutions in bfloat16 and stay
 // within bfloat16's precision of the float32 results; binds with gradients
 // and the switch off are bit-for-bit float32.
@@ -42,10 +42,12 @@ Symbol Net() {
 }
 
 std::unique_ptr<Executor> BindNet(bool bf16, GradReq req) {
-  cpu::SetOnednnBf16Enabled(bf16);
-  auto exe = Executor::SimpleBind(
-      Net(), {.ctx = Context::CPU(0), .shapes = {{"data", Shape{2, 16, 12, 12}}}, .grad_req = req});
-  cpu::SetOnednnBf16Enabled(false);
+  EngineOptions engine;
+  engine.onednn_bf16 = bf16;
+  auto exe = Executor::SimpleBind(Net(), {.ctx = Context::CPU(0),
+                                          .shapes = {{"data", Shape{2, 16, 12, 12}}},
+                                          .grad_req = req,
+                                          .engine = engine});
   uint64_t seed = 1;
   for (const auto& [name, t] : exe->arg_dict()) testing::FillUniform(t, seed++);
   for (const auto& [name, t] : exe->aux_dict()) {
@@ -59,7 +61,7 @@ bool SameBits(const Tensor& a, const Tensor& b) {
   return a.nbytes() == b.nbytes() && std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0;
 }
 
-TEST(OnednnBf16Test, OffByDefault) { EXPECT_FALSE(cpu::OnednnBf16Enabled()); }
+TEST(OnednnBf16Test, OffByDefault) { EXPECT_FALSE(EngineOptions{}.onednn_bf16); }
 
 TEST(OnednnBf16Test, InferenceWithinBfloat16Precision) {
   if (!cpu::CpuHasBf16()) GTEST_SKIP() << "this CPU has no bfloat16 instructions";

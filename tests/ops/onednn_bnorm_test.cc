@@ -10,7 +10,6 @@
 
 #include "devices/tensor.h"
 #include "executor/executor.h"
-#include "executor/layout_plan.h"
 #include "graph/symbol.h"
 #include "gtest/gtest.h"
 #include "tests/ops/conformance.h"
@@ -54,16 +53,19 @@ struct Bound {
   int64_t onednn_steps = 0;  // oneDNN steps prepared by the bind
 };
 
-Bound BindNet(const Symbol& net, bool onednn, GradReqSpec req, bool onednn_bnorm = true) {
-  cpu::SetOnednnEnabled(onednn);
-  cpu::SetOnednnBatchNormEnabled(onednn_bnorm);
+Bound BindNet(const Symbol& net, bool onednn, GradReqSpec req, bool onednn_bnorm = true,
+              bool channels_last = true) {
+  EngineOptions engine;
+  engine.channels_last = channels_last;
+  engine.onednn = onednn;
+  engine.onednn_batchnorm = onednn_bnorm;
   const int64_t before = cpu::OnednnStepsPrepared();
   Bound b;
-  b.exe = Executor::SimpleBind(
-      net, {.ctx = Context::CPU(0), .shapes = {{"data", Shape{2, 8, 6, 6}}}, .grad_req = req});
+  b.exe = Executor::SimpleBind(net, {.ctx = Context::CPU(0),
+                                     .shapes = {{"data", Shape{2, 8, 6, 6}}},
+                                     .grad_req = req,
+                                     .engine = engine});
   b.onednn_steps = cpu::OnednnStepsPrepared() - before;
-  cpu::SetOnednnEnabled(true);
-  cpu::SetOnednnBatchNormEnabled(false);
   uint64_t seed = 1;
   for (const auto& [name, t] : b.exe->arg_dict()) testing::FillUniform(t, seed++);
   // Moving variances in [0.5, 1.5].
@@ -108,17 +110,15 @@ TEST(OnednnBatchNormTest, TrainingStepsMatchTheReference) {
 }
 
 TEST(OnednnBatchNormTest, OffByDefault) {
-  EXPECT_FALSE(cpu::OnednnBatchNormEnabled());
+  EXPECT_FALSE(EngineOptions{}.onednn_batchnorm);
   Bound b = BindNet(ConvBnNet(), true, GradReq::kWrite, /*onednn_bnorm=*/false);
   EXPECT_EQ(b.onednn_steps, 2) << "the convolution's forward and backward only";
 }
 
 TEST(OnednnBatchNormTest, InferenceUsesTheMovingStatistics) {
   for (const bool channels_last : {false, true}) {
-    SetChannelsLastEnabled(channels_last);
-    Bound fast = BindNet(PoolBnNet(), true, GradReq::kNull);
-    Bound ref = BindNet(PoolBnNet(), false, GradReq::kNull);
-    SetChannelsLastEnabled(true);
+    Bound fast = BindNet(PoolBnNet(), true, GradReq::kNull, true, channels_last);
+    Bound ref = BindNet(PoolBnNet(), false, GradReq::kNull, true, channels_last);
     const std::string what = channels_last ? "channels-last" : "plain";
     // Both convolutions, the pooling and the BatchNorm.
     EXPECT_EQ(fast.onednn_steps, 4) << what;

@@ -47,11 +47,12 @@ Symbol TwoConvs() {
 void Fill(const Tensor& t, uint64_t seed) { testing::FillUniform(t, seed); }
 
 std::unique_ptr<Executor> Bind(bool onednn, GradReq req = GradReq::kNull) {
-  cpu::SetOnednnEnabled(onednn);
-  auto exe = Executor::SimpleBind(
-      TwoConvs(),
-      {.ctx = Context::CPU(0), .shapes = {{"data", Shape{2, 8, 9, 9}}}, .grad_req = req});
-  cpu::SetOnednnEnabled(true);
+  EngineOptions engine;
+  engine.onednn = onednn;
+  auto exe = Executor::SimpleBind(TwoConvs(), {.ctx = Context::CPU(0),
+                                               .shapes = {{"data", Shape{2, 8, 9, 9}}},
+                                               .grad_req = req,
+                                               .engine = engine});
   uint64_t seed = 1;
   for (const auto& [name, t] : exe->arg_dict()) Fill(t, seed++);
   return exe;

@@ -90,3 +90,36 @@ def test_bfloat16_arrays_read_back_as_float32():
 def test_copyto_of_another_shape_is_an_error():
     with pytest.raises(mx.base.MXNetError, match="shape"):
         mx.nd.zeros((2, 3)).copyto(mx.nd.zeros((3, 2)))
+
+
+@pytest.mark.parametrize("var,value,says", [
+    ("SYMX_FUSION", "maybe", "SYMX_FUSION='maybe' is not a switch"),
+    ("SYMX_CPU_THREADS", "0", "SYMX_CPU_THREADS='0' is not a positive integer"),
+])
+def test_a_malformed_environment_variable_fails_the_import_naming_it(var, value, says):
+    # The SYMX_* variables are read once, when the extension is imported.
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, **{var: value})
+    p = subprocess.run([sys.executable, "-c", "import symx"], env=env,
+                       capture_output=True, text=True)
+    assert p.returncode != 0
+    assert says in p.stderr
+
+
+def test_environment_switches_reach_the_binds():
+    # SYMX_NUM_CPU_DEVICES=2 leaves cpu(2) undefined in that process.
+    import os
+    import subprocess
+    import sys
+    code = ("import symx as mx\n"
+            "x = mx.sym.Variable('x')\n"
+            "try:\n"
+            "    (x * 2).simple_bind(mx.cpu(2), x=(1, 2))\n"
+            "except mx.base.MXNetError as e:\n"
+            "    print(e)\n")
+    env = dict(os.environ, SYMX_NUM_CPU_DEVICES="2")
+    p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert "cpu(0) to cpu(1)" in p.stdout

@@ -178,6 +178,7 @@ int BenchMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
         if (!parsed.ok()) throw UsageError(std::string(parsed.status().message()));
         BenchOptions options;
         options.model.comm = job.comm;
+        options.model.engine = job.engine;
         ApplyModelFlags(*parsed, kUsage, &options.model);
         options.model.input_grads = false;
         if (auto mp = SingleValue(*parsed, "--mixed-precision")) {

@@ -350,6 +350,7 @@ BoundModel BindModel(const ModelSpec& spec) {
   }
   o.comm = spec.comm;
   o.comm_timeout = spec.comm_timeout;
+  o.engine = spec.engine;
   m.exe = Executor::SimpleBind(m.symbol, o);
   m.output_shapes = m.symbol.InferShapePartial(shapes).out_shapes;
   m.output_types = m.symbol.InferTypePartial(types).out_types;

@@ -29,14 +29,15 @@
 
 #include <cstdint>
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/time/time.h"
 #include "devices/context.h"
+#include "devices/engine_options.h"
 #include "distributed/communicator.h"
 #include "executor/executor.h"
 #include "graph/symbol.h"
@@ -70,6 +71,7 @@ struct ModelSpec {
   bool allow_missing = false;
   std::shared_ptr<Communicator> comm;  // the ranks of an mpirun job, else nullptr
   absl::Duration comm_timeout = absl::Seconds(300);  // --comm-timeout
+  EngineOptions engine;                              // from the SYMX_* switches (Job::engine)
 };
 
 struct BoundModel {

@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "devices/engine_options.h"
 #include "distributed/communicator.h"
 #include "tools/symx/flags.h"
 
@@ -47,6 +48,9 @@ struct Job {
   // cores under mpirun); 0: leave the CPU devices' default
   // (SYMX_CPU_THREADS or every core).
   int cpu_threads = 0;
+  // Every bind's switches, from the SYMX_* environment variables
+  // (devices/engine_env.h), read once by main.
+  EngineOptions engine;
   int rank() const { return comm == nullptr ? 0 : comm->rank(); }
   int size() const { return comm == nullptr ? 1 : comm->size(); }
   bool root() const { return rank() == 0; }

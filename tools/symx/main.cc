@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "devices/cpu/cpu_device.h"
+#include "devices/engine_env.h"
 #include "distributed/mpi_communicator.h"
 #include "tools/symx/bench.h"
 #include "tools/symx/command.h"
@@ -76,23 +77,30 @@ int main(int argc, char** argv) {
     }
     if ((*world)->size() > 1) job.comm = *world;
     // Ranks on one host share its cores, unless SYMX_CPU_THREADS says otherwise.
-    if (std::getenv("SYMX_CPU_THREADS") == nullptr) {
+    if (!symx::CpuThreadsFromEnvironment()) {
       const int cores = static_cast<int>(std::thread::hardware_concurrency());
       job.cpu_threads = std::max(1, cores / std::max(1, symx::MpiLocalSize()));
-      symx::SetCpuThreadsForNewDevices(job.cpu_threads);
     }
-  } else if (std::getenv("SYMX_CPU_THREADS") == nullptr) {
+  } else if (!symx::CpuThreadsFromEnvironment()) {
     job.cpu_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   }
+  // The SYMX_* switches, read here once for every command (devices/engine_env.h).
+  absl::StatusOr<symx::DeviceOptions> devices = symx::DeviceOptionsFromEnvironment(job.cpu_threads);
+  absl::StatusOr<symx::EngineOptions> engine = symx::EngineOptionsFromEnvironment();
   std::vector<std::string> args(argv + 1, argv + argc);
   int rc;
-  if (args.empty()) {
+  if (!devices.ok() || !engine.ok()) {
+    std::cerr << "symx: " << (devices.ok() ? engine.status() : devices.status()).message() << "\n";
+    rc = 2;
+  } else if (args.empty()) {
     std::cerr << kUsage;
     rc = 2;
   } else if (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
     if (job.root()) std::cout << kUsage;
     rc = 0;
   } else {
+    symx::SetDeviceOptions(*devices);
+    job.engine = *engine;
     std::string command = args[0];
     args.erase(args.begin());
     rc = Dispatch(command, args, job);

@@ -99,6 +99,7 @@ int RunMain(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         if (!parsed.ok()) throw UsageError(std::string(parsed.status().message()));
         RunOptions options;
         options.model.comm = job.comm;
+        options.model.engine = job.engine;
         ApplyModelFlags(*parsed, kUsage, &options.model);
         if (auto dir = SingleValue(*parsed, "--out-dir")) options.out_dir = *dir;
         RunRun(options, out);

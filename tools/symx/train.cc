@@ -146,6 +146,7 @@ int TrainMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
       [&] {
         train::TrainOptions o = ParseTrainFlags(args);
         o.comm = job.comm;
+        o.engine = job.engine;
         // Devices share this process's cores instead of each taking them all.
         if (o.contexts.size() > 1 && job.cpu_threads > 0) {
           SetCpuThreadsForNewDevices(

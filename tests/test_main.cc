@@ -1,0 +1,19 @@
+// gtest's main, after the one environment read every edge of symx makes:
+// the device options (devices/engine_env.h). Bind switches stay out of it:
+// tests pass EngineOptions to the binds they compare.
+#include <cstdio>
+
+#include "devices/engine_env.h"
+#include "devices/engine_options.h"
+#include "gtest/gtest.h"
+
+int main(int argc, char** argv) {
+  testing::InitGoogleTest(&argc, argv);
+  absl::StatusOr<symx::DeviceOptions> devices = symx::DeviceOptionsFromEnvironment();
+  if (!devices.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(devices.status().message()).c_str());
+    return 2;
+  }
+  symx::SetDeviceOptions(*devices);
+  return RUN_ALL_TESTS();
+}
