@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <memory>
-#include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -12,56 +11,6 @@ namespace symx {
 namespace {
 
 bool IsHalf(DType t) { return t == DType::kFloat16 || t == DType::kBFloat16; }
-
-// CPU kernels that dispatch on float32/float64 only (SYMX_FLOAT_SWITCH) and
-// that models run in half precision, widened for float16 too. Ops with native
-// float16 CPU kernels (activations, elementwise math, data movement) are not
-// here: their float16 results stay as they were.
-const std::set<std::string, std::less<>>& Widened() {
-  static const auto* ops =
-      new std::set<std::string, std::less<>>{"Convolution",
-                                             "_backward_Convolution",
-                                             "Deconvolution",
-                                             "_backward_Deconvolution",
-                                             "FullyConnected",
-                                             "_backward_FullyConnected",
-                                             "dot",
-                                             "_backward_dot",
-                                             "batch_dot",
-                                             "_backward_batch_dot",
-                                             "Pooling",
-                                             "_backward_Pooling",
-                                             "BatchNorm",
-                                             "_backward_BatchNorm",
-                                             "LayerNorm",
-                                             "_backward_LayerNorm",
-                                             "softmax",
-                                             "_backward_softmax",
-                                             "log_softmax",
-                                             "_backward_log_softmax",
-                                             "SoftmaxOutput",
-                                             "_backward_SoftmaxOutput",
-                                             "LinearRegressionOutput",
-                                             "_backward_LinearRegressionOutput",
-                                             "LogisticRegressionOutput",
-                                             "_backward_LogisticRegressionOutput",
-                                             "MAERegressionOutput",
-                                             "_backward_MAERegressionOutput",
-                                             "MakeLoss",
-                                             "_backward_MakeLoss",
-                                             "Dropout",
-                                             "_backward_Dropout",
-                                             "Embedding",
-                                             "_backward_Embedding",
-                                             "sum",
-                                             "_backward_sum",
-                                             "mean",
-                                             "_backward_mean",
-                                             "max",
-                                             "_backward_max",
-                                             "_symx_fused_conv"};
-  return *ops;
-}
 
 // The float32 kernel's context, and per slot whether it is a widened copy.
 struct WideningState : KernelState {
@@ -185,19 +134,20 @@ const KernelInfo kWidening{Run, nullptr, /*supports_add=*/true, Prepare};
 const KernelInfo* HalfWideningKernel(absl::string_view op_name, const std::vector<DType>& dtypes) {
   const bool bf16 = std::count(dtypes.begin(), dtypes.end(), DType::kBFloat16) > 0;
   const bool f16 = std::count(dtypes.begin(), dtypes.end(), DType::kFloat16) > 0;
-  // Few CPU kernels take bfloat16 (its conversions are exact, so widening
-  // any op that computes costs only time). Never widened: Cast converts
-  // between dtypes on purpose; the transfers move bytes (_send's output
-  // aliases its input and is never written; _recv's byte count is the
-  // sender's; a cross-device copy reads a device the host cannot address).
-  static const auto* never = new std::set<std::string, std::less<>>{
-      "Cast", "_backward_Cast", "_send", "_recv", "_CrossDeviceCopy"};
-  if (never->count(op_name) > 0) return nullptr;
-  const bool widen = bf16 || (f16 && Widened().count(op_name) > 0);
-  if (!widen) return nullptr;
-  return KernelRegistry::Find(op_name, DeviceType::kCPU) != nullptr ? &kWidening : nullptr;
+  const KernelInfo* cpu = KernelRegistry::Find(op_name, DeviceType::kCPU);
+  if (cpu == nullptr || cpu->widening == HalfWidening::kNever) return nullptr;
+  const bool widen = bf16 || (f16 && cpu->widening == HalfWidening::kFloat16AndBFloat16);
+  return widen ? &kWidening : nullptr;
 }
 
-std::vector<std::string> HalfWidenedOps() { return {Widened().begin(), Widened().end()}; }
+std::vector<std::string> HalfWidenedOps() {
+  std::vector<std::string> ops;
+  for (const std::string& op : KernelRegistry::List(DeviceType::kCPU)) {
+    if (KernelRegistry::Find(op, DeviceType::kCPU)->widening == HalfWidening::kFloat16AndBFloat16) {
+      ops.push_back(op);
+    }
+  }
+  return ops;
+}
 
 }  // namespace symx

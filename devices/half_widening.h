@@ -21,10 +21,11 @@
 namespace symx {
 
 // The widening kernel for a CPU node of `op_name` whose inputs and outputs
-// have `dtypes`, or nullptr when the node needs none. bfloat16 widens every
-// op that computes (few CPU kernels take it; not Cast, the cross-rank and
-// cross-device transfers); float16 widens the ops of HalfWidenedOps() (the
-// others' CPU kernels compute in float16 themselves).
+// have `dtypes`, or nullptr when the node needs none, as its CPU kernel's
+// registration says (KernelInfo::widening, devices/kernel.h): bfloat16 widens
+// every op that computes (few CPU kernels take it; not Cast, the cross-rank
+// and cross-device transfers); float16 widens the ops of HalfWidenedOps()
+// (the others' CPU kernels compute in float16 themselves).
 const KernelInfo* HalfWideningKernel(absl::string_view op_name, const std::vector<DType>& dtypes);
 
 // The ops whose CPU kernels are widened for float16, sorted.

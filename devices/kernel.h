@@ -114,6 +114,24 @@ using ChannelsLastFn = void (*)(const NodeAttrs& attrs, const std::vector<Shape>
                                 const EngineOptions& options, std::vector<bool>* in,
                                 std::vector<bool>* out);
 
+// Which half-precision nodes run a CPU kernel on float32 copies of their
+// operands (devices/half_widening.h). Few CPU kernels take bfloat16, whose
+// conversions are exact, so widening it costs only time.
+enum class HalfWidening : uint8_t {
+  kBFloat16,  // bfloat16 only: the kernel has float16 paths of its own
+  // float16 too: the kernel dispatches on float32/float64 only
+  // (SYMX_FLOAT_SWITCH) and models run it in half precision.
+  kFloat16AndBFloat16,
+  // Neither: the op converts dtypes on purpose (Cast) or moves bytes (_send's
+  // output aliases its input, _recv's byte count is the sender's, a
+  // cross-device copy reads a device the host cannot address).
+  kNever,
+};
+
+// Registered with named fields, in this order:
+//   SYMX_REGISTER_KERNEL("Convolution", kCPU, .fn = ConvForward,
+//                        .workspace = ConvWorkspace, .prepare = PrepareForward);
+// (a kernel with nothing but `fn` may pass it alone).
 struct KernelInfo {
   KernelFn fn = nullptr;
   WorkspaceFn workspace = nullptr;
@@ -123,6 +141,7 @@ struct KernelInfo {
   // The values channels_last declares are all channels-last or all plain
   // (the kernel has no path that converts between them).
   bool channels_last_tied = false;
+  HalfWidening widening = HalfWidening::kBFloat16;  // CPU kernels only
 };
 
 class KernelRegistry {

@@ -43,8 +43,8 @@ absl::Status RecvKernel(const KernelContext& ctx) {
   return absl::Status(s.code(), absl::StrCat(ctx.Where(), ": ", s.message()));
 }
 
-SYMX_REGISTER_KERNEL("_send", kCPU, SendKernel);
-SYMX_REGISTER_KERNEL("_recv", kCPU, RecvKernel);
+SYMX_REGISTER_KERNEL("_send", kCPU, .fn = SendKernel, .widening = HalfWidening::kNever);
+SYMX_REGISTER_KERNEL("_recv", kCPU, .fn = RecvKernel, .widening = HalfWidening::kNever);
 
 }  // namespace
 }  // namespace symx

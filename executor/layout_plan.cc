@@ -1,23 +1,12 @@
 #include "executor/layout_plan.h"
 
 #include <numeric>
-#include <set>
 #include <string>
 
 #include "graph/op.h"
 
 namespace symx {
 namespace {
-
-// Elementwise over equal shapes, whatever the layout: forward ops, and the
-// gradient ops and sums a training graph has between convolutions.
-bool LayoutAgnostic(const Node& node) {
-  static const std::set<std::string> kOps = {
-      "Activation",   "clip",           "elemwise_add", "elemwise_sub",
-      "elemwise_mul", "elemwise_div",   "negative",     "_copy",
-      "zeros_like",   "ElementWiseSum", "_backward_Activation"};
-  return kOps.count(node.op()->name()) != 0;
-}
 
 class UnionFind {
  public:
@@ -57,7 +46,7 @@ std::vector<bool> PlanChannelsLast(const LayoutPlanInput& in) {
     bool same_shapes = true;
     for (uint32_t e : ins) same_shapes &= (*in.shapes)[e] == (*in.shapes)[outs[0]];
     for (uint32_t e : outs) same_shapes &= (*in.shapes)[e] == (*in.shapes)[outs[0]];
-    if (LayoutAgnostic(node) && same_shapes && (*in.shapes)[outs[0]].ndim() >= 3) {
+    if (node.op()->layout_agnostic() && same_shapes && (*in.shapes)[outs[0]].ndim() >= 3) {
       for (uint32_t e : ins) groups.Join(e, outs[0]);
       for (uint32_t e : outs) groups.Join(e, outs[0]);
       continue;

@@ -171,6 +171,21 @@ Op& Op::SetBackward() {
   is_backward_ = true;
   return *this;
 }
+Op& Op::SetPrecisionClass(PrecisionClass c) {
+  precision_class_ = c;
+  return *this;
+}
+Op& Op::SetIndexInputs(std::vector<int> inputs) {
+  index_inputs_ = std::move(inputs);
+  return *this;
+}
+Op& Op::SetLayoutAgnostic() {
+  layout_agnostic_ = true;
+  return *this;
+}
+bool Op::IsIndexInput(int i) const {
+  return std::find(index_inputs_.begin(), index_inputs_.end(), i) != index_inputs_.end();
+}
 
 OpRegistry& OpRegistry::Global() {
   static OpRegistry* registry = new OpRegistry();

@@ -55,6 +55,15 @@ using InputVarAttrsFn = std::function<void(const NodeAttrs&, int input, AttrMap*
 // (input index, output index) pairs that may share storage.
 using InplaceFn = std::function<std::vector<std::pair<int, int>>(const NodeAttrs&)>;
 
+// How mixed precision (train/mixed_precision.h) treats an op.
+enum class PrecisionClass : uint8_t {
+  kFollow,   // computes in the model's low-precision dtype
+  kFloat32,  // needs float32's range or precision: its inputs are cast up
+  // A loss head: float32, and its input 0 is multiplied by the loss scale
+  // (the gradient starts here, so scaling the head scales every gradient).
+  kFloat32LossHead,
+};
+
 class Op {
  public:
   explicit Op(std::string name);
@@ -92,6 +101,16 @@ class Op {
   // A backward op: control_deps[0] is the forward node; output i is the gradient of
   // the forward node's input i and has its shape and dtype.
   bool is_backward() const { return is_backward_; }
+  PrecisionClass precision_class() const { return precision_class_; }
+  // Input i holds integer indices or labels (Embedding's data, take's
+  // indices, a loss head's label): float-typed in MXNet models, and wrong
+  // once rounded to 11 bits (float16 holds integers exactly only up to
+  // 2048), so no dtype rewrite touches it.
+  bool IsIndexInput(int i) const;
+  // Elementwise over inputs and outputs of one shape, whatever their layout:
+  // the layout plan stores them channels-last when its neighbours are
+  // (executor/layout_plan.h).
+  bool layout_agnostic() const { return layout_agnostic_; }
 
   // Registration (static init only).
   Op& Describe(std::string text);
@@ -114,6 +133,9 @@ class Op {
   Op& SetInplace(std::vector<std::pair<int, int>> pairs);
   Op& SetLoss();
   Op& SetBackward();
+  Op& SetPrecisionClass(PrecisionClass c);
+  Op& SetIndexInputs(std::vector<int> inputs);
+  Op& SetLayoutAgnostic();
 
  private:
   std::string name_;
@@ -134,6 +156,9 @@ class Op {
   bool inference_only_ = false;
   bool is_loss_ = false;
   bool is_backward_ = false;
+  PrecisionClass precision_class_ = PrecisionClass::kFollow;
+  std::vector<int> index_inputs_;
+  bool layout_agnostic_ = false;
 };
 
 class OpRegistry {

@@ -19,29 +19,6 @@ namespace {
   throw Error(absl::InvalidArgumentError(absl::StrCat("mixed precision: ", message)));
 }
 
-// Inputs that carry indices or labels: float-typed in MXNet models, and wrong
-// once rounded to 11 bits (float16 holds integers exactly only up to 2048).
-bool IsIndexInput(const std::string& op, size_t i) {
-  static const auto* inputs =
-      new std::map<std::string, std::set<size_t>>{{"Embedding", {0}},
-                                                  {"take", {1}},
-                                                  {"batch_take", {1}},
-                                                  {"pick", {1}},
-                                                  {"one_hot", {0}},
-                                                  {"gather_nd", {1}},
-                                                  {"SequenceMask", {1}},
-                                                  {"SequenceLast", {1}},
-                                                  {"SequenceReverse", {1}},
-                                                  {"SoftmaxOutput", {1}},
-                                                  {"CTCLoss", {1, 2, 3}},
-                                                  {"where", {0}},
-                                                  {"LinearRegressionOutput", {1}},
-                                                  {"LogisticRegressionOutput", {1}},
-                                                  {"MAERegressionOutput", {1}}};
-  auto it = inputs->find(op);
-  return it != inputs->end() && it->second.count(i) > 0;
-}
-
 // Every entry's dtype with the arguments float32 (unless they say otherwise).
 absl::StatusOr<TypeTable> Float32Types(const IndexedGraph& g) {
   SYMX_ASSIGN_OR_RETURN(ShapeTable shapes, InitialShapes(g));
@@ -92,7 +69,8 @@ class Rewriter {
       }
       return false;
     };
-    bool wide = Float32Ops().count(op) > 0;
+    const PrecisionClass precision = old.op()->precision_class();
+    bool wide = precision != PrecisionClass::kFollow;
     for (int a : aux) wide = wide || types_[g_.entry_id(info.inputs[a])] == DType::kFloat32;
     // Cast's output dtype is its attribute: its input is left as it is.
     const bool keep = op == "Cast";
@@ -106,13 +84,15 @@ class Rewriter {
       NodeEntry in;
       if (keep || is_aux(i)) {
         in = Current(e);
-      } else if (IsIndexInput(op, i)) {
+      } else if (old.op()->IsIndexInput(static_cast<int>(i))) {
         in = As(e, types_[id], old);
       } else {
         in = As(e, wide ? DType::kFloat32 : o_.dtype, old);
         reads_low = reads_low || (!wide && types_[id] == DType::kFloat32);
       }
-      if (o_.loss_scale && i == 0 && LossHeadOps().count(op) > 0) in = Scaled(in, old);
+      if (o_.loss_scale && i == 0 && precision == PrecisionClass::kFloat32LossHead) {
+        in = Scaled(in, old);
+      }
       n->inputs.push_back(std::move(in));
     }
     n->control_deps.clear();
@@ -171,31 +151,6 @@ class Rewriter {
 };
 
 }  // namespace
-
-const std::set<std::string>& Float32Ops() {
-  static const auto* ops = new std::set<std::string>{
-      // Normalizations: statistics over many elements.
-      "BatchNorm", "LayerNorm", "InstanceNorm", "GroupNorm", "L2Normalization", "LRN",
-      // Softmax and the loss heads.
-      "softmax", "log_softmax", "SoftmaxActivation", "SoftmaxOutput", "LinearRegressionOutput",
-      "LogisticRegressionOutput", "MAERegressionOutput", "MakeLoss", "CTCLoss",
-      // Math whose results leave float16's range or need its lost bits.
-      "exp", "expm1", "log", "log1p", "log2", "log10", "rsqrt", "reciprocal", "_power_scalar",
-      "_rpower_scalar", "sum", "mean",
-      // Ops whose outputs are indices.
-      "argmax", "argmin", "argsort", "topk", "sort"};
-  return *ops;
-}
-
-const std::set<std::string>& LossHeadOps() {
-  static const auto* ops = new std::set<std::string>{"SoftmaxOutput",
-                                                     "LinearRegressionOutput",
-                                                     "LogisticRegressionOutput",
-                                                     "MAERegressionOutput",
-                                                     "MakeLoss",
-                                                     "CTCLoss"};
-  return *ops;
-}
 
 Symbol ToMixedPrecision(const Symbol& net, const MixedPrecisionOptions& options) {
   if (options.dtype != DType::kFloat16 && options.dtype != DType::kBFloat16) {

@@ -12,17 +12,18 @@
 //   between, so weight gradients return to float32 through the Cast's
 //   gradient: the optimizer updates float32 weights from float32 gradients,
 //   and checkpoints stay plain float32 MXNet files.
-// - Ops that need float32's range or precision (Float32Ops(): BatchNorm and
-//   the other normalizations, softmax and every loss head, exp/log-like math,
+// - Ops that need float32's range or precision (registered with
+//   PrecisionClass kFloat32 or kFloat32LossHead, graph/op.h: BatchNorm and the
+//   other normalizations, softmax and every loss head, exp/log-like math,
 //   sums, index-producing ops) read float32: a Cast up before them, and a
 //   Cast down where a low-precision op reads their outputs. Every other op
 //   computes in the low dtype (its float32 inputs cast down once per entry).
-// - Index inputs (labels, Embedding/take/pick indices, sequence lengths) are
+// - Index inputs (Op::IsIndexInput: labels, Embedding/take/pick indices) are
 //   never cast; entries that are not float32 in the model (integers, an
 //   explicit float64) keep their dtype. An op with a float32 aux state runs
 //   in float32 (an aux state must be a variable, not a Cast).
 // - Graph outputs keep their float32 dtype.
-// - loss_scale (float16): each loss head's data input, on its float32 side,
+// - loss_scale (float16): each loss head's (kFloat32LossHead) data input, on its float32 side,
 //   passes through _symx_loss_scale(x, symx_loss_scale), which scales the
 //   gradient by the value the trainer sets (loss_scaler.h).
 // A Cast takes the __ctx_group__ of the op that reads it, so placement is
@@ -30,7 +31,6 @@
 #ifndef SYMX_TRAIN_MIXED_PRECISION_H_
 #define SYMX_TRAIN_MIXED_PRECISION_H_
 
-#include <set>
 #include <string>
 
 #include "graph/dtype.h"
@@ -47,10 +47,6 @@ struct MixedPrecisionOptions {
 };
 
 Symbol ToMixedPrecision(const Symbol& net, const MixedPrecisionOptions& options);
-
-// The ops kept in float32, and the loss heads (which get the loss scale).
-const std::set<std::string>& Float32Ops();
-const std::set<std::string>& LossHeadOps();
 
 }  // namespace symx::train
 

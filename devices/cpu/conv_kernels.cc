@@ -494,14 +494,19 @@ constexpr ChannelsLastFn kConvBackwardChannelsLast = nullptr;
 
 }  // namespace
 
-SYMX_REGISTER_KERNEL("Convolution", kCPU, ConvForward, ConvWorkspace, false, PrepareForward,
-                     kConvChannelsLast);
-SYMX_REGISTER_KERNEL("_backward_Convolution", kCPU, ConvBackward, ConvBackwardWorkspace, false,
-                     PrepareBackward, kConvBackwardChannelsLast);
-SYMX_REGISTER_KERNEL("Deconvolution", kCPU, ConvForward, ConvWorkspace, false,
-                     PrepareDeconvForward);
-SYMX_REGISTER_KERNEL("_backward_Deconvolution", kCPU, ConvBackward, ConvBackwardWorkspace, false,
-                     PrepareDeconvBackward);
+SYMX_REGISTER_KERNEL("Convolution", kCPU, .fn = ConvForward, .workspace = ConvWorkspace,
+                     .prepare = PrepareForward, .channels_last = kConvChannelsLast,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("_backward_Convolution", kCPU, .fn = ConvBackward,
+                     .workspace = ConvBackwardWorkspace, .prepare = PrepareBackward,
+                     .channels_last = kConvBackwardChannelsLast,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("Deconvolution", kCPU, .fn = ConvForward, .workspace = ConvWorkspace,
+                     .prepare = PrepareDeconvForward,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("_backward_Deconvolution", kCPU, .fn = ConvBackward,
+                     .workspace = ConvBackwardWorkspace, .prepare = PrepareDeconvBackward,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
 
 }  // namespace cpu
 }  // namespace symx

@@ -12,7 +12,8 @@ absl::Status CrossDeviceCopyKernel(const KernelContext& ctx) {
   return CopyTensor(ctx.inputs[0], ctx.outputs[0]);
 }
 
-SYMX_REGISTER_KERNEL("_CrossDeviceCopy", kCPU, CrossDeviceCopyKernel);
+SYMX_REGISTER_KERNEL("_CrossDeviceCopy", kCPU, .fn = CrossDeviceCopyKernel,
+                     .widening = HalfWidening::kNever);
 
 }  // namespace
 }  // namespace cpu

@@ -154,7 +154,7 @@ absl::Status CTCBackward(const KernelContext& ctx) {
 
 }  // namespace
 
-SYMX_REGISTER_KERNEL("CTCLoss", kCPU, CTCForward, CTCWorkspace);
+SYMX_REGISTER_KERNEL("CTCLoss", kCPU, .fn = CTCForward, .workspace = CTCWorkspace);
 SYMX_REGISTER_KERNEL("_backward_CTCLoss", kCPU, CTCBackward);
 
 }  // namespace cpu

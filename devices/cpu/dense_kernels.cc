@@ -384,14 +384,18 @@ absl::Status PrepareDense(KernelContext* ctx, size_t* workspace_bytes) {
 constexpr PrepareFn PrepareDense = nullptr;
 #endif
 
-SYMX_REGISTER_KERNEL("FullyConnected", kCPU, FullyConnectedForward, nullptr, false, PrepareDense);
-SYMX_REGISTER_KERNEL("_backward_FullyConnected", kCPU, FullyConnectedBackward, nullptr, false,
-                     PrepareDense);
-SYMX_REGISTER_KERNEL("dot", kCPU, DotForward, nullptr, false, PrepareDense);
-SYMX_REGISTER_KERNEL("_backward_dot", kCPU, DotBackward, nullptr, false, PrepareDense);
-SYMX_REGISTER_KERNEL("batch_dot", kCPU, BatchDotForward, nullptr, false, PrepareDense);
-SYMX_REGISTER_KERNEL("_backward_batch_dot", kCPU, BatchDotBackward, nullptr, false,
-                     PrepareDense);
+SYMX_REGISTER_KERNEL("FullyConnected", kCPU, .fn = FullyConnectedForward, .prepare = PrepareDense,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("_backward_FullyConnected", kCPU, .fn = FullyConnectedBackward,
+                     .prepare = PrepareDense, .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("dot", kCPU, .fn = DotForward, .prepare = PrepareDense,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("_backward_dot", kCPU, .fn = DotBackward, .prepare = PrepareDense,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("batch_dot", kCPU, .fn = BatchDotForward, .prepare = PrepareDense,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("_backward_batch_dot", kCPU, .fn = BatchDotBackward, .prepare = PrepareDense,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
 
 }  // namespace cpu
 }  // namespace symx

@@ -416,12 +416,12 @@ absl::Status BoxIouForward(const KernelContext& ctx) {
 }  // namespace
 
 SYMX_REGISTER_KERNEL("_contrib_MultiBoxPrior", kCPU, MultiBoxPriorForward);
-SYMX_REGISTER_KERNEL("_contrib_MultiBoxDetection", kCPU, MultiBoxDetectionForward,
-                     MultiBoxDetectionWorkspace);
-SYMX_REGISTER_KERNEL("_contrib_MultiBoxTarget", kCPU, MultiBoxTargetForward,
-                     MultiBoxTargetWorkspace);
-SYMX_REGISTER_KERNEL("_contrib_box_nms", kCPU, BoxNmsForward, BoxNmsWorkspace);
-SYMX_REGISTER_KERNEL("_backward_contrib_box_nms", kCPU, BoxNmsBackward, nullptr, true);
+SYMX_REGISTER_KERNEL("_contrib_MultiBoxDetection", kCPU, .fn = MultiBoxDetectionForward,
+                     .workspace = MultiBoxDetectionWorkspace);
+SYMX_REGISTER_KERNEL("_contrib_MultiBoxTarget", kCPU, .fn = MultiBoxTargetForward,
+                     .workspace = MultiBoxTargetWorkspace);
+SYMX_REGISTER_KERNEL("_contrib_box_nms", kCPU, .fn = BoxNmsForward, .workspace = BoxNmsWorkspace);
+SYMX_REGISTER_KERNEL("_backward_contrib_box_nms", kCPU, .fn = BoxNmsBackward, .supports_add = true);
 SYMX_REGISTER_KERNEL("_contrib_box_iou", kCPU, BoxIouForward);
 
 }  // namespace cpu

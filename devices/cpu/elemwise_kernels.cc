@@ -478,8 +478,9 @@ SYMX_REGISTER_KERNEL("BlockGrad", kCPU, IdentityKernel);
 SYMX_REGISTER_KERNEL("_symx_loss_scale", kCPU, IdentityKernel);
 SYMX_REGISTER_KERNEL("zeros_like", kCPU, ZerosLikeKernel);
 SYMX_REGISTER_KERNEL("ones_like", kCPU, OnesLikeKernel);
-SYMX_REGISTER_KERNEL("Cast", kCPU, CastKernel);
-SYMX_REGISTER_KERNEL("_backward_Cast", kCPU, BackwardCastKernel);
+SYMX_REGISTER_KERNEL("Cast", kCPU, .fn = CastKernel, .widening = HalfWidening::kNever);
+SYMX_REGISTER_KERNEL("_backward_Cast", kCPU, .fn = BackwardCastKernel,
+                     .widening = HalfWidening::kNever);
 SYMX_REGISTER_KERNEL("ElementWiseSum", kCPU, ElementWiseSumKernel);
 SYMX_REGISTER_KERNEL("where", kCPU, WhereKernel);
 SYMX_REGISTER_KERNEL("_backward_where", kCPU, BackwardWhereKernel);

@@ -219,8 +219,9 @@ bool CpuFusionPays(const EngineOptions& options) {
 #endif
 }
 
-SYMX_REGISTER_KERNEL(kFusedConvOp, kCPU, FusedConvKernel, FusedConvWorkspace, false,
-                     PrepareFusedConv, kFusedConvChannelsLast);
+SYMX_REGISTER_KERNEL(kFusedConvOp, kCPU, .fn = FusedConvKernel, .workspace = FusedConvWorkspace,
+                     .prepare = PrepareFusedConv, .channels_last = kFusedConvChannelsLast,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
 
 }  // namespace cpu
 }  // namespace symx

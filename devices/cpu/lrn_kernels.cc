@@ -158,8 +158,8 @@ constexpr PrepareFn PrepareLrn = nullptr;
 constexpr PrepareFn PrepareLrnBackward = nullptr;
 #endif
 
-SYMX_REGISTER_KERNEL("LRN", kCPU, LRNForward, nullptr, false, PrepareLrn);
-SYMX_REGISTER_KERNEL("_backward_LRN", kCPU, LRNBackward, nullptr, false, PrepareLrnBackward);
+SYMX_REGISTER_KERNEL("LRN", kCPU, .fn = LRNForward, .prepare = PrepareLrn);
+SYMX_REGISTER_KERNEL("_backward_LRN", kCPU, .fn = LRNBackward, .prepare = PrepareLrnBackward);
 
 }  // namespace
 }  // namespace cpu

@@ -458,10 +458,14 @@ absl::Status UpSamplingBackward(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-SYMX_REGISTER_KERNEL("Embedding", kCPU, EmbeddingForward);
-SYMX_REGISTER_KERNEL("_backward_Embedding", kCPU, EmbeddingBackward);
-SYMX_REGISTER_KERNEL("Dropout", kCPU, DropoutForward);
-SYMX_REGISTER_KERNEL("_backward_Dropout", kCPU, DropoutBackward);
+SYMX_REGISTER_KERNEL("Embedding", kCPU, .fn = EmbeddingForward,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("_backward_Embedding", kCPU, .fn = EmbeddingBackward,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("Dropout", kCPU, .fn = DropoutForward,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("_backward_Dropout", kCPU, .fn = DropoutBackward,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
 SYMX_REGISTER_KERNEL("UpSampling", kCPU, UpSamplingForward);
 SYMX_REGISTER_KERNEL("_backward_UpSampling", kCPU, UpSamplingBackward);
 

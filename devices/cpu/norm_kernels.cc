@@ -573,12 +573,17 @@ constexpr PrepareFn kBatchNormPrepare = nullptr;
 constexpr PrepareFn kBatchNormBackwardPrepare = nullptr;
 #endif
 
-SYMX_REGISTER_KERNEL("BatchNorm", kCPU, BatchNormForward, nullptr, false, kBatchNormPrepare,
-                     BatchNormChannelsLast, true);
-SYMX_REGISTER_KERNEL("_backward_BatchNorm", kCPU, BatchNormBackward, nullptr, false,
-                     kBatchNormBackwardPrepare, BatchNormBackwardChannelsLast, true);
-SYMX_REGISTER_KERNEL("LayerNorm", kCPU, LayerNormForward);
-SYMX_REGISTER_KERNEL("_backward_LayerNorm", kCPU, LayerNormBackward);
+SYMX_REGISTER_KERNEL("BatchNorm", kCPU, .fn = BatchNormForward, .prepare = kBatchNormPrepare,
+                     .channels_last = BatchNormChannelsLast, .channels_last_tied = true,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("_backward_BatchNorm", kCPU, .fn = BatchNormBackward,
+                     .prepare = kBatchNormBackwardPrepare,
+                     .channels_last = BatchNormBackwardChannelsLast, .channels_last_tied = true,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("LayerNorm", kCPU, .fn = LayerNormForward,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("_backward_LayerNorm", kCPU, .fn = LayerNormBackward,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
 
 }  // namespace cpu
 }  // namespace symx

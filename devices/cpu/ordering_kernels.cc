@@ -390,9 +390,9 @@ absl::Status CumsumBackward(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-SYMX_REGISTER_KERNEL("sort", kCPU, TopKForward, TopKWorkspace);
-SYMX_REGISTER_KERNEL("argsort", kCPU, TopKForward, TopKWorkspace);
-SYMX_REGISTER_KERNEL("topk", kCPU, TopKForward, TopKWorkspace);
+SYMX_REGISTER_KERNEL("sort", kCPU, .fn = TopKForward, .workspace = TopKWorkspace);
+SYMX_REGISTER_KERNEL("argsort", kCPU, .fn = TopKForward, .workspace = TopKWorkspace);
+SYMX_REGISTER_KERNEL("topk", kCPU, .fn = TopKForward, .workspace = TopKWorkspace);
 SYMX_REGISTER_KERNEL("_backward_sort", kCPU, TopKBackward);
 SYMX_REGISTER_KERNEL("_backward_topk", kCPU, TopKBackward);
 SYMX_REGISTER_KERNEL("argmax", kCPU, ArgmaxForward);

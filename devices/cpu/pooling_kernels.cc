@@ -312,10 +312,13 @@ constexpr PrepareFn kPoolingBackwardPrepare = nullptr;
 constexpr ChannelsLastFn kPoolingChannelsLast = nullptr;
 #endif
 
-SYMX_REGISTER_KERNEL("Pooling", kCPU, PoolingForward, nullptr, false, kPoolingPrepare,
-                     kPoolingChannelsLast);
-SYMX_REGISTER_KERNEL("_backward_Pooling", kCPU, PoolingBackward, nullptr, false,
-                     kPoolingBackwardPrepare, PoolingBackwardChannelsLast);
+SYMX_REGISTER_KERNEL("Pooling", kCPU, .fn = PoolingForward, .prepare = kPoolingPrepare,
+                     .channels_last = kPoolingChannelsLast,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("_backward_Pooling", kCPU, .fn = PoolingBackward,
+                     .prepare = kPoolingBackwardPrepare,
+                     .channels_last = PoolingBackwardChannelsLast,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
 
 }  // namespace cpu
 }  // namespace symx

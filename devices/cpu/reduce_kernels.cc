@@ -229,12 +229,18 @@ absl::Status Backward(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-SYMX_REGISTER_KERNEL("sum", kCPU, Forward<ReduceKind::kSum>);
-SYMX_REGISTER_KERNEL("mean", kCPU, Forward<ReduceKind::kMean>);
-SYMX_REGISTER_KERNEL("max", kCPU, Forward<ReduceKind::kMax>);
-SYMX_REGISTER_KERNEL("_backward_sum", kCPU, Backward<GradKind::kSum>);
-SYMX_REGISTER_KERNEL("_backward_mean", kCPU, Backward<GradKind::kMean>);
-SYMX_REGISTER_KERNEL("_backward_max", kCPU, Backward<GradKind::kMax>);
+SYMX_REGISTER_KERNEL("sum", kCPU, .fn = Forward<ReduceKind::kSum>,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("mean", kCPU, .fn = Forward<ReduceKind::kMean>,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("max", kCPU, .fn = Forward<ReduceKind::kMax>,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("_backward_sum", kCPU, .fn = Backward<GradKind::kSum>,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("_backward_mean", kCPU, .fn = Backward<GradKind::kMean>,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("_backward_max", kCPU, .fn = Backward<GradKind::kMax>,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
 
 }  // namespace
 }  // namespace cpu

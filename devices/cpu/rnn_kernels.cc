@@ -246,8 +246,8 @@ absl::Status RNNBackward(const KernelContext& ctx) {
 
 }  // namespace
 
-SYMX_REGISTER_KERNEL("RNN", kCPU, RNNForward, RnnWorkspace);
-SYMX_REGISTER_KERNEL("_backward_RNN", kCPU, RNNBackward, RnnWorkspace);
+SYMX_REGISTER_KERNEL("RNN", kCPU, .fn = RNNForward, .workspace = RnnWorkspace);
+SYMX_REGISTER_KERNEL("_backward_RNN", kCPU, .fn = RNNBackward, .workspace = RnnWorkspace);
 
 }  // namespace cpu
 }  // namespace symx

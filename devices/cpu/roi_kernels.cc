@@ -372,8 +372,10 @@ SYMX_REGISTER_KERNEL("ROIPooling", kCPU, ROIPoolingForward);
 SYMX_REGISTER_KERNEL("_backward_ROIPooling", kCPU, ROIPoolingBackward);
 SYMX_REGISTER_KERNEL("_contrib_ROIAlign", kCPU, ROIAlignForward);
 SYMX_REGISTER_KERNEL("_backward_ROIAlign", kCPU, ROIAlignBackward);
-SYMX_REGISTER_KERNEL("_contrib_Proposal", kCPU, ProposalForward<false>, ProposalWorkspace);
-SYMX_REGISTER_KERNEL("_contrib_MultiProposal", kCPU, ProposalForward<true>, ProposalWorkspace);
+SYMX_REGISTER_KERNEL("_contrib_Proposal", kCPU, .fn = ProposalForward<false>,
+                     .workspace = ProposalWorkspace);
+SYMX_REGISTER_KERNEL("_contrib_MultiProposal", kCPU, .fn = ProposalForward<true>,
+                     .workspace = ProposalWorkspace);
 
 }  // namespace cpu
 }  // namespace symx

@@ -411,7 +411,8 @@ void ConcatChannelsLast(const NodeAttrs& attrs, const std::vector<Shape>& in,
   (*out_cl)[0] = true;
 }
 
-SYMX_REGISTER_KERNEL("Concat", kCPU, Concat, nullptr, false, nullptr, ConcatChannelsLast, true);
+SYMX_REGISTER_KERNEL("Concat", kCPU, .fn = Concat, .channels_last = ConcatChannelsLast,
+                     .channels_last_tied = true);
 SYMX_REGISTER_KERNEL("_backward_Concat", kCPU, ConcatBackward);
 SYMX_REGISTER_KERNEL("SliceChannel", kCPU, SliceChannel);
 SYMX_REGISTER_KERNEL("_backward_SliceChannel", kCPU, SliceChannelBackward);

@@ -472,22 +472,38 @@ absl::Status MakeLossBackward(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-SYMX_REGISTER_KERNEL("softmax", kCPU, Softmax<false>);
-SYMX_REGISTER_KERNEL("log_softmax", kCPU, Softmax<true>);
-SYMX_REGISTER_KERNEL("_backward_softmax", kCPU, SoftmaxGrad<false>);
-SYMX_REGISTER_KERNEL("_backward_log_softmax", kCPU, SoftmaxGrad<true>);
-SYMX_REGISTER_KERNEL("SoftmaxOutput", kCPU, SoftmaxOutputForward);
-SYMX_REGISTER_KERNEL("_backward_SoftmaxOutput", kCPU, SoftmaxOutputBackward);
-SYMX_REGISTER_KERNEL("LinearRegressionOutput", kCPU, RegressionForward<Regression::kLinear>);
-SYMX_REGISTER_KERNEL("LogisticRegressionOutput", kCPU, RegressionForward<Regression::kLogistic>);
-SYMX_REGISTER_KERNEL("MAERegressionOutput", kCPU, RegressionForward<Regression::kMAE>);
+SYMX_REGISTER_KERNEL("softmax", kCPU, .fn = Softmax<false>,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("log_softmax", kCPU, .fn = Softmax<true>,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("_backward_softmax", kCPU, .fn = SoftmaxGrad<false>,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("_backward_log_softmax", kCPU, .fn = SoftmaxGrad<true>,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("SoftmaxOutput", kCPU, .fn = SoftmaxOutputForward,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("_backward_SoftmaxOutput", kCPU, .fn = SoftmaxOutputBackward,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("LinearRegressionOutput", kCPU, .fn = RegressionForward<Regression::kLinear>,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("LogisticRegressionOutput", kCPU,
+                     .fn = RegressionForward<Regression::kLogistic>,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("MAERegressionOutput", kCPU, .fn = RegressionForward<Regression::kMAE>,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
 SYMX_REGISTER_KERNEL("_backward_LinearRegressionOutput", kCPU,
-                     RegressionBackward<Regression::kLinear>);
+                     .fn = RegressionBackward<Regression::kLinear>,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
 SYMX_REGISTER_KERNEL("_backward_LogisticRegressionOutput", kCPU,
-                     RegressionBackward<Regression::kLogistic>);
-SYMX_REGISTER_KERNEL("_backward_MAERegressionOutput", kCPU, RegressionBackward<Regression::kMAE>);
-SYMX_REGISTER_KERNEL("MakeLoss", kCPU, MakeLossForward);
-SYMX_REGISTER_KERNEL("_backward_MakeLoss", kCPU, MakeLossBackward);
+                     .fn = RegressionBackward<Regression::kLogistic>,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("_backward_MAERegressionOutput", kCPU,
+                     .fn = RegressionBackward<Regression::kMAE>,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("MakeLoss", kCPU, .fn = MakeLossForward,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("_backward_MakeLoss", kCPU, .fn = MakeLossBackward,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
 
 }  // namespace
 }  // namespace cpu

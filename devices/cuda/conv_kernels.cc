@@ -441,11 +441,10 @@ absl::Status Backward(const KernelContext& ctx) {
 
 }  // namespace
 
-SYMX_REGISTER_KERNEL("Convolution", kGPU, Forward, nullptr, false, PrepareForward);
-SYMX_REGISTER_KERNEL("Deconvolution", kGPU, Forward, nullptr, false, PrepareForward);
-SYMX_REGISTER_KERNEL("_backward_Convolution", kGPU, Backward, nullptr, false, PrepareBackward);
-SYMX_REGISTER_KERNEL("_backward_Deconvolution", kGPU, Backward, nullptr, false,
-                     PrepareBackward);
+SYMX_REGISTER_KERNEL("Convolution", kGPU, .fn = Forward, .prepare = PrepareForward);
+SYMX_REGISTER_KERNEL("Deconvolution", kGPU, .fn = Forward, .prepare = PrepareForward);
+SYMX_REGISTER_KERNEL("_backward_Convolution", kGPU, .fn = Backward, .prepare = PrepareBackward);
+SYMX_REGISTER_KERNEL("_backward_Deconvolution", kGPU, .fn = Backward, .prepare = PrepareBackward);
 
 }  // namespace cuda
 }  // namespace symx

@@ -72,7 +72,7 @@ absl::Status CtcBackward(const KernelContext& ctx) {
 
 }  // namespace
 
-SYMX_REGISTER_KERNEL("CTCLoss", kGPU, CtcForward, CtcGpuWorkspace);
+SYMX_REGISTER_KERNEL("CTCLoss", kGPU, .fn = CtcForward, .workspace = CtcGpuWorkspace);
 SYMX_REGISTER_KERNEL("_backward_CTCLoss", kGPU, CtcBackward);
 
 }  // namespace cuda

@@ -251,13 +251,14 @@ absl::Status BoxNmsBackward(const KernelContext& ctx) {
 
 }  // namespace
 
-SYMX_REGISTER_KERNEL("_contrib_MultiBoxPrior", kGPU, MultiBoxPriorForward, PriorWorkspace);
-SYMX_REGISTER_KERNEL("_contrib_MultiBoxDetection", kGPU, MultiBoxDetectionForward,
-                     MultiBoxDetectionWorkspace);
-SYMX_REGISTER_KERNEL("_contrib_MultiBoxTarget", kGPU, MultiBoxTargetForward,
-                     MultiBoxTargetWorkspace);
-SYMX_REGISTER_KERNEL("_contrib_box_nms", kGPU, BoxNmsForward, BoxNmsWorkspace);
-SYMX_REGISTER_KERNEL("_backward_contrib_box_nms", kGPU, BoxNmsBackward, nullptr, true);
+SYMX_REGISTER_KERNEL("_contrib_MultiBoxPrior", kGPU, .fn = MultiBoxPriorForward,
+                     .workspace = PriorWorkspace);
+SYMX_REGISTER_KERNEL("_contrib_MultiBoxDetection", kGPU, .fn = MultiBoxDetectionForward,
+                     .workspace = MultiBoxDetectionWorkspace);
+SYMX_REGISTER_KERNEL("_contrib_MultiBoxTarget", kGPU, .fn = MultiBoxTargetForward,
+                     .workspace = MultiBoxTargetWorkspace);
+SYMX_REGISTER_KERNEL("_contrib_box_nms", kGPU, .fn = BoxNmsForward, .workspace = BoxNmsWorkspace);
+SYMX_REGISTER_KERNEL("_backward_contrib_box_nms", kGPU, .fn = BoxNmsBackward, .supports_add = true);
 
 }  // namespace cuda
 }  // namespace symx

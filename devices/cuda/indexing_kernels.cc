@@ -329,12 +329,14 @@ size_t GatherNdBackwardWorkspace(const NodeAttrs&, const std::vector<Shape>& in,
 }  // namespace
 
 SYMX_REGISTER_KERNEL("one_hot", kGPU, OneHot);
-SYMX_REGISTER_KERNEL("pick", kGPU, Pick<true>, PickWorkspace);
-SYMX_REGISTER_KERNEL("_backward_pick", kGPU, Pick<false>, PickWorkspace);
-SYMX_REGISTER_KERNEL("take", kGPU, Take, TakeWorkspace);
-SYMX_REGISTER_KERNEL("_backward_take", kGPU, TakeBackward, TakeBackwardWorkspace);
-SYMX_REGISTER_KERNEL("gather_nd", kGPU, GatherNd, GatherNdWorkspace);
-SYMX_REGISTER_KERNEL("_backward_gather_nd", kGPU, GatherNdBackward, GatherNdBackwardWorkspace);
+SYMX_REGISTER_KERNEL("pick", kGPU, .fn = Pick<true>, .workspace = PickWorkspace);
+SYMX_REGISTER_KERNEL("_backward_pick", kGPU, .fn = Pick<false>, .workspace = PickWorkspace);
+SYMX_REGISTER_KERNEL("take", kGPU, .fn = Take, .workspace = TakeWorkspace);
+SYMX_REGISTER_KERNEL("_backward_take", kGPU, .fn = TakeBackward,
+                     .workspace = TakeBackwardWorkspace);
+SYMX_REGISTER_KERNEL("gather_nd", kGPU, .fn = GatherNd, .workspace = GatherNdWorkspace);
+SYMX_REGISTER_KERNEL("_backward_gather_nd", kGPU, .fn = GatherNdBackward,
+                     .workspace = GatherNdBackwardWorkspace);
 
 }  // namespace cuda
 }  // namespace symx

@@ -188,7 +188,8 @@ absl::Status MakeLossBackward(const KernelContext& ctx) {
 }  // namespace
 
 SYMX_REGISTER_KERNEL("SoftmaxOutput", kGPU, SoftmaxOutputForward);
-SYMX_REGISTER_KERNEL("_backward_SoftmaxOutput", kGPU, SoftmaxOutputBackward, CountWorkspace);
+SYMX_REGISTER_KERNEL("_backward_SoftmaxOutput", kGPU, .fn = SoftmaxOutputBackward,
+                     .workspace = CountWorkspace);
 SYMX_REGISTER_KERNEL("LinearRegressionOutput", kGPU, RegressionForward<Regression::kLinear>);
 SYMX_REGISTER_KERNEL("LogisticRegressionOutput", kGPU,
                      RegressionForward<Regression::kLogistic>);
@@ -199,7 +200,8 @@ SYMX_REGISTER_KERNEL("_backward_LogisticRegressionOutput", kGPU,
                      RegressionBackward<Regression::kLogistic>);
 SYMX_REGISTER_KERNEL("_backward_MAERegressionOutput", kGPU, RegressionBackward<Regression::kMAE>);
 SYMX_REGISTER_KERNEL("MakeLoss", kGPU, MakeLossForward);
-SYMX_REGISTER_KERNEL("_backward_MakeLoss", kGPU, MakeLossBackward, CountWorkspace);
+SYMX_REGISTER_KERNEL("_backward_MakeLoss", kGPU, .fn = MakeLossBackward,
+                     .workspace = CountWorkspace);
 
 }  // namespace cuda
 }  // namespace symx

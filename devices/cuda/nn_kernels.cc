@@ -252,7 +252,8 @@ size_t PoolingBackwardWorkspace(const NodeAttrs& attrs, const std::vector<Shape>
 }  // namespace
 
 SYMX_REGISTER_KERNEL("Pooling", kGPU, Pooling);
-SYMX_REGISTER_KERNEL("_backward_Pooling", kGPU, PoolingBackward, PoolingBackwardWorkspace);
+SYMX_REGISTER_KERNEL("_backward_Pooling", kGPU, .fn = PoolingBackward,
+                     .workspace = PoolingBackwardWorkspace);
 SYMX_REGISTER_KERNEL("BatchNorm", kGPU, BatchNorm);
 SYMX_REGISTER_KERNEL("_backward_BatchNorm", kGPU, BatchNormBackward);
 SYMX_REGISTER_KERNEL("Activation", kGPU, Activation);

@@ -465,12 +465,13 @@ absl::Status LrnBackward(const KernelContext& ctx) {
 }  // namespace
 
 SYMX_REGISTER_KERNEL("LeakyReLU", kGPU, LeakyReLUForward);
-SYMX_REGISTER_KERNEL("_backward_LeakyReLU", kGPU, LeakyReLUBackward, LeakyReLUWorkspace);
+SYMX_REGISTER_KERNEL("_backward_LeakyReLU", kGPU, .fn = LeakyReLUBackward,
+                     .workspace = LeakyReLUWorkspace);
 SYMX_REGISTER_KERNEL("Dropout", kGPU, DropoutForward);
 SYMX_REGISTER_KERNEL("_backward_Dropout", kGPU, DropoutBackward);
 SYMX_REGISTER_KERNEL("Embedding", kGPU, EmbeddingForward);
-SYMX_REGISTER_KERNEL("_backward_Embedding", kGPU, EmbeddingBackward,
-                     EmbeddingBackwardWorkspace);
+SYMX_REGISTER_KERNEL("_backward_Embedding", kGPU, .fn = EmbeddingBackward,
+                     .workspace = EmbeddingBackwardWorkspace);
 SYMX_REGISTER_KERNEL("where", kGPU, Where);
 SYMX_REGISTER_KERNEL("_backward_where", kGPU, WhereBackward);
 SYMX_REGISTER_KERNEL("clip", kGPU, Clip);

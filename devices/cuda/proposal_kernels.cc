@@ -104,8 +104,10 @@ absl::Status ProposalForward(const KernelContext& ctx) {
 
 }  // namespace
 
-SYMX_REGISTER_KERNEL("_contrib_Proposal", kGPU, ProposalForward<false>, ProposalWorkspace);
-SYMX_REGISTER_KERNEL("_contrib_MultiProposal", kGPU, ProposalForward<true>, ProposalWorkspace);
+SYMX_REGISTER_KERNEL("_contrib_Proposal", kGPU, .fn = ProposalForward<false>,
+                     .workspace = ProposalWorkspace);
+SYMX_REGISTER_KERNEL("_contrib_MultiProposal", kGPU, .fn = ProposalForward<true>,
+                     .workspace = ProposalWorkspace);
 
 }  // namespace cuda
 }  // namespace symx

@@ -308,23 +308,26 @@ SYMX_REGISTER_KERNEL("max", kGPU, ReduceForward<Kind::kMax>);
 SYMX_REGISTER_KERNEL("_backward_sum", kGPU, ReduceBackward<Kind::kSum>);
 SYMX_REGISTER_KERNEL("_backward_mean", kGPU, ReduceBackward<Kind::kMean>);
 SYMX_REGISTER_KERNEL("_backward_max", kGPU, ReduceBackward<Kind::kMax>);
-SYMX_REGISTER_KERNEL("_backward_broadcast_add", kGPU, BinaryBackward<BinaryFn::kAdd>,
-                     TermsWorkspace);
-SYMX_REGISTER_KERNEL("_backward_broadcast_sub", kGPU, BinaryBackward<BinaryFn::kSub>,
-                     TermsWorkspace);
-SYMX_REGISTER_KERNEL("_backward_broadcast_mul", kGPU, BinaryBackward<BinaryFn::kMul>,
-                     TermsWorkspace);
-SYMX_REGISTER_KERNEL("_backward_broadcast_div", kGPU, BinaryBackward<BinaryFn::kDiv>,
-                     TermsWorkspace);
-SYMX_REGISTER_KERNEL("_backward_broadcast_maximum", kGPU, BinaryBackward<BinaryFn::kMax>,
-                     TermsWorkspace);
-SYMX_REGISTER_KERNEL("_backward_broadcast_minimum", kGPU, BinaryBackward<BinaryFn::kMin>,
-                     TermsWorkspace);
-SYMX_REGISTER_KERNEL("_backward_broadcast_power", kGPU, BinaryBackward<BinaryFn::kPow>,
-                     TermsWorkspace);
-SYMX_REGISTER_KERNEL("_backward_maximum", kGPU, BinaryBackward<BinaryFn::kMax>, TermsWorkspace);
-SYMX_REGISTER_KERNEL("_backward_minimum", kGPU, BinaryBackward<BinaryFn::kMin>, TermsWorkspace);
-SYMX_REGISTER_KERNEL("_backward_power", kGPU, BinaryBackward<BinaryFn::kPow>, TermsWorkspace);
+SYMX_REGISTER_KERNEL("_backward_broadcast_add", kGPU, .fn = BinaryBackward<BinaryFn::kAdd>,
+                     .workspace = TermsWorkspace);
+SYMX_REGISTER_KERNEL("_backward_broadcast_sub", kGPU, .fn = BinaryBackward<BinaryFn::kSub>,
+                     .workspace = TermsWorkspace);
+SYMX_REGISTER_KERNEL("_backward_broadcast_mul", kGPU, .fn = BinaryBackward<BinaryFn::kMul>,
+                     .workspace = TermsWorkspace);
+SYMX_REGISTER_KERNEL("_backward_broadcast_div", kGPU, .fn = BinaryBackward<BinaryFn::kDiv>,
+                     .workspace = TermsWorkspace);
+SYMX_REGISTER_KERNEL("_backward_broadcast_maximum", kGPU, .fn = BinaryBackward<BinaryFn::kMax>,
+                     .workspace = TermsWorkspace);
+SYMX_REGISTER_KERNEL("_backward_broadcast_minimum", kGPU, .fn = BinaryBackward<BinaryFn::kMin>,
+                     .workspace = TermsWorkspace);
+SYMX_REGISTER_KERNEL("_backward_broadcast_power", kGPU, .fn = BinaryBackward<BinaryFn::kPow>,
+                     .workspace = TermsWorkspace);
+SYMX_REGISTER_KERNEL("_backward_maximum", kGPU, .fn = BinaryBackward<BinaryFn::kMax>,
+                     .workspace = TermsWorkspace);
+SYMX_REGISTER_KERNEL("_backward_minimum", kGPU, .fn = BinaryBackward<BinaryFn::kMin>,
+                     .workspace = TermsWorkspace);
+SYMX_REGISTER_KERNEL("_backward_power", kGPU, .fn = BinaryBackward<BinaryFn::kPow>,
+                     .workspace = TermsWorkspace);
 
 }  // namespace cuda
 }  // namespace symx

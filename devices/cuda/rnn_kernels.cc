@@ -256,8 +256,8 @@ absl::Status RnnRun(const KernelContext& ctx) {
 
 }  // namespace
 
-SYMX_REGISTER_KERNEL("RNN", kGPU, RnnRun<false>, RnnWorkspace);
-SYMX_REGISTER_KERNEL("_backward_RNN", kGPU, RnnRun<true>, RnnWorkspace);
+SYMX_REGISTER_KERNEL("RNN", kGPU, .fn = RnnRun<false>, .workspace = RnnWorkspace);
+SYMX_REGISTER_KERNEL("_backward_RNN", kGPU, .fn = RnnRun<true>, .workspace = RnnWorkspace);
 
 }  // namespace cuda
 }  // namespace symx

@@ -181,9 +181,10 @@ absl::Status BoxIou(const KernelContext& ctx) {
 
 SYMX_REGISTER_KERNEL("_contrib_box_iou", kGPU, BoxIou);
 SYMX_REGISTER_KERNEL("ROIPooling", kGPU, RoiPooling);
-SYMX_REGISTER_KERNEL("_backward_ROIPooling", kGPU, RoiPoolingBackward, RoiWorkspace);
-SYMX_REGISTER_KERNEL("_contrib_ROIAlign", kGPU, RoiAlign, RoiWorkspace);
-SYMX_REGISTER_KERNEL("_backward_ROIAlign", kGPU, RoiAlignBackward, RoiWorkspace);
+SYMX_REGISTER_KERNEL("_backward_ROIPooling", kGPU, .fn = RoiPoolingBackward,
+                     .workspace = RoiWorkspace);
+SYMX_REGISTER_KERNEL("_contrib_ROIAlign", kGPU, .fn = RoiAlign, .workspace = RoiWorkspace);
+SYMX_REGISTER_KERNEL("_backward_ROIAlign", kGPU, .fn = RoiAlignBackward, .workspace = RoiWorkspace);
 
 }  // namespace cuda
 }  // namespace symx

@@ -142,11 +142,13 @@ size_t TopKBackwardWorkspace(const NodeAttrs&, const std::vector<Shape>&,
 
 }  // namespace
 
-SYMX_REGISTER_KERNEL("sort", kGPU, TopK, TopKWorkspace);
-SYMX_REGISTER_KERNEL("argsort", kGPU, TopK, TopKWorkspace);
-SYMX_REGISTER_KERNEL("topk", kGPU, TopK, TopKWorkspace);
-SYMX_REGISTER_KERNEL("_backward_sort", kGPU, TopKBackward, TopKBackwardWorkspace);
-SYMX_REGISTER_KERNEL("_backward_topk", kGPU, TopKBackward, TopKBackwardWorkspace);
+SYMX_REGISTER_KERNEL("sort", kGPU, .fn = TopK, .workspace = TopKWorkspace);
+SYMX_REGISTER_KERNEL("argsort", kGPU, .fn = TopK, .workspace = TopKWorkspace);
+SYMX_REGISTER_KERNEL("topk", kGPU, .fn = TopK, .workspace = TopKWorkspace);
+SYMX_REGISTER_KERNEL("_backward_sort", kGPU, .fn = TopKBackward,
+                     .workspace = TopKBackwardWorkspace);
+SYMX_REGISTER_KERNEL("_backward_topk", kGPU, .fn = TopKBackward,
+                     .workspace = TopKBackwardWorkspace);
 
 }  // namespace cuda
 }  // namespace symx

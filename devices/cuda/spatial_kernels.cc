@@ -134,11 +134,11 @@ size_t SamplerBackwardWorkspace(const NodeAttrs&, const std::vector<Shape>& in,
 SYMX_REGISTER_KERNEL("GridGenerator", kGPU, GridGenerator);
 SYMX_REGISTER_KERNEL("_backward_GridGenerator", kGPU, GridGeneratorBackward);
 SYMX_REGISTER_KERNEL("BilinearSampler", kGPU, Sampler<false>);
-SYMX_REGISTER_KERNEL("_backward_BilinearSampler", kGPU, SamplerBackward<false>,
-                     SamplerBackwardWorkspace);
+SYMX_REGISTER_KERNEL("_backward_BilinearSampler", kGPU, .fn = SamplerBackward<false>,
+                     .workspace = SamplerBackwardWorkspace);
 SYMX_REGISTER_KERNEL("SpatialTransformer", kGPU, Sampler<true>);
-SYMX_REGISTER_KERNEL("_backward_SpatialTransformer", kGPU, SamplerBackward<true>,
-                     SamplerBackwardWorkspace);
+SYMX_REGISTER_KERNEL("_backward_SpatialTransformer", kGPU, .fn = SamplerBackward<true>,
+                     .workspace = SamplerBackwardWorkspace);
 
 }  // namespace cuda
 }  // namespace symx

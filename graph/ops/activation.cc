@@ -50,6 +50,7 @@ std::vector<NodeEntry> ActivationGradient(const NodePtr& node,
 }
 
 SYMX_REGISTER_OP("Activation")
+    .SetLayoutAgnostic()
     .Describe(
         "Elementwise activation: relu, sigmoid, tanh, softrelu (log(1 + exp(x))) or "
         "softsign (x / (1 + |x|)).")
@@ -60,15 +61,17 @@ SYMX_REGISTER_OP("Activation")
     .SetInplace({{0, 0}})
     .SetGradient(ActivationGradient);
 
-Op& backward_activation_registration = RegisterBackwardOp(
-    "_backward_Activation", ParseActivation,
-    [](const NodeAttrs& attrs) {
-      if (!ActivationNeedsData(Param<ActivationParam>(attrs))) {
-        return std::vector<std::string>{"ograd", "output"};
-      }
-      return std::vector<std::string>{"ograd", "output", "data"};
-    },
-    [](const NodeAttrs&) { return 1; });
+Op& backward_activation_registration =
+    RegisterBackwardOp(
+        "_backward_Activation", ParseActivation,
+        [](const NodeAttrs& attrs) {
+          if (!ActivationNeedsData(Param<ActivationParam>(attrs))) {
+            return std::vector<std::string>{"ograd", "output"};
+          }
+          return std::vector<std::string>{"ograd", "output", "data"};
+        },
+        [](const NodeAttrs&) { return 1; })
+        .SetLayoutAgnostic();
 
 // ---------------------------------------------------------------------------------------
 // LeakyReLU

@@ -124,6 +124,7 @@ std::vector<NodeEntry> BatchNormGradient(const NodePtr& node,
 }
 
 SYMX_REGISTER_OP("BatchNorm")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
     .Describe(
         "Batch normalization over all axes but `axis`; keeps moving_mean/moving_var "
         "as auxiliary states. Outputs mean and var are hidden unless output_mean_var.")

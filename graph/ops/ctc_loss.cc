@@ -133,6 +133,8 @@ std::vector<NodeEntry> CTCGradient(const NodePtr& node, const std::vector<NodeEn
 }  // namespace
 
 SYMX_REGISTER_OP("CTCLoss")
+    .SetIndexInputs({1, 2, 3})
+    .SetPrecisionClass(PrecisionClass::kFloat32LossHead)
     .Describe(
         "Connectionist temporal classification loss per sample of data (T, B, A) against "
         "label (B, L); hidden output: its gradient to data, computed in the forward pass.")

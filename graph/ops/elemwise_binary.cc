@@ -60,6 +60,7 @@ GradientFn ViaBackwardOp(std::string backward_op) {
 }
 
 SYMX_REGISTER_OP("elemwise_add")
+    .SetLayoutAgnostic()
     .Describe("lhs + rhs for arrays of one shape.")
     .AddAlias("_add")
     .AddAlias("_plus")
@@ -70,6 +71,7 @@ SYMX_REGISTER_OP("elemwise_add")
     .SetGradient(AddGradient);
 
 SYMX_REGISTER_OP("elemwise_sub")
+    .SetLayoutAgnostic()
     .Describe("lhs - rhs for arrays of one shape.")
     .AddAlias("_sub")
     .AddAlias("_minus")
@@ -80,6 +82,7 @@ SYMX_REGISTER_OP("elemwise_sub")
     .SetGradient(SubGradient);
 
 SYMX_REGISTER_OP("elemwise_mul")
+    .SetLayoutAgnostic()
     .Describe("lhs * rhs for arrays of one shape.")
     .AddAlias("_mul")
     .AddAlias("_Mul")
@@ -89,6 +92,7 @@ SYMX_REGISTER_OP("elemwise_mul")
     .SetGradient(MulGradient);
 
 SYMX_REGISTER_OP("elemwise_div")
+    .SetLayoutAgnostic()
     .Describe("lhs / rhs for arrays of one shape.")
     .AddAlias("_div")
     .AddAlias("_Div")

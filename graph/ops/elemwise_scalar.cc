@@ -125,6 +125,7 @@ SYMX_REGISTER_OP("_minimum_scalar")
     .SetGradient(UnaryBackwardGradient("_backward_minimum_scalar", /*use_output=*/false));
 
 SYMX_REGISTER_OP("_power_scalar")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
     .Describe("x ^ scalar.")
     .AddAlias("_PowerScalar")
     .SetParse(ParseScalarParam)
@@ -135,6 +136,7 @@ SYMX_REGISTER_OP("_power_scalar")
 
 // d(c^x) = ln(c) c^x dx: the forward output is all the kernel needs.
 SYMX_REGISTER_OP("_rpower_scalar")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
     .Describe("scalar ^ x.")
     .AddAlias("_RPowerScalar")
     .SetParse(ParseScalarParam)

@@ -43,6 +43,7 @@ std::vector<NodeEntry> NegativeGradient(const NodePtr& n, const std::vector<Node
 int OneGrad(const NodeAttrs&) { return 1; }
 
 SYMX_REGISTER_OP("exp")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
     .Describe("Elementwise e^x.")
     .SetInputNames({"data"})
     .SetInferShape(UnaryShape)
@@ -50,6 +51,7 @@ SYMX_REGISTER_OP("exp")
     .SetGradient(ExpGradient);
 
 SYMX_REGISTER_OP("log")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
     .Describe("Elementwise natural logarithm.")
     .SetInputNames({"data"})
     .SetInferShape(UnaryShape)
@@ -57,6 +59,7 @@ SYMX_REGISTER_OP("log")
     .SetGradient(LogGradient);
 
 SYMX_REGISTER_OP("negative")
+    .SetLayoutAgnostic()
     .Describe("Elementwise -x.")
     .SetInputNames({"data"})
     .SetInferShape(UnaryShape)

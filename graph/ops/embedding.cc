@@ -75,6 +75,7 @@ std::vector<NodeEntry> EmbeddingGradient(const NodePtr& node,
 }
 
 SYMX_REGISTER_OP("Embedding")
+    .SetIndexInputs({0})
     .Describe(
         "Maps integer indices to rows of a (input_dim, output_dim) weight: out shape "
         "= data shape + (output_dim,).")

@@ -82,6 +82,7 @@ absl::Status OneHotType(const NodeAttrs& attrs, std::vector<DType>* in, std::vec
 }
 
 SYMX_REGISTER_OP("one_hot")
+    .SetIndexInputs({0})
     .Describe(
         "One-hot encoding: out[..., j] = on_value where j == indices[...] (truncated), else "
         "off_value; out shape = indices shape + (depth,).")
@@ -144,6 +145,7 @@ std::vector<NodeEntry> PickGradient(const NodePtr& node, const std::vector<NodeE
 }
 
 SYMX_REGISTER_OP("pick")
+    .SetIndexInputs({1})
     .Describe("Picks one element along `axis` for each position of `index`.")
     .AddAlias("choose_element_0index")
     .SetParse(ParsePick)
@@ -187,6 +189,7 @@ std::vector<NodeEntry> TakeGradient(const NodePtr& node, const std::vector<NodeE
 }
 
 SYMX_REGISTER_OP("take")
+    .SetIndexInputs({1})
     .Describe(
         "Takes slices of `a` along `axis` at `indices`: out shape = a.shape[:axis] + "
         "indices.shape + a.shape[axis+1:].")
@@ -227,6 +230,7 @@ std::vector<NodeEntry> GatherNdGradient(const NodePtr& node, const std::vector<N
 }
 
 SYMX_REGISTER_OP("gather_nd")
+    .SetIndexInputs({1})
     .Describe(
         "Gathers elements or slices of `data` at the M-dim coordinates in `indices` (M, Y...): "
         "out shape = Y... + data.shape[M:].")

@@ -86,6 +86,7 @@ std::vector<NodeEntry> LayerNormGradient(const NodePtr& node,
 }
 
 SYMX_REGISTER_OP("LayerNorm")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
     .Describe(
         "Layer normalization over `axis`: out = gamma * (x - mean) / std + beta. "
         "Outputs mean and std are hidden unless output_mean_var.")

@@ -213,6 +213,8 @@ std::vector<NodeEntry> MakeLossGradient(const NodePtr& node, const std::vector<N
 }  // namespace
 
 SYMX_REGISTER_OP("SoftmaxOutput")
+    .SetIndexInputs({1})
+    .SetPrecisionClass(PrecisionClass::kFloat32LossHead)
     .Describe(
         "Softmax over the class axis (axis 1 with multi_output, the last with preserve_shape) "
         "whose backward is the cross-entropy gradient against `label`.")
@@ -240,6 +242,8 @@ bool RegisterRegressionOutput(const std::string& name, const std::string& forwar
       .SetInferShape(InferRegression)
       .SetInplace({{0, 0}})
       .SetLoss()
+      .SetIndexInputs({1})
+      .SetPrecisionClass(PrecisionClass::kFloat32LossHead)
       .SetGradient(LossGradient);
   RegisterBackwardOp("_backward_" + name, ParseRegression, {"output", "label"}, TwoGrads)
       .Describe(absl::StrCat("Gradient of ", name, "; the label's is zero."));
@@ -252,6 +256,7 @@ static const bool symx_regression_outputs_registered =
     RegisterRegressionOutput("MAERegressionOutput", "Identity", "absolute-error");
 
 SYMX_REGISTER_OP("MakeLoss")
+    .SetPrecisionClass(PrecisionClass::kFloat32LossHead)
     .Describe("Identity that marks its input as a loss: the backward starts from grad_scale.")
     .AddAlias("make_loss")
     .SetParse(ParseMakeLoss)

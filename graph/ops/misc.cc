@@ -162,6 +162,7 @@ std::vector<NodeEntry> ClipGradient(const NodePtr& n, const std::vector<NodeEntr
 }
 
 SYMX_REGISTER_OP("ElementWiseSum")
+    .SetLayoutAgnostic()
     .Describe("Sum of num_args arrays of one shape.")
     .AddAlias("add_n")
     .SetParse(ParseSum)
@@ -172,6 +173,7 @@ SYMX_REGISTER_OP("ElementWiseSum")
     .SetGradient(PassGradient);
 
 SYMX_REGISTER_OP("zeros_like")
+    .SetLayoutAgnostic()
     .Describe("An array of zeros with the input's shape and dtype.")
     .SetInputNames({"data"})
     .SetInferShape(SameShape)
@@ -192,6 +194,7 @@ SYMX_REGISTER_OP("BlockGrad")
     .SetGradient(ZeroGradient);
 
 SYMX_REGISTER_OP("_copy")
+    .SetLayoutAgnostic()
     .Describe("Identity: copies the input.")
     .AddAlias("identity")
     .SetInputNames({"data"})
@@ -210,6 +213,7 @@ SYMX_REGISTER_OP("Cast")
     .SetGradient(CastGradient);
 
 SYMX_REGISTER_OP("where")
+    .SetIndexInputs({0})
     .Describe("Picks x where condition is non-zero, else y (elementwise or by row).")
     .SetInputNames({"condition", "x", "y"})
     .SetInferShape(WhereShape)
@@ -217,6 +221,7 @@ SYMX_REGISTER_OP("where")
     .SetGradient(WhereGradient);
 
 SYMX_REGISTER_OP("clip")
+    .SetLayoutAgnostic()
     .Describe("Limits values to [a_min, a_max].")
     .SetParse(ParseClip)
     .SetInputNames({"data"})

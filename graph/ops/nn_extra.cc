@@ -368,6 +368,7 @@ absl::Status InferBilinearResize2DShape(const NodeAttrs& attrs, std::vector<Shap
 }  // namespace
 
 SYMX_REGISTER_OP("SoftmaxActivation")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
     .Describe("Softmax over all but the first dim (mode=instance) or over axis 1 (mode=channel).")
     .SetParse(ParseSoftmaxActivation)
     .SetInferShape(InferSoftmaxActivationShape)
@@ -393,6 +394,7 @@ static Op& symx_backward_softmin_registration =
         .Describe("Gradient of softmin from the output gradient and the forward output.");
 
 SYMX_REGISTER_OP("L2Normalization")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
     .Describe(
         "x / sqrt(sum(x^2) + eps), summed per instance, per channel vector (axis 1) or per "
         "spatial map (dims 2..); hidden output `norm`.")
@@ -409,6 +411,7 @@ static Op& symx_backward_l2_normalization_registration =
         .Describe("Gradient of L2Normalization from the output and the norm.");
 
 SYMX_REGISTER_OP("LRN")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
     .Describe(
         "Local response normalization across channels: x * (knorm + alpha / nsize * "
         "sum_window x^2)^-beta; hidden output tmp_norm (the bracket).")
@@ -424,6 +427,7 @@ static Op& symx_backward_lrn_registration =
         .Describe("Gradient of LRN from the data and tmp_norm.");
 
 SYMX_REGISTER_OP("InstanceNorm")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
     .Describe(
         "Normalizes each (instance, channel) over dims 2..: gamma * (x - mean) / sqrt(var + "
         "eps) + beta; hidden outputs mean and var (N, C).")
@@ -443,6 +447,7 @@ static Op& symx_backward_instance_norm_registration =
         .Describe("Gradient of InstanceNorm for data, gamma and beta.");
 
 SYMX_REGISTER_OP("GroupNorm")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
     .Describe(
         "Normalizes each (instance, channel group) over the group's channels and dims 2..; "
         "gamma and beta per group; outputs mean and std visible with output_mean_var.")

@@ -162,6 +162,7 @@ GradientFn ScatterBackGradient(std::string backward_op) {
 }
 
 SYMX_REGISTER_OP("sort")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
     .Describe("Sorts along `axis` (None: the flattened array).")
     .SetParse(ParseSort)
     .SetOutputNames({"output0", "output1"})
@@ -171,6 +172,7 @@ SYMX_REGISTER_OP("sort")
     .SetGradient(ScatterBackGradient("_backward_sort"));
 
 SYMX_REGISTER_OP("argsort")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
     .Describe("The positions that sort the data along `axis`, as `dtype`.")
     .SetParse(ParseArgsort)
     .SetInferShape(TopKShape)
@@ -178,6 +180,7 @@ SYMX_REGISTER_OP("argsort")
     .SetGradient(ZeroGradient);
 
 SYMX_REGISTER_OP("topk")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
     .Describe("The k largest (or smallest) elements along `axis`: values, indices, both or a mask.")
     .SetParse(ParseTopK)
     .SetOutputNames(TopKOutputNames)
@@ -246,12 +249,14 @@ absl::Status ArgmaxChannelShape(const NodeAttrs&, std::vector<Shape>* in, std::v
 }
 
 SYMX_REGISTER_OP("argmax")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
     .Describe("The index of the largest element along `axis` (None: flattened), first on ties.")
     .SetParse(ParseArgReduce)
     .SetInferShape(ArgReduceShape)
     .SetNonDifferentiable();
 
 SYMX_REGISTER_OP("argmin")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
     .Describe("The index of the smallest element along `axis` (None: flattened), first on ties.")
     .SetParse(ParseArgReduce)
     .SetInferShape(ArgReduceShape)

@@ -115,6 +115,7 @@ std::vector<NodeEntry> MaxGradient(const NodePtr& n, const std::vector<NodeEntry
 }
 
 SYMX_REGISTER_OP("sum")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
     .Describe("Sum over the given axes.")
     .AddAlias("sum_axis")
     .SetParse(ParseReduce)
@@ -123,6 +124,7 @@ SYMX_REGISTER_OP("sum")
     .SetGradient(SumGradient);
 
 SYMX_REGISTER_OP("mean")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
     .Describe("Mean over the given axes.")
     .SetParse(ParseReduce)
     .SetInputNames({"data"})

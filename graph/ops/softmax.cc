@@ -75,6 +75,7 @@ std::vector<NodeEntry> SoftmaxGradient(const NodePtr& node,
 }  // namespace
 
 SYMX_REGISTER_OP("softmax")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
     .Describe("exp(x / temperature) normalized to sum to 1 along `axis`.")
     .SetParse(ParseSoftmax)
     .SetInferShape(InferSoftmaxShape)
@@ -83,6 +84,7 @@ SYMX_REGISTER_OP("softmax")
     .SetGradient(SoftmaxGradient);
 
 SYMX_REGISTER_OP("log_softmax")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
     .Describe("log(softmax(x)) along `axis`, computed stably.")
     .SetParse(ParseSoftmax)
     .SetInferShape(InferSoftmaxShape)

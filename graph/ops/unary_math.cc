@@ -39,9 +39,12 @@ Op& RegisterUnary(const std::string& name, const std::string& what) {
 }
 
 // An op whose gradient is "_backward_<name>"(ograd, data or output).
-void RegisterDifferentiable(const std::string& name, const std::string& what, bool use_output) {
+void RegisterDifferentiable(const std::string& name, const std::string& what, bool use_output,
+                            PrecisionClass precision) {
   const std::string backward = "_backward_" + name;
-  RegisterUnary(name, what).SetGradient(UnaryBackwardGradient(backward, use_output));
+  RegisterUnary(name, what)
+      .SetGradient(UnaryBackwardGradient(backward, use_output))
+      .SetPrecisionClass(precision);
   RegisterBackwardOp(backward, ParseNoParams,
                      {"ograd", use_output ? std::string("output") : std::string("data")}, OneGrad);
 }
@@ -51,12 +54,15 @@ void RegisterDifferentiable(const std::string& name, const std::string& what, bo
     const char* name;
     const char* what;
     bool use_output;
+    // Mixed precision keeps in float32 the math whose results leave float16's
+    // range or need its lost bits.
+    PrecisionClass precision = PrecisionClass::kFollow;
   };
   const Entry differentiable[] = {
-      {"log2", "Elementwise base-2 logarithm.", false},
-      {"log10", "Elementwise base-10 logarithm.", false},
-      {"log1p", "Elementwise log(1 + x).", false},
-      {"expm1", "Elementwise e^x - 1.", true},
+      {"log2", "Elementwise base-2 logarithm.", false, PrecisionClass::kFloat32},
+      {"log10", "Elementwise base-10 logarithm.", false, PrecisionClass::kFloat32},
+      {"log1p", "Elementwise log(1 + x).", false, PrecisionClass::kFloat32},
+      {"expm1", "Elementwise e^x - 1.", true, PrecisionClass::kFloat32},
       {"sin", "Elementwise sine (radians).", false},
       {"cos", "Elementwise cosine (radians).", false},
       {"tan", "Elementwise tangent (radians).", true},
@@ -70,8 +76,8 @@ void RegisterDifferentiable(const std::string& name, const std::string& what, bo
       {"arctanh", "Elementwise inverse hyperbolic tangent (|x| < 1).", false},
       {"degrees", "Radians to degrees: x * 180 / pi.", false},
       {"radians", "Degrees to radians: x * pi / 180.", false},
-      {"reciprocal", "Elementwise 1 / x.", false},
-      {"rsqrt", "Elementwise 1 / sqrt(x).", false},
+      {"reciprocal", "Elementwise 1 / x.", false, PrecisionClass::kFloat32},
+      {"rsqrt", "Elementwise 1 / sqrt(x).", false, PrecisionClass::kFloat32},
       {"cbrt", "Elementwise cube root.", true},
       {"rcbrt", "Elementwise 1 / cbrt(x).", false},
       {"erf", "Elementwise Gauss error function.", false},
@@ -79,7 +85,9 @@ void RegisterDifferentiable(const std::string& name, const std::string& what, bo
       {"gamma", "Elementwise gamma function.", false},
       {"gammaln", "Elementwise log |gamma(x)|.", false},
   };
-  for (const Entry& e : differentiable) RegisterDifferentiable(e.name, e.what, e.use_output);
+  for (const Entry& e : differentiable) {
+    RegisterDifferentiable(e.name, e.what, e.use_output, e.precision);
+  }
 
   const Entry zero_grad[] = {
       {"floor", "Elementwise largest integer <= x.", false},

@@ -130,6 +130,51 @@ TEST(HalfWidening, Bfloat16ActivationWidensAndFloat16StaysNative) {
     EXPECT_NE(OpRegistry::Global().Find(op), nullptr) << op;
     EXPECT_NE(KernelRegistry::Find(op, DeviceType::kCPU), nullptr) << op;
   }
+  // Declared where each kernel is registered (KernelInfo::widening).
+  EXPECT_EQ(HalfWidenedOps(), (std::vector<std::string>{"BatchNorm",
+                                                        "Convolution",
+                                                        "Deconvolution",
+                                                        "Dropout",
+                                                        "Embedding",
+                                                        "FullyConnected",
+                                                        "LayerNorm",
+                                                        "LinearRegressionOutput",
+                                                        "LogisticRegressionOutput",
+                                                        "MAERegressionOutput",
+                                                        "MakeLoss",
+                                                        "Pooling",
+                                                        "SoftmaxOutput",
+                                                        "_backward_BatchNorm",
+                                                        "_backward_Convolution",
+                                                        "_backward_Deconvolution",
+                                                        "_backward_Dropout",
+                                                        "_backward_Embedding",
+                                                        "_backward_FullyConnected",
+                                                        "_backward_LayerNorm",
+                                                        "_backward_LinearRegressionOutput",
+                                                        "_backward_LogisticRegressionOutput",
+                                                        "_backward_MAERegressionOutput",
+                                                        "_backward_MakeLoss",
+                                                        "_backward_Pooling",
+                                                        "_backward_SoftmaxOutput",
+                                                        "_backward_batch_dot",
+                                                        "_backward_dot",
+                                                        "_backward_log_softmax",
+                                                        "_backward_max",
+                                                        "_backward_mean",
+                                                        "_backward_softmax",
+                                                        "_backward_sum",
+                                                        "_symx_fused_conv",
+                                                        "batch_dot",
+                                                        "dot",
+                                                        "log_softmax",
+                                                        "max",
+                                                        "mean",
+                                                        "softmax",
+                                                        "sum"}));
+  for (const char* op : {"Cast", "_backward_Cast", "_CrossDeviceCopy"}) {
+    EXPECT_EQ(HalfWideningKernel(op, bf16), nullptr) << op;
+  }
 }
 
 }  // namespace
