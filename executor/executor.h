@@ -184,7 +184,7 @@ class Executor {
   // monitor_all also with each input ("<node>_<input name>").
   void SetMonitorCallback(MonitorCallback callback, bool monitor_all = false);
 
-  // Data parallelism (distributed/gradient_reducer.h): the arguments whose
+  // Data parallelism (data_parallel/gradient_reducer.h): the arguments whose
   // gradient this process computes, in the order Backward finishes them (the
   // plan fixes it at bind), and a callback run right after the step that
   // finishes each (grad_req add: after the accumulation), on the thread of

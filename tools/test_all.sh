@@ -79,7 +79,7 @@ phase_done "python tests (asan)"
 run_suite --config=tsan //tests/executor:model_parallel_test //tests/executor:shared_exec_test \
   //tests/executor:device_memory_executor_test \
   //tests/train:trainer_test //tests/distributed:inprocess_communicator_test \
-  //tests/distributed:cross_rank_test //tests/distributed:gradient_reducer_test \
+  //tests/distributed:cross_rank_test //tests/data_parallel:gradient_reducer_test \
   //tests/train:parallel_trainer_test "$@"
 phase_done "bazel test --config=tsan (multi-device tests)"
 echo "${passed} passed, ${failed} failed"

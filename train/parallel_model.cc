@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "distributed/gradient_reducer.h"
+#include "data_parallel/gradient_reducer.h"
 #include "graph/error.h"
 #include "train/mixed_precision.h"
 

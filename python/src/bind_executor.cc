@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "distributed/gradient_reducer.h"
+#include "data_parallel/gradient_reducer.h"
 #include "executor/executor.h"
 #include "executor/grad_req.h"
 #include "python/src/convert.h"

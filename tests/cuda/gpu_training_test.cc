@@ -1,7 +1,7 @@
 // Training on GPUs (train/trainer.h): one GPU in float32, float16 and
 // bfloat16 mixed precision against the CPU's float32 accuracy, and data
 // parallel over every physical GPU with gradients summed over NCCL
-// (distributed/nccl_reducer.cc). Skips without GPUs.
+// (data_parallel/nccl_reducer.cc). Skips without GPUs.
 #include <vector>
 
 #include "devices/cuda/cuda_device.h"

@@ -18,7 +18,7 @@
 #include "devices/kernel.h"
 #include "devices/tensor.h"
 #include "distributed/communicator.h"
-#include "distributed/gradient_reducer.h"
+#include "data_parallel/gradient_reducer.h"
 #include "executor/executor.h"
 #include "graph/error.h"
 #include "graph/scope.h"

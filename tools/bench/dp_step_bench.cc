@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "devices/cpu/cpu_device.h"
-#include "distributed/gradient_reducer.h"
+#include "data_parallel/gradient_reducer.h"
 #include "distributed/mpi_communicator.h"
 #include "executor/executor.h"
 #include "graph/error.h"

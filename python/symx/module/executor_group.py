@@ -2,7 +2,7 @@
 
 Each context binds the whole symbol for its rows of the batch (shares differ
 by at most one row). After backward the engine's GradientReducer
-(distributed/gradient_reducer.h) has summed every parameter's gradient over
+(data_parallel/gradient_reducer.h) has summed every parameter's gradient over
 the replicas, overlapped with backward; the optimizer then updates replica 0
 and the other replicas take copies, so several devices train exactly as one
 does on the whole batch.

@@ -32,8 +32,8 @@
 // from any. Replicas must not be re-bound while the reducer lives; it holds
 // their gradient arrays and sets their gradient-ready callbacks (cleared by
 // the destructor).
-#ifndef SYMX_DISTRIBUTED_GRADIENT_REDUCER_H_
-#define SYMX_DISTRIBUTED_GRADIENT_REDUCER_H_
+#ifndef SYMX_DATA_PARALLEL_GRADIENT_REDUCER_H_
+#define SYMX_DATA_PARALLEL_GRADIENT_REDUCER_H_
 
 #include <condition_variable>
 #include <cstddef>
@@ -54,7 +54,7 @@ namespace symx {
 // How buckets of device gradients (gradients on a device the host cannot
 // address) are summed. Host gradients use the built-in path (ReduceInto and
 // the communicator's host Allreduce); a device library registers one per
-// device type: distributed/nccl_reducer.cc for GPUs, linked into
+// device type: data_parallel/nccl_reducer.cc for GPUs, linked into
 // --config=cuda builds, sums over NCCL.
 class DeviceBucketSum {
  public:
@@ -146,4 +146,4 @@ class GradientReducer {
 
 }  // namespace symx
 
-#endif  // SYMX_DISTRIBUTED_GRADIENT_REDUCER_H_
+#endif  // SYMX_DATA_PARALLEL_GRADIENT_REDUCER_H_

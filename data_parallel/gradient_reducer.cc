@@ -1,4 +1,4 @@
-#include "distributed/gradient_reducer.h"
+#include "data_parallel/gradient_reducer.h"
 
 #include <cstdlib>
 #include <cstring>

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "distributed/gradient_reducer.h"
+#include "data_parallel/gradient_reducer.h"
 #include "distributed/nccl_communicator.h"
 #include "graph/error.h"
 

@@ -3,7 +3,7 @@
 // gradients must equal those of one executor on the whole batch (up to float
 // summation order), be identical on every replica, and be bitwise the same
 // run after run. Runs under TSan.
-#include "distributed/gradient_reducer.h"
+#include "data_parallel/gradient_reducer.h"
 
 #include <cstring>
 #include <random>
