@@ -10,3 +10,16 @@ SYMX_COPTS = [
     # rest at their defaults (`{.shapes = ...}`); that is the intended use.
     "-Wno-missing-field-initializers",
 ]
+
+# Test code: unoptimized, whatever the build's -O level (the engine it calls
+# keeps that level). gtest-heavy files compile about 3x faster at -O0, under
+# the sanitizers most of all, and their own run time is small; this keeps
+# tools/test_all.sh (CI) within its time.
+SYMX_TEST_COPTS = SYMX_COPTS + ["-O0"]
+
+# Glue that only the sanitizer builds may compile unoptimized (the Python
+# extension's bindings: users run the normal build's, optimized).
+SYMX_SANITIZER_O0 = select({
+    "//tools:sanitizer": ["-O0"],
+    "//conditions:default": [],
+})

@@ -72,7 +72,9 @@ fi
 phase_done "CUDA build"
 run_suite --config=cuda "${SYMX_GPU_TESTS[@]}" "$@"
 phase_done "GPU tests (--config=cuda)"
-run_suite --config=asan //... "$@"
+# Only what the tests need: the benchmarks and hand-run tools built above are
+# not rebuilt with the sanitizers.
+run_suite --config=asan --build_tests_only //... "$@"
 phase_done "bazel test --config=asan //..."
 run_python --asan
 phase_done "python tests (asan)"
