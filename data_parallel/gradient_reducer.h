@@ -29,9 +29,9 @@
 //   }
 //
 // Thread safety: Start and Finish from one thread; the executors' callbacks
-// from any. Replicas must not be re-bound while the reducer lives; it holds
-// their gradient arrays and sets their gradient-ready callbacks (cleared by
-// the destructor).
+// from any; the accessors from any (last_busy/last_finish_wait lock). What
+// those threads share is guarded by mu_. Replicas must not be re-bound while the reducer lives; it
+// holds their gradient arrays and sets their gradient-ready callbacks (cleared by the destructor).
 #ifndef SYMX_DATA_PARALLEL_GRADIENT_REDUCER_H_
 #define SYMX_DATA_PARALLEL_GRADIENT_REDUCER_H_
 
@@ -44,6 +44,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "distributed/communicator.h"
@@ -113,8 +114,14 @@ class GradientReducer {
   int total_replicas() const { return total_replicas_; }
   // Of the last round: how long the communication thread was busy (packing,
   // allreduce, unpacking) and how long Finish waited for it.
-  absl::Duration last_busy() const { return last_busy_; }
-  absl::Duration last_finish_wait() const { return last_finish_wait_; }
+  absl::Duration last_busy() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return last_busy_;
+  }
+  absl::Duration last_finish_wait() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return last_finish_wait_;
+  }
 
  private:
   GradientReducer() = default;
@@ -132,15 +139,18 @@ class GradientReducer {
   // grads_[replica][param]
   std::vector<std::vector<Tensor>> grads_;
 
-  std::mutex mu_;
+  // What the executors' callbacks, the communication thread and Start/Finish
+  // share.
+  mutable std::mutex mu_;
   std::condition_variable cv_;
-  uint64_t round_ = 0;        // rounds started
-  uint64_t done_round_ = 0;   // rounds the thread finished
-  std::vector<int> pending_;  // per bucket: gradients still to finish this round
-  bool stop_ = false;
-  absl::Status error_;
-  absl::Duration busy_;
-  absl::Duration last_busy_, last_finish_wait_;
+  uint64_t round_ ABSL_GUARDED_BY(mu_) = 0;       // rounds started
+  uint64_t done_round_ ABSL_GUARDED_BY(mu_) = 0;  // rounds the thread finished
+  // Per bucket: gradients still to finish this round.
+  std::vector<int> pending_ ABSL_GUARDED_BY(mu_);
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Status error_ ABSL_GUARDED_BY(mu_);
+  absl::Duration last_busy_ ABSL_GUARDED_BY(mu_);
+  absl::Duration last_finish_wait_ ABSL_GUARDED_BY(mu_);
   std::thread thread_;
 };
 

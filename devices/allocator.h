@@ -3,6 +3,11 @@
 // Every byte a device holds comes from its Allocator, which counts bytes in use
 // and the high-water mark, so the executor and `symx bench` can report memory
 // per device and tests can assert that planning reused memory.
+//
+// Thread safety: an Allocator is shared by every executor and thread that
+// uses its device; Allocate, the counters and set_limit may be called from
+// any thread at once (the counters are atomics; a subclass's RawAlloc/RawFree
+// must be thread-safe too). A Storage may be released from any thread.
 #ifndef SYMX_DEVICES_ALLOCATOR_H_
 #define SYMX_DEVICES_ALLOCATOR_H_
 

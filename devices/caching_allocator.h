@@ -13,6 +13,9 @@
 // cached. When the backend is out of memory, or reserving would pass the
 // limit, the cache is emptied and the request tried once more; failing again
 // it is a ResourceExhausted error naming the device and the bytes.
+//
+// Thread safety: as any Allocator (devices/allocator.h): the cache is under
+// mu_, which the backend's calls run under too.
 #ifndef SYMX_DEVICES_CACHING_ALLOCATOR_H_
 #define SYMX_DEVICES_CACHING_ALLOCATOR_H_
 
@@ -22,6 +25,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "absl/base/thread_annotations.h"
 #include "devices/allocator.h"
 
 namespace symx {
@@ -73,10 +77,10 @@ class CachingAllocator : public Allocator {
 
   std::unique_ptr<Backend> backend_;
   mutable std::mutex mu_;
-  std::multimap<size_t, void*> free_;          // size -> block
-  std::unordered_map<void*, size_t> blocks_;  // every block held: its size
-  size_t reserved_ = 0;
-  size_t cached_ = 0;
+  std::multimap<size_t, void*> free_ ABSL_GUARDED_BY(mu_);         // size -> block
+  std::unordered_map<void*, size_t> blocks_ ABSL_GUARDED_BY(mu_);  // every block held: its size
+  size_t reserved_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t cached_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace symx

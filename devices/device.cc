@@ -3,6 +3,7 @@
 #include <cstring>
 #include <map>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 
 namespace symx {
@@ -10,9 +11,9 @@ namespace {
 
 struct DeviceTable {
   std::mutex mu;
-  std::map<DeviceType, DeviceFactory> factories;
-  std::map<Context, std::unique_ptr<Device>> devices;
-  uint64_t seed = 0;
+  std::map<DeviceType, DeviceFactory> factories ABSL_GUARDED_BY(mu);
+  std::map<Context, std::unique_ptr<Device>> devices ABSL_GUARDED_BY(mu);
+  uint64_t seed ABSL_GUARDED_BY(mu) = 0;
 };
 
 DeviceTable& Table() {

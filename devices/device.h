@@ -3,10 +3,17 @@
 // A device owns its Allocator and a random generator (Dropout, initializers
 // without an explicit seed). Its memory is host memory (CPU devices: host code
 // reads and writes it directly) or not (GPUs): the byte-moving methods below
-// are how code outside a device's kernels reaches memory it cannot address. Devices are created on first use by a factory that
-// the device's package registers (devices/cpu registers cpu), live for the
-// process, and are looked up by Context. An unknown or absent device is an
-// error that names it.
+// are how code outside a device's kernels reaches memory it cannot address. Devices are created on
+// first use by a factory that the device's package registers (devices/cpu registers cpu), live for
+// the process, and are looked up by Context. An unknown or absent device is an error that names it.
+//
+// Thread safety: GetDevice, RegisterDeviceFactory and SeedAllDevices may be
+// called from any thread (the registry is under a lock; a device is made
+// once). A Device's accessors, allocator and byte movers may be used from
+// several threads at once; its kernels run one at a time (the executor gives
+// each device one worker), which is why rng() needs no lock: it is for those
+// kernels and for code that holds the device alone (initializers before
+// training starts), not for arbitrary threads.
 #ifndef SYMX_DEVICES_DEVICE_H_
 #define SYMX_DEVICES_DEVICE_H_
 

@@ -3,6 +3,14 @@
 //
 // Tensors are cheap handles (copying one copies the reference, not the data).
 // Creation allocates through the device's Allocator so memory is accounted.
+//
+// Thread safety: a Tensor handle is a value: one handle must not be assigned
+// on one thread while another reads it, but copies of a handle may be used
+// on different threads (the shared Storage's reference count is atomic, and
+// so is its write counter). The data is not guarded: threads that write one
+// tensor's elements, or write while another reads, must order that
+// themselves (the executor does, with its step dependencies and devices'
+// streams).
 #ifndef SYMX_DEVICES_TENSOR_H_
 #define SYMX_DEVICES_TENSOR_H_
 

@@ -31,13 +31,14 @@
 #define SYMX_DISTRIBUTED_COMMUNICATOR_H_
 
 #include <atomic>
-#include <functional>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -150,7 +151,7 @@ class PendingSends {
 
  private:
   std::mutex mu_;
-  std::vector<std::unique_ptr<Work>> works_;
+  std::vector<std::unique_ptr<Work>> works_ ABSL_GUARDED_BY(mu_);
 };
 
 // What a cross-rank step (_send/_recv) needs: the bind's communicator, how

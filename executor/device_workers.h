@@ -4,6 +4,10 @@
 // and returns when all have returned. Each executor owns its workers, so two
 // executors never queue behind each other (no cross-executor deadlock); a
 // device's kernels may still use that device's intra-op thread pool.
+//
+// Thread safety: RunAll from one thread at a time (the executor's
+// Forward/Backward, which refuse to run concurrently); the job hand-over
+// between it and the workers is under mu_.
 #ifndef SYMX_EXECUTOR_DEVICE_WORKERS_H_
 #define SYMX_EXECUTOR_DEVICE_WORKERS_H_
 
@@ -13,6 +17,8 @@
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include "absl/base/thread_annotations.h"
 
 namespace symx {
 
@@ -34,10 +40,10 @@ class DeviceWorkers {
 
   std::mutex mu_;
   std::condition_variable start_cv_, done_cv_;
-  const std::function<void(size_t)>* job_ = nullptr;
-  uint64_t generation_ = 0;
-  size_t pending_ = 0;
-  bool stop_ = false;
+  const std::function<void(size_t)>* job_ ABSL_GUARDED_BY(mu_) = nullptr;
+  uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t pending_ ABSL_GUARDED_BY(mu_) = 0;
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::thread> threads_;
 };
 

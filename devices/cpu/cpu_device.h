@@ -7,6 +7,9 @@
 // cores (devices/engine_options.h).
 // Tiny ops run on the calling thread: handing work to a pool costs a few
 // microseconds, far more than a small elementwise op.
+//
+// Thread safety: as any Device (devices/device.h); the pool is Eigen's,
+// thread-safe, and fixed when the device is made.
 #ifndef SYMX_DEVICES_CPU_CPU_DEVICE_H_
 #define SYMX_DEVICES_CPU_CPU_DEVICE_H_
 

@@ -8,9 +8,14 @@
 //
 // gpu(N) exists when the machine has more than N CUDA devices. For tests of
 // multi-GPU placement on a one-GPU machine, DeviceOptions::logical_gpus = K
-// (SYMX_LOGICAL_GPUS=K at the edges) offers gpu(0)
-// .. gpu(K-1) over the physical devices round-robin: each logical device has
+// (SYMX_LOGICAL_GPUS=K at the edges) offers gpu(0) .. gpu(K-1) over the
+// physical devices round-robin: each logical device has
 // its own streams, handles and memory pool, as a real one would.
+//
+// Thread safety: as any Device (devices/device.h). Host copies may come from
+// several threads (they take turns on the copy stream, under copy_mu_); the
+// cuBLAS/cuDNN handles are made once under handles_mu_ and then used by the
+// device's kernels, which run one at a time.
 #ifndef SYMX_DEVICES_CUDA_CUDA_DEVICE_H_
 #define SYMX_DEVICES_CUDA_CUDA_DEVICE_H_
 
@@ -21,6 +26,7 @@
 #include <memory>
 #include <mutex>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "devices/caching_allocator.h"
 #include "devices/cuda/pinned_staging.h"
@@ -66,11 +72,11 @@ class CudaDevice : public Device {
   cudaStream_t stream_ = nullptr;
   cudaStream_t copy_stream_ = nullptr;
   std::mutex handles_mu_;
-  cublasHandle_t cublas_ = nullptr;
-  cudnnHandle_t cudnn_ = nullptr;
+  cublasHandle_t cublas_ ABSL_GUARDED_BY(handles_mu_) = nullptr;
+  cudnnHandle_t cudnn_ ABSL_GUARDED_BY(handles_mu_) = nullptr;
   // Host copies use the copy stream (and the staging chunks) one at a time.
   std::mutex copy_mu_;
-  PinnedStaging staging_;
+  PinnedStaging staging_ ABSL_GUARDED_BY(copy_mu_);
 };
 
 // CUDA devices this process can use (0 when none or no driver), and the
