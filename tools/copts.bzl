@@ -17,8 +17,10 @@ SYMX_COPTS = [
 # tools/test_all.sh (CI) within its time.
 SYMX_TEST_COPTS = SYMX_COPTS + ["-O0"]
 
-# Glue that only the sanitizer builds may compile unoptimized (the Python
-# extension's bindings: users run the normal build's, optimized).
+# Code whose speed no test depends on, compiled unoptimized in the sanitizer
+# builds only (where -O1 with ASan + UBSan costs 2-3x the compile time): the
+# Python extension's bindings, the op schemas (parsing and shape inference)
+# and the symx tool's command code. Users run the normal build's, optimized.
 SYMX_SANITIZER_O0 = select({
     "//tools:sanitizer": ["-O0"],
     "//conditions:default": [],

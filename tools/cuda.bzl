@@ -18,6 +18,12 @@ NVCC_ARCH = [
     "-gencode=arch=compute_90,code=compute_90",
 ]
 
+# --define=symx_cuda_ptx_only=1 (//tools:cuda_ptx_only): PTX alone, without
+# running ptxas, which takes about half of nvcc's time. tools/test_all.sh
+# (CI, no GPU) uses it to check that every kernel compiles; a GPU machine's
+# build (tools/gpu/pack.sh) makes the machine code.
+NVCC_ARCH_PTX_ONLY = ["-gencode=arch=compute_90,code=compute_90"]
+
 NVCC_FLAGS = [
     "-std=c++17",
     "-O3",
@@ -42,17 +48,20 @@ def cuda_library(name, srcs, hdrs = [], nvcc_hdrs = [], exact_srcs = [], deps = 
     for src in srcs:
         stem = src[:-len(".cu")].replace("/", "_")
         obj = "_%s_%s.pic.o" % (name, stem)
+        rest = NVCC_FLAGS + (["--fmad=false"] if src in exact_srcs else []) + [
+            "-c",
+            "$(location %s)" % src,
+            "-o",
+            "$@",
+        ]
         native.genrule(
             name = "_%s_%s_nvcc" % (name, stem),
             srcs = [src] + hdrs + nvcc_hdrs,
             outs = [obj],
-            cmd = " ".join([NVCC] + NVCC_ARCH + NVCC_FLAGS +
-                           (["--fmad=false"] if src in exact_srcs else []) + [
-                "-c",
-                "$(location %s)" % src,
-                "-o",
-                "$@",
-            ]),
+            cmd = select({
+                "//tools:cuda_ptx_only": " ".join([NVCC] + NVCC_ARCH_PTX_ONLY + rest),
+                "//conditions:default": " ".join([NVCC] + NVCC_ARCH + rest),
+            }),
             tags = ["manual"],
             visibility = ["//visibility:private"],
         )
