@@ -10,8 +10,8 @@
 // asked for (SetDeviceOptions).
 //
 // Neither is read from the environment here: the edges (the symx tool, the
-// Python package, the benchmarks) call engine_env.h's functions once, which
-// is where the SYMX_* variables are documented.
+// Python package, the benchmarks) call tools/env/engine_env.h's functions
+// once; that is where the SYMX_* variables are documented.
 #ifndef SYMX_DEVICES_ENGINE_OPTIONS_H_
 #define SYMX_DEVICES_ENGINE_OPTIONS_H_
 

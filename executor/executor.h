@@ -92,7 +92,7 @@ struct BindOptions {
   // The engine's switches for this bind (oneDNN, fusion, channels-last, the
   // host fallback: devices/engine_options.h). The defaults are the fast
   // paths; the symx tool and the Python package fill them from SYMX_*
-  // environment variables (devices/engine_env.h).
+  // environment variables (tools/env/engine_env.h).
   EngineOptions engine;
 };
 

@@ -1,11 +1,11 @@
 // gtest's main, after the one environment read every edge of symx makes:
-// the device options (devices/engine_env.h). Bind switches stay out of it:
+// the device options (tools/env/engine_env.h). Bind switches stay out of it:
 // tests pass EngineOptions to the binds they compare.
 #include <cstdio>
 
-#include "devices/engine_env.h"
 #include "devices/engine_options.h"
 #include "gtest/gtest.h"
+#include "tools/env/engine_env.h"
 
 int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);

@@ -67,7 +67,7 @@ inline std::map<std::string, Shape> ToShapeMap(const std::map<std::string, std::
 }
 
 // Every bind's switches, read from the SYMX_* environment variables when the
-// module is imported (devices/engine_env.h; module.cc).
+// module is imported (tools/env/engine_env.h; module.cc).
 const EngineOptions& BindEngineOptions();
 
 void RegisterTensor(py::module_& m);

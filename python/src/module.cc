@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "devices/engine_env.h"
 #include "graph/error.h"
 #include "python/src/convert.h"
+#include "tools/env/engine_env.h"
 
 namespace symx::python {
 namespace {

@@ -1,7 +1,7 @@
-// The SYMX_* environment variables (devices/engine_env.h): what each sets,
+// The SYMX_* environment variables (tools/env/engine_env.h): what each sets,
 // that unset ones leave the defaults, and that a malformed value is an error
 // naming the variable and the value (never silently ignored).
-#include "devices/engine_env.h"
+#include "tools/env/engine_env.h"
 
 #include <cstdlib>
 #include <string>

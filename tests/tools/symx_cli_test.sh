@@ -53,7 +53,7 @@ check 1 "missing.npy" -- run $MLP --input data="$TMP/missing.npy"
 check 1 "'nope' is not an argument" -- run $MLP --input nope="$TMP/bad.npy"
 check 1 "missing.params" -- run $MLP --params "$TMP/missing.params" --shape data=2,784
 check 2 "--allow-missing needs --params" -- run $MLP --allow-missing --shape data=2,784
-# The SYMX_* variables are read once by main (devices/engine_env.h): a bad
+# The SYMX_* variables are read once by main (tools/env/engine_env.h): a bad
 # value is a usage error naming it, and a good one reaches the devices.
 SYMX_FUSION=maybe check 2 "SYMX_FUSION='maybe' is not a switch" -- run $MLP --shape data=2,784
 SYMX_CPU_THREADS=0 check 2 "SYMX_CPU_THREADS='0' is not a positive integer" -- \

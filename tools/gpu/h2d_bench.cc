@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "devices/device.h"
-#include "devices/engine_env.h"
 #include "devices/engine_options.h"
 #include "devices/tensor.h"
 #include "graph/error.h"
+#include "tools/env/engine_env.h"
 
 int main(int argc, char** argv) {
   using symx::Context;

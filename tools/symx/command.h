@@ -49,7 +49,7 @@ struct Job {
   // (SYMX_CPU_THREADS or every core).
   int cpu_threads = 0;
   // Every bind's switches, from the SYMX_* environment variables
-  // (devices/engine_env.h), read once by main.
+  // (tools/env/engine_env.h), read once by main.
   EngineOptions engine;
   int rank() const { return comm == nullptr ? 0 : comm->rank(); }
   int size() const { return comm == nullptr ? 1 : comm->size(); }

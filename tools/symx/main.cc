@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "devices/cpu/cpu_device.h"
-#include "devices/engine_env.h"
 #include "distributed/mpi_communicator.h"
+#include "tools/env/engine_env.h"
 #include "tools/symx/bench.h"
 #include "tools/symx/command.h"
 #include "tools/symx/inspect.h"
@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
   } else if (!symx::CpuThreadsFromEnvironment()) {
     job.cpu_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   }
-  // The SYMX_* switches, read here once for every command (devices/engine_env.h).
+  // The SYMX_* switches, read here once for every command (tools/env/engine_env.h).
   absl::StatusOr<symx::DeviceOptions> devices = symx::DeviceOptionsFromEnvironment(job.cpu_threads);
   absl::StatusOr<symx::EngineOptions> engine = symx::EngineOptionsFromEnvironment();
   std::vector<std::string> args(argv + 1, argv + argc);

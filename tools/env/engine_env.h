@@ -16,8 +16,8 @@
 //
 // Switches take 1/0, on/off, true/false, yes/no; counts a positive integer.
 // Anything else is an error naming the variable and its value.
-#ifndef SYMX_DEVICES_ENGINE_ENV_H_
-#define SYMX_DEVICES_ENGINE_ENV_H_
+#ifndef SYMX_TOOLS_ENV_ENGINE_ENV_H_
+#define SYMX_TOOLS_ENV_ENGINE_ENV_H_
 
 #include "absl/status/statusor.h"
 #include "devices/engine_options.h"
@@ -35,4 +35,4 @@ bool CpuThreadsFromEnvironment();
 
 }  // namespace symx
 
-#endif  // SYMX_DEVICES_ENGINE_ENV_H_
+#endif  // SYMX_TOOLS_ENV_ENGINE_ENV_H_

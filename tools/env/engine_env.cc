@@ -1,4 +1,4 @@
-#include "devices/engine_env.h"
+#include "tools/env/engine_env.h"
 
 #include <cstdlib>
 #include <string>
