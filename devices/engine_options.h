@@ -38,12 +38,6 @@ struct EngineOptions {
   // kernel on host copies (devices/host_fallback.h); off: Bind fails.
   bool host_fallback = true;
 
-  bool operator==(const EngineOptions& o) const {
-    return onednn == o.onednn && onednn_batchnorm == o.onednn_batchnorm &&
-           onednn_bf16 == o.onednn_bf16 && fusion == o.fusion && channels_last == o.channels_last &&
-           host_fallback == o.host_fallback;
-  }
-  bool operator!=(const EngineOptions& o) const { return !(*this == o); }
   // "onednn=1 onednn_batchnorm=0 ..." for logs and messages.
   std::string ToString() const;
 };

@@ -3,17 +3,15 @@
 // tests pass EngineOptions to the binds they compare.
 #include <cstdio>
 
-#include "devices/engine_options.h"
 #include "gtest/gtest.h"
 #include "tools/env/engine_env.h"
 
 int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
-  absl::StatusOr<symx::DeviceOptions> devices = symx::DeviceOptionsFromEnvironment();
+  absl::Status devices = symx::SetDeviceOptionsFromEnvironment();
   if (!devices.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(devices.status().message()).c_str());
+    std::fprintf(stderr, "%s\n", std::string(devices.message()).c_str());
     return 2;
   }
-  symx::SetDeviceOptions(*devices);
   return RUN_ALL_TESTS();
 }

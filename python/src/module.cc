@@ -27,11 +27,10 @@ EngineOptions& EngineOptionsValue() {
 // The environment is read here, once, as the symx tool's main does: the
 // engine itself never reads it.
 void ReadEnvironment() {
-  absl::StatusOr<DeviceOptions> devices = DeviceOptionsFromEnvironment();
+  absl::Status devices = SetDeviceOptionsFromEnvironment();
+  if (!devices.ok()) throw py::value_error(std::string(devices.message()));
   absl::StatusOr<EngineOptions> engine = EngineOptionsFromEnvironment();
-  if (!devices.ok()) throw py::value_error(std::string(devices.status().message()));
   if (!engine.ok()) throw py::value_error(std::string(engine.status().message()));
-  SetDeviceOptions(*devices);
   EngineOptionsValue() = *engine;
 }
 

@@ -26,13 +26,12 @@ class EngineEnvTest : public testing::Test {
 };
 
 TEST_F(EngineEnvTest, UnsetVariablesGiveTheDefaults) {
-  EXPECT_EQ(EngineOptionsFromEnvironment().value(), EngineOptions{});
-  const DeviceOptions d = DeviceOptionsFromEnvironment(/*default_cpu_threads=*/3).value();
-  EXPECT_EQ(d.cpu_threads, 3);
+  EXPECT_EQ(EngineOptionsFromEnvironment().value().ToString(), EngineOptions{}.ToString());
+  const DeviceOptions d = DeviceOptionsFromEnvironment().value();
+  EXPECT_EQ(d.cpu_threads, 0);
   EXPECT_EQ(d.num_cpu_devices, DeviceOptions{}.num_cpu_devices);
   EXPECT_EQ(d.logical_gpus, 0);
   EXPECT_TRUE(d.pinned_staging);
-  EXPECT_FALSE(CpuThreadsFromEnvironment());
 }
 
 TEST_F(EngineEnvTest, EachSwitchSetsItsField) {
@@ -58,12 +57,11 @@ TEST_F(EngineEnvTest, EachCountSetsItsField) {
   setenv("SYMX_NUM_CPU_DEVICES", "12", 1);
   setenv("SYMX_LOGICAL_GPUS", "8", 1);
   setenv("SYMX_PINNED_STAGING", "0", 1);
-  const DeviceOptions d = DeviceOptionsFromEnvironment(/*default_cpu_threads=*/3).value();
+  const DeviceOptions d = DeviceOptionsFromEnvironment().value();
   EXPECT_EQ(d.cpu_threads, 5);
   EXPECT_EQ(d.num_cpu_devices, 12);
   EXPECT_EQ(d.logical_gpus, 8);
   EXPECT_FALSE(d.pinned_staging);
-  EXPECT_TRUE(CpuThreadsFromEnvironment());
 }
 
 TEST_F(EngineEnvTest, AMalformedSwitchNamesTheVariableAndValue) {
@@ -83,6 +81,19 @@ TEST_F(EngineEnvTest, AMalformedCountNamesTheVariableAndValue) {
     EXPECT_EQ(d.status().message(), std::string("environment variable SYMX_LOGICAL_GPUS='") + bad +
                                         "' is not a positive integer");
   }
+}
+
+TEST_F(EngineEnvTest, SetDeviceOptionsFromEnvironmentAppliesThemOrChangesNothing) {
+  const DeviceOptions before = GetDeviceOptions();
+  setenv("SYMX_NUM_CPU_DEVICES", "3", 1);
+  ASSERT_TRUE(SetDeviceOptionsFromEnvironment().ok());
+  EXPECT_EQ(GetDeviceOptions().num_cpu_devices, 3);
+  setenv("SYMX_NUM_CPU_DEVICES", "lots", 1);
+  absl::Status bad = SetDeviceOptionsFromEnvironment();
+  EXPECT_EQ(bad.message(),
+            "environment variable SYMX_NUM_CPU_DEVICES='lots' is not a positive integer");
+  EXPECT_EQ(GetDeviceOptions().num_cpu_devices, 3);
+  SetDeviceOptions(before);
 }
 
 // The device options in force are the last set (the edges set them once).

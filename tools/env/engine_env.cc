@@ -54,9 +54,8 @@ absl::StatusOr<EngineOptions> EngineOptionsFromEnvironment() {
   return o;
 }
 
-absl::StatusOr<DeviceOptions> DeviceOptionsFromEnvironment(int default_cpu_threads) {
+absl::StatusOr<DeviceOptions> DeviceOptionsFromEnvironment() {
   DeviceOptions o;
-  o.cpu_threads = default_cpu_threads;
   SYMX_RETURN_IF_ERROR(ReadCount("SYMX_CPU_THREADS", &o.cpu_threads));
   SYMX_RETURN_IF_ERROR(ReadCount("SYMX_NUM_CPU_DEVICES", &o.num_cpu_devices));
   SYMX_RETURN_IF_ERROR(ReadCount("SYMX_LOGICAL_GPUS", &o.logical_gpus));
@@ -64,6 +63,10 @@ absl::StatusOr<DeviceOptions> DeviceOptionsFromEnvironment(int default_cpu_threa
   return o;
 }
 
-bool CpuThreadsFromEnvironment() { return std::getenv("SYMX_CPU_THREADS") != nullptr; }
+absl::Status SetDeviceOptionsFromEnvironment() {
+  SYMX_ASSIGN_OR_RETURN(DeviceOptions options, DeviceOptionsFromEnvironment());
+  SetDeviceOptions(options);
+  return absl::OkStatus();
+}
 
 }  // namespace symx

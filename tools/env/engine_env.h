@@ -26,12 +26,12 @@ namespace symx {
 
 // EngineOptions{} with each variable that is set applied.
 absl::StatusOr<EngineOptions> EngineOptionsFromEnvironment();
-// DeviceOptions{} (cpu_threads: `default_cpu_threads`) with each variable
-// that is set applied.
-absl::StatusOr<DeviceOptions> DeviceOptionsFromEnvironment(int default_cpu_threads = 0);
-// Whether SYMX_CPU_THREADS is set (the symx tool divides the cores among the
-// ranks of a host only when it is not).
-bool CpuThreadsFromEnvironment();
+// DeviceOptions{} with each variable that is set applied (cpu_threads stays
+// 0 without SYMX_CPU_THREADS).
+absl::StatusOr<DeviceOptions> DeviceOptionsFromEnvironment();
+// SetDeviceOptions(DeviceOptionsFromEnvironment()), for edges that need no
+// more (test mains, benchmark tools, the Python extension).
+absl::Status SetDeviceOptionsFromEnvironment();
 
 }  // namespace symx
 

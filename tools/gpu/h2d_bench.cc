@@ -20,12 +20,11 @@ int main(int argc, char** argv) {
   const size_t mib = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 512;
   const int reps = argc > 2 ? std::atoi(argv[2]) : 10;
   const size_t bytes = mib << 20;
-  auto options = symx::DeviceOptionsFromEnvironment();
+  absl::Status options = symx::SetDeviceOptionsFromEnvironment();
   if (!options.ok()) {
-    std::fprintf(stderr, "h2d_bench: %s\n", std::string(options.status().message()).c_str());
+    std::fprintf(stderr, "h2d_bench: %s\n", std::string(options.message()).c_str());
     return 2;
   }
-  symx::SetDeviceOptions(*options);
   auto device = symx::GetDevice(Context::GPU(0));
   if (!device.ok()) {
     std::fprintf(stderr, "h2d_bench: %s\n", std::string(device.status().message()).c_str());
@@ -54,6 +53,6 @@ int main(int argc, char** argv) {
   const double h2d = time_best([&] { return gpu.CopyFromHost(host.data(), dst, bytes); });
   const double d2h = time_best([&] { return gpu.CopyToHost(dst, host.data(), bytes); });
   std::printf("{\"bytes\": %zu, \"staging\": \"%s\", \"h2d_GBps\": %.2f, \"d2h_GBps\": %.2f}\n",
-              bytes, options->pinned_staging ? "1" : "0", h2d, d2h);
+              bytes, symx::GetDeviceOptions().pinned_staging ? "1" : "0", h2d, d2h);
   return 0;
 }

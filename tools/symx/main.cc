@@ -7,13 +7,11 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "devices/cpu/cpu_device.h"
 #include "distributed/mpi_communicator.h"
 #include "tools/env/engine_env.h"
 #include "tools/symx/bench.h"
@@ -76,17 +74,17 @@ int main(int argc, char** argv) {
       return 1;
     }
     if ((*world)->size() > 1) job.comm = *world;
-    // Ranks on one host share its cores, unless SYMX_CPU_THREADS says otherwise.
-    if (!symx::CpuThreadsFromEnvironment()) {
-      const int cores = static_cast<int>(std::thread::hardware_concurrency());
-      job.cpu_threads = std::max(1, cores / std::max(1, symx::MpiLocalSize()));
-    }
-  } else if (!symx::CpuThreadsFromEnvironment()) {
-    job.cpu_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   }
   // The SYMX_* switches, read here once for every command (tools/env/engine_env.h).
-  absl::StatusOr<symx::DeviceOptions> devices = symx::DeviceOptionsFromEnvironment(job.cpu_threads);
+  absl::StatusOr<symx::DeviceOptions> devices = symx::DeviceOptionsFromEnvironment();
   absl::StatusOr<symx::EngineOptions> engine = symx::EngineOptionsFromEnvironment();
+  if (devices.ok() && devices->cpu_threads == 0) {
+    // No SYMX_CPU_THREADS: the machine's cores, shared by the ranks on one
+    // host under mpirun (MpiLocalSize is 1 otherwise).
+    const int cores = static_cast<int>(std::thread::hardware_concurrency());
+    job.cpu_threads = std::max(1, cores / std::max(1, symx::MpiLocalSize()));
+    devices->cpu_threads = job.cpu_threads;
+  }
   std::vector<std::string> args(argv + 1, argv + argc);
   int rc;
   if (!devices.ok() || !engine.ok()) {
