@@ -11,8 +11,13 @@
 namespace symx {
 namespace {
 
-std::map<std::pair<std::string, DeviceType>, KernelInfo, std::less<>>& Table() {
-  static auto* table = new std::map<std::pair<std::string, DeviceType>, KernelInfo, std::less<>>();
+struct Registered {
+  KernelInfo info;
+  const char* file;
+};
+
+std::map<std::pair<std::string, DeviceType>, Registered, std::less<>>& Table() {
+  static auto* table = new std::map<std::pair<std::string, DeviceType>, Registered, std::less<>>();
   return *table;
 }
 
@@ -23,8 +28,9 @@ std::string KernelContext::Where() const {
   return absl::StrCat("operator ", attrs->name, " (", attrs->op->name(), ")");
 }
 
-bool KernelRegistry::Register(const std::string& op_name, DeviceType type, KernelInfo info) {
-  auto [it, inserted] = Table().emplace(std::make_pair(op_name, type), info);
+bool KernelRegistry::Register(const std::string& op_name, DeviceType type, KernelInfo info,
+                              const char* file) {
+  auto [it, inserted] = Table().emplace(std::make_pair(op_name, type), Registered{info, file});
   if (!inserted) {
     std::fprintf(stderr, "symx: two kernels registered for op %s\n", op_name.c_str());
     std::abort();
@@ -34,13 +40,18 @@ bool KernelRegistry::Register(const std::string& op_name, DeviceType type, Kerne
 
 const KernelInfo* KernelRegistry::Find(absl::string_view op_name, DeviceType type) {
   auto it = Table().find(std::make_pair(std::string(op_name), type));
-  return it == Table().end() ? nullptr : &it->second;
+  return it == Table().end() ? nullptr : &it->second.info;
+}
+
+const char* KernelRegistry::SourceFile(absl::string_view op_name, DeviceType type) {
+  auto it = Table().find(std::make_pair(std::string(op_name), type));
+  return it == Table().end() ? nullptr : it->second.file;
 }
 
 std::vector<std::string> KernelRegistry::List(DeviceType type) {
   std::vector<std::string> out;
-  for (const auto& [key, info] : Table()) {
-    if (key.second == type) out.push_back(key.first);
+  for (const auto& entry : Table()) {
+    if (entry.first.second == type) out.push_back(entry.first.first);
   }
   return out;
 }

@@ -147,9 +147,14 @@ struct KernelInfo {
 class KernelRegistry {
  public:
   // Registers at static init; a second kernel for the same key is a bug.
-  static bool Register(const std::string& op_name, DeviceType type, KernelInfo info);
+  // `file` defaults to the file of the call.
+  static bool Register(const std::string& op_name, DeviceType type, KernelInfo info,
+                       const char* file = __builtin_FILE());
   // nullptr when the op has no kernel for `type`.
   static const KernelInfo* Find(absl::string_view op_name, DeviceType type);
+  // The source file that registered the kernel (devices/cpu/F_kernels.cc for
+  // family F); nullptr when there is none.
+  static const char* SourceFile(absl::string_view op_name, DeviceType type);
   // Names of ops with a kernel for `type`, sorted.
   static std::vector<std::string> List(DeviceType type);
 };

@@ -63,8 +63,9 @@ size_t Distance(absl::string_view a, absl::string_view b) {
 
 }  // namespace
 
-Op::Op(std::string name)
+Op::Op(std::string name, std::string source_file)
     : name_(std::move(name)),
+      source_file_(std::move(source_file)),
       parse_(ParseNoParams),
       input_names_([](const NodeAttrs&) { return std::vector<std::string>{"data"}; }),
       output_names_([](const NodeAttrs&) { return std::vector<std::string>{"output"}; }),
@@ -192,13 +193,13 @@ OpRegistry& OpRegistry::Global() {
   return *registry;
 }
 
-Op& OpRegistry::Register(const std::string& name) {
+Op& OpRegistry::Register(const std::string& name, const char* file) {
   if (by_name_.count(name)) {
     // Two registrations of one name is a build mistake, found at startup.
     std::cerr << "symx: op '" << name << "' registered twice\n";
     std::abort();
   }
-  ops_.push_back(std::make_unique<Op>(name));
+  ops_.push_back(std::make_unique<Op>(name, file));
   by_name_[name] = ops_.back().get();
   return *ops_.back();
 }

@@ -66,11 +66,14 @@ enum class PrecisionClass : uint8_t {
 
 class Op {
  public:
-  explicit Op(std::string name);
+  explicit Op(std::string name, std::string source_file = "");
 
   const std::string& name() const { return name_; }
   const std::vector<std::string>& aliases() const { return aliases_; }
   const std::string& description() const { return description_; }
+  // The source file that registered the op (graph/ops/F.cc for family F):
+  // the family table's test (tests/ops/family_table_test.cc) reads it.
+  const std::string& source_file() const { return source_file_; }
 
   absl::StatusOr<OpParamPtr> Parse(const AttrMap& attrs) const { return parse_(attrs); }
   std::vector<std::string> InputNames(const NodeAttrs& attrs) const;
@@ -139,6 +142,7 @@ class Op {
 
  private:
   std::string name_;
+  std::string source_file_;
   std::vector<std::string> aliases_;
   std::string description_;
   ParseFn parse_;
@@ -166,7 +170,9 @@ class OpRegistry {
   static OpRegistry& Global();
 
   // Registers a new op; registering a name twice is a programming error.
-  Op& Register(const std::string& name);
+  // `file` defaults to the file of the call (a helper that registers for
+  // its callers passes theirs on).
+  Op& Register(const std::string& name, const char* file = __builtin_FILE());
   // By name or alias; nullptr if unknown.
   const Op* Find(absl::string_view name) const;
   // A NotFound error naming `name` (and a close match, if any) when unknown.
