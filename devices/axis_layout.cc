@@ -2,7 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "graph/infer_util.h"
-#include "graph/ops/nn_extra.h"
+#include "graph/ops/softmax.h"
+#include "graph/ops/norm.h"
 
 namespace symx {
 

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "devices/ctc_math.h"
 #include "devices/tensor.h"
-#include "graph/ops/ctc_loss.h"
+#include "graph/ops/ctc.h"
 
 namespace symx {
 CtcDims CtcDimsOf(const std::vector<Shape>& in, bool blank_first) {

@@ -1,8 +1,7 @@
 #include "devices/matmul_dims.h"
 
 #include "absl/strings/str_cat.h"
-#include "graph/ops/dot.h"
-#include "graph/ops/fully_connected.h"
+#include "graph/ops/dense.h"
 
 namespace symx {
 

@@ -8,7 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "devices/kernel.h"
-#include "graph/ops/upsampling.h"
+#include "graph/ops/resample.h"
 
 namespace symx {
 

@@ -6,7 +6,7 @@
 #include "graph/indexed_graph.h"
 #include "graph/op.h"
 #include "graph/ops/activation.h"
-#include "graph/ops/batch_norm.h"
+#include "graph/ops/norm.h"
 #include "graph/ops/convolution.h"
 #include "graph/ops/fused_conv.h"
 

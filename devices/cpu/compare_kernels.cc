@@ -19,7 +19,7 @@
 #include "devices/cpu/elemwise_kernels.h"
 #include "devices/cpu/kernel_util.h"
 #include "graph/error.h"
-#include "graph/ops/elemwise_scalar.h"
+#include "graph/ops/elemwise.h"
 
 // float32, float64, float16 (as Eigen::half) and the integer dtypes MXNet's
 // legacy comparison ops take.

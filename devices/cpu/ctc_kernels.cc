@@ -1,4 +1,4 @@
-// CPU kernels for CTCLoss (schema in graph/ops/ctc_loss.cc) and _backward_CTCLoss.
+// CPU kernels for CTCLoss (schema in graph/ops/ctc.cc) and _backward_CTCLoss.
 //
 // Forward, per sample b (samples run in parallel): softmax over the alphabet for
 // the first T_b steps (T_b = data_lengths[b] or T), the extended label
@@ -25,7 +25,7 @@
 #include "devices/ctc_math.h"
 #include "devices/ctc_plan.h"
 #include "devices/dtype_switch.h"
-#include "graph/ops/ctc_loss.h"
+#include "graph/ops/ctc.h"
 
 namespace symx {
 namespace cpu {

@@ -25,8 +25,7 @@
 #include "devices/cpu/kernel_util.h"
 #include "devices/matmul_dims.h"
 #include "graph/error.h"
-#include "graph/ops/dot.h"
-#include "graph/ops/fully_connected.h"
+#include "graph/ops/dense.h"
 #ifdef SYMX_WITH_ONEDNN
 #include "devices/cpu/onednn.h"
 #include "oneapi/dnnl/dnnl.h"

@@ -21,8 +21,7 @@
 #include "devices/cpu/kernel_util.h"
 #include "devices/cpu/vector_math.h"
 #include "graph/error.h"
-#include "graph/ops/elemwise_scalar.h"
-#include "graph/ops/misc.h"
+#include "graph/ops/elemwise.h"
 
 namespace symx {
 namespace cpu {
@@ -474,7 +473,7 @@ absl::Status BackwardClipKernel(const KernelContext& ctx) {
 
 SYMX_REGISTER_KERNEL("_copy", kCPU, IdentityKernel);
 SYMX_REGISTER_KERNEL("BlockGrad", kCPU, IdentityKernel);
-// The loss-scaling point is the identity forward (graph/ops/loss_scale.cc).
+// The loss-scaling point is the identity forward (graph/ops/elemwise.cc).
 SYMX_REGISTER_KERNEL("_symx_loss_scale", kCPU, IdentityKernel);
 SYMX_REGISTER_KERNEL("zeros_like", kCPU, ZerosLikeKernel);
 SYMX_REGISTER_KERNEL("ones_like", kCPU, OnesLikeKernel);

@@ -1,4 +1,5 @@
-// CPU kernels for one_hot, pick, take, gather_nd and their backward ops.
+// CPU kernels of the indexing family (graph/ops/indexing.cc): one_hot, pick,
+// take, gather_nd and Embedding, with their backward ops.
 //
 // Indices may have any dtype and are read as doubles; each op turns a value
 // into a position as MXNet 1.9.1 does (graph/ops/indexing.cc): clip and wrap
@@ -7,17 +8,27 @@
 // the value, the op and the node. The forward kernels move elements of any
 // dtype as bytes; the backward kernels (scatter-add into a zeroed gradient)
 // handle float32, float64 and float16.
+//
+// Embedding: indices may have any numeric dtype; each is truncated to an
+// integer and clipped to [0, input_dim - 1] as MXNet's Embedding (take with
+// clip mode) does, so an out-of-range or negative index reads (and its
+// gradient goes to) the first or last row instead of failing; NaN reads row 0.
+// The weight gradient is dense (sparse_grad=True gives the same values in a
+// dense array); the index gradient is zero.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <random>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/kernel_util.h"
+#include "devices/cpu/reduce_kernels.h"
 #include "devices/index_position.h"
+#include "devices/upsampling_geometry.h"
 #include "graph/error.h"
 #include "graph/ops/indexing.h"
 #include "graph/ops/ordering.h"
@@ -49,7 +60,6 @@ class IndexReader {
 inline int64_t ClipOrWrap(double v, int64_t n, IndexMode mode) {
   return ClipOrWrapPosition(v, n, mode == IndexMode::kWrap);
 }
-
 
 // Runs fn.template operator()<U>() with U an unsigned type of the element size.
 template <typename Fn>
@@ -367,4 +377,117 @@ SYMX_REGISTER_KERNEL("_backward_gather_nd", kCPU, GatherNdBackward);
 
 }  // namespace
 }  // namespace cpu
+namespace cpu {
+namespace {
+
+template <typename T>
+using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
+template <typename T>
+using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+
+// ----------------------------------------------------------------------------- Embedding
+
+// The table row for an index value: truncated, then clipped to [0, rows - 1].
+inline int64_t EmbeddingRow(double v, int64_t rows) {
+  if (!(v > 0)) return 0;  // negative, zero or NaN
+  if (v >= static_cast<double>(rows - 1)) return rows - 1;
+  return static_cast<int64_t>(v);
+}
+
+// Runs fn(index_ptr) with the indices' storage type as I.
+template <typename Fn>
+absl::Status WithIndexType(const KernelContext& ctx, const Tensor& idx, Fn&& fn) {
+  if (idx.dtype() == DType::kUnknown) return UnsupportedDType(ctx, idx.dtype());
+  SYMX_DTYPE_SWITCH_ALL(idx.dtype(), I, fn(idx.data<I>()));
+  return absl::OkStatus();
+}
+
+absl::Status CheckEmbeddingTable(const KernelContext& ctx, const Tensor& table, int64_t rows,
+                                 int64_t cols) {
+  if (table.shape().ndim() != 2 || table.shape()[0] != rows || table.shape()[1] != cols) {
+    return Fail(
+        ctx, absl::StrCat("weight ", table.DebugString(), " should be (", rows, ", ", cols, ")"));
+  }
+  return absl::OkStatus();
+}
+
+template <typename T>
+absl::Status EmbeddingForwardT(const KernelContext& ctx) {
+  const auto& p = ctx.param<EmbeddingParam>();
+  const Tensor& idx = ctx.inputs[0];
+  const Tensor& weight = ctx.inputs[1];
+  const Tensor& out = ctx.outputs[0];
+  const int64_t rows = p.input_dim, dim = p.output_dim;
+  SYMX_RETURN_IF_ERROR(CheckEmbeddingTable(ctx, weight, rows, dim));
+  if (out.size() != idx.size() * dim || out.dtype() != weight.dtype()) {
+    return Fail(ctx, absl::StrCat("output ", out.DebugString(), " does not match ", idx.size(),
+                                  " indices of ", dim, " values"));
+  }
+  const T* w = weight.data<T>();
+  T* y = out.data<T>();
+  return WithIndexType(ctx, idx, [&](const auto* ix) {
+    ParallelFor(ctx, idx.size(), static_cast<double>(dim), [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        const int64_t r = EmbeddingRow(ToDouble(ix[i]), rows);
+        std::memcpy(y + i * dim, w + r * dim, static_cast<size_t>(dim) * sizeof(T));
+      }
+    });
+  });
+}
+
+template <typename T>
+absl::Status EmbeddingBackwardT(const KernelContext& ctx) {
+  const auto& p = ctx.param<EmbeddingParam>();
+  const Tensor& ograd = ctx.inputs[0];
+  const Tensor& idx = ctx.inputs[1];
+  const Tensor& gidx = ctx.outputs[0];
+  const Tensor& gw = ctx.outputs[1];
+  const int64_t rows = p.input_dim, dim = p.output_dim;
+  SYMX_RETURN_IF_ERROR(CheckEmbeddingTable(ctx, gw, rows, dim));
+  if (ograd.size() != idx.size() * dim || ograd.dtype() != gw.dtype()) {
+    return Fail(ctx, absl::StrCat("output gradient ", ograd.DebugString(), " does not match ",
+                                  idx.size(), " indices of ", dim, " values"));
+  }
+  std::memset(gidx.raw_data(), 0, gidx.nbytes());
+  T* g = gw.data<T>();
+  const T* og = ograd.data<T>();
+  std::fill(g, g + gw.size(), T(0));
+  const int64_t n = idx.size();
+  // Scatter-add without races: each task owns a range of table rows and scans
+  // every index for rows in its range.
+  const int64_t tasks =
+      std::max<int64_t>(1, std::min<int64_t>(rows, 2 * static_cast<int64_t>(StepThreads(ctx))));
+  return WithIndexType(ctx, idx, [&](const auto* ix) {
+    const double cost = static_cast<double>(n) * (1.0 + static_cast<double>(dim) / tasks);
+    ParallelFor(ctx, tasks, cost, [&](int64_t b, int64_t e) {
+      const int64_t lo = rows * b / tasks, hi = rows * e / tasks;
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t r = EmbeddingRow(ToDouble(ix[i]), rows);
+        if (r < lo || r >= hi) continue;
+        T* dst = g + r * dim;
+        const T* src = og + i * dim;
+        for (int64_t c = 0; c < dim; ++c) dst[c] += src[c];
+      }
+    });
+  });
+}
+
+absl::Status EmbeddingForward(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[1].dtype(), T, return EmbeddingForwardT<T>(ctx));
+  return absl::OkStatus();
+}
+
+absl::Status EmbeddingBackward(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.outputs[1].dtype(), T, return EmbeddingBackwardT<T>(ctx));
+  return absl::OkStatus();
+}
+
+SYMX_REGISTER_KERNEL("Embedding", kCPU, .fn = EmbeddingForward,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("_backward_Embedding", kCPU, .fn = EmbeddingBackward,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+
+}  // namespace
+}  // namespace cpu
+
 }  // namespace symx

@@ -33,6 +33,12 @@ inline absl::Status CheckSize(const KernelContext& ctx, const Tensor& t, int64_t
   return Fail(ctx, absl::StrCat(what, " ", t.DebugString(), " should have ", size, " elements"));
 }
 
+// Fails unless `a` and `b` have as many elements.
+inline absl::Status CheckSameSize(const KernelContext& ctx, const Tensor& a, const Tensor& b) {
+  if (a.size() == b.size()) return absl::OkStatus();
+  return Fail(ctx, absl::StrCat(a.DebugString(), " and ", b.DebugString(), " differ in size"));
+}
+
 // The Eigen scalar type for a storage type (float16 computes as Eigen::half).
 template <typename T>
 struct EigenScalar {

@@ -1,4 +1,4 @@
-// CPU kernels for LRN and its backward (schema in graph/ops/nn_extra.cc):
+// CPU kernels for LRN and its backward (schema in graph/ops/lrn.cc):
 // tmp_norm = knorm + alpha / nsize * the sum of x^2 over the nsize channels
 // centred on x's, out = x * tmp_norm^-beta. oneDNN runs the cases it has a
 // real kernel for (devices/cpu/onednn_lrn.h); these plain loops, in double
@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/kernel_util.h"
 #include "devices/dtype_switch.h"
-#include "graph/ops/nn_extra.h"
+#include "graph/ops/lrn.h"
 #ifdef SYMX_WITH_ONEDNN
 #include "devices/cpu/onednn.h"
 #include "devices/cpu/onednn_lrn.h"

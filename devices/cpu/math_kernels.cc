@@ -1,4 +1,4 @@
-// CPU kernels of the unary math ops in graph/ops/unary_math.cc (log2 ...
+// CPU kernels of the unary math ops in graph/ops/math.cc (log2 ...
 // gammaln, the rounding ops, sign, smooth_l1) and their backward ops.
 //
 // float32, float64 and float16 (computed in float, rounded once at the
@@ -18,7 +18,7 @@
 #include "devices/cpu/vector_math.h"
 #include "devices/special_functions.h"
 #include "graph/error.h"
-#include "graph/ops/elemwise_scalar.h"
+#include "graph/ops/elemwise.h"
 
 namespace symx {
 namespace cpu {

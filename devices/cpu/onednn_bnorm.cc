@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "devices/cpu/onednn.h"
-#include "graph/ops/batch_norm.h"
+#include "graph/ops/norm.h"
 
 namespace symx {
 namespace cpu {

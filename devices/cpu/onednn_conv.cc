@@ -13,7 +13,7 @@
 #include "graph/op.h"
 #include "graph/ops/activation.h"
 #include "graph/ops/fused_conv.h"
-#include "graph/ops/misc.h"
+#include "graph/ops/elemwise.h"
 
 namespace symx {
 namespace cpu {

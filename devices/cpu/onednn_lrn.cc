@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "devices/cpu/onednn.h"
-#include "graph/ops/nn_extra.h"
+#include "graph/ops/lrn.h"
 
 namespace symx {
 namespace cpu {

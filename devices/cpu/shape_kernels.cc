@@ -18,8 +18,7 @@
 #include "devices/cpu/reduce_kernels.h"
 #include "graph/error.h"
 #include "graph/infer_util.h"
-#include "graph/ops/concat.h"
-#include "graph/ops/transpose.h"
+#include "graph/ops/shape.h"
 
 namespace symx {
 namespace cpu {

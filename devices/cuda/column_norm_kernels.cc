@@ -6,8 +6,7 @@
 #include "devices/axis_layout.h"
 #include "devices/cuda/kernel_util.h"
 #include "devices/kernel.h"
-#include "graph/ops/layer_norm.h"
-#include "graph/ops/nn_extra.h"
+#include "graph/ops/norm.h"
 
 namespace symx {
 namespace cuda {

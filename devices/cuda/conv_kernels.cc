@@ -4,7 +4,7 @@
 // Both ops are one cuDNN convolution seen from its input side (the "image":
 // Convolution's data, Deconvolution's output) to its output side (the
 // "columns": Convolution's output, Deconvolution's data); the weight is the
-// same (Co, Ci/G, k...) filter in both (devices/cpu/conv_kernels.cc has the
+// same (Co, Ci/G, k...) filter in both (devices/cpu/convolution_kernels.cc has the
 // same picture). So
 //   Convolution forward / Deconvolution data grad  = cudnnConvolutionForward
 //   Convolution data grad / Deconvolution forward  = cudnnConvolutionBackwardData

@@ -4,8 +4,7 @@
 #include "devices/cuda/cublas_gemm.h"
 #include "devices/cuda/kernel_util.h"
 #include "devices/matmul_dims.h"
-#include "graph/ops/dot.h"
-#include "graph/ops/fully_connected.h"
+#include "graph/ops/dense.h"
 
 namespace symx {
 namespace cuda {

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "devices/cuda/kernel_util.h"
 #include "devices/dtype_switch.h"
-#include "graph/ops/elemwise_scalar.h"
+#include "graph/ops/elemwise.h"
 #include "graph/ops/init.h"
 
 namespace symx {
@@ -251,7 +251,7 @@ SYMX_REGISTER_KERNEL("logical_not", kGPU, Unary<UnaryFn::kLogicalNot>);
 
 SYMX_REGISTER_KERNEL("_copy", kGPU, Identity);
 SYMX_REGISTER_KERNEL("BlockGrad", kGPU, Identity);
-// The loss-scaling point is the identity forward (graph/ops/loss_scale.cc).
+// The loss-scaling point is the identity forward (graph/ops/elemwise.cc).
 SYMX_REGISTER_KERNEL("_symx_loss_scale", kGPU, Identity);
 SYMX_REGISTER_KERNEL("Flatten", kGPU, Identity);
 SYMX_REGISTER_KERNEL("Reshape", kGPU, Identity);

@@ -256,7 +256,7 @@ cudaError_t LaunchBatchNormBackward(Elem t, const void* dy, const void* x, const
 
 // Normalizations over the columns of an (outer, n, inner) view, one block
 // per column, two-pass statistics in the compute type (the CPU kernels,
-// devices/cpu/norm_kernels.cc and nn_extra_kernels.cc, state the semantics):
+// devices/cpu/norm_kernels.cc, state the semantics):
 // - kLayer (LayerNorm): gamma/beta per position k along n; stat1 = mean,
 //   stat2 = sqrt(var + eps).
 // - kGroupStd (GroupNorm) / kGroupVar (InstanceNorm): columns are (batch,
@@ -300,7 +300,7 @@ cudaError_t LaunchPoolForward(Elem t, const void* x, const PoolDims& d, void* y,
 cudaError_t LaunchPoolBackward(Elem t, const void* dy, const void* x, const void* y,
                                const PoolDims& d, void* workspace, void* dx, cudaStream_t s);
 
-// The unary math ops of graph/ops/unary_math.cc on floating types, and their
+// The unary math ops of graph/ops/math.cc on floating types, and their
 // gradients (from the input x or the output y, as each backward op takes;
 // devices/cpu/math_kernels.cc has the same rules). `param` is smooth_l1's
 // sigma.

@@ -1,8 +1,8 @@
-// CUDA kernels of the unary math ops (graph/ops/unary_math.cc) and their
+// CUDA kernels of the unary math ops (graph/ops/math.cc) and their
 // backward ops, floating types only: the rounding ops and sign on integer
 // tensors stay on the CPU for now (an unsupported-dtype error names them).
 #include "devices/cuda/kernel_util.h"
-#include "graph/ops/elemwise_scalar.h"
+#include "graph/ops/elemwise.h"
 
 namespace symx {
 namespace cuda {

@@ -6,7 +6,7 @@
 #include "graph/infer_util.h"
 #include "devices/pool_geom.h"
 #include "graph/ops/activation.h"
-#include "graph/ops/batch_norm.h"
+#include "graph/ops/norm.h"
 #include "graph/ops/pooling.h"
 #include "graph/ops/softmax.h"
 

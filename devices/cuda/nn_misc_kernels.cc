@@ -8,9 +8,9 @@
 #include "graph/infer_util.h"
 #include "graph/ops/activation.h"
 #include "graph/ops/dropout.h"
-#include "graph/ops/embedding.h"
-#include "graph/ops/misc.h"
-#include "graph/ops/nn_extra.h"
+#include "graph/ops/indexing.h"
+#include "graph/ops/elemwise.h"
+#include "graph/ops/lrn.h"
 #include "graph/ops/softmax.h"
 #include "graph/ops/tensor.h"
 

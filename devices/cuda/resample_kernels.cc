@@ -7,9 +7,8 @@
 #include "devices/kernel.h"
 #include "devices/pad_geometry.h"
 #include "devices/upsampling_geometry.h"
-#include "graph/ops/nn_extra.h"
+#include "graph/ops/resample.h"
 #include "graph/ops/tensor.h"
-#include "graph/ops/upsampling.h"
 
 namespace symx {
 namespace cuda {

@@ -8,9 +8,8 @@
 #include "devices/cuda/kernel_util.h"
 #include "devices/strided_view.h"
 #include "graph/infer_util.h"
-#include "graph/ops/concat.h"
+#include "graph/ops/shape.h"
 #include "graph/ops/tensor.h"
-#include "graph/ops/transpose.h"
 
 namespace symx {
 namespace cuda {

@@ -10,7 +10,7 @@
 // recorded only); the kernel compares against the scalar converted to the
 // array's dtype, as MXNet does (int32 x == 2.5 compares with 2).
 //
-// The broadcast shape rule is numpy's, as in graph/ops/broadcast.cc; that
+// The broadcast shape rule is numpy's, as in graph/ops/binary.cc; that
 // file's inference function is file-local, so a copy of it lives here (a
 // candidate for graph/ops/op_helpers.h). Its mismatch error names the op.
 #include <algorithm>
@@ -20,7 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/infer_util.h"
 #include "graph/op.h"
-#include "graph/ops/elemwise_scalar.h"
+#include "graph/ops/elemwise.h"
 #include "graph/ops/op_helpers.h"
 
 namespace symx {
@@ -29,7 +29,6 @@ namespace {
 absl::Status SameShapeFn(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   return InferSameShape(in, out);
 }
-
 
 // ---------------------------------------------------------------------------
 // Registration.

@@ -1,5 +1,5 @@
 // The legacy Crop op's parameters and offsets, shared by the schema
-// (graph/ops/crop.cc) and the CPU kernel (devices/cpu/nn_extra_kernels.cc).
+// (graph/ops/crop.cc) and the CPU kernel (devices/cpu/crop_kernels.cc).
 #ifndef SYMX_GRAPH_OPS_CROP_H_
 #define SYMX_GRAPH_OPS_CROP_H_
 

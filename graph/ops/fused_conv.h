@@ -14,8 +14,8 @@
 #include <string>
 
 #include "graph/node.h"
-#include "graph/ops/batch_norm.h"
 #include "graph/ops/convolution.h"
+#include "graph/ops/norm.h"
 #include "graph/param.h"
 
 namespace symx {

@@ -1,3 +1,6 @@
+// The indexing family: one_hot, pick, take, gather_nd and Embedding, with
+// their backward ops.
+//
 // Registers the indexing ops: one_hot, pick (choose_element_0index), take,
 // gather_nd, and the backward ops _backward_pick, _backward_take and
 // _backward_gather_nd. Semantics follow MXNet 1.9.1 (checked against it):
@@ -19,6 +22,9 @@
 //   truncation, as MXNet does). Others are a kernel error naming the value.
 //   The gradient scatter-adds (_backward_gather_nd; MXNet's public op of that
 //   name, with a `shape` attribute, is not provided).
+//
+// Registers Embedding (row lookup of integer-valued indices in a (input_dim, output_dim)
+// table) and _backward_Embedding.
 #include "graph/ops/indexing.h"
 
 #include <memory>
@@ -37,6 +43,7 @@
 #include "graph/shape.h"
 
 namespace symx {
+
 namespace {
 
 IndexMode ToMode(const std::string& s) {
@@ -243,4 +250,80 @@ Op& backward_gather_nd_registration = RegisterBackwardOp(
     "_backward_gather_nd", ParseNoParams, {"ograd", "indices"}, [](const NodeAttrs&) { return 1; });
 
 }  // namespace
+
+namespace {
+
+absl::StatusOr<OpParamPtr> ParseEmbedding(const AttrMap& attrs) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<EmbeddingParam>();
+  p->input_dim = r.Int("input_dim");
+  if (p->input_dim < 1) r.Fail("input_dim", "must be > 0");
+  p->output_dim = r.Int("output_dim");
+  if (p->output_dim < 1) r.Fail("output_dim", "must be > 0");
+  p->dtype = r.OptionalDtype("dtype").value_or(DType::kFloat32);
+  p->sparse_grad = r.Bool("sparse_grad", false);
+  return r.Finish(std::move(p));
+}
+
+absl::Status EmbeddingInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                                 std::vector<Shape>* out) {
+  const EmbeddingParam& p = Param<EmbeddingParam>(attrs);
+  SYMX_RETURN_IF_ERROR(AssignShape(in, 1, Shape{p.input_dim, p.output_dim}, "input weight"));
+  const Shape& o = (*out)[0];
+  if (o.ndim_known()) {
+    if (o.ndim() == 0) return ShapeError("output", o, "at least 1 dim (..., output_dim)");
+    // The output is the index shape with one trailing embedding dim. Only unknown index
+    // dims are filled, so that a conflict is reported on the output.
+    Shape index(std::vector<int64_t>(o.dims().begin(), o.dims().end() - 1));
+    const Shape& known = (*in)[0];
+    if (known.ndim() == index.ndim()) {
+      for (int d = 0; d < index.ndim(); ++d) {
+        if (known[d] != kUnknownDim) index[d] = known[d];
+      }
+    }
+    if (!known.ndim_known() || known.ndim() == index.ndim()) {
+      SYMX_RETURN_IF_ERROR(AssignShape(in, 0, index, "input data"));
+    }
+  }
+  const Shape& data = (*in)[0];
+  if (!data.ndim_known()) return absl::OkStatus();
+  std::vector<int64_t> dims = data.dims();
+  dims.push_back(p.output_dim);
+  return AssignShape(out, 0, Shape(dims), "output");
+}
+
+// Indices may have any dtype; the table and the output share one (float32 by default).
+absl::Status EmbeddingInferType(const NodeAttrs& attrs, std::vector<DType>* in,
+                                std::vector<DType>* out) {
+  // A dtype already fixed on the weight or the output wins over the attribute, so tables
+  // cast to another precision keep working (MXNet's rule).
+  DType table = (*in)[1] != DType::kUnknown ? (*in)[1] : (*out)[0];
+  if (table == DType::kUnknown) table = Param<EmbeddingParam>(attrs).dtype;
+  SYMX_RETURN_IF_ERROR(AssignType(in, 1, table, "input weight"));
+  return AssignType(out, 0, table, "output");
+}
+
+std::vector<NodeEntry> EmbeddingGradient(const NodePtr& node,
+                                         const std::vector<NodeEntry>& ograds) {
+  if (!ograds[0].node) return std::vector<NodeEntry>(node->inputs.size());
+  // The index gradient is zero by definition; the kernel still writes it.
+  return MakeBackwardNode("_backward_Embedding", node, {ograds[0], node->inputs[0]});
+}
+
+SYMX_REGISTER_OP("Embedding")
+    .SetIndexInputs({0})
+    .Describe(
+        "Maps integer indices to rows of a (input_dim, output_dim) weight: out shape "
+        "= data shape + (output_dim,).")
+    .SetParse(ParseEmbedding)
+    .SetInputNames({"data", "weight"})
+    .SetInferShape(EmbeddingInferShape)
+    .SetInferType(EmbeddingInferType)
+    .SetGradient(EmbeddingGradient);
+
+Op& backward_embedding_registration = RegisterBackwardOp(
+    "_backward_Embedding", ParseEmbedding, {"ograd", "data"}, [](const NodeAttrs&) { return 2; });
+
+}  // namespace
+
 }  // namespace symx

@@ -1,9 +1,14 @@
+// Parameters of the indexing family (graph/ops/indexing.cc), shared by the
+// schema and the kernels.
+//
 // Parameters of the indexing ops (one_hot, pick, take, gather_nd), shared by the
 // schemas (graph/ops/indexing.cc) and the CPU kernels.
 //
 // Index values follow MXNet 1.9.1: float indices are truncated toward zero;
 // out-of-range indices are clipped, wrapped (Python-style modulo) or rejected
 // according to each op's mode (see indexing.cc).
+//
+// Embedding's parameters, shared by the schema and the kernels.
 #ifndef SYMX_GRAPH_OPS_INDEXING_H_
 #define SYMX_GRAPH_OPS_INDEXING_H_
 
@@ -33,6 +38,13 @@ struct PickParam : OpParam {
 struct TakeParam : OpParam {
   int64_t axis = 0;
   IndexMode mode = IndexMode::kClip;
+};
+
+struct EmbeddingParam : OpParam {
+  int64_t input_dim = 0;
+  int64_t output_dim = 0;
+  DType dtype = DType::kFloat32;
+  bool sparse_grad = false;
 };
 
 }  // namespace symx

@@ -43,7 +43,6 @@ void FillInputFromOutput(const Shape& out, const Shape& other, Shape* input) {
 
 }  // namespace
 
-
 NodePtr MakeInternalNode(absl::string_view op_name, std::string name, std::vector<NodeEntry> inputs,
                          AttrMap attrs, std::vector<NodePtr> control_deps) {
   absl::StatusOr<NodePtr> node = MakeOpNode(op_name, std::move(name), std::move(attrs),
@@ -86,16 +85,16 @@ std::vector<NodeEntry> FillZeroGrads(const NodePtr& node, const std::vector<Node
 }
 
 Op& RegisterBackwardOp(const std::string& name, ParseFn parse, std::vector<std::string> input_names,
-                       std::function<int(const NodeAttrs&)> num_grads) {
+                       std::function<int(const NodeAttrs&)> num_grads, const char* file) {
   return RegisterBackwardOp(
       name, std::move(parse), [input_names](const NodeAttrs&) { return input_names; },
-      std::move(num_grads));
+      std::move(num_grads), file);
 }
 
 Op& RegisterBackwardOp(const std::string& name, ParseFn parse, NamesFn input_names,
-                       std::function<int(const NodeAttrs&)> num_grads) {
+                       std::function<int(const NodeAttrs&)> num_grads, const char* file) {
   return OpRegistry::Global()
-      .Register(name)
+      .Register(name, file)
       .SetBackward()
       .SetParse(std::move(parse))
       .SetInputNames(std::move(input_names))
@@ -130,7 +129,7 @@ std::vector<NodeEntry> ZeroGradient(const NodePtr& node, const std::vector<NodeE
 }
 
 absl::Status InferBroadcastShape(const NodeAttrs& attrs, std::vector<Shape>* in,
-                            std::vector<Shape>* out) {
+                                 std::vector<Shape>* out) {
   Shape& lhs = (*in)[0];
   Shape& rhs = (*in)[1];
   const Shape& given = (*out)[0];

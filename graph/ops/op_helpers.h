@@ -62,12 +62,15 @@ inline NodeEntry Out(const NodePtr& node, uint32_t index = 0) { return NodeEntry
 // Registers backward op `name` with the given inputs and `num_grads(attrs)`
 // outputs "grad0", "grad1", ...; output i pairs with forward input i. The parse
 // function is the forward op's, since the attributes are the forward node's.
+// The op's source file is the caller's.
 Op& RegisterBackwardOp(const std::string& name, ParseFn parse, std::vector<std::string> input_names,
-                       std::function<int(const NodeAttrs&)> num_grads);
+                       std::function<int(const NodeAttrs&)> num_grads,
+                       const char* file = __builtin_FILE());
 
 // Same, for a backward op whose inputs depend on the attributes.
 Op& RegisterBackwardOp(const std::string& name, ParseFn parse, NamesFn input_names,
-                       std::function<int(const NodeAttrs&)> num_grads);
+                       std::function<int(const NodeAttrs&)> num_grads,
+                       const char* file = __builtin_FILE());
 
 // Gradient helpers for common cases.
 // Every input receives the output gradient unchanged (identity, +, ElementWiseSum).

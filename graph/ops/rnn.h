@@ -23,9 +23,7 @@ struct RNNParam : OpParam {
   int64_t directions() const { return bidirectional ? 2 : 1; }
   bool lstm() const { return mode == RNNMode::kLstm; }
   // Gates per cell: lstm 4 (i, f, g, o), gru 3 (r, z, n), plain rnn 1.
-  int64_t gates() const {
-    return mode == RNNMode::kLstm ? 4 : mode == RNNMode::kGru ? 3 : 1;
-  }
+  int64_t gates() const { return mode == RNNMode::kLstm ? 4 : mode == RNNMode::kGru ? 3 : 1; }
   // Input width of layer `l` for data of `input_size` features.
   int64_t LayerInput(int64_t l, int64_t input_size) const {
     return l == 0 ? input_size : directions() * state_size;
@@ -52,8 +50,8 @@ struct RNNParam : OpParam {
     return off + d * gh * (LayerInput(l, input_size) + state_size);
   }
   int64_t BiasOffset(int64_t l, int64_t d, int64_t input_size) const {
-    return WeightOffset(num_layers, 0, input_size) + (l * directions() + d) * 2 * gates() *
-                                                         state_size;
+    return WeightOffset(num_layers, 0, input_size) +
+           (l * directions() + d) * 2 * gates() * state_size;
   }
 };
 

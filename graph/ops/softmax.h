@@ -1,10 +1,11 @@
-// softmax / log_softmax parameters, shared by the schema and the kernels.
+// Parameters of the softmax family (graph/ops/softmax.cc), shared by the
+// schema and the kernels.
 #ifndef SYMX_GRAPH_OPS_SOFTMAX_H_
 #define SYMX_GRAPH_OPS_SOFTMAX_H_
 
 #include <cstdint>
 #include <optional>
-
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -23,7 +24,7 @@ struct SoftmaxParam : OpParam {
   bool use_length = false;
 };
 
-// The schema pieces of softmax, log_softmax and softmin (graph/ops/nn_extra.cc):
+// The schema pieces of softmax, log_softmax and softmin (graph/ops/softmax.cc):
 // one parameter set (use_length=True is rejected), the shape kept with the
 // axis checked (errors name the node's op), an optional output dtype, and in
 // place only when the dtype does not change.
@@ -33,6 +34,10 @@ absl::Status InferSoftmaxShape(const NodeAttrs& attrs, std::vector<Shape>* in,
 absl::Status InferSoftmaxType(const NodeAttrs& attrs, std::vector<DType>* in,
                               std::vector<DType>* out);
 std::vector<std::pair<int, int>> SoftmaxInplace(const NodeAttrs& attrs);
+
+struct SoftmaxActivationParam : OpParam {
+  bool channel = false;  // mode=channel (softmax over axis 1); else mode=instance
+};
 
 }  // namespace symx
 

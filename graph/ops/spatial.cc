@@ -76,7 +76,9 @@ absl::Status AssignDim(std::vector<Shape>* shapes, size_t i, int nd, int d, int6
   return AssignShape(shapes, i, s, what);
 }
 
-int64_t DimOf(const Shape& s, int d) { return s.ndim_known() && s.dim_known(d) ? s[d] : kUnknownDim; }
+int64_t DimOf(const Shape& s, int d) {
+  return s.ndim_known() && s.dim_known(d) ? s[d] : kUnknownDim;
+}
 
 absl::Status SameType(const NodeAttrs&, std::vector<DType>* in, std::vector<DType>* out) {
   DType t = DType::kUnknown;
@@ -231,8 +233,8 @@ SYMX_REGISTER_OP("BilinearSampler")
     .SetGradient(SamplerGradient);
 
 static Op& symx_backward_bilinear_sampler_registration =
-    RegisterBackwardOp("_backward_BilinearSampler", ParseBilinearSampler,
-                       {"ograd", "data", "grid"}, [](const NodeAttrs&) { return 2; })
+    RegisterBackwardOp("_backward_BilinearSampler", ParseBilinearSampler, {"ograd", "data", "grid"},
+                       [](const NodeAttrs&) { return 2; })
         .Describe("Gradients of BilinearSampler to data and grid.");
 
 SYMX_REGISTER_OP("SpatialTransformer")

@@ -25,8 +25,8 @@ struct BilinearSamplerParam : OpParam {
 
 struct SpatialTransformerParam : OpParam {
   std::vector<int64_t> target_shape = {0, 0};
-  std::string transform_type;  // "affine"
-  std::string sampler_type;    // "bilinear"
+  std::string transform_type;     // "affine"
+  std::string sampler_type;       // "bilinear"
   std::optional<bool> cudnn_off;  // accepted and ignored
 };
 

@@ -67,8 +67,7 @@ inline void AlignTile(const TileParam& p, const Shape& in, std::vector<int64_t>*
 
 // repeat's input as dims with the repeated axis at `ax` (the flattened input
 // for axis=None); an axis out of range is an error naming it.
-absl::Status RepeatDims(const RepeatParam& p, const Shape& in, std::vector<int64_t>* dims,
-                        int* ax);
+absl::Status RepeatDims(const RepeatParam& p, const Shape& in, std::vector<int64_t>* dims, int* ax);
 
 struct ReverseParam : OpParam {
   std::vector<int64_t> axis;  // non-negative (MXNet rejects negative axes); repeats cancel

@@ -1,5 +1,5 @@
 // Schema tests for graph/ops/compare.cc (comparison and logic ops, one-shape,
-// scalar and broadcast forms, logical_not) and graph/ops/unary_math.cc (the
+// scalar and broadcast forms, logical_not) and graph/ops/math.cc (the
 // remaining unary math ops and smooth_l1): names and aliases, parameters and
 // their errors, shape and dtype inference, in-place pairs and gradients.
 #include <string>
@@ -9,7 +9,7 @@
 #include "graph/error.h"
 #include "graph/node.h"
 #include "graph/op.h"
-#include "graph/ops/elemwise_scalar.h"
+#include "graph/ops/elemwise.h"
 #include "graph/ops/op_helpers.h"
 #include "gtest/gtest.h"
 #include "tests/graph/op_test_util.h"

@@ -1,4 +1,4 @@
-// Conformance of the unary math ops (graph/ops/unary_math.cc) and smooth_l1:
+// Conformance of the unary math ops (graph/ops/math.cc) and smooth_l1:
 // forward against <cmath> references in float32/float64/float16, backward
 // against finite differences in float64 (inputs inside each op's domain and
 // away from kinks: arccosh > 1, |arctanh| < 1, gamma away from its poles).

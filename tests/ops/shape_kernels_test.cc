@@ -1,5 +1,6 @@
 // Direct tests of the kernels in shape_kernels.cc, reduce_kernels.cc,
-// softmax_kernels.cc and nn_misc_kernels.cc for what the conformance tables
+// softmax_kernels.cc, loss_kernels.cc, dropout_kernels.cc and
+// indexing_kernels.cc for what the conformance tables
 // cannot reach: Dropout's randomness, ties in max, in-place runs, indices of
 // integer dtypes, dtypes the harness cannot compare (bool), large tensors on
 // the thread pool, and errors on bad input instead of crashes.

@@ -1,5 +1,5 @@
 """Golden cases for the comparison, logic and remaining unary math operators
-(graph/ops/compare.cc, graph/ops/unary_math.cc; see golden_lib.py for what a
+(graph/ops/compare.cc, graph/ops/math.cc; see golden_lib.py for what a
 Case holds).
 
 Comparison and logic outputs keep the input dtype and hold 0/1; their

@@ -17,7 +17,7 @@
 
 #include "graph/infer_util.h"
 #include "graph/op.h"
-#include "graph/ops/elemwise_scalar.h"
+#include "graph/ops/elemwise.h"
 #include "graph/ops/op_helpers.h"
 
 namespace symx {

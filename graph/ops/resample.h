@@ -1,10 +1,7 @@
-// Parameters of the extra neural-network ops (graph/ops/nn_extra.cc), shared by
-// the schemas and the CPU kernels (devices/cpu/nn_extra_kernels.cc):
-// SoftmaxActivation, L2Normalization, LRN, InstanceNorm, GroupNorm,
-// _contrib_AdaptiveAvgPooling2D, _contrib_BilinearResize2D.
-// softmin uses SoftmaxParam (graph/ops/softmax.h).
-#ifndef SYMX_GRAPH_OPS_NN_EXTRA_H_
-#define SYMX_GRAPH_OPS_NN_EXTRA_H_
+// Parameters of the resample family (graph/ops/resample.cc), shared by the
+// schema and the kernels.
+#ifndef SYMX_GRAPH_OPS_RESAMPLE_H_
+#define SYMX_GRAPH_OPS_RESAMPLE_H_
 
 #include <cstdint>
 #include <optional>
@@ -14,30 +11,19 @@
 
 namespace symx {
 
-struct SoftmaxActivationParam : OpParam {
-  bool channel = false;  // mode=channel (softmax over axis 1); else mode=instance
-};
+struct UpSamplingParam : OpParam {
+  int64_t scale = 1;
+  int64_t num_filter = 0;
+  std::string sample_type;
+  std::string multi_input_mode;
+  int64_t num_args = 1;
+  int64_t workspace = 512;
 
-struct L2NormalizationParam : OpParam {
-  double eps = 1e-10;
-  std::string mode = "instance";  // instance, channel or spatial
-};
-
-struct LRNParam : OpParam {
-  double alpha = 1e-4;
-  double beta = 0.75;
-  double knorm = 2;
-  int64_t nsize = 0;  // odd, >= 1
-};
-
-struct InstanceNormParam : OpParam {
-  double eps = 1e-3;
-};
-
-struct GroupNormParam : OpParam {
-  int64_t num_groups = 1;
-  double eps = 1e-5;
-  bool output_mean_var = false;
+  bool bilinear() const { return sample_type == "bilinear"; }
+  // Bilinear upsampling is a stride-`scale` deconvolution with this square kernel, padded by
+  // pad() on each side.
+  int64_t kernel() const { return 2 * scale - scale % 2; }
+  int64_t pad() const { return scale / 2; }  // ceil((scale - 1) / 2)
 };
 
 struct AdaptiveAvgPooling2DParam : OpParam {
@@ -55,6 +41,7 @@ struct BilinearResize2DParam : OpParam {
 };
 
 // MXNet's int(float(n) * scale).
+
 inline int64_t ScaledSize(int64_t n, double scale) {
   return static_cast<int64_t>(static_cast<float>(n) * static_cast<float>(scale));
 }
@@ -81,4 +68,4 @@ inline int64_t BilinearOutputDim(const BilinearResize2DParam& p, int64_t in, int
 
 }  // namespace symx
 
-#endif  // SYMX_GRAPH_OPS_NN_EXTRA_H_
+#endif  // SYMX_GRAPH_OPS_RESAMPLE_H_

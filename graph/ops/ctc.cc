@@ -11,7 +11,7 @@
 //
 // Without label_lengths a label row ends at its first padding value (0 with
 // blank_label=first, -1 with blank_label=last).
-#include "graph/ops/ctc_loss.h"
+#include "graph/ops/ctc.h"
 
 #include <cstdint>
 #include <memory>
@@ -97,9 +97,8 @@ absl::Status InferCTCLoss(const NodeAttrs&, std::vector<Shape>* in, std::vector<
       SYMX_RETURN_IF_ERROR(AssignShape(in, 1, l, "input label"));
     }
     for (size_t i = 2; i < in->size(); ++i) {
-      SYMX_RETURN_IF_ERROR(AssignShape(in, i, Shape{b},
-                                       i == 2 && in->size() == 4 ? "input data_lengths"
-                                                                 : "input lengths"));
+      SYMX_RETURN_IF_ERROR(AssignShape(
+          in, i, Shape{b}, i == 2 && in->size() == 4 ? "input data_lengths" : "input lengths"));
     }
   }
   SYMX_RETURN_IF_ERROR(AssignShape(out, 0, Shape{b}, "output"));
@@ -150,8 +149,8 @@ SYMX_REGISTER_OP("CTCLoss")
     .SetGradient(CTCGradient);
 
 static Op& symx_backward_ctc_loss_registration =
-    RegisterBackwardOp("_backward_CTCLoss", ParseCTCLoss, {"ograd", "grad"},
-                       [](const NodeAttrs&) { return 1; })
-        .Describe("Gradient of CTCLoss to data: the hidden gradient scaled per sample.");
+    RegisterBackwardOp("_backward_CTCLoss", ParseCTCLoss, {"ograd", "grad"}, [](const NodeAttrs&) {
+      return 1;
+    }).Describe("Gradient of CTCLoss to data: the hidden gradient scaled per sample.");
 
 }  // namespace symx

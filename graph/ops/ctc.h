@@ -1,7 +1,7 @@
-// Parameters of CTCLoss, shared by the schema (graph/ops/ctc_loss.cc) and the
+// Parameters of CTCLoss, shared by the schema (graph/ops/ctc.cc) and the
 // CPU kernels (devices/cpu/ctc_kernels.cc).
-#ifndef SYMX_GRAPH_OPS_CTC_LOSS_H_
-#define SYMX_GRAPH_OPS_CTC_LOSS_H_
+#ifndef SYMX_GRAPH_OPS_CTC_H_
+#define SYMX_GRAPH_OPS_CTC_H_
 
 #include "graph/param.h"
 
@@ -17,4 +17,4 @@ struct CTCLossParam : OpParam {
 
 }  // namespace symx
 
-#endif  // SYMX_GRAPH_OPS_CTC_LOSS_H_
+#endif  // SYMX_GRAPH_OPS_CTC_H_
