@@ -9,6 +9,7 @@ SYMX_GPU_TESTS=(
   //tests/cuda:nccl_communicator_test
   //tests/cuda:gpu_training_test
   //tests/cuda:gpu_cross_rank_test
+  //tests/ops:family_table_test
 )
 # The op conformance suites: on a machine with a GPU each also checks every
 # op of its tables on gpu(0) against the CPU, through the host fallback
