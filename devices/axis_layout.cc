@@ -2,8 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "graph/infer_util.h"
-#include "graph/ops/softmax.h"
 #include "graph/ops/norm.h"
+#include "graph/ops/softmax.h"
 
 namespace symx {
 

@@ -6,9 +6,9 @@
 #include "graph/indexed_graph.h"
 #include "graph/op.h"
 #include "graph/ops/activation.h"
-#include "graph/ops/norm.h"
 #include "graph/ops/convolution.h"
 #include "graph/ops/fused_conv.h"
+#include "graph/ops/norm.h"
 
 namespace symx {
 namespace {

@@ -12,8 +12,8 @@
 #include "devices/cpu/onednn_backward.h"
 #include "graph/op.h"
 #include "graph/ops/activation.h"
-#include "graph/ops/fused_conv.h"
 #include "graph/ops/elemwise.h"
+#include "graph/ops/fused_conv.h"
 
 namespace symx {
 namespace cpu {
