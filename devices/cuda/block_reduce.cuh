@@ -6,7 +6,7 @@
 #include <cfloat>
 
 #include "devices/cuda/elem_types.cuh"
-#include "devices/cuda/launch.h"
+#include "devices/cuda/reduce_launch.h"
 
 namespace symx {
 namespace cuda {

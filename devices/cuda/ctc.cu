@@ -4,8 +4,8 @@
 // The samples' extended labels were read and checked on the host
 // (devices/ctc_plan.h) and uploaded as `meta` (CtcMetaPerSample's layout).
 #include "devices/ctc_math.h"
+#include "devices/cuda/ctc_launch.h"
 #include "devices/cuda/elem_types.cuh"
-#include "devices/cuda/launch.h"
 
 namespace symx {
 namespace cuda {
@@ -21,7 +21,7 @@ __global__ void CtcKernel(const T* x, int64_t tmax, int64_t nb, int64_t a, int64
   const int64_t tb = m[0], S = m[1];
   const bool feasible = m[2] != 0;
   const int64_t* sym = m + 3;
-  const int64_t* next = sym + smax;   // the next symbol position with the same class, or -1
+  const int64_t* next = sym + smax;    // the next symbol position with the same class, or -1
   const int64_t* first = next + smax;  // 1 where a class occurs for the first time
   const int64_t tid = threadIdx.x, nt = blockDim.x;
   auto at = [&](int64_t t, int64_t k) { return (t * nb + b) * a + k; };

@@ -9,6 +9,8 @@
 #include "devices/ctc_math.h"
 #include "devices/ctc_plan.h"
 #include "devices/cuda/kernel_util.h"
+#include "devices/cuda/ctc_launch.h"
+#include "devices/cuda/elemwise_launch.h"
 
 namespace symx {
 namespace cuda {
@@ -38,11 +40,10 @@ absl::Status CtcForward(const KernelContext& ctx) {
   const std::vector<int64_t> meta = CtcSampleTable(d, samples);
   auto* table = reinterpret_cast<int64_t*>(ws + ScratchBytes(d));
   SYMX_RETURN_IF_ERROR(device->CopyFromHost(meta.data(), table, MetaBytes(d)));
-  SYMX_CUDA_LAUNCH(ctx, LaunchCtcLoss(t, ctx.inputs[0].read_raw_data(), d.tmax, d.batch,
-                                      d.alphabet, d.max_symbols(), table,
-                                      reinterpret_cast<double*>(ws), CtcScratchPerSample(d),
-                                      ctx.outputs[1].raw_data(), ctx.outputs[0].raw_data(),
-                                      device->stream()));
+  SYMX_CUDA_LAUNCH(ctx, LaunchCtcLoss(t, ctx.inputs[0].read_raw_data(), d.tmax, d.batch, d.alphabet,
+                                      d.max_symbols(), table, reinterpret_cast<double*>(ws),
+                                      CtcScratchPerSample(d), ctx.outputs[1].raw_data(),
+                                      ctx.outputs[0].raw_data(), device->stream()));
   return absl::OkStatus();
 }
 
@@ -55,18 +56,16 @@ absl::Status CtcBackward(const KernelContext& ctx) {
   const Tensor& out = ctx.outputs[0];
   if (grad.shape().ndim() != 3 || out.shape() != grad.shape() || og.size() != grad.shape()[1]) {
     return Fail(ctx, absl::StrCat("gradient ", grad.DebugString(), " does not match ograd ",
-                                     og.DebugString(), " and output ", out.DebugString()));
+                                  og.DebugString(), " and output ", out.DebugString()));
   }
   if (og.dtype() != grad.dtype() || out.dtype() != grad.dtype()) {
     return UnsupportedDType(ctx, og.dtype());
   }
   SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, grad.dtype()));
-  SYMX_ASSIGN_OR_RETURN(BroadcastDims bd,
-                        MakeBroadcastDims(ctx, Shape({grad.shape()[1], 1}), grad.shape(),
-                                          out.shape()));
-  SYMX_CUDA_LAUNCH(ctx, LaunchBroadcast(BinaryFn::kMul, t, og.read_raw_data(),
-                                        grad.read_raw_data(), out.raw_data(), bd, out.size(),
-                                        device->stream()));
+  SYMX_ASSIGN_OR_RETURN(BroadcastDims bd, MakeBroadcastDims(ctx, Shape({grad.shape()[1], 1}),
+                                                            grad.shape(), out.shape()));
+  SYMX_CUDA_LAUNCH(ctx, LaunchBroadcast(BinaryFn::kMul, t, og.read_raw_data(), grad.read_raw_data(),
+                                        out.raw_data(), bd, out.size(), device->stream()));
   return absl::OkStatus();
 }
 

@@ -5,6 +5,8 @@
 #include "devices/cuda/kernel_util.h"
 #include "devices/matmul_dims.h"
 #include "graph/ops/dense.h"
+#include "devices/cuda/elemwise_launch.h"
+#include "devices/cuda/reduce_launch.h"
 
 namespace symx {
 namespace cuda {
@@ -19,20 +21,20 @@ absl::Status MatMulBackward(const KernelContext& ctx, CudaDevice* device, Elem t
   const int64_t sa = m * k, sb = k * n, sc = m * n;
   if (da != nullptr) {
     if (!ta) {
-      SYMX_RETURN_IF_ERROR(Gemm(ctx, device, t, false, !tb, m, k, n, dc, n, b, ldb, da, k, 1, 0,
-                                batch, sc, sb, sa));
+      SYMX_RETURN_IF_ERROR(
+          Gemm(ctx, device, t, false, !tb, m, k, n, dc, n, b, ldb, da, k, 1, 0, batch, sc, sb, sa));
     } else {
-      SYMX_RETURN_IF_ERROR(Gemm(ctx, device, t, tb, true, k, m, n, b, ldb, dc, n, da, m, 1, 0,
-                                batch, sb, sc, sa));
+      SYMX_RETURN_IF_ERROR(
+          Gemm(ctx, device, t, tb, true, k, m, n, b, ldb, dc, n, da, m, 1, 0, batch, sb, sc, sa));
     }
   }
   if (db != nullptr) {
     if (!tb) {
-      SYMX_RETURN_IF_ERROR(Gemm(ctx, device, t, !ta, false, k, n, m, a, lda, dc, n, db, n, 1, 0,
-                                batch, sa, sc, sb));
+      SYMX_RETURN_IF_ERROR(
+          Gemm(ctx, device, t, !ta, false, k, n, m, a, lda, dc, n, db, n, 1, 0, batch, sa, sc, sb));
     } else {
-      SYMX_RETURN_IF_ERROR(Gemm(ctx, device, t, true, ta, n, k, m, dc, n, a, lda, db, k, 1, 0,
-                                batch, sc, sa, sb));
+      SYMX_RETURN_IF_ERROR(
+          Gemm(ctx, device, t, true, ta, n, k, m, dc, n, a, lda, db, k, 1, 0, batch, sc, sa, sb));
     }
   }
   return absl::OkStatus();
@@ -62,9 +64,9 @@ absl::Status FullyConnectedForward(const KernelContext& ctx) {
     bd.a_strides[1] = 1;
     bd.b_strides[0] = 0;
     bd.b_strides[1] = 1;
-    SYMX_CUDA_LAUNCH(ctx, LaunchBroadcast(BinaryFn::kAdd, t, out.read_raw_data(),
-                                          ctx.inputs[2].read_raw_data(), out.raw_data(), bd,
-                                          d.rows * d.hidden, device->stream()));
+    SYMX_CUDA_LAUNCH(
+        ctx, LaunchBroadcast(BinaryFn::kAdd, t, out.read_raw_data(), ctx.inputs[2].read_raw_data(),
+                             out.raw_data(), bd, d.rows * d.hidden, device->stream()));
   }
   return absl::OkStatus();
 }
@@ -81,18 +83,18 @@ absl::Status FullyConnectedBackward(const KernelContext& ctx) {
   const void* w = ctx.inputs[2].read_raw_data();
   if (void* dx = Wanted(ctx, 0)) {
     // dX (M x K) = dY (M x N) W (N x K).
-    SYMX_RETURN_IF_ERROR(Gemm(ctx, device, t, false, false, d.rows, d.in, d.hidden, dy, d.hidden,
-                              w, d.in, dx, d.in, 1, 0));
+    SYMX_RETURN_IF_ERROR(Gemm(ctx, device, t, false, false, d.rows, d.in, d.hidden, dy, d.hidden, w,
+                              d.in, dx, d.in, 1, 0));
   }
   if (void* dw = Wanted(ctx, 1)) {
     // dW (N x K) = dY^T X.
-    SYMX_RETURN_IF_ERROR(Gemm(ctx, device, t, true, false, d.hidden, d.in, d.rows, dy, d.hidden,
-                              x, d.in, dw, d.in, 1, 0));
+    SYMX_RETURN_IF_ERROR(Gemm(ctx, device, t, true, false, d.hidden, d.in, d.rows, dy, d.hidden, x,
+                              d.in, dw, d.in, 1, 0));
   }
   if (!p.no_bias && ctx.outputs.size() > 2) {
     if (void* db = Wanted(ctx, 2)) {
-      SYMX_CUDA_LAUNCH(ctx, LaunchColumnSums(t, dy, d.rows, d.hidden, 1.0, false, db,
-                                             device->stream()));
+      SYMX_CUDA_LAUNCH(ctx,
+                       LaunchColumnSums(t, dy, d.rows, d.hidden, 1.0, false, db, device->stream()));
     }
   }
   return absl::OkStatus();
@@ -106,8 +108,8 @@ absl::Status DotForward(const KernelContext& ctx) {
   SYMX_RETURN_IF_ERROR(GetDotDims(ctx, ctx.inputs[0].shape(), ctx.inputs[1].shape(), &d));
   return Gemm(ctx, device, t, p.transpose_a, p.transpose_b, d.m, d.n, d.k,
               ctx.inputs[0].read_raw_data(), p.transpose_a ? d.m : d.k,
-              ctx.inputs[1].read_raw_data(), p.transpose_b ? d.k : d.n,
-              ctx.outputs[0].raw_data(), d.n, 1, 0);
+              ctx.inputs[1].read_raw_data(), p.transpose_b ? d.k : d.n, ctx.outputs[0].raw_data(),
+              d.n, 1, 0);
 }
 
 // Inputs: ograd, lhs, rhs. Outputs: grad lhs, grad rhs.
@@ -133,8 +135,8 @@ absl::Status BatchDotForward(const KernelContext& ctx) {
   if (batch == 0) return absl::OkStatus();
   return Gemm(ctx, device, t, p.transpose_a, p.transpose_b, d.m, d.n, d.k,
               ctx.inputs[0].read_raw_data(), p.transpose_a ? d.m : d.k,
-              ctx.inputs[1].read_raw_data(), p.transpose_b ? d.k : d.n,
-              ctx.outputs[0].raw_data(), d.n, 1, 0, batch, d.m * d.k, d.k * d.n, d.m * d.n);
+              ctx.inputs[1].read_raw_data(), p.transpose_b ? d.k : d.n, ctx.outputs[0].raw_data(),
+              d.n, 1, 0, batch, d.m * d.k, d.k * d.n, d.m * d.n);
 }
 
 absl::Status BatchDotBackward(const KernelContext& ctx) {

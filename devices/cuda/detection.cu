@@ -1,3 +1,5 @@
+// The detection family's CUDA kernels (launchers in devices/cuda/detection_launch.h).
+//
 // MultiBoxPrior, MultiBoxDetection and box_nms (forward and gradient) on the GPU, over the box
 // arithmetic the CPU kernels use (devices/box_geometry.h) in the same compute
 // type, so IoU ties with the threshold fall the same way on both devices.
@@ -7,19 +9,24 @@
 // suppression: each kept box suppresses the later ones in parallel.
 // MultiBoxDetection decodes every anchor in parallel, sorts the detections
 // the same way and suppresses them in one block per batch.
+//
+// ROIPooling, _contrib_ROIAlign and _contrib_box_iou on the GPU, over the
+// geometry the CPU kernels use (devices/roi_geometry.h, box_geometry.h): the
+// same compute type per dtype, so bins and IoUs agree with the CPU to the
+// last bit.
 #include <cfloat>
 
 #include "devices/box_geometry.h"
+#include "devices/cuda/detection_launch.h"
 #include "devices/cuda/elem_types.cuh"
-#include "devices/cuda/launch.h"
+#include "devices/roi_geometry.h"
 
 namespace symx {
 namespace cuda {
 namespace {
 
-__global__ void PriorKernel(int64_t in_w, int64_t anchors, float step_y, float step_x,
-                            float off_y, float off_x, const float* half, bool clip, float* out,
-                            int64_t count) {
+__global__ void PriorKernel(int64_t in_w, int64_t anchors, float step_y, float step_x, float off_y,
+                            float off_x, const float* half, bool clip, float* out, int64_t count) {
   SYMX_GRID_STRIDE(k, count) {
     const int64_t j = k % anchors, cell = k / anchors;
     const int64_t r = cell / in_w, c = cell % in_w;
@@ -73,8 +80,8 @@ __device__ __forceinline__ Box<GeomC<T>> NmsBox(const T* row, const BoxNmsArgs& 
 }
 
 template <typename T>
-__global__ void NmsKernel(const T* x, const GeomC<T>* sorted_keys, const int32_t* pos,
-                          BoxNmsArgs a, uint8_t* dead_all, T* out, T* rec) {
+__global__ void NmsKernel(const T* x, const GeomC<T>* sorted_keys, const int32_t* pos, BoxNmsArgs a,
+                          uint8_t* dead_all, T* out, T* rec) {
   using C = GeomC<T>;
   const int64_t b = blockIdx.x, n = a.n, width = a.width, cs = a.coord_start;
   const T* xb = x + b * n * width;
@@ -109,8 +116,8 @@ __global__ void NmsKernel(const T* x, const GeomC<T>* sorted_keys, const int32_t
     __syncthreads();
     if (tid == 0) {
       C coords[4];
-      if (NmsOutputCoords(Rd(ra, cs), Rd(ra, cs + 1), Rd(ra, cs + 2), Rd(ra, cs + 3),
-                          a.in_center, a.out_center, coords)) {
+      if (NmsOutputCoords(Rd(ra, cs), Rd(ra, cs + 1), Rd(ra, cs + 2), Rd(ra, cs + 3), a.in_center,
+                          a.out_center, coords)) {
         for (int j = 0; j < 4; ++j) Wr(o, cs + j, coords[j]);
       }
       Wr(rb, kept, static_cast<C>(order[s]));
@@ -140,8 +147,8 @@ __global__ void NmsGradKernel(const T* og, const T* rec, int64_t n, int64_t widt
 // as the CPU writes it before sorting), and its sort key (-inf when it has
 // no class, so it sorts after every detection).
 template <typename T>
-__global__ void MultiBoxDecodeKernel(const T* cls, const T* loc, const T* anchors,
-                                     MultiBoxArgs a, T* rows, GeomC<T>* keys, int64_t count) {
+__global__ void MultiBoxDecodeKernel(const T* cls, const T* loc, const T* anchors, MultiBoxArgs a,
+                                     T* rows, GeomC<T>* keys, int64_t count) {
   using C = GeomC<T>;
   SYMX_GRID_STRIDE(e, count) {  // e = b * anchors + i
     const int64_t b = e / a.anchors, i = e % a.anchors;
@@ -152,8 +159,8 @@ __global__ void MultiBoxDecodeKernel(const T* cls, const T* loc, const T* anchor
       keys[e] = -static_cast<C>(INFINITY);
       continue;
     }
-    const C var[4] = {static_cast<C>(a.var[0]), static_cast<C>(a.var[1]),
-                      static_cast<C>(a.var[2]), static_cast<C>(a.var[3])};
+    const C var[4] = {static_cast<C>(a.var[0]), static_cast<C>(a.var[1]), static_cast<C>(a.var[2]),
+                      static_cast<C>(a.var[3])};
     C an[4], lp[4], box[4];
     for (int j = 0; j < 4; ++j) {
       an[j] = Rd(anchors, i * 4 + j);
@@ -303,8 +310,8 @@ __global__ void MultiBoxMatchKernel(const T* anchors, const T* labels, const T* 
       if (tid < half) {
         const double ov = best_v[tid + half];
         const int64_t oi = best_i[tid + half];
-        if (oi >= 0 && (best_i[tid] < 0 || ov > best_v[tid] ||
-                        (ov == best_v[tid] && oi < best_i[tid]))) {
+        if (oi >= 0 &&
+            (best_i[tid] < 0 || ov > best_v[tid] || (ov == best_v[tid] && oi < best_i[tid]))) {
           best_v[tid] = ov;
           best_i[tid] = oi;
         }
@@ -379,8 +386,8 @@ __global__ void MultiBoxTargetOutKernel(const T* anchors, const T* labels,
     aflag[pos[b * na + i]] = 0;
   }
   __syncthreads();
-  const C var[4] = {static_cast<C>(a.var[0]), static_cast<C>(a.var[1]),
-                    static_cast<C>(a.var[2]), static_cast<C>(a.var[3])};
+  const C var[4] = {static_cast<C>(a.var[0]), static_cast<C>(a.var[1]), static_cast<C>(a.var[2]),
+                    static_cast<C>(a.var[3])};
   for (int64_t j = tid; j < na; j += nt) {
     if (aflag[j] == 0) {
       Wr(cls_target + b * na, j, C(0));
@@ -397,6 +404,20 @@ __global__ void MultiBoxTargetOutKernel(const T* anchors, const T* labels,
   }
 }
 
+template <typename T>
+__global__ void BoxIouKernel(const T* a, const T* b, int64_t nr, bool center, T* out,
+                             int64_t total) {
+  using C = GeomC<T>;
+  SYMX_GRID_STRIDE(e, total) {
+    const int64_t i = e / nr, j = e % nr;
+    const T* pa = a + i * 4;
+    const T* pb = b + j * 4;
+    const Box<C> ba = ToCorner<C>(Rd(pa, 0), Rd(pa, 1), Rd(pa, 2), Rd(pa, 3), center);
+    const Box<C> bb = ToCorner<C>(Rd(pb, 0), Rd(pb, 1), Rd(pb, 2), Rd(pb, 3), center);
+    Wr(out, e, Iou(ba, bb));
+  }
+}
+
 }  // namespace
 
 cudaError_t LaunchMultiBoxMatch(Elem t, const void* anchors, const void* labels, const void* cls,
@@ -407,9 +428,8 @@ cudaError_t LaunchMultiBoxMatch(Elem t, const void* anchors, const void* labels,
   if (a.batch > 0x7fffffff) return cudaErrorInvalidValue;
   SYMX_CUDA_F32_F64_SWITCH(t, T, {
     MultiBoxMatchKernel<T><<<static_cast<unsigned>(a.batch), kThreads, 0, s>>>(
-        static_cast<const T*>(anchors), static_cast<const T*>(labels),
-        static_cast<const T*>(cls), a, w, static_cast<T*>(loc_target),
-        static_cast<T*>(loc_mask), static_cast<T*>(cls_target));
+        static_cast<const T*>(anchors), static_cast<const T*>(labels), static_cast<const T*>(cls),
+        a, w, static_cast<T*>(loc_target), static_cast<T*>(loc_mask), static_cast<T*>(cls_target));
   });
   return LastLaunchError();
 }
@@ -423,9 +443,8 @@ cudaError_t LaunchMultiBoxTargetOut(Elem t, const void* anchors, const void* lab
   if (a.batch > 0x7fffffff) return cudaErrorInvalidValue;
   SYMX_CUDA_F32_F64_SWITCH(t, T, {
     MultiBoxTargetOutKernel<T><<<static_cast<unsigned>(a.batch), kThreads, 0, s>>>(
-        static_cast<const T*>(anchors), static_cast<const T*>(labels), sorted_keys, positions,
-        a, w, static_cast<T*>(loc_target), static_cast<T*>(loc_mask),
-        static_cast<T*>(cls_target));
+        static_cast<const T*>(anchors), static_cast<const T*>(labels), sorted_keys, positions, a, w,
+        static_cast<T*>(loc_target), static_cast<T*>(loc_mask), static_cast<T*>(cls_target));
   });
   return LastLaunchError();
 }
@@ -436,8 +455,8 @@ cudaError_t LaunchMultiBoxDecode(Elem t, const void* cls, const void* loc, const
   if (count == 0) return cudaSuccess;
   SYMX_CUDA_F32_F64_SWITCH(t, T, {
     MultiBoxDecodeKernel<T><<<GridFor(count), kThreads, 0, s>>>(
-        static_cast<const T*>(cls), static_cast<const T*>(loc), static_cast<const T*>(anchors),
-        a, static_cast<T*>(rows), static_cast<T*>(keys), count);
+        static_cast<const T*>(cls), static_cast<const T*>(loc), static_cast<const T*>(anchors), a,
+        static_cast<T*>(rows), static_cast<T*>(keys), count);
   });
   return LastLaunchError();
 }
@@ -460,8 +479,8 @@ cudaError_t LaunchMultiBoxPrior(int64_t in_h, int64_t in_w, int64_t anchors, flo
                                 bool clip, float* out, cudaStream_t s) {
   const int64_t count = in_h * in_w * anchors;
   if (count == 0) return cudaSuccess;
-  PriorKernel<<<GridFor(count), kThreads, 0, s>>>(in_w, anchors, step_y, step_x, off_y, off_x,
-                                                  half, clip, out, count);
+  PriorKernel<<<GridFor(count), kThreads, 0, s>>>(in_w, anchors, step_y, step_x, off_y, off_x, half,
+                                                  clip, out, count);
   return LastLaunchError();
 }
 
@@ -473,14 +492,13 @@ cudaError_t LaunchBoxNmsKeys(Elem t, const void* x, const BoxNmsArgs& a, void* k
   if (rows == 0) return cudaSuccess;
   SYMX_CUDA_FLOAT_SWITCH(t, T, {
     NmsKeysKernel<T><<<GridFor(rows), kThreads, 0, s>>>(static_cast<const T*>(x), a,
-                                                         static_cast<GeomC<T>*>(keys), rows);
+                                                        static_cast<GeomC<T>*>(keys), rows);
   });
   return LastLaunchError();
 }
 
 cudaError_t LaunchBoxNms(Elem t, const void* x, const void* sorted_keys, const int32_t* positions,
-                         const BoxNmsArgs& a, uint8_t* dead, void* out, void* rec,
-                         cudaStream_t s) {
+                         const BoxNmsArgs& a, uint8_t* dead, void* out, void* rec, cudaStream_t s) {
   if (a.batches == 0) return cudaSuccess;
   if (a.batches > 0x7fffffff) return cudaErrorInvalidValue;
   SYMX_CUDA_FLOAT_SWITCH(t, T, {
@@ -496,9 +514,21 @@ cudaError_t LaunchBoxNmsGrad(Elem t, const void* og, const void* rec, int64_t ro
   const int64_t count = rows * width;
   if (count == 0 || n == 0) return cudaSuccess;
   SYMX_CUDA_FLOAT_SWITCH(t, T, {
-    NmsGradKernel<T><<<GridFor(count), kThreads, 0, s>>>(
-        static_cast<const T*>(og), static_cast<const T*>(rec), n, width, add,
-        static_cast<T*>(grad), count);
+    NmsGradKernel<T><<<GridFor(count), kThreads, 0, s>>>(static_cast<const T*>(og),
+                                                         static_cast<const T*>(rec), n, width, add,
+                                                         static_cast<T*>(grad), count);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchBoxIou(Elem t, const void* lhs, int64_t nl, const void* rhs, int64_t nr,
+                         bool center, void* out, cudaStream_t s) {
+  const int64_t total = nl * nr;
+  if (total == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    BoxIouKernel<T><<<GridFor(total), kThreads, 0, s>>>(static_cast<const T*>(lhs),
+                                                        static_cast<const T*>(rhs), nr, center,
+                                                        static_cast<T*>(out), total);
   });
   return LastLaunchError();
 }

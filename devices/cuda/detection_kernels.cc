@@ -1,3 +1,7 @@
+// CUDA kernels of the detection family (graph/ops/detection.cc):
+// _contrib_box_iou, _contrib_box_nms, _contrib_MultiBoxDetection,
+// _contrib_MultiBoxPrior, _contrib_MultiBoxTarget, with their backward ops.
+//
 // CUDA kernels of _contrib_MultiBoxPrior, _contrib_MultiBoxDetection,
 // _contrib_MultiBoxTarget and _contrib_box_nms (forward and gradient);
 // devices/cuda/detection.cu has the device code and the CPU's rules they
@@ -8,16 +12,21 @@
 #include "absl/strings/str_cat.h"
 #include "devices/cuda/kernel_util.h"
 #include "devices/detection_plan.h"
+#include "devices/kernel.h"
+#include "devices/roi_geometry.h"
 #include "graph/op.h"
 #include "graph/ops/detection.h"
+#include "devices/cuda/detection_launch.h"
+#include "devices/cuda/ordering_launch.h"
 
 namespace symx {
+
 namespace cuda {
 namespace {
 
 // The anchors' half sizes, uploaded each call.
-size_t PriorWorkspace(const NodeAttrs& attrs, const std::vector<Shape>&,
-                      const std::vector<Shape>&, DType) {
+size_t PriorWorkspace(const NodeAttrs& attrs, const std::vector<Shape>&, const std::vector<Shape>&,
+                      DType) {
   return static_cast<size_t>(2 * Param<MultiBoxPriorParam>(attrs).num_anchors()) * sizeof(float);
 }
 
@@ -28,10 +37,10 @@ absl::Status MultiBoxPriorForward(const KernelContext& ctx) {
   if (ctx.outputs[0].size() == 0) return absl::OkStatus();
   SYMX_ASSIGN_OR_RETURN(char* ws, WorkspaceOf(ctx, g.half.size() * sizeof(float)));
   SYMX_RETURN_IF_ERROR(device->CopyFromHost(g.half.data(), ws, g.half.size() * sizeof(float)));
-  SYMX_CUDA_LAUNCH(ctx, LaunchMultiBoxPrior(g.in_h, g.in_w, g.anchors, g.step_y, g.step_x,
-                                            g.off_y, g.off_x, reinterpret_cast<float*>(ws),
-                                            p.clip, static_cast<float*>(ctx.outputs[0].raw_data()),
-                                            device->stream()));
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchMultiBoxPrior(g.in_h, g.in_w, g.anchors, g.step_y, g.step_x, g.off_y, g.off_x,
+                               reinterpret_cast<float*>(ws), p.clip,
+                               static_cast<float*>(ctx.outputs[0].raw_data()), device->stream()));
   return absl::OkStatus();
 }
 
@@ -79,16 +88,15 @@ absl::Status MultiBoxDetectionForward(const KernelContext& ctx) {
   a.nms_topk = p.nms_topk;
   a.clip = p.clip;
   a.force_suppress = p.force_suppress;
-  SYMX_CUDA_LAUNCH(ctx, LaunchMultiBoxDecode(t, ctx.inputs[0].read_raw_data(),
-                                             ctx.inputs[1].read_raw_data(),
-                                             ctx.inputs[2].read_raw_data(), a, ws, ws + l.keys,
-                                             device->stream()));
+  SYMX_CUDA_LAUNCH(ctx, LaunchMultiBoxDecode(
+                            t, ctx.inputs[0].read_raw_data(), ctx.inputs[1].read_raw_data(),
+                            ctx.inputs[2].read_raw_data(), a, ws, ws + l.keys, device->stream()));
   const void* sorted = nullptr;
   const int32_t* positions = nullptr;
-  SYMX_CUDA_LAUNCH(ctx, LaunchSortRows(BoxNmsKeyElem(t), ws + l.keys,
-                                       SortDims{d.batch, d.anchors, 1}, /*ascending=*/false,
-                                       ws + l.sort.offset, l.sort.bytes, &sorted, &positions,
-                                       device->stream()));
+  SYMX_CUDA_LAUNCH(ctx,
+                   LaunchSortRows(BoxNmsKeyElem(t), ws + l.keys, SortDims{d.batch, d.anchors, 1},
+                                  /*ascending=*/false, ws + l.sort.offset, l.sort.bytes, &sorted,
+                                  &positions, device->stream()));
   SYMX_CUDA_LAUNCH(ctx, LaunchMultiBoxNms(t, ws, ws + l.keys, sorted, positions, a,
                                           reinterpret_cast<int32_t*>(ws + l.compact),
                                           ctx.outputs[0].raw_data(), device->stream()));
@@ -154,8 +162,7 @@ absl::Status MultiBoxTargetForward(const KernelContext& ctx) {
   w.info = reinterpret_cast<int64_t*>(ws + l.info);
   const void* anchors = ctx.inputs[0].read_raw_data();
   const void* labels = ctx.inputs[1].read_raw_data();
-  void* outs[3] = {ctx.outputs[0].raw_data(), ctx.outputs[1].raw_data(),
-                   ctx.outputs[2].raw_data()};
+  void* outs[3] = {ctx.outputs[0].raw_data(), ctx.outputs[1].raw_data(), ctx.outputs[2].raw_data()};
   SYMX_CUDA_LAUNCH(ctx, LaunchMultiBoxMatch(t, anchors, labels, ctx.inputs[2].read_raw_data(), a, w,
                                             outs[0], outs[1], outs[2], device->stream()));
   const void* sorted = nullptr;
@@ -261,4 +268,34 @@ SYMX_REGISTER_KERNEL("_contrib_box_nms", kGPU, .fn = BoxNmsForward, .workspace =
 SYMX_REGISTER_KERNEL("_backward_contrib_box_nms", kGPU, .fn = BoxNmsBackward, .supports_add = true);
 
 }  // namespace cuda
+
+namespace cuda {
+namespace {
+
+// Inputs: lhs (..., 4), rhs (..., 4). Output: (lhs boxes, rhs boxes).
+absl::Status BoxIou(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& l = ctx.inputs[0];
+  const Tensor& r = ctx.inputs[1];
+  const Tensor& out = ctx.outputs[0];
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, l.dtype()));
+  if (r.dtype() != l.dtype()) return UnsupportedDType(ctx, r.dtype());
+  if (out.dtype() != l.dtype()) return UnsupportedDType(ctx, out.dtype());
+  const int64_t nl = l.size() / 4, nr = r.size() / 4;
+  if (out.size() != nl * nr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.Where(), ": output size is not lhs boxes x rhs boxes"));
+  }
+  SYMX_CUDA_LAUNCH(ctx,
+                   LaunchBoxIou(t, l.read_raw_data(), nl, r.read_raw_data(), nr,
+                                ctx.param<BoxIouParam>().center, out.raw_data(), device->stream()));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+SYMX_REGISTER_KERNEL("_contrib_box_iou", kGPU, BoxIou);
+
+}  // namespace cuda
+
 }  // namespace symx

@@ -1,28 +1,15 @@
+// The elemwise family's CUDA kernels (launchers in devices/cuda/elemwise_launch.h).
+//
 // Elementwise CUDA kernels: unary math and activations with their gradients,
 // binary (same shape and broadcast), array-with-scalar, fill and cast.
+//
+// Dropout masks, Embedding, where and clip on the GPU.
 #include "devices/cuda/elem_types.cuh"
-#include "devices/cuda/launch.h"
+#include "devices/cuda/elemwise_launch.h"
 #include "devices/stable_math.h"
 
 namespace symx {
 namespace cuda {
-
-bool IsKnownElem(Elem t) {
-  switch (t) {
-    case Elem::kF32:
-    case Elem::kF64:
-    case Elem::kF16:
-    case Elem::kU8:
-    case Elem::kI32:
-    case Elem::kI8:
-    case Elem::kI64:
-    case Elem::kBool:
-    case Elem::kBF16:
-      return true;
-  }
-  return false;
-}
-
 namespace {
 
 template <typename C>
@@ -107,16 +94,35 @@ template <typename C>
 __device__ __forceinline__ bool Compare(BinaryFn f, C a, C b, C* out) {
   bool r;
   switch (f) {
-    case BinaryFn::kEqual: r = a == b; break;
-    case BinaryFn::kNotEqual: r = a != b; break;
-    case BinaryFn::kGreater: r = a > b; break;
-    case BinaryFn::kGreaterEqual: r = a >= b; break;
-    case BinaryFn::kLesser: r = a < b; break;
-    case BinaryFn::kLesserEqual: r = a <= b; break;
-    case BinaryFn::kLogicalAnd: r = a != C(0) && b != C(0); break;
-    case BinaryFn::kLogicalOr: r = a != C(0) || b != C(0); break;
-    case BinaryFn::kLogicalXor: r = (a != C(0)) != (b != C(0)); break;
-    default: return false;
+    case BinaryFn::kEqual:
+      r = a == b;
+      break;
+    case BinaryFn::kNotEqual:
+      r = a != b;
+      break;
+    case BinaryFn::kGreater:
+      r = a > b;
+      break;
+    case BinaryFn::kGreaterEqual:
+      r = a >= b;
+      break;
+    case BinaryFn::kLesser:
+      r = a < b;
+      break;
+    case BinaryFn::kLesserEqual:
+      r = a <= b;
+      break;
+    case BinaryFn::kLogicalAnd:
+      r = a != C(0) && b != C(0);
+      break;
+    case BinaryFn::kLogicalOr:
+      r = a != C(0) || b != C(0);
+      break;
+    case BinaryFn::kLogicalXor:
+      r = (a != C(0)) != (b != C(0));
+      break;
+    default:
+      return false;
   }
   *out = r ? C(1) : C(0);
   return true;
@@ -242,9 +248,7 @@ __global__ void ScalarKernel(ScalarFn f, const T* x, Acc<T> s, T* y, int64_t n) 
 template <typename T>
 __global__ void ScalarGradKernel(ScalarGradFn f, const T* g, const T* v, Acc<T> s, T* dx,
                                  int64_t n) {
-  SYMX_GRID_STRIDE(i, n) {
-    Store(dx, i, ApplyScalarGrad<Acc<T>>(f, Load(g, i), Load(v, i), s));
-  }
+  SYMX_GRID_STRIDE(i, n) { Store(dx, i, ApplyScalarGrad<Acc<T>>(f, Load(g, i), Load(v, i), s)); }
 }
 
 template <typename T>
@@ -263,80 +267,10 @@ __global__ void CastKernel(const S* x, D* y, int64_t n) {
   }
 }
 
-}  // namespace
-
-cudaError_t LaunchUnary(UnaryFn f, Elem t, const void* x, void* y, int64_t n, cudaStream_t s) {
-  if (n == 0) return cudaSuccess;
-  SYMX_CUDA_FLOAT_SWITCH(t, T, {
-    UnaryKernel<T><<<GridFor(n), kThreads, 0, s>>>(f, static_cast<const T*>(x),
-                                                   static_cast<T*>(y), n);
-  });
-  return LastLaunchError();
-}
-
-cudaError_t LaunchUnaryGrad(UnaryGradFn f, Elem t, const void* g, const void* y, const void* x,
-                            void* dx, int64_t n, cudaStream_t s) {
-  if (n == 0) return cudaSuccess;
-  SYMX_CUDA_FLOAT_SWITCH(t, T, {
-    UnaryGradKernel<T><<<GridFor(n), kThreads, 0, s>>>(
-        f, static_cast<const T*>(g), static_cast<const T*>(y), static_cast<const T*>(x),
-        static_cast<T*>(dx), n);
-  });
-  return LastLaunchError();
-}
-
-cudaError_t LaunchBinary(BinaryFn f, Elem t, const void* a, const void* b, void* out, int64_t n,
-                         cudaStream_t s) {
-  if (n == 0) return cudaSuccess;
-  SYMX_CUDA_FLOAT_SWITCH(t, T, {
-    BinaryKernel<T><<<GridFor(n), kThreads, 0, s>>>(f, static_cast<const T*>(a),
-                                                    static_cast<const T*>(b),
-                                                    static_cast<T*>(out), n);
-  });
-  return LastLaunchError();
-}
-
-cudaError_t LaunchBroadcast(BinaryFn f, Elem t, const void* a, const void* b, void* out,
-                            const BroadcastDims& d, int64_t n, cudaStream_t s) {
-  if (n == 0) return cudaSuccess;
-  if (d.ndim < 0 || d.ndim > kMaxDims) return cudaErrorInvalidValue;
-  SYMX_CUDA_FLOAT_SWITCH(t, T, {
-    BroadcastKernel<T><<<GridFor(n), kThreads, 0, s>>>(f, static_cast<const T*>(a),
-                                                       static_cast<const T*>(b),
-                                                       static_cast<T*>(out), d, n);
-  });
-  return LastLaunchError();
-}
-
-cudaError_t LaunchScalar(ScalarFn f, Elem t, const void* x, double scalar, void* y, int64_t n,
-                         cudaStream_t s) {
-  if (n == 0) return cudaSuccess;
-  SYMX_CUDA_FLOAT_SWITCH(t, T, {
-    ScalarKernel<T><<<GridFor(n), kThreads, 0, s>>>(f, static_cast<const T*>(x),
-                                                    static_cast<Acc<T>>(scalar),
-                                                    static_cast<T*>(y), n);
-  });
-  return LastLaunchError();
-}
-
-cudaError_t LaunchScalarGrad(ScalarGradFn f, Elem t, const void* g, const void* v, double scalar,
-                             void* dx, int64_t n, cudaStream_t s) {
-  if (n == 0) return cudaSuccess;
-  SYMX_CUDA_FLOAT_SWITCH(t, T, {
-    ScalarGradKernel<T><<<GridFor(n), kThreads, 0, s>>>(
-        f, static_cast<const T*>(g), static_cast<const T*>(v), static_cast<Acc<T>>(scalar),
-        static_cast<T*>(dx), n);
-  });
-  return LastLaunchError();
-}
-
-namespace {
-
 template <typename S>
 cudaError_t CastFrom(const S* x, Elem to, void* y, int64_t n, cudaStream_t s) {
-  SYMX_CUDA_ALL_SWITCH(to, D, {
-    CastKernel<S, D><<<GridFor(n), kThreads, 0, s>>>(x, static_cast<D*>(y), n);
-  });
+  SYMX_CUDA_ALL_SWITCH(
+      to, D, { CastKernel<S, D><<<GridFor(n), kThreads, 0, s>>>(x, static_cast<D*>(y), n); });
   return LastLaunchError();
 }
 
@@ -355,7 +289,116 @@ __global__ void ArangeKernel(double start, double step, int64_t s0, int64_t st, 
   }
 }
 
+template <typename C, typename T>
+__global__ void WhereKernel(const C* cond, const T* x, const T* y, int64_t row, T* out, int64_t n) {
+  SYMX_GRID_STRIDE(i, n) { out[i] = ToDouble(cond[i / row]) != 0.0 ? x[i] : y[i]; }
+}
+
+template <typename C, typename T>
+__global__ void WhereGradKernel(const C* cond, const T* g, int64_t row, T* gx, T* gy, int64_t n) {
+  SYMX_GRID_STRIDE(i, n) {
+    const bool take = ToDouble(cond[i / row]) != 0.0;
+    const Acc<T> v = Load(g, i);
+    if (gx != nullptr) Store(gx, i, take ? v : Acc<T>(0));
+    if (gy != nullptr) Store(gy, i, take ? Acc<T>(0) : v);
+  }
+}
+
+template <typename T>
+__global__ void ClipKernel(const T* x, Acc<T> lo, Acc<T> hi, T* y, int64_t n) {
+  SYMX_GRID_STRIDE(i, n) {
+    const Acc<T> v = Load(x, i);
+    Store(y, i, v < lo ? lo : (v > hi ? hi : v));
+  }
+}
+
+template <typename T>
+__global__ void ClipGradKernel(const T* g, const T* x, Acc<T> lo, Acc<T> hi, T* dx, int64_t n) {
+  SYMX_GRID_STRIDE(i, n) {
+    const Acc<T> v = Load(x, i);
+    Store(dx, i, (v < lo || v > hi) ? Acc<T>(0) : Load(g, i));
+  }
+}
+
 }  // namespace
+
+bool IsKnownElem(Elem t) {
+  switch (t) {
+    case Elem::kF32:
+    case Elem::kF64:
+    case Elem::kF16:
+    case Elem::kU8:
+    case Elem::kI32:
+    case Elem::kI8:
+    case Elem::kI64:
+    case Elem::kBool:
+    case Elem::kBF16:
+      return true;
+  }
+  return false;
+}
+
+cudaError_t LaunchUnary(UnaryFn f, Elem t, const void* x, void* y, int64_t n, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    UnaryKernel<T>
+        <<<GridFor(n), kThreads, 0, s>>>(f, static_cast<const T*>(x), static_cast<T*>(y), n);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchUnaryGrad(UnaryGradFn f, Elem t, const void* g, const void* y, const void* x,
+                            void* dx, int64_t n, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    UnaryGradKernel<T>
+        <<<GridFor(n), kThreads, 0, s>>>(f, static_cast<const T*>(g), static_cast<const T*>(y),
+                                         static_cast<const T*>(x), static_cast<T*>(dx), n);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchBinary(BinaryFn f, Elem t, const void* a, const void* b, void* out, int64_t n,
+                         cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    BinaryKernel<T><<<GridFor(n), kThreads, 0, s>>>(
+        f, static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(out), n);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchBroadcast(BinaryFn f, Elem t, const void* a, const void* b, void* out,
+                            const BroadcastDims& d, int64_t n, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  if (d.ndim < 0 || d.ndim > kMaxDims) return cudaErrorInvalidValue;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    BroadcastKernel<T><<<GridFor(n), kThreads, 0, s>>>(
+        f, static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(out), d, n);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchScalar(ScalarFn f, Elem t, const void* x, double scalar, void* y, int64_t n,
+                         cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    ScalarKernel<T><<<GridFor(n), kThreads, 0, s>>>(
+        f, static_cast<const T*>(x), static_cast<Acc<T>>(scalar), static_cast<T*>(y), n);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchScalarGrad(ScalarGradFn f, Elem t, const void* g, const void* v, double scalar,
+                             void* dx, int64_t n, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    ScalarGradKernel<T>
+        <<<GridFor(n), kThreads, 0, s>>>(f, static_cast<const T*>(g), static_cast<const T*>(v),
+                                         static_cast<Acc<T>>(scalar), static_cast<T*>(dx), n);
+  });
+  return LastLaunchError();
+}
 
 cudaError_t LaunchFill(Elem t, double value, void* y, int64_t n, cudaStream_t s) {
   if (n == 0) return cudaSuccess;
@@ -387,6 +430,53 @@ cudaError_t LaunchArange(Elem t, double start, double step, int64_t int_start, i
 cudaError_t LaunchCast(Elem from, const void* x, Elem to, void* y, int64_t n, cudaStream_t s) {
   if (n == 0) return cudaSuccess;
   SYMX_CUDA_ALL_SWITCH(from, S, { return CastFrom(static_cast<const S*>(x), to, y, n, s); });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchWhere(Elem cond_t, const void* cond, Elem t, const void* x, const void* y,
+                        int64_t row, void* out, int64_t n, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  SYMX_CUDA_ALL_SWITCH(cond_t, C, {
+    SYMX_CUDA_FLOAT_SWITCH(t, T, {
+      WhereKernel<C, T>
+          <<<GridFor(n), kThreads, 0, s>>>(static_cast<const C*>(cond), static_cast<const T*>(x),
+                                           static_cast<const T*>(y), row, static_cast<T*>(out), n);
+    });
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchWhereGrad(Elem cond_t, const void* cond, Elem t, const void* g, int64_t row,
+                            void* gx, void* gy, int64_t n, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  SYMX_CUDA_ALL_SWITCH(cond_t, C, {
+    SYMX_CUDA_FLOAT_SWITCH(t, T, {
+      WhereGradKernel<C, T>
+          <<<GridFor(n), kThreads, 0, s>>>(static_cast<const C*>(cond), static_cast<const T*>(g),
+                                           row, static_cast<T*>(gx), static_cast<T*>(gy), n);
+    });
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchClip(Elem t, const void* x, double lo, double hi, void* y, int64_t n,
+                       cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    ClipKernel<T><<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(x), static_cast<Acc<T>>(lo),
+                                                  static_cast<Acc<T>>(hi), static_cast<T*>(y), n);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchClipGrad(Elem t, const void* g, const void* x, double lo, double hi, void* dx,
+                           int64_t n, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    ClipGradKernel<T><<<GridFor(n), kThreads, 0, s>>>(
+        static_cast<const T*>(g), static_cast<const T*>(x), static_cast<Acc<T>>(lo),
+        static_cast<Acc<T>>(hi), static_cast<T*>(dx), n);
+  });
   return LastLaunchError();
 }
 

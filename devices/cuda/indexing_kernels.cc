@@ -1,3 +1,6 @@
+// CUDA kernels of the indexing family (graph/ops/indexing.cc): Embedding,
+// gather_nd, one_hot, pick, take, with their backward ops.
+//
 // CUDA kernels of one_hot, pick, take and gather_nd (and their backwards),
 // with the CPU kernels' semantics and messages (devices/cpu/indexing_kernels.cc).
 //
@@ -7,6 +10,7 @@
 // (the host reads the first bad element, to name it); clip and wrap do not.
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -15,10 +19,13 @@
 #include "devices/dtype_switch.h"
 #include "devices/index_position.h"
 #include "devices/kernel.h"
+#include "graph/infer_util.h"
 #include "graph/ops/indexing.h"
 #include "graph/ops/ordering.h"
+#include "devices/cuda/indexing_launch.h"
 
 namespace symx {
+
 namespace cuda {
 namespace {
 
@@ -61,9 +68,9 @@ absl::StatusOr<double> ReadIndex(CudaDevice* device, const Tensor& t, int64_t i)
 }
 
 IndexPosMode PosMode(IndexMode m) {
-  return m == IndexMode::kWrap ? IndexPosMode::kWrap
-                               : (m == IndexMode::kRaise ? IndexPosMode::kRaise
-                                                         : IndexPosMode::kClip);
+  return m == IndexMode::kWrap
+             ? IndexPosMode::kWrap
+             : (m == IndexMode::kRaise ? IndexPosMode::kRaise : IndexPosMode::kClip);
 }
 
 // ------------------------------------------------------------------ one_hot
@@ -75,7 +82,7 @@ absl::Status OneHot(const KernelContext& ctx) {
   const Tensor& out = ctx.outputs[0];
   if (out.size() != idx.size() * p.depth) {
     return Fail(ctx, absl::StrCat("output ", out.DebugString(), " does not match ", idx.size(),
-                                     " indices of depth ", p.depth));
+                                  " indices of depth ", p.depth));
   }
   SYMX_ASSIGN_OR_RETURN(Elem it, AnyElem(ctx, idx.dtype()));
   if (out.dtype() == DType::kUnknown) return UnsupportedDType(ctx, out.dtype());
@@ -85,9 +92,9 @@ absl::Status OneHot(const KernelContext& ctx) {
     std::memcpy(&on, &a, sizeof(T));
     std::memcpy(&off, &b, sizeof(T));
   });
-  SYMX_CUDA_LAUNCH(ctx, LaunchOneHot(it, idx.read_raw_data(), idx.size(), p.depth,
-                                     DTypeSize(out.dtype()), on, off, out.raw_data(),
-                                     device->stream()));
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchOneHot(it, idx.read_raw_data(), idx.size(), p.depth, DTypeSize(out.dtype()), on,
+                        off, out.raw_data(), device->stream()));
   return absl::OkStatus();
 }
 
@@ -156,23 +163,22 @@ absl::Status TakePositions(const KernelContext& ctx, CudaDevice* device, const T
     SYMX_RETURN_IF_ERROR(ResetFirstFlagged(device, s.first_bad));
   }
   SYMX_CUDA_LAUNCH(ctx, LaunchIndexPositions(it, indices.read_raw_data(), indices.size(), n,
-                                             PosMode(mode), s.pos, s.first_bad,
-                                             device->stream()));
+                                             PosMode(mode), s.pos, s.first_bad, device->stream()));
   if (mode != IndexMode::kRaise) return absl::OkStatus();
   SYMX_ASSIGN_OR_RETURN(int64_t bad, ReadFirstFlagged(device, s.first_bad));
   if (bad < 0) return absl::OkStatus();
   SYMX_ASSIGN_OR_RETURN(double v, ReadIndex(device, indices, bad));
-  return absl::OutOfRangeError(absl::StrCat(
-      ctx.Where(), ": index ", FormatIndexValue(v), " (element ", bad,
-      " of indices) is out of range for an axis of ", n, " elements (mode='raise')"));
+  return absl::OutOfRangeError(
+      absl::StrCat(ctx.Where(), ": index ", FormatIndexValue(v), " (element ", bad,
+                   " of indices) is out of range for an axis of ", n, " elements (mode='raise')"));
 }
 
 absl::StatusOr<AxisLayout> TakeRows(const KernelContext& ctx, const Shape& a, const Tensor& indices,
-                              int64_t out_size) {
+                                    int64_t out_size) {
   SYMX_ASSIGN_OR_RETURN(const AxisLayout r, LayoutAlong(ctx, a, ctx.param<TakeParam>().axis));
   if (out_size != r.outer * indices.size() * r.inner) {
     return Fail(ctx, absl::StrCat("indices ", indices.DebugString(), " and a ", a.ToString(),
-                                     " do not give ", out_size, " elements"));
+                                  " do not give ", out_size, " elements"));
   }
   return r;
 }
@@ -187,9 +193,9 @@ absl::Status Take(const KernelContext& ctx) {
   SYMX_ASSIGN_OR_RETURN(AxisLayout r, TakeRows(ctx, a.shape(), indices, out.size()));
   SYMX_ASSIGN_OR_RETURN(Scratch s, Carve(ctx, indices.size(), 0));
   SYMX_RETURN_IF_ERROR(TakePositions(ctx, device, indices, r.n, s));
-  SYMX_CUDA_LAUNCH(ctx, LaunchGatherRows(DTypeSize(a.dtype()), a.read_raw_data(), s.pos, r.outer,
-                                         r.n, indices.size(), r.inner, out.raw_data(),
-                                         device->stream()));
+  SYMX_CUDA_LAUNCH(ctx,
+                   LaunchGatherRows(DTypeSize(a.dtype()), a.read_raw_data(), s.pos, r.outer, r.n,
+                                    indices.size(), r.inner, out.raw_data(), device->stream()));
   return absl::OkStatus();
 }
 
@@ -202,12 +208,12 @@ absl::Status TakeBackward(const KernelContext& ctx) {
   if (og.dtype() != grad.dtype()) return UnsupportedDType(ctx, og.dtype());
   SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, grad.dtype()));
   SYMX_ASSIGN_OR_RETURN(AxisLayout r, TakeRows(ctx, grad.shape(), indices, og.size()));
-  SYMX_ASSIGN_OR_RETURN(
-      Scratch s, Carve(ctx, indices.size(), IsHalf(grad.dtype()) ? grad.size() : 0));
+  SYMX_ASSIGN_OR_RETURN(Scratch s,
+                        Carve(ctx, indices.size(), IsHalf(grad.dtype()) ? grad.size() : 0));
   SYMX_RETURN_IF_ERROR(TakePositions(ctx, device, indices, r.n, s));
-  SYMX_CUDA_LAUNCH(ctx, LaunchScatterAddRows(t, og.read_raw_data(), s.pos, r.outer, r.n,
-                                             indices.size(), r.inner, grad.raw_data(), s.acc,
-                                             device->stream()));
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchScatterAddRows(t, og.read_raw_data(), s.pos, r.outer, r.n, indices.size(), r.inner,
+                                grad.raw_data(), s.acc, device->stream()));
   return absl::OkStatus();
 }
 
@@ -244,7 +250,7 @@ absl::StatusOr<NdGeometry> GatherGeometry(const KernelContext& ctx, const Shape&
   for (int d = 0; d < g.m; ++d) g.dims.push_back(data[d]);
   if (out_size != g.count * g.slice) {
     return Fail(ctx, absl::StrCat("output of ", out_size, " elements does not fit indices ",
-                                     indices.DebugString(), " and data ", data.ToString()));
+                                  indices.DebugString(), " and data ", data.ToString()));
   }
   if (g.m > kMaxDims) {
     return Fail(ctx, absl::StrCat("more than ", kMaxDims, " indexed axes on the GPU"));
@@ -258,8 +264,7 @@ absl::Status GatherOffsets(const KernelContext& ctx, CudaDevice* device, const T
   SYMX_ASSIGN_OR_RETURN(Elem it, AnyElem(ctx, indices.dtype()));
   SYMX_RETURN_IF_ERROR(ResetFirstFlagged(device, s.first_bad));
   SYMX_CUDA_LAUNCH(ctx, LaunchGatherNdOffsets(it, indices.read_raw_data(), g.count, g.m,
-                                              g.dims.data(), s.pos, s.first_bad,
-                                              device->stream()));
+                                              g.dims.data(), s.pos, s.first_bad, device->stream()));
   SYMX_ASSIGN_OR_RETURN(int64_t y, ReadFirstFlagged(device, s.first_bad));
   if (y < 0) return absl::OkStatus();
   for (int d = 0; d < g.m; ++d) {
@@ -280,15 +285,13 @@ absl::Status GatherNd(const KernelContext& ctx) {
   const Tensor& data = ctx.inputs[0];
   const Tensor& out = ctx.outputs[0];
   if (out.dtype() != data.dtype()) return UnsupportedDType(ctx, out.dtype());
-  SYMX_ASSIGN_OR_RETURN(NdGeometry g,
-                        GatherGeometry(ctx, data.shape(), ctx.inputs[1], out.size()));
+  SYMX_ASSIGN_OR_RETURN(NdGeometry g, GatherGeometry(ctx, data.shape(), ctx.inputs[1], out.size()));
   SYMX_ASSIGN_OR_RETURN(Scratch s, Carve(ctx, g.count, 0));
   SYMX_RETURN_IF_ERROR(GatherOffsets(ctx, device, ctx.inputs[1], g, s));
   int64_t rows = 1;
   for (int64_t d : g.dims) rows *= d;
   SYMX_CUDA_LAUNCH(ctx, LaunchGatherRows(DTypeSize(data.dtype()), data.read_raw_data(), s.pos, 1,
-                                         rows, g.count, g.slice, out.raw_data(),
-                                         device->stream()));
+                                         rows, g.count, g.slice, out.raw_data(), device->stream()));
   return absl::OkStatus();
 }
 
@@ -299,10 +302,8 @@ absl::Status GatherNdBackward(const KernelContext& ctx) {
   const Tensor& grad = ctx.outputs[0];
   if (og.dtype() != grad.dtype()) return UnsupportedDType(ctx, og.dtype());
   SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, grad.dtype()));
-  SYMX_ASSIGN_OR_RETURN(NdGeometry g,
-                        GatherGeometry(ctx, grad.shape(), ctx.inputs[1], og.size()));
-  SYMX_ASSIGN_OR_RETURN(Scratch s,
-                        Carve(ctx, g.count, IsHalf(grad.dtype()) ? grad.size() : 0));
+  SYMX_ASSIGN_OR_RETURN(NdGeometry g, GatherGeometry(ctx, grad.shape(), ctx.inputs[1], og.size()));
+  SYMX_ASSIGN_OR_RETURN(Scratch s, Carve(ctx, g.count, IsHalf(grad.dtype()) ? grad.size() : 0));
   SYMX_RETURN_IF_ERROR(GatherOffsets(ctx, device, ctx.inputs[1], g, s));
   int64_t rows = 1;
   for (int64_t d : g.dims) rows *= d;
@@ -315,8 +316,8 @@ int64_t IndexColumns(const Shape& indices) {
   return indices.ndim() < 1 || indices[0] == 0 ? 0 : indices.Size() / indices[0];
 }
 
-size_t GatherNdWorkspace(const NodeAttrs&, const std::vector<Shape>& in,
-                         const std::vector<Shape>&, DType) {
+size_t GatherNdWorkspace(const NodeAttrs&, const std::vector<Shape>& in, const std::vector<Shape>&,
+                         DType) {
   return in.size() < 2 ? 0 : ScratchBytes(IndexColumns(in[1]), 0);
 }
 
@@ -339,4 +340,80 @@ SYMX_REGISTER_KERNEL("_backward_gather_nd", kGPU, .fn = GatherNdBackward,
                      .workspace = GatherNdBackwardWorkspace);
 
 }  // namespace cuda
+
+namespace cuda {
+namespace {
+
+absl::Status CheckTable(const KernelContext& ctx, const Tensor& table) {
+  const auto& p = ctx.param<EmbeddingParam>();
+  if (table.shape().ndim() != 2 || table.shape()[0] != p.input_dim ||
+      table.shape()[1] != p.output_dim) {
+    return Fail(ctx, absl::StrCat("weight ", table.DebugString(), " should be (", p.input_dim, ", ",
+                                  p.output_dim, ")"));
+  }
+  return absl::OkStatus();
+}
+
+// Inputs: data (indices), weight.
+absl::Status EmbeddingForward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const auto& p = ctx.param<EmbeddingParam>();
+  const Tensor& idx = ctx.inputs[0];
+  const Tensor& weight = ctx.inputs[1];
+  const Tensor& out = ctx.outputs[0];
+  SYMX_RETURN_IF_ERROR(CheckTable(ctx, weight));
+  if (out.size() != idx.size() * p.output_dim || out.dtype() != weight.dtype()) {
+    return Fail(ctx, absl::StrCat("output ", out.DebugString(), " does not match ", idx.size(),
+                                  " indices of ", p.output_dim, " values"));
+  }
+  SYMX_ASSIGN_OR_RETURN(Elem it, AnyElem(ctx, idx.dtype()));
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, weight.dtype()));
+  SYMX_CUDA_LAUNCH(ctx,
+                   LaunchEmbedding(it, idx.read_raw_data(), idx.size(), t, weight.read_raw_data(),
+                                   p.input_dim, p.output_dim, out.raw_data(), device->stream()));
+  return absl::OkStatus();
+}
+
+// Inputs: ograd, data (indices). Outputs: grad data (zero), grad weight.
+absl::Status EmbeddingBackward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const auto& p = ctx.param<EmbeddingParam>();
+  const Tensor& ograd = ctx.inputs[0];
+  const Tensor& idx = ctx.inputs[1];
+  if (OutputWanted(ctx.req, 0) && ctx.outputs[0].defined()) {
+    SYMX_RETURN_IF_ERROR(device->Memset(ctx.outputs[0].raw_data(), 0, ctx.outputs[0].nbytes()));
+  }
+  if (!OutputWanted(ctx.req, 1)) return absl::OkStatus();
+  const Tensor& gw = ctx.outputs[1];
+  SYMX_RETURN_IF_ERROR(CheckTable(ctx, gw));
+  if (ograd.size() != idx.size() * p.output_dim) {
+    return Fail(ctx, absl::StrCat("head gradient ", ograd.DebugString(), " does not match ",
+                                  idx.size(), " indices"));
+  }
+  SYMX_ASSIGN_OR_RETURN(Elem it, AnyElem(ctx, idx.dtype()));
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, gw.dtype()));
+  void* scratch =
+      ctx.workspace.defined() && ctx.workspace.nbytes() > 0 ? ctx.workspace.raw_data() : nullptr;
+  SYMX_CUDA_LAUNCH(ctx, LaunchEmbeddingGrad(it, idx.read_raw_data(), idx.size(), t,
+                                            ograd.read_raw_data(), p.input_dim, p.output_dim,
+                                            gw.raw_data(), scratch, device->stream()));
+  return absl::OkStatus();
+}
+
+// A float32 accumulator for float16/bfloat16 weight gradients.
+size_t EmbeddingBackwardWorkspace(const NodeAttrs& attrs, const std::vector<Shape>&,
+                                  const std::vector<Shape>&, DType dtype) {
+  if (dtype != DType::kFloat16 && dtype != DType::kBFloat16) return 0;
+  const auto& p = Param<EmbeddingParam>(attrs);
+  return static_cast<size_t>(p.input_dim * p.output_dim) * sizeof(float);
+}
+
+}  // namespace
+
+SYMX_REGISTER_KERNEL("Embedding", kGPU, EmbeddingForward);
+SYMX_REGISTER_KERNEL("_backward_Embedding", kGPU, .fn = EmbeddingBackward,
+                     .workspace = EmbeddingBackwardWorkspace);
+
+}  // namespace cuda
+
 }  // namespace symx

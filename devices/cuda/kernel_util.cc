@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "devices/cuda/cuda_status.h"
+#include "devices/cuda/elemwise_launch.h"
 
 namespace symx {
 namespace cuda {

@@ -12,6 +12,8 @@
 #include "devices/cuda/launch.h"
 #include "devices/kernel.h"
 #include "devices/strided_view.h"  // StridesOf
+#include "devices/cuda/elemwise_launch.h"
+#include "devices/cuda/ordering_launch.h"
 
 namespace symx {
 namespace cuda {

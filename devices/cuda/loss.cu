@@ -2,7 +2,7 @@
 // with ignore_label, label smoothing and the "valid" normalization (whose
 // count of non-ignored labels is taken on the device first).
 #include "devices/cuda/elem_types.cuh"
-#include "devices/cuda/launch.h"
+#include "devices/cuda/loss_launch.h"
 
 namespace symx {
 namespace cuda {
@@ -36,7 +36,8 @@ __global__ void SoftmaxOutputGradKernel(const T* y, const T* label, SoftmaxOutpu
     scale = static_cast<C>(a.scale / static_cast<double>(v > 0 ? v : 1));
   }
   const C hit = C(1) - static_cast<C>(a.smooth_alpha);
-  const C miss = a.classes > 1 ? static_cast<C>(a.smooth_alpha) / static_cast<C>(a.classes - 1) : C(0);
+  const C miss =
+      a.classes > 1 ? static_cast<C>(a.smooth_alpha) / static_cast<C>(a.classes - 1) : C(0);
   SYMX_GRID_STRIDE(u, a.outer * a.inner) {
     const int64_t o = u / a.inner, i = u % a.inner;
     const int64_t k = ClassOf(Load(label, u));
@@ -58,8 +59,7 @@ __global__ void CountGreaterKernel(const T* x, int64_t n, double thresh,
 }
 
 template <typename T>
-__global__ void FillDividedKernel(double value, const unsigned long long* count, T* y,
-                                  int64_t n) {
+__global__ void FillDividedKernel(double value, const unsigned long long* count, T* y, int64_t n) {
   const unsigned long long c = *count;
   const Acc<T> v = static_cast<Acc<T>>(value / static_cast<double>(c > 0 ? c : 1));
   SYMX_GRID_STRIDE(i, n) { Store(y, i, v); }
@@ -68,15 +68,14 @@ __global__ void FillDividedKernel(double value, const unsigned long long* count,
 }  // namespace
 
 cudaError_t LaunchFillDividedByCountAbove(Elem t, const void* x, int64_t n, double thresh,
-                                          double value, void* workspace, void* y,
-                                          cudaStream_t s) {
+                                          double value, void* workspace, void* y, cudaStream_t s) {
   if (n == 0) return cudaSuccess;
   SYMX_CUDA_FLOAT_SWITCH(t, T, {
     auto* count = static_cast<unsigned long long*>(workspace);
     cudaError_t e = cudaMemsetAsync(count, 0, sizeof(*count), s);
     if (e != cudaSuccess) return e;
-    CountGreaterKernel<T><<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(x), n, thresh,
-                                                          count);
+    CountGreaterKernel<T>
+        <<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(x), n, thresh, count);
     FillDividedKernel<T><<<GridFor(n), kThreads, 0, s>>>(value, count, static_cast<T*>(y), n);
   });
   return LastLaunchError();

@@ -5,6 +5,9 @@
 #include "devices/axis_layout.h"
 #include "devices/cuda/kernel_util.h"
 #include "graph/ops/loss.h"
+#include "devices/cuda/elemwise_launch.h"
+#include "devices/cuda/loss_launch.h"
+#include "devices/cuda/softmax_launch.h"
 
 namespace symx {
 namespace cuda {
@@ -67,9 +70,9 @@ absl::Status SoftmaxOutputBackward(const KernelContext& ctx) {
   SYMX_RETURN_IF_ERROR(ZeroLabelGrad(ctx, device));
   if (label.shape() == out.shape()) {
     // Per-class probabilities as the label: (out - label) * grad_scale.
-    SYMX_CUDA_LAUNCH(ctx, LaunchBinary(BinaryFn::kSub, t, out.read_raw_data(),
-                                       label.read_raw_data(), grad.raw_data(), grad.size(),
-                                       device->stream()));
+    SYMX_CUDA_LAUNCH(ctx,
+                     LaunchBinary(BinaryFn::kSub, t, out.read_raw_data(), label.read_raw_data(),
+                                  grad.raw_data(), grad.size(), device->stream()));
     SYMX_CUDA_LAUNCH(ctx, LaunchScalar(ScalarFn::kMul, t, grad.read_raw_data(), p.grad_scale,
                                        grad.raw_data(), grad.size(), device->stream()));
     return absl::OkStatus();
@@ -96,10 +99,10 @@ absl::Status SoftmaxOutputBackward(const KernelContext& ctx) {
   // With normalization=valid the kernel divides by the count it takes.
   a.valid_normalization = p.normalization == "valid";
   a.scale = SoftmaxOutputScale(p, l, entries, 1);
-  SYMX_CUDA_LAUNCH(ctx, LaunchSoftmaxOutputGrad(t, out.read_raw_data(), label.read_raw_data(), a,
-                                                ctx.workspace.defined() ? ctx.workspace.raw_data()
-                                                                        : nullptr,
-                                                grad.raw_data(), device->stream()));
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchSoftmaxOutputGrad(t, out.read_raw_data(), label.read_raw_data(), a,
+                                   ctx.workspace.defined() ? ctx.workspace.raw_data() : nullptr,
+                                   grad.raw_data(), device->stream()));
   return absl::OkStatus();
 }
 
@@ -142,9 +145,8 @@ absl::Status RegressionBackward(const KernelContext& ctx) {
   SYMX_RETURN_IF_ERROR(ZeroLabelGrad(ctx, device));
   if (grad.size() == 0) return absl::OkStatus();
   const double scale = RegressionScale(p, label.shape());
-  SYMX_CUDA_LAUNCH(ctx, LaunchBinary(BinaryFn::kSub, t, out.read_raw_data(),
-                                     label.read_raw_data(), grad.raw_data(), grad.size(),
-                                     device->stream()));
+  SYMX_CUDA_LAUNCH(ctx, LaunchBinary(BinaryFn::kSub, t, out.read_raw_data(), label.read_raw_data(),
+                                     grad.raw_data(), grad.size(), device->stream()));
   if constexpr (R == Regression::kMAE) {
     SYMX_CUDA_LAUNCH(ctx, LaunchUnary(UnaryFn::kSignPositive, t, grad.read_raw_data(),
                                       grad.raw_data(), grad.size(), device->stream()));
@@ -191,8 +193,7 @@ SYMX_REGISTER_KERNEL("SoftmaxOutput", kGPU, SoftmaxOutputForward);
 SYMX_REGISTER_KERNEL("_backward_SoftmaxOutput", kGPU, .fn = SoftmaxOutputBackward,
                      .workspace = CountWorkspace);
 SYMX_REGISTER_KERNEL("LinearRegressionOutput", kGPU, RegressionForward<Regression::kLinear>);
-SYMX_REGISTER_KERNEL("LogisticRegressionOutput", kGPU,
-                     RegressionForward<Regression::kLogistic>);
+SYMX_REGISTER_KERNEL("LogisticRegressionOutput", kGPU, RegressionForward<Regression::kLogistic>);
 SYMX_REGISTER_KERNEL("MAERegressionOutput", kGPU, RegressionForward<Regression::kMAE>);
 SYMX_REGISTER_KERNEL("_backward_LinearRegressionOutput", kGPU,
                      RegressionBackward<Regression::kLinear>);

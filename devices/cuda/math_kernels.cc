@@ -3,6 +3,7 @@
 // tensors stay on the CPU for now (an unsupported-dtype error names them).
 #include "devices/cuda/kernel_util.h"
 #include "graph/ops/elemwise.h"
+#include "devices/cuda/math_launch.h"
 
 namespace symx {
 namespace cuda {
@@ -17,9 +18,9 @@ absl::Status Math(const KernelContext& ctx) {
   SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
   const Tensor& x = ctx.inputs[0];
   SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, x.dtype()));
-  SYMX_CUDA_LAUNCH(ctx, LaunchMath(F, t, x.read_raw_data(),
-                                   SmoothL1Sigma(ctx, F == MathFn::kSmoothL1),
-                                   ctx.outputs[0].raw_data(), x.size(), device->stream()));
+  SYMX_CUDA_LAUNCH(ctx,
+                   LaunchMath(F, t, x.read_raw_data(), SmoothL1Sigma(ctx, F == MathFn::kSmoothL1),
+                              ctx.outputs[0].raw_data(), x.size(), device->stream()));
   return absl::OkStatus();
 }
 

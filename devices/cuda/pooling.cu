@@ -4,7 +4,7 @@
 #include <cfloat>
 
 #include "devices/cuda/elem_types.cuh"
-#include "devices/cuda/launch.h"
+#include "devices/cuda/pooling_launch.h"
 
 namespace symx {
 namespace cuda {
@@ -141,8 +141,8 @@ __global__ void PoolArgmaxKernel(const T* in, const T* out, PoolDims d, int64_t*
 // Pass 2 (and the whole backward of the other types): per input element, the
 // sum over the windows that hold it.
 template <typename T>
-__global__ void PoolBackwardKernel(const T* dy, const T* in, const T* out,
-                                   const int64_t* argmax, PoolDims d, T* dx, int64_t n) {
+__global__ void PoolBackwardKernel(const T* dy, const T* in, const T* out, const int64_t* argmax,
+                                   PoolDims d, T* dx, int64_t n) {
   using C = Acc<T>;
   const int64_t in_plane = d.in[0] * d.in[1] * d.in[2];
   const int64_t out_plane = d.out[0] * d.out[1] * d.out[2];
@@ -189,8 +189,8 @@ cudaError_t LaunchPoolForward(Elem t, const void* x, const PoolDims& d, void* y,
   const int64_t n = d.planes * d.out[0] * d.out[1] * d.out[2];
   if (n == 0) return cudaSuccess;
   SYMX_CUDA_FLOAT_SWITCH(t, T, {
-    PoolForwardKernel<T><<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(x), d,
-                                                         static_cast<T*>(y), n);
+    PoolForwardKernel<T>
+        <<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(x), d, static_cast<T*>(y), n);
   });
   return LastLaunchError();
 }

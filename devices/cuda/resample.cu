@@ -4,73 +4,14 @@
 // devices/pad_map.h, the function the CPU kernel uses.
 #include "devices/cuda/block_reduce.cuh"
 #include "devices/cuda/elem_types.cuh"
-#include "devices/cuda/launch.h"
+#include "devices/cuda/reduce_launch.h"
+#include "devices/cuda/resample_launch.h"
 #include "devices/pad_map.h"
 #include "devices/resize_map.h"
 
 namespace symx {
 namespace cuda {
 namespace {
-
-template <typename T>
-__global__ void PadKernel(const T* x, PadDims d, Acc<T> value, T* y, int64_t n) {
-  const PadKind kind = static_cast<PadKind>(d.kind);
-  SYMX_GRID_STRIDE(i, n) {
-    int64_t rest = i, src = 0, stride = 1;
-    bool constant = false;
-    for (int k = d.ndim - 1; k >= 0; --k) {
-      const int64_t o = rest % d.out[k];
-      rest /= d.out[k];
-      const int64_t at = PadSource(o, d.before[k], d.in[k], kind);
-      if (at < 0) constant = true;
-      src += at * stride;
-      stride *= d.in[k];
-    }
-    Store(y, i, constant ? value : Load(x, src));
-  }
-}
-
-// Per input element: the outputs along each axis that copy its coordinate c
-// are c + before (inside) and, for edge/reflect, positions in the pad
-// regions [0, before) and [before + len, out) whose source is c; the sum runs
-// over every combination of them.
-template <typename T>
-__global__ void PadGradKernel(const T* g, PadDims d, T* gx, int64_t n) {
-  using C = Acc<T>;
-  const PadKind kind = static_cast<PadKind>(d.kind);
-  SYMX_GRID_STRIDE(i, n) {
-    int64_t coord[kMaxDims], choices[kMaxDims];
-    int64_t rest = i, combos = 1;
-    for (int k = d.ndim - 1; k >= 0; --k) {
-      coord[k] = rest % d.in[k];
-      rest /= d.in[k];
-      choices[k] = kind == PadKind::kConstant ? 1 : d.out[k] - d.in[k] + 1;
-      combos *= choices[k];
-    }
-    C acc = C(0);
-    for (int64_t combo = 0; combo < combos; ++combo) {
-      int64_t r = combo, at = 0, stride = 1;
-      bool copies = true;
-      for (int k = d.ndim - 1; k >= 0 && copies; --k) {
-        const int64_t pick = r % choices[k];
-        r /= choices[k];
-        int64_t o;
-        if (pick == 0) {
-          o = coord[k] + d.before[k];
-        } else if (pick - 1 < d.before[k]) {
-          o = pick - 1;
-        } else {
-          o = d.before[k] + d.in[k] + (pick - 1 - d.before[k]);
-        }
-        copies = pick == 0 || PadSource(o, d.before[k], d.in[k], kind) == coord[k];
-        at += o * stride;
-        stride *= d.out[k];
-      }
-      if (copies) acc += Load(g, at);
-    }
-    Store(gx, i, acc);
-  }
-}
 
 template <typename T>
 __global__ void UpNearestKernel(const T* x, UpDims d, bool add, T* y, int64_t n) {
@@ -288,37 +229,14 @@ __global__ void BilinearResizeGradKernel(const T* g, ResizeDims d, T* gx, int64_
 
 }  // namespace
 
-cudaError_t LaunchPad(Elem t, const void* x, const PadDims& d, double value, void* y, int64_t n,
-                      cudaStream_t s) {
-  if (n == 0) return cudaSuccess;
-  if (d.ndim < 1 || d.ndim > kMaxDims) return cudaErrorInvalidValue;
-  SYMX_CUDA_FLOAT_SWITCH(t, T, {
-    PadKernel<T><<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(x), d,
-                                                 static_cast<Acc<T>>(value), static_cast<T*>(y),
-                                                 n);
-  });
-  return LastLaunchError();
-}
-
-cudaError_t LaunchPadGrad(Elem t, const void* g, const PadDims& d, void* gx, int64_t n,
-                          cudaStream_t s) {
-  if (n == 0) return cudaSuccess;
-  if (d.ndim < 1 || d.ndim > kMaxDims) return cudaErrorInvalidValue;
-  SYMX_CUDA_FLOAT_SWITCH(t, T, {
-    PadGradKernel<T><<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(g), d,
-                                                     static_cast<T*>(gx), n);
-  });
-  return LastLaunchError();
-}
-
 cudaError_t LaunchUpSampleNearest(Elem t, const void* x, const UpDims& d, bool add, void* y,
                                   cudaStream_t s) {
   const int64_t n = d.n * d.c * d.H * d.W;
   if (n == 0) return cudaSuccess;
   if (d.h <= 0 || d.w <= 0) return cudaErrorInvalidValue;
   SYMX_CUDA_FLOAT_SWITCH(t, T, {
-    UpNearestKernel<T><<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(x), d, add,
-                                                       static_cast<T*>(y), n);
+    UpNearestKernel<T>
+        <<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(x), d, add, static_cast<T*>(y), n);
   });
   return LastLaunchError();
 }
@@ -328,14 +246,14 @@ cudaError_t LaunchUpSampleNearestGrad(Elem t, const void* g, const UpDims& d, vo
   const int64_t n = d.n * d.c * d.h * d.w;
   if (n == 0) return cudaSuccess;
   SYMX_CUDA_FLOAT_SWITCH(t, T, {
-    UpNearestGradKernel<T><<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(g), d,
-                                                           static_cast<T*>(gx), n);
+    UpNearestGradKernel<T>
+        <<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(g), d, static_cast<T*>(gx), n);
   });
   return LastLaunchError();
 }
 
-cudaError_t LaunchDepthwiseUp(Elem t, const void* x, const void* weight,
-                              const DepthwiseUpDims& d, void* y, cudaStream_t s) {
+cudaError_t LaunchDepthwiseUp(Elem t, const void* x, const void* weight, const DepthwiseUpDims& d,
+                              void* y, cudaStream_t s) {
   const int64_t n = d.n * d.c * d.H * d.W;
   if (n == 0) return cudaSuccess;
   if (d.stride < 1) return cudaErrorInvalidValue;
@@ -370,8 +288,8 @@ cudaError_t LaunchAdaptiveAvgPool(Elem t, const void* x, const ResizeDims& d, vo
   const int64_t n = d.planes * d.h * d.w;
   if (n == 0) return cudaSuccess;
   SYMX_CUDA_FLOAT_SWITCH(t, T, {
-    AdaptiveAvgPoolKernel<T><<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(x), d,
-                                                             static_cast<T*>(y), n);
+    AdaptiveAvgPoolKernel<T>
+        <<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(x), d, static_cast<T*>(y), n);
   });
   return LastLaunchError();
 }
@@ -381,8 +299,8 @@ cudaError_t LaunchAdaptiveAvgPoolGrad(Elem t, const void* g, const ResizeDims& d
   const int64_t n = d.planes * d.H * d.W;
   if (n == 0) return cudaSuccess;
   SYMX_CUDA_FLOAT_SWITCH(t, T, {
-    AdaptiveAvgPoolGradKernel<T><<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(g), d,
-                                                                 static_cast<T*>(gx), n);
+    AdaptiveAvgPoolGradKernel<T>
+        <<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(g), d, static_cast<T*>(gx), n);
   });
   return LastLaunchError();
 }
@@ -395,8 +313,8 @@ cudaError_t LaunchBilinearResize(Elem t, const void* x, const ResizeDims& d, voi
     SYMX_CUDA_FLOAT_SWITCH(t, T, { return cudaMemsetAsync(y, 0, n * sizeof(T), s); });
   }
   SYMX_CUDA_FLOAT_SWITCH(t, T, {
-    BilinearResizeKernel<T><<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(x), d,
-                                                            static_cast<T*>(y), n);
+    BilinearResizeKernel<T>
+        <<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(x), d, static_cast<T*>(y), n);
   });
   return LastLaunchError();
 }
@@ -406,8 +324,8 @@ cudaError_t LaunchBilinearResizeGrad(Elem t, const void* g, const ResizeDims& d,
   const int64_t n = d.planes * d.H * d.W;
   if (n == 0) return cudaSuccess;
   SYMX_CUDA_FLOAT_SWITCH(t, T, {
-    BilinearResizeGradKernel<T><<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(g), d,
-                                                                static_cast<T*>(gx), n);
+    BilinearResizeGradKernel<T>
+        <<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(g), d, static_cast<T*>(gx), n);
   });
   return LastLaunchError();
 }

@@ -1,62 +1,21 @@
-// CUDA kernels of Pad, UpSampling, _contrib_AdaptiveAvgPooling2D and
-// _contrib_BilinearResize2D (and their backwards), over the shape checks and
-// sampling maps every device shares (devices/pad_geometry.h,
-// devices/upsampling_geometry.h, devices/resize_map.h).
+// CUDA kernels of the resample family (graph/ops/resample.cc):
+// _contrib_AdaptiveAvgPooling2D, _contrib_BilinearResize2D, UpSampling, with
+// their backward ops.
+//
+// Over the shape checks and sampling maps every device shares
+// (devices/upsampling_geometry.h, devices/resize_map.h).
 #include "absl/strings/str_cat.h"
 #include "devices/cuda/kernel_util.h"
 #include "devices/kernel.h"
 #include "devices/pad_geometry.h"
 #include "devices/upsampling_geometry.h"
 #include "graph/ops/resample.h"
-#include "graph/ops/tensor.h"
+#include "devices/cuda/resample_launch.h"
 
 namespace symx {
+
 namespace cuda {
 namespace {
-
-absl::StatusOr<PadDims> PadDimsOf(const KernelContext& ctx, const Shape& in, const Shape& out) {
-  SYMX_RETURN_IF_ERROR(CheckPadShapes(ctx, in, out));
-  if (in.ndim() < 1 || in.ndim() > kMaxDims) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ctx.Where(), ": cannot pad ", in.ToString(), " on the GPU"));
-  }
-  const auto& p = ctx.param<PadParam>();
-  PadDims d;
-  d.ndim = in.ndim();
-  d.kind = static_cast<int>(PadKindOf(p.mode));
-  for (int k = 0; k < d.ndim; ++k) {
-    d.in[k] = in[k];
-    d.out[k] = out[k];
-    d.before[k] = p.pad_width[2 * k];
-  }
-  return d;
-}
-
-// Inputs: data. Output: out. Floating types only, as MXNet.
-absl::Status Pad(const KernelContext& ctx) {
-  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
-  const Tensor& in = ctx.inputs[0];
-  const Tensor& out = ctx.outputs[0];
-  if (in.dtype() != out.dtype()) return UnsupportedDType(ctx, out.dtype());
-  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, in.dtype()));
-  SYMX_ASSIGN_OR_RETURN(PadDims d, PadDimsOf(ctx, in.shape(), out.shape()));
-  SYMX_CUDA_LAUNCH(ctx, LaunchPad(t, in.read_raw_data(), d, ctx.param<PadParam>().constant_value,
-                                  out.raw_data(), out.size(), device->stream()));
-  return absl::OkStatus();
-}
-
-// Inputs: ograd. Output: grad data.
-absl::Status PadBackward(const KernelContext& ctx) {
-  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
-  const Tensor& og = ctx.inputs[0];
-  const Tensor& gx = ctx.outputs[0];
-  if (og.dtype() != gx.dtype()) return UnsupportedDType(ctx, gx.dtype());
-  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, gx.dtype()));
-  SYMX_ASSIGN_OR_RETURN(PadDims d, PadDimsOf(ctx, gx.shape(), og.shape()));
-  SYMX_CUDA_LAUNCH(ctx, LaunchPadGrad(t, og.read_raw_data(), d, gx.raw_data(), gx.size(),
-                                      device->stream()));
-  return absl::OkStatus();
-}
 
 DepthwiseUpDims DepthwiseDims(const BilinearGeometry& g) {
   DepthwiseUpDims d;
@@ -95,11 +54,10 @@ absl::Status UpSampling(const KernelContext& ctx) {
   }
   SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, out.dtype()));
   if (p.bilinear()) {
-    SYMX_ASSIGN_OR_RETURN(BilinearGeometry g,
-                          Bilinear(ctx, p, ctx.inputs[0], ctx.inputs[1], out));
-    SYMX_CUDA_LAUNCH(ctx, LaunchDepthwiseUp(t, ctx.inputs[0].read_raw_data(),
-                                            ctx.inputs[1].read_raw_data(), DepthwiseDims(g),
-                                            out.raw_data(), device->stream()));
+    SYMX_ASSIGN_OR_RETURN(BilinearGeometry g, Bilinear(ctx, p, ctx.inputs[0], ctx.inputs[1], out));
+    SYMX_CUDA_LAUNCH(
+        ctx, LaunchDepthwiseUp(t, ctx.inputs[0].read_raw_data(), ctx.inputs[1].read_raw_data(),
+                               DepthwiseDims(g), out.raw_data(), device->stream()));
     return absl::OkStatus();
   }
   SYMX_ASSIGN_OR_RETURN(Nchw o, AsNchw(ctx, out, "output"));
@@ -129,17 +87,16 @@ absl::Status UpSamplingBackward(const KernelContext& ctx) {
     return OutputWanted(ctx.req, j) ? ctx.outputs[j].raw_data() : nullptr;
   };
   if (p.bilinear()) {
-    SYMX_ASSIGN_OR_RETURN(BilinearGeometry g,
-                          Bilinear(ctx, p, ctx.inputs[1], ctx.inputs[2], og));
+    SYMX_ASSIGN_OR_RETURN(BilinearGeometry g, Bilinear(ctx, p, ctx.inputs[1], ctx.inputs[2], og));
     if (ctx.outputs[0].size() != ctx.inputs[1].size() ||
         ctx.outputs[1].size() != ctx.inputs[2].size()) {
       return absl::InvalidArgumentError(
           absl::StrCat(ctx.Where(), ": gradient outputs do not match data and weight"));
     }
-    SYMX_CUDA_LAUNCH(ctx, LaunchDepthwiseUpGrad(t, og.read_raw_data(),
-                                                ctx.inputs[1].read_raw_data(),
-                                                ctx.inputs[2].read_raw_data(), DepthwiseDims(g),
-                                                wanted(0), wanted(1), device->stream()));
+    SYMX_CUDA_LAUNCH(
+        ctx, LaunchDepthwiseUpGrad(t, og.read_raw_data(), ctx.inputs[1].read_raw_data(),
+                                   ctx.inputs[2].read_raw_data(), DepthwiseDims(g), wanted(0),
+                                   wanted(1), device->stream()));
     return absl::OkStatus();
   }
   SYMX_ASSIGN_OR_RETURN(Nchw o, AsNchw(ctx, og, "output gradient"));
@@ -149,9 +106,9 @@ absl::Status UpSamplingBackward(const KernelContext& ctx) {
   for (size_t k = 0; k < ctx.outputs.size(); ++k) {
     const Tensor& gx = ctx.outputs[k];
     if (wanted(k) != nullptr) {
-      SYMX_CUDA_LAUNCH(ctx, LaunchUpSampleNearestGrad(t, og.read_raw_data(),
-                                                      NearestDims(gx, o, offset), gx.raw_data(),
-                                                      device->stream()));
+      SYMX_CUDA_LAUNCH(ctx,
+                       LaunchUpSampleNearestGrad(t, og.read_raw_data(), NearestDims(gx, o, offset),
+                                                 gx.raw_data(), device->stream()));
     }
     if (!sum) offset += gx.shape()[1];
   }
@@ -164,9 +121,9 @@ absl::StatusOr<ResizeDims> ResizeDimsOf(const KernelContext& ctx, const Tensor& 
   const Shape& a = big.shape();
   const Shape& b = small.shape();
   if (a.ndim() != 4 || b.ndim() != 4 || a[0] != b[0] || a[1] != b[1]) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        ctx.Where(), ": input ", big.DebugString(), " and output ", small.DebugString(),
-        " must be 4-D with the same batch and channels"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.Where(), ": input ", big.DebugString(), " and output ",
+                     small.DebugString(), " must be 4-D with the same batch and channels"));
   }
   if (big.dtype() != small.dtype()) return UnsupportedDType(ctx, small.dtype());
   ResizeDims d;
@@ -190,23 +147,19 @@ absl::Status Resize(const KernelContext& ctx) {
   SYMX_ASSIGN_OR_RETURN(ResizeDims d, ResizeDimsOf(ctx, big, small, align));
   const cudaStream_t s = device->stream();
   if (kForward) {
-    SYMX_CUDA_LAUNCH(ctx, kBilinear
-                              ? LaunchBilinearResize(t, big.read_raw_data(), d, small.raw_data(), s)
-                              : LaunchAdaptiveAvgPool(t, big.read_raw_data(), d, small.raw_data(),
-                                                      s));
+    SYMX_CUDA_LAUNCH(
+        ctx, kBilinear ? LaunchBilinearResize(t, big.read_raw_data(), d, small.raw_data(), s)
+                       : LaunchAdaptiveAvgPool(t, big.read_raw_data(), d, small.raw_data(), s));
   } else {
-    SYMX_CUDA_LAUNCH(ctx, kBilinear ? LaunchBilinearResizeGrad(t, small.read_raw_data(), d,
-                                                               big.raw_data(), s)
-                                    : LaunchAdaptiveAvgPoolGrad(t, small.read_raw_data(), d,
-                                                                big.raw_data(), s));
+    SYMX_CUDA_LAUNCH(
+        ctx, kBilinear ? LaunchBilinearResizeGrad(t, small.read_raw_data(), d, big.raw_data(), s)
+                       : LaunchAdaptiveAvgPoolGrad(t, small.read_raw_data(), d, big.raw_data(), s));
   }
   return absl::OkStatus();
 }
 
 }  // namespace
 
-SYMX_REGISTER_KERNEL("Pad", kGPU, Pad);
-SYMX_REGISTER_KERNEL("_backward_Pad", kGPU, PadBackward);
 SYMX_REGISTER_KERNEL("UpSampling", kGPU, UpSampling);
 SYMX_REGISTER_KERNEL("_backward_UpSampling", kGPU, UpSamplingBackward);
 SYMX_REGISTER_KERNEL("_contrib_AdaptiveAvgPooling2D", kGPU, Resize<true, false>);
@@ -215,4 +168,5 @@ SYMX_REGISTER_KERNEL("_contrib_BilinearResize2D", kGPU, Resize<true, true>);
 SYMX_REGISTER_KERNEL("_backward_contrib_BilinearResize2D", kGPU, Resize<false, true>);
 
 }  // namespace cuda
+
 }  // namespace symx

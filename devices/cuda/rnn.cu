@@ -2,7 +2,7 @@
 // row, hidden unit), running devices/rnn_cell.h's math, the one the CPU runs.
 // The matrix products around them are cuBLAS GEMMs (devices/cuda/rnn_kernels.cc).
 #include "devices/cuda/elem_types.cuh"
-#include "devices/cuda/launch.h"
+#include "devices/cuda/rnn_launch.h"
 #include "devices/rnn_cell.h"
 
 namespace symx {
@@ -16,8 +16,8 @@ __device__ __forceinline__ T At(const T* p, int64_t i) {
 
 template <typename T>
 __global__ void RnnStepForwardKernel(int kind, int64_t batch, int64_t hidden, T* x, const T* bx,
-                                     const T* g, const T* bh, const T* hp, const T* cp, T* c,
-                                     T* hn, T* h) {
+                                     const T* g, const T* bh, const T* hp, const T* cp, T* c, T* hn,
+                                     T* h) {
   const int64_t gh = RnnGates(kind) * hidden;
   SYMX_GRID_STRIDE(u, batch * hidden) {
     const int64_t b = u / hidden, j = u - b * hidden;
@@ -60,20 +60,18 @@ cudaError_t LaunchRnnStepForward(int kind, Elem t, int64_t batch, int64_t hidden
   return LastLaunchError();
 }
 
-cudaError_t LaunchRnnStepBackward(int kind, Elem t, int64_t batch, int64_t hidden,
-                                  const void* x, const void* c, const void* cp, const void* hn,
-                                  const void* hp, const void* dh, const void* dy,
-                                  int64_t dy_stride, const void* dc, void* gx, void* gh,
-                                  void* dhp, void* dcp, cudaStream_t s) {
+cudaError_t LaunchRnnStepBackward(int kind, Elem t, int64_t batch, int64_t hidden, const void* x,
+                                  const void* c, const void* cp, const void* hn, const void* hp,
+                                  const void* dh, const void* dy, int64_t dy_stride, const void* dc,
+                                  void* gx, void* gh, void* dhp, void* dcp, cudaStream_t s) {
   const int64_t n = batch * hidden;
   if (n == 0) return cudaSuccess;
   SYMX_CUDA_FLOAT_SWITCH(t, T, {
     RnnStepBackwardKernel<T><<<GridFor(n), kThreads, 0, s>>>(
         kind, batch, hidden, static_cast<const T*>(x), static_cast<const T*>(c),
         static_cast<const T*>(cp), static_cast<const T*>(hn), static_cast<const T*>(hp),
-        static_cast<const T*>(dh), static_cast<const T*>(dy), dy_stride,
-        static_cast<const T*>(dc), static_cast<T*>(gx), static_cast<T*>(gh),
-        static_cast<T*>(dhp), static_cast<T*>(dcp));
+        static_cast<const T*>(dh), static_cast<const T*>(dy), dy_stride, static_cast<const T*>(dc),
+        static_cast<T*>(gx), static_cast<T*>(gh), static_cast<T*>(dhp), static_cast<T*>(dcp));
   });
   return LastLaunchError();
 }

@@ -16,6 +16,8 @@
 #include "devices/rnn_layout.h"
 #include "graph/op.h"
 #include "graph/ops/rnn.h"
+#include "devices/cuda/reduce_launch.h"
+#include "devices/cuda/rnn_launch.h"
 
 namespace symx {
 namespace cuda {
@@ -51,10 +53,10 @@ class RnnGpuRunner {
         SYMX_RETURN_IF_ERROR(
             ForwardCell(c, in, in_width, dir == 1, h0 + k * nh, c0 ? c0 + k * nh : nullptr));
         // Interleave into the layer's output (rows, dirs * hidden).
-        SYMX_CUDA_LAUNCH(ctx_, cudaMemcpy2DAsync(b_.layer_out[l] + dir * d_.hidden,
-                                                 Bytes(d_.dirs * d_.hidden), c.h,
-                                                 Bytes(d_.hidden), Bytes(d_.hidden), d_.rows(),
-                                                 cudaMemcpyDeviceToDevice, device_->stream()));
+        SYMX_CUDA_LAUNCH(
+            ctx_, cudaMemcpy2DAsync(b_.layer_out[l] + dir * d_.hidden, Bytes(d_.dirs * d_.hidden),
+                                    c.h, Bytes(d_.hidden), Bytes(d_.hidden), d_.rows(),
+                                    cudaMemcpyDeviceToDevice, device_->stream()));
       }
     }
     return absl::OkStatus();
@@ -62,8 +64,8 @@ class RnnGpuRunner {
 
   absl::Status WriteOutputs() {
     const int64_t nh = d_.batch * d_.hidden;
-    SYMX_RETURN_IF_ERROR(Copy(ctx_.outputs[0].raw_data(), b_.layer_out.back(),
-                              d_.rows() * d_.dirs * d_.hidden));
+    SYMX_RETURN_IF_ERROR(
+        Copy(ctx_.outputs[0].raw_data(), b_.layer_out.back(), d_.rows() * d_.dirs * d_.hidden));
     for (size_t o = 1; o < ctx_.outputs.size(); ++o) {
       S* dst = static_cast<S*>(ctx_.outputs[o].raw_data());
       for (int64_t k = 0; k < d_.layers * d_.dirs; ++k) {
@@ -108,15 +110,15 @@ class RnnGpuRunner {
           const S* hprev = first ? h0 + k * nh : c.h + tp * nh;
           const S* cprev = d_.lstm ? (first ? c0 + k * nh : c.c + tp * nh) : nullptr;
           SYMX_CUDA_LAUNCH(
-              ctx_, LaunchRnnStepBackward(
-                        kind_, t_, N, H, c.x + t * N * GH, c.c ? c.c + t * nh : nullptr, cprev,
-                        c.hn ? c.hn + t * nh : nullptr, hprev, b_.dh,
-                        b_.dy + t * N * width + dir * H, width, d_.lstm ? b_.dc : nullptr,
-                        b_.dgx + t * N * GH, b_.dgh + t * N * GH, b_.dhp,
-                        d_.lstm ? b_.dcp : nullptr, device_->stream()));
+              ctx_,
+              LaunchRnnStepBackward(
+                  kind_, t_, N, H, c.x + t * N * GH, c.c ? c.c + t * nh : nullptr, cprev,
+                  c.hn ? c.hn + t * nh : nullptr, hprev, b_.dh, b_.dy + t * N * width + dir * H,
+                  width, d_.lstm ? b_.dc : nullptr, b_.dgx + t * N * GH, b_.dgh + t * N * GH,
+                  b_.dhp, d_.lstm ? b_.dcp : nullptr, device_->stream()));
           // dh_prev += dGh Wh.
-          SYMX_RETURN_IF_ERROR(Gemm(ctx_, device_, t_, false, false, N, H, GH,
-                                    b_.dgh + t * N * GH, GH, c.wh, H, b_.dhp, H, 1, 1));
+          SYMX_RETURN_IF_ERROR(Gemm(ctx_, device_, t_, false, false, N, H, GH, b_.dgh + t * N * GH,
+                                    GH, c.wh, H, b_.dhp, H, 1, 1));
           std::swap(b_.dh, b_.dhp);
           if (d_.lstm) std::swap(b_.dc, b_.dcp);
         }
@@ -126,23 +128,23 @@ class RnnGpuRunner {
         const RnnRecurrentPairs pairs = RecurrentPairs(d_, reverse);
         if (pairs.steps > 0) {
           SYMX_RETURN_IF_ERROR(Gemm(ctx_, device_, t_, true, false, GH, H, pairs.steps * N,
-                                    b_.dgh + pairs.grad_row * GH, GH, c.h + pairs.state_row * H,
-                                    H, g.wh, H, 1, 1));
+                                    b_.dgh + pairs.grad_row * GH, GH, c.h + pairs.state_row * H, H,
+                                    g.wh, H, 1, 1));
         }
         SYMX_RETURN_IF_ERROR(Gemm(ctx_, device_, t_, true, false, GH, H, N,
                                   b_.dgh + pairs.first_row * GH, GH, h0 + k * nh, H, g.wh, H, 1,
                                   1));
-        SYMX_CUDA_LAUNCH(ctx_, LaunchColumnSums(t_, b_.dgh, d_.rows(), GH, 1.0, true, g.bh,
-                                                device_->stream()));
+        SYMX_CUDA_LAUNCH(
+            ctx_, LaunchColumnSums(t_, b_.dgh, d_.rows(), GH, 1.0, true, g.bh, device_->stream()));
         SYMX_RETURN_IF_ERROR(Copy(b_.dstate + k * nh, b_.dh, nh));
         if (d_.lstm) SYMX_RETURN_IF_ERROR(Copy(b_.dcell + k * nh, b_.dc, nh));
         // Input projections over the whole sequence.
         SYMX_RETURN_IF_ERROR(Gemm(ctx_, device_, t_, true, false, GH, in_width, d_.rows(), b_.dgx,
                                   GH, in, in_width, g.wx, in_width, 1, 1));
-        SYMX_CUDA_LAUNCH(ctx_, LaunchColumnSums(t_, b_.dgx, d_.rows(), GH, 1.0, true, g.bx,
-                                                device_->stream()));
-        SYMX_RETURN_IF_ERROR(Gemm(ctx_, device_, t_, false, false, d_.rows(), in_width, GH,
-                                  b_.dgx, GH, c.wx, in_width, b_.dx, in_width, 1, 1));
+        SYMX_CUDA_LAUNCH(
+            ctx_, LaunchColumnSums(t_, b_.dgx, d_.rows(), GH, 1.0, true, g.bx, device_->stream()));
+        SYMX_RETURN_IF_ERROR(Gemm(ctx_, device_, t_, false, false, d_.rows(), in_width, GH, b_.dgx,
+                                  GH, c.wx, in_width, b_.dx, in_width, 1, 1));
       }
       std::swap(b_.dx, b_.dy);
     }
@@ -160,8 +162,8 @@ class RnnGpuRunner {
 
   absl::Status Copy(void* dst, const void* src, int64_t n) {
     if (n == 0 || dst == src) return absl::OkStatus();
-    SYMX_CUDA_LAUNCH(ctx_, cudaMemcpyAsync(dst, src, Bytes(n), cudaMemcpyDeviceToDevice,
-                                           device_->stream()));
+    SYMX_CUDA_LAUNCH(
+        ctx_, cudaMemcpyAsync(dst, src, Bytes(n), cudaMemcpyDeviceToDevice, device_->stream()));
     return absl::OkStatus();
   }
   absl::Status Zero(void* dst, int64_t n) {
@@ -170,24 +172,23 @@ class RnnGpuRunner {
     return absl::OkStatus();
   }
 
-  absl::Status ForwardCell(const RnnCellBuffers<S>& c, const S* in, int64_t in_width,
-                           bool reverse, const S* h0, const S* c0) {
+  absl::Status ForwardCell(const RnnCellBuffers<S>& c, const S* in, int64_t in_width, bool reverse,
+                           const S* h0, const S* c0) {
     const int64_t H = d_.hidden, GH = d_.gh(), N = d_.batch, nh = N * H;
     // x = in Wx^T for every step (the gate kernel adds bx).
-    SYMX_RETURN_IF_ERROR(Gemm(ctx_, device_, t_, false, true, d_.rows(), GH, in_width, in,
-                              in_width, c.wx, in_width, c.x, GH, 1, 0));
+    SYMX_RETURN_IF_ERROR(Gemm(ctx_, device_, t_, false, true, d_.rows(), GH, in_width, in, in_width,
+                              c.wx, in_width, c.x, GH, 1, 0));
     for (int64_t s = 0; s < d_.seq; ++s) {
       const int64_t t = reverse ? d_.seq - 1 - s : s;
       const int64_t tp = reverse ? t + 1 : t - 1;
       const S* hprev = s == 0 ? h0 : c.h + tp * nh;
       const S* cprev = d_.lstm ? (s == 0 ? c0 : c.c + tp * nh) : nullptr;
-      SYMX_RETURN_IF_ERROR(Gemm(ctx_, device_, t_, false, true, N, GH, H, hprev, H, c.wh, H,
-                                b_.tmp_gh, GH, 1, 0));
-      SYMX_CUDA_LAUNCH(ctx_, LaunchRnnStepForward(kind_, t_, N, H, c.x + t * N * GH, c.bx,
-                                                  b_.tmp_gh, c.bh, hprev, cprev,
-                                                  c.c ? c.c + t * nh : nullptr,
-                                                  c.hn ? c.hn + t * nh : nullptr, c.h + t * nh,
-                                                  device_->stream()));
+      SYMX_RETURN_IF_ERROR(
+          Gemm(ctx_, device_, t_, false, true, N, GH, H, hprev, H, c.wh, H, b_.tmp_gh, GH, 1, 0));
+      SYMX_CUDA_LAUNCH(ctx_, LaunchRnnStepForward(
+                                 kind_, t_, N, H, c.x + t * N * GH, c.bx, b_.tmp_gh, c.bh, hprev,
+                                 cprev, c.c ? c.c + t * nh : nullptr,
+                                 c.hn ? c.hn + t * nh : nullptr, c.h + t * nh, device_->stream()));
     }
     return absl::OkStatus();
   }

@@ -1,17 +1,94 @@
+// The roi family's CUDA kernels (launchers in devices/cuda/roi_launch.h).
+//
+// Proposal / MultiProposal on the GPU over the CPU's box arithmetic
+// (devices/proposal_geometry.h): every (image, cell, anchor) proposal decoded
+// in parallel, each image's scores sorted by CUB's segmented radix sort
+// (stable, so score ties keep cell order, as the CPU's std::stable_sort),
+// then one block per image runs the greedy NMS over the best
+// `pre`, each kept box suppressing the later ones in parallel.
+//
 // ROIPooling, _contrib_ROIAlign and _contrib_box_iou on the GPU, over the
 // geometry the CPU kernels use (devices/roi_geometry.h, box_geometry.h): the
 // same compute type per dtype, so bins and IoUs agree with the CPU to the
 // last bit.
 #include <cfloat>
 
-#include "devices/cuda/elem_types.cuh"
-#include "devices/cuda/launch.h"
 #include "devices/box_geometry.h"
+#include "devices/cuda/elem_types.cuh"
+#include "devices/cuda/roi_launch.h"
+#include "devices/proposal_geometry.h"
 #include "devices/roi_geometry.h"
 
 namespace symx {
 namespace cuda {
 namespace {
+
+__global__ void ProposalDecodeKernel(const float* cls, const float* deltas, const float* info,
+                                     const float* anchors, ProposalArgs a, float* props,
+                                     float* keys, int64_t total) {
+  SYMX_GRID_STRIDE(e, total) {
+    const int64_t b = e / a.count, k = e % a.count;
+    const int64_t anchor = k % a.a, cell = k / a.a;
+    const int64_t y = cell / a.w, x = cell % a.w, plane = a.h * a.w;
+    const float im_h = info[b * 3], im_w = info[b * 3 + 1], im_scale = info[b * 3 + 2];
+    const float stride = static_cast<float>(a.stride);
+    const int64_t real_h = static_cast<int64_t>(im_h / stride);
+    const int64_t real_w = static_cast<int64_t>(im_w / stride);
+    const float* fg = cls + (b * 2 * a.a + a.a) * plane;  // foreground scores
+    const float* dl = deltas + b * 4 * a.a * plane;
+    float* box = props + e * 5;
+    ProposalBox(anchors + anchor * 4, x, y, a.stride, dl + anchor * 4 * plane + cell, plane,
+                a.iou_loss, im_h, im_w, static_cast<float>(a.min_size) * im_scale,
+                fg[anchor * plane + cell], y >= real_h || x >= real_w, box);
+    keys[e] = box[4];
+  }
+}
+
+__global__ void ProposalNmsKernel(const float* props, const int32_t* pos, ProposalArgs a,
+                                  float* ordered_all, float* area_all, uint8_t* dead_all,
+                                  int32_t* keep_all, float* out, float* score) {
+  const int64_t b = blockIdx.x, tid = threadIdx.x, nt = blockDim.x, pre = a.pre;
+  float* ordered = ordered_all + b * pre * 5;
+  float* area = area_all + b * pre;
+  uint8_t* dead = dead_all + b * pre;
+  int32_t* keep = keep_all + b * pre;
+  __shared__ int64_t kept;
+  if (tid == 0) kept = 0;
+  for (int64_t i = tid; i < pre; i += nt) {
+    const float* src = props + (b * a.count + pos[b * a.count + i]) * 5;
+    for (int j = 0; j < 5; ++j) ordered[i * 5 + j] = src[j];
+    area[i] = ProposalArea(ordered + i * 5);
+    dead[i] = 0;
+  }
+  for (int64_t i = 0; i < pre; ++i) {
+    __syncthreads();  // dead[i] and kept are final here
+    const int64_t now = kept;
+    __syncthreads();  // everyone has read kept before thread 0 moves it
+    if (now >= a.post_nms) break;
+    if (dead[i]) continue;
+    for (int64_t j = i + 1 + tid; j < pre; j += nt) {
+      if (dead[j]) continue;
+      if (ProposalSuppresses(ordered + i * 5, area[i], ordered + j * 5, area[j], a.threshold)) {
+        dead[j] = 1;
+      }
+    }
+    if (tid == 0) {
+      keep[now] = static_cast<int32_t>(i);
+      kept = now + 1;
+    }
+  }
+  __syncthreads();
+  const int64_t n_kept = kept;
+  if (n_kept == 0) return;  // no rows can be asked for then (post_nms >= 1 when rows >= 1)
+  // Rows past the kept boxes repeat them cyclically (MXNet's keep[i % kept]).
+  for (int64_t i = tid; i < a.rows; i += nt) {
+    const float* bx = ordered + static_cast<int64_t>(keep[i % n_kept]) * 5;
+    float* o = out + (b * a.rows + i) * 5;
+    o[0] = static_cast<float>(b);
+    for (int j = 0; j < 4; ++j) o[j + 1] = bx[j];
+    score[b * a.rows + i] = bx[4];
+  }
+}
 
 template <typename T>
 __global__ void RoiPoolKernel(const T* x, const T* rois, RoiDims d, T* y, T* argmax,
@@ -157,30 +234,36 @@ cudaError_t Accumulate(T* gx, void* scratch, int64_t size, cudaStream_t s, Add&&
   return cudaSuccess;
 }
 
-template <typename T>
-__global__ void BoxIouKernel(const T* a, const T* b, int64_t nr, bool center, T* out,
-                             int64_t total) {
-  using C = GeomC<T>;
-  SYMX_GRID_STRIDE(e, total) {
-    const int64_t i = e / nr, j = e % nr;
-    const T* pa = a + i * 4;
-    const T* pb = b + j * 4;
-    const Box<C> ba = ToCorner<C>(Rd(pa, 0), Rd(pa, 1), Rd(pa, 2), Rd(pa, 3), center);
-    const Box<C> bb = ToCorner<C>(Rd(pb, 0), Rd(pb, 1), Rd(pb, 2), Rd(pb, 3), center);
-    Wr(out, e, Iou(ba, bb));
-  }
+}  // namespace
+
+cudaError_t LaunchProposalDecode(const float* cls, const float* deltas, const float* info,
+                                 const float* anchors, const ProposalArgs& a, float* props,
+                                 float* keys, cudaStream_t s) {
+  const int64_t total = a.n * a.count;
+  if (total == 0) return cudaSuccess;
+  ProposalDecodeKernel<<<GridFor(total), kThreads, 0, s>>>(cls, deltas, info, anchors, a, props,
+                                                           keys, total);
+  return LastLaunchError();
 }
 
-}  // namespace
+cudaError_t LaunchProposalNms(const float* props, const int32_t* positions, const ProposalArgs& a,
+                              float* ordered, float* area, uint8_t* dead, int32_t* keep, float* out,
+                              float* score, cudaStream_t s) {
+  if (a.n == 0) return cudaSuccess;
+  if (a.n > 0x7fffffff) return cudaErrorInvalidValue;
+  ProposalNmsKernel<<<static_cast<unsigned>(a.n), kThreads, 0, s>>>(props, positions, a, ordered,
+                                                                    area, dead, keep, out, score);
+  return LastLaunchError();
+}
 
 cudaError_t LaunchRoiPool(Elem t, const void* x, const void* rois, const RoiDims& d, void* y,
                           void* argmax, cudaStream_t s) {
   const int64_t total = d.r * d.co * d.ph * d.pw;
   if (total == 0) return cudaSuccess;
   SYMX_CUDA_FLOAT_SWITCH(t, T, {
-    RoiPoolKernel<T><<<GridFor(total), kThreads, 0, s>>>(
-        static_cast<const T*>(x), static_cast<const T*>(rois), d, static_cast<T*>(y),
-        static_cast<T*>(argmax), total);
+    RoiPoolKernel<T>
+        <<<GridFor(total), kThreads, 0, s>>>(static_cast<const T*>(x), static_cast<const T*>(rois),
+                                             d, static_cast<T*>(y), static_cast<T*>(argmax), total);
   });
   return LastLaunchError();
 }
@@ -193,8 +276,8 @@ cudaError_t LaunchRoiPoolGrad(Elem t, const void* g, const void* rois, const voi
       using A = std::remove_pointer_t<decltype(acc)>;
       if (total > 0) {
         RoiPoolGradKernel<T, A><<<GridFor(total), kThreads, 0, s>>>(
-            static_cast<const T*>(g), static_cast<const T*>(rois), static_cast<const T*>(argmax),
-            d, acc, total);
+            static_cast<const T*>(g), static_cast<const T*>(rois), static_cast<const T*>(argmax), d,
+            acc, total);
       }
     });
     if (e != cudaSuccess) return e;
@@ -207,16 +290,15 @@ cudaError_t LaunchRoiAlign(Elem t, const void* x, const void* rois, const RoiDim
   const int64_t total = d.r * d.co * d.ph * d.pw;
   if (total == 0) return cudaSuccess;
   SYMX_CUDA_FLOAT_SWITCH(t, T, {
-    RoiAlignKernel<T><<<GridFor(total), kThreads, 0, s>>>(
-        static_cast<const T*>(x), static_cast<const T*>(rois), d, static_cast<T*>(y), first_bad,
-        total);
+    RoiAlignKernel<T><<<GridFor(total), kThreads, 0, s>>>(static_cast<const T*>(x),
+                                                          static_cast<const T*>(rois), d,
+                                                          static_cast<T*>(y), first_bad, total);
   });
   return LastLaunchError();
 }
 
-cudaError_t LaunchRoiAlignGrad(Elem t, const void* g, const void* rois, const RoiDims& d,
-                               void* gx, void* scratch, unsigned long long* first_bad,
-                               cudaStream_t s) {
+cudaError_t LaunchRoiAlignGrad(Elem t, const void* g, const void* rois, const RoiDims& d, void* gx,
+                               void* scratch, unsigned long long* first_bad, cudaStream_t s) {
   const int64_t total = d.r * d.co * d.ph * d.pw, size = d.n * d.c * d.h * d.w;
   SYMX_CUDA_FLOAT_SWITCH(t, T, {
     const cudaError_t e = Accumulate<T>(static_cast<T*>(gx), scratch, size, s, [&](auto* acc) {
@@ -227,18 +309,6 @@ cudaError_t LaunchRoiAlignGrad(Elem t, const void* g, const void* rois, const Ro
       }
     });
     if (e != cudaSuccess) return e;
-  });
-  return LastLaunchError();
-}
-
-cudaError_t LaunchBoxIou(Elem t, const void* lhs, int64_t nl, const void* rhs, int64_t nr,
-                         bool center, void* out, cudaStream_t s) {
-  const int64_t total = nl * nr;
-  if (total == 0) return cudaSuccess;
-  SYMX_CUDA_FLOAT_SWITCH(t, T, {
-    BoxIouKernel<T><<<GridFor(total), kThreads, 0, s>>>(
-        static_cast<const T*>(lhs), static_cast<const T*>(rhs), nr, center, static_cast<T*>(out),
-        total);
   });
   return LastLaunchError();
 }

@@ -1,16 +1,25 @@
-// CUDA kernels of ROIPooling and _contrib_ROIAlign (and their backwards) and
-// _contrib_box_iou,
-// with the CPU kernels' checks and messages (devices/cpu/roi_kernels.cc).
+// CUDA kernels of the roi family (graph/ops/roi.cc): _contrib_MultiProposal,
+// _contrib_Proposal, _contrib_ROIAlign, ROIPooling, with their backward ops.
+//
+// CUDA kernels of _contrib_Proposal and _contrib_MultiProposal
+// (devices/cuda/proposal.cu). The images' im_info rows are read on the host
+// first (one small copy per call) so that an image larger than the feature
+// map is the CPU's error, naming the image.
+#include <cstdint>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "devices/cuda/kernel_util.h"
 #include "devices/kernel.h"
+#include "devices/proposal_plan.h"
 #include "devices/roi_geometry.h"
-#include "graph/ops/detection.h"
+#include "graph/op.h"
 #include "graph/ops/roi.h"
+#include "devices/cuda/ordering_launch.h"
+#include "devices/cuda/roi_launch.h"
 
 namespace symx {
+
 namespace cuda {
 namespace {
 
@@ -21,9 +30,9 @@ absl::StatusOr<RoiDims> DimsOf(const KernelContext& ctx, const Tensor& data, con
   const Shape& os = out.shape();
   if (ds.ndim() != 4 || os.ndim() != 4 || rois.shape().ndim() != 2 || rois.shape()[1] != 5 ||
       rois.shape()[0] != os[0]) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        ctx.Where(), ": unexpected shapes: data ", ds.ToString(), ", rois ",
-        rois.shape().ToString(), ", output ", os.ToString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.Where(), ": unexpected shapes: data ", ds.ToString(), ", rois ",
+                     rois.shape().ToString(), ", output ", os.ToString()));
   }
   if (rois.dtype() != data.dtype()) return UnsupportedDType(ctx, rois.dtype());
   if (out.dtype() != data.dtype()) return UnsupportedDType(ctx, out.dtype());
@@ -48,8 +57,8 @@ absl::StatusOr<void*> HalfScratch(const KernelContext& ctx, const Tensor& grad) 
 
 // The first 8 bytes of the workspace hold ROIAlign's first bad roi; past 256,
 // the float accumulator of a half-type gradient.
-size_t RoiWorkspace(const NodeAttrs&, const std::vector<Shape>& in,
-                    const std::vector<Shape>& out, DType dtype) {
+size_t RoiWorkspace(const NodeAttrs&, const std::vector<Shape>& in, const std::vector<Shape>& out,
+                    DType dtype) {
   size_t bytes = 256;
   if (IsHalf(dtype) && !out.empty()) bytes += static_cast<size_t>(out[0].Size()) * sizeof(float);
   return bytes;
@@ -67,8 +76,8 @@ absl::Status CheckRois(const KernelContext& ctx, CudaDevice* device, const Tenso
   const double* r = host.read_data<double>();
   double rw = 0, rh = 0;
   if (rois.dtype() == DType::kFloat64) {
-    const RoiAlignGrid<double> g = MakeRoiAlignGrid<double>(
-        r[1], r[2], r[3], r[4], d.scale, d.aligned, d.ph, d.pw, d.sample_ratio);
+    const RoiAlignGrid<double> g = MakeRoiAlignGrid<double>(r[1], r[2], r[3], r[4], d.scale,
+                                                            d.aligned, d.ph, d.pw, d.sample_ratio);
     rw = g.rw;
     rh = g.rh;
   } else {
@@ -99,9 +108,9 @@ absl::Status RoiPooling(const KernelContext& ctx) {
   SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, data.dtype()));
   SYMX_ASSIGN_OR_RETURN(RoiDims d, DimsOf(ctx, data, ctx.inputs[1], ctx.outputs[0]));
   d.scale = ctx.param<ROIPoolingParam>().spatial_scale;
-  SYMX_CUDA_LAUNCH(ctx, LaunchRoiPool(t, data.read_raw_data(), ctx.inputs[1].read_raw_data(), d,
-                                      ctx.outputs[0].raw_data(), ctx.outputs[1].raw_data(),
-                                      device->stream()));
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchRoiPool(t, data.read_raw_data(), ctx.inputs[1].read_raw_data(), d,
+                         ctx.outputs[0].raw_data(), ctx.outputs[1].raw_data(), device->stream()));
   return absl::OkStatus();
 }
 
@@ -113,10 +122,10 @@ absl::Status RoiPoolingBackward(const KernelContext& ctx) {
   SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, grad.dtype()));
   SYMX_ASSIGN_OR_RETURN(RoiDims d, DimsOf(ctx, grad, ctx.inputs[1], ctx.inputs[0]));
   SYMX_ASSIGN_OR_RETURN(void* scratch, HalfScratch(ctx, grad));
-  SYMX_CUDA_LAUNCH(ctx, LaunchRoiPoolGrad(t, ctx.inputs[0].read_raw_data(),
-                                          ctx.inputs[1].read_raw_data(),
-                                          ctx.inputs[2].read_raw_data(), d, grad.raw_data(),
-                                          scratch, device->stream()));
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchRoiPoolGrad(t, ctx.inputs[0].read_raw_data(), ctx.inputs[1].read_raw_data(),
+                             ctx.inputs[2].read_raw_data(), d, grad.raw_data(), scratch,
+                             device->stream()));
   return absl::OkStatus();
 }
 
@@ -151,35 +160,14 @@ absl::Status RoiAlignBackward(const KernelContext& ctx) {
   d = WithAlign(d, ctx.param<ROIAlignParam>());
   SYMX_ASSIGN_OR_RETURN(void* scratch, HalfScratch(ctx, grad));
   SYMX_ASSIGN_OR_RETURN(unsigned long long* first_bad, RoiFlag(ctx, device));
-  SYMX_CUDA_LAUNCH(ctx, LaunchRoiAlignGrad(t, ctx.inputs[0].read_raw_data(),
-                                           ctx.inputs[1].read_raw_data(), d, grad.raw_data(),
-                                           scratch, first_bad, device->stream()));
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchRoiAlignGrad(t, ctx.inputs[0].read_raw_data(), ctx.inputs[1].read_raw_data(), d,
+                              grad.raw_data(), scratch, first_bad, device->stream()));
   return d.aligned ? CheckRois(ctx, device, ctx.inputs[1], d, first_bad) : absl::OkStatus();
-}
-
-// Inputs: lhs (..., 4), rhs (..., 4). Output: (lhs boxes, rhs boxes).
-absl::Status BoxIou(const KernelContext& ctx) {
-  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
-  const Tensor& l = ctx.inputs[0];
-  const Tensor& r = ctx.inputs[1];
-  const Tensor& out = ctx.outputs[0];
-  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, l.dtype()));
-  if (r.dtype() != l.dtype()) return UnsupportedDType(ctx, r.dtype());
-  if (out.dtype() != l.dtype()) return UnsupportedDType(ctx, out.dtype());
-  const int64_t nl = l.size() / 4, nr = r.size() / 4;
-  if (out.size() != nl * nr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ctx.Where(), ": output size is not lhs boxes x rhs boxes"));
-  }
-  SYMX_CUDA_LAUNCH(ctx, LaunchBoxIou(t, l.read_raw_data(), nl, r.read_raw_data(), nr,
-                                     ctx.param<BoxIouParam>().center, out.raw_data(),
-                                     device->stream()));
-  return absl::OkStatus();
 }
 
 }  // namespace
 
-SYMX_REGISTER_KERNEL("_contrib_box_iou", kGPU, BoxIou);
 SYMX_REGISTER_KERNEL("ROIPooling", kGPU, RoiPooling);
 SYMX_REGISTER_KERNEL("_backward_ROIPooling", kGPU, .fn = RoiPoolingBackward,
                      .workspace = RoiWorkspace);
@@ -187,4 +175,103 @@ SYMX_REGISTER_KERNEL("_contrib_ROIAlign", kGPU, .fn = RoiAlign, .workspace = Roi
 SYMX_REGISTER_KERNEL("_backward_ROIAlign", kGPU, .fn = RoiAlignBackward, .workspace = RoiWorkspace);
 
 }  // namespace cuda
+
+namespace cuda {
+namespace {
+
+// The workspace: base anchors, proposals, sort keys, the sort's own, then
+// the NMS scratch (ordered, area, dead, keep).
+struct ProposalLayout {
+  size_t anchors = 0, props = 0, keys = 0, ordered = 0, area = 0, dead = 0, keep = 0, total = 0;
+  WorkspacePieces::SortPiece sort;
+};
+
+ProposalLayout ProposalLayoutOf(const ProposalParam& p, const ProposalDims& d) {
+  ProposalLayout l;
+  const size_t items = static_cast<size_t>(d.n * d.count), pre = static_cast<size_t>(d.n * d.pre);
+  WorkspacePieces w;
+  l.anchors = w.Take(static_cast<size_t>(p.num_anchors()) * 4 * sizeof(float));
+  l.props = w.Take(items * 5 * sizeof(float));
+  l.keys = w.Take(items * sizeof(float));
+  l.sort = w.TakeSort(Elem::kF32, SortDims{d.n, d.count, 1});
+  l.ordered = w.Take(pre * 5 * sizeof(float));
+  l.area = w.Take(pre * sizeof(float));
+  l.dead = w.Take(pre);
+  l.keep = w.Take(pre * sizeof(int32_t));
+  l.total = w.total();
+  return l;
+}
+
+size_t ProposalWorkspace(const NodeAttrs& attrs, const std::vector<Shape>& in,
+                         const std::vector<Shape>&, DType) {
+  if (in.empty() || in[0].ndim() != 4 || !in[0].fully_known()) return 0;
+  const auto& p = Param<ProposalParam>(attrs);
+  return ProposalLayoutOf(p, GetProposalDims(p, in[0])).total;
+}
+
+template <bool kMulti>
+absl::Status ProposalForward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const auto& p = ctx.param<ProposalParam>();
+  SYMX_ASSIGN_OR_RETURN(const ProposalDims d, CheckProposal(ctx, kMulti));
+  if (d.count == 0 || d.n == 0) return absl::OkStatus();
+  SYMX_ASSIGN_OR_RETURN(std::vector<double> info, HostDoubles(ctx.inputs[2]));
+  if (static_cast<int64_t>(info.size()) < d.n * 3) {
+    return Fail(ctx,
+                absl::StrCat("im_info ", ctx.inputs[2].DebugString(), " should be (", d.n, ", 3)"));
+  }
+  for (int64_t b = 0; b < d.n; ++b) {
+    int64_t real_h = 0, real_w = 0;
+    SYMX_RETURN_IF_ERROR(CheckProposalImage(ctx, d, b, static_cast<float>(info[b * 3]),
+                                            static_cast<float>(info[b * 3 + 1]), &real_h, &real_w));
+  }
+  const ProposalLayout l = ProposalLayoutOf(p, d);
+  SYMX_ASSIGN_OR_RETURN(char* ws, SortingWorkspaceOf(ctx, l.total, d.n, d.count));
+  const std::vector<float> anchors = MakeProposalAnchors(p);
+  SYMX_RETURN_IF_ERROR(
+      device->CopyFromHost(anchors.data(), ws + l.anchors, anchors.size() * sizeof(float)));
+  ProposalArgs a;
+  a.n = d.n;
+  a.a = d.a;
+  a.h = d.h;
+  a.w = d.w;
+  a.count = d.count;
+  a.pre = d.pre;
+  a.post_nms = d.post_nms;
+  a.rows = d.rows;
+  a.stride = p.feature_stride;
+  a.min_size = p.rpn_min_size;
+  a.threshold = p.threshold;
+  a.iou_loss = p.iou_loss;
+  auto* props = reinterpret_cast<float*>(ws + l.props);
+  SYMX_CUDA_LAUNCH(ctx,
+                   LaunchProposalDecode(static_cast<const float*>(ctx.inputs[0].read_raw_data()),
+                                        static_cast<const float*>(ctx.inputs[1].read_raw_data()),
+                                        static_cast<const float*>(ctx.inputs[2].read_raw_data()),
+                                        reinterpret_cast<const float*>(ws + l.anchors), a, props,
+                                        reinterpret_cast<float*>(ws + l.keys), device->stream()));
+  const void* sorted = nullptr;
+  const int32_t* positions = nullptr;
+  SYMX_CUDA_LAUNCH(ctx, LaunchSortRows(Elem::kF32, ws + l.keys, SortDims{d.n, d.count, 1},
+                                       /*ascending=*/false, ws + l.sort.offset, l.sort.bytes,
+                                       &sorted, &positions, device->stream()));
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchProposalNms(props, positions, a, reinterpret_cast<float*>(ws + l.ordered),
+                             reinterpret_cast<float*>(ws + l.area),
+                             reinterpret_cast<uint8_t*>(ws + l.dead),
+                             reinterpret_cast<int32_t*>(ws + l.keep),
+                             static_cast<float*>(ctx.outputs[0].raw_data()),
+                             static_cast<float*>(ctx.outputs[1].raw_data()), device->stream()));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+SYMX_REGISTER_KERNEL("_contrib_Proposal", kGPU, .fn = ProposalForward<false>,
+                     .workspace = ProposalWorkspace);
+SYMX_REGISTER_KERNEL("_contrib_MultiProposal", kGPU, .fn = ProposalForward<true>,
+                     .workspace = ProposalWorkspace);
+
+}  // namespace cuda
+
 }  // namespace symx

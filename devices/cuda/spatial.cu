@@ -2,7 +2,8 @@
 // sampling geometry the CPU kernels use (devices/spatial_sample.h), in double.
 #include "devices/cuda/block_reduce.cuh"
 #include "devices/cuda/elem_types.cuh"
-#include "devices/cuda/launch.h"
+#include "devices/cuda/reduce_launch.h"
+#include "devices/cuda/spatial_launch.h"
 #include "devices/spatial_sample.h"
 
 namespace symx {
@@ -83,8 +84,7 @@ __global__ void GridAffineGradKernel(const T* g, SamplerDims d, T* gin) {
 }
 
 template <typename T>
-__global__ void SamplerKernel(const T* data, const T* grid, SamplerDims d, T* out,
-                              int64_t points) {
+__global__ void SamplerKernel(const T* data, const T* grid, SamplerDims d, T* out, int64_t points) {
   const int64_t hw = d.h * d.w;
   SYMX_GRID_STRIDE(i, points) {  // over (N, H, W)
     const int64_t at = i % hw, n = i / hw;
@@ -230,8 +230,7 @@ cudaError_t LaunchSampler(Elem t, const void* data, const void* grid, const Samp
   if (points == 0) return cudaSuccess;
   SYMX_CUDA_FLOAT_SWITCH(t, T, {
     SamplerKernel<T><<<GridFor(points), kThreads, 0, s>>>(
-        static_cast<const T*>(data), static_cast<const T*>(grid), d, static_cast<T*>(out),
-        points);
+        static_cast<const T*>(data), static_cast<const T*>(grid), d, static_cast<T*>(out), points);
   });
   return LastLaunchError();
 }

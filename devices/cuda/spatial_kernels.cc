@@ -6,6 +6,7 @@
 #include "devices/cuda/kernel_util.h"
 #include "devices/kernel.h"
 #include "graph/ops/spatial.h"
+#include "devices/cuda/spatial_launch.h"
 
 namespace symx {
 namespace cuda {
@@ -13,8 +14,8 @@ namespace {
 
 absl::Status CheckShape(const KernelContext& ctx, const Tensor& t, int ndim, const char* what) {
   if (t.shape().ndim() == ndim) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", what, " ", t.DebugString(),
-                                                 " should have ", ndim, " dims"));
+  return absl::InvalidArgumentError(
+      absl::StrCat(ctx.Where(), ": ", what, " ", t.DebugString(), " should have ", ndim, " dims"));
 }
 
 // Every input and output in input 0's dtype, a floating one.
@@ -46,8 +47,8 @@ absl::Status GridGenerator(const KernelContext& ctx) {
   d.h = out.shape()[2];
   d.w = out.shape()[3];
   d.affine = affine;
-  SYMX_CUDA_LAUNCH(ctx, LaunchGridGenerator(t, in.read_raw_data(), d, out.raw_data(),
-                                            device->stream()));
+  SYMX_CUDA_LAUNCH(ctx,
+                   LaunchGridGenerator(t, in.read_raw_data(), d, out.raw_data(), device->stream()));
   return absl::OkStatus();
 }
 
@@ -66,8 +67,8 @@ absl::Status GridGeneratorBackward(const KernelContext& ctx) {
   d.h = og.shape()[2];
   d.w = og.shape()[3];
   d.affine = affine;
-  SYMX_CUDA_LAUNCH(ctx, LaunchGridGeneratorGrad(t, og.read_raw_data(), d, gin.raw_data(),
-                                                device->stream()));
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchGridGeneratorGrad(t, og.read_raw_data(), d, gin.raw_data(), device->stream()));
   return absl::OkStatus();
 }
 
@@ -94,8 +95,7 @@ absl::Status Sampler(const KernelContext& ctx) {
   SYMX_ASSIGN_OR_RETURN(Elem t, CommonFloat(ctx));
   const Tensor& data = ctx.inputs[0];
   const Tensor& grid = ctx.inputs[1];
-  SYMX_ASSIGN_OR_RETURN(SamplerDims d,
-                        SamplerDimsOf(ctx, data, grid, ctx.outputs[0], kAffine));
+  SYMX_ASSIGN_OR_RETURN(SamplerDims d, SamplerDimsOf(ctx, data, grid, ctx.outputs[0], kAffine));
   SYMX_CUDA_LAUNCH(ctx, LaunchSampler(t, data.read_raw_data(), grid.read_raw_data(), d,
                                       ctx.outputs[0].raw_data(), device->stream()));
   return absl::OkStatus();
@@ -117,8 +117,8 @@ absl::Status SamplerBackward(const KernelContext& ctx) {
                           WorkspaceOf(ctx, static_cast<size_t>(data.size()) * sizeof(float)));
   }
   SYMX_CUDA_LAUNCH(ctx, LaunchSamplerGrad(t, ctx.inputs[0].read_raw_data(), data.read_raw_data(),
-                                          ctx.inputs[2].read_raw_data(), d, gdata, ggrid,
-                                          scratch, device->stream()));
+                                          ctx.inputs[2].read_raw_data(), d, gdata, ggrid, scratch,
+                                          device->stream()));
   return absl::OkStatus();
 }
 

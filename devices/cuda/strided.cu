@@ -4,7 +4,9 @@
 // over the dims and walks the strides.
 #include "devices/cuda/block_reduce.cuh"
 #include "devices/cuda/elem_types.cuh"
-#include "devices/cuda/launch.h"
+#include "devices/cuda/elemwise_launch.h"
+#include "devices/cuda/reduce_launch.h"
+#include "devices/cuda/strided_launch.h"
 
 namespace symx {
 namespace cuda {
@@ -63,9 +65,8 @@ __global__ void ReduceStridedKernel(ReduceFn f, const T* x, StridedDims kept, St
 // block per output, each thread striding over the reduced space, then a tree
 // in shared memory (a fixed order: deterministic).
 template <typename T>
-__global__ void ReduceStridedBlockKernel(ReduceFn f, const T* x, StridedDims kept,
-                                         StridedDims red, int64_t reduced_count, Acc<T> scale,
-                                         T* y) {
+__global__ void ReduceStridedBlockKernel(ReduceFn f, const T* x, StridedDims kept, StridedDims red,
+                                         int64_t reduced_count, Acc<T> scale, T* y) {
   using C = Acc<T>;
   const Reducer<C> r{f};
   const T* base = x + Offset(kept, blockIdx.x);
@@ -131,8 +132,8 @@ cudaError_t LaunchStridedCopy(size_t elem_bytes, const void* src, void* dst, con
   if (d.ndim < 0 || d.ndim > kMaxDims) return cudaErrorInvalidValue;
   switch (elem_bytes) {
     case 1:
-      StridedCopyKernel<uint8_t><<<GridFor(n), kThreads, 0, s>>>(
-          static_cast<const uint8_t*>(src), static_cast<uint8_t*>(dst), d, n);
+      StridedCopyKernel<uint8_t><<<GridFor(n), kThreads, 0, s>>>(static_cast<const uint8_t*>(src),
+                                                                 static_cast<uint8_t*>(dst), d, n);
       break;
     case 2:
       StridedCopyKernel<uint16_t><<<GridFor(n), kThreads, 0, s>>>(
@@ -153,8 +154,8 @@ cudaError_t LaunchStridedCopy(size_t elem_bytes, const void* src, void* dst, con
 }
 
 cudaError_t LaunchReduceStrided(ReduceFn f, Elem t, const void* x, const StridedDims& kept,
-                                const StridedDims& reduced, double scale, void* y,
-                                int64_t outputs, cudaStream_t s) {
+                                const StridedDims& reduced, double scale, void* y, int64_t outputs,
+                                cudaStream_t s) {
   if (outputs == 0) return cudaSuccess;
   int64_t count = 1;
   for (int k = 0; k < reduced.ndim; ++k) count *= reduced.dims[k];
@@ -180,9 +181,9 @@ cudaError_t LaunchBroadcastGradTerms(BinaryFn f, bool rhs, Elem t, const void* g
                                      cudaStream_t s) {
   if (n == 0) return cudaSuccess;
   SYMX_CUDA_FLOAT_SWITCH(t, T, {
-    BroadcastGradKernel<T><<<GridFor(n), kThreads, 0, s>>>(
-        f, rhs, static_cast<const T*>(g), static_cast<const T*>(a), static_cast<const T*>(b), d,
-        static_cast<T*>(out), n);
+    BroadcastGradKernel<T>
+        <<<GridFor(n), kThreads, 0, s>>>(f, rhs, static_cast<const T*>(g), static_cast<const T*>(a),
+                                         static_cast<const T*>(b), d, static_cast<T*>(out), n);
   });
   return LastLaunchError();
 }
@@ -191,9 +192,9 @@ cudaError_t LaunchMaxReduceGrad(Elem t, const void* x, const void* y, const void
                                 const StridedDims& d, void* dx, int64_t n, cudaStream_t s) {
   if (n == 0) return cudaSuccess;
   SYMX_CUDA_FLOAT_SWITCH(t, T, {
-    MaxReduceGradKernel<T><<<GridFor(n), kThreads, 0, s>>>(
-        static_cast<const T*>(x), static_cast<const T*>(y), static_cast<const T*>(g), d,
-        static_cast<T*>(dx), n);
+    MaxReduceGradKernel<T>
+        <<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(x), static_cast<const T*>(y),
+                                         static_cast<const T*>(g), d, static_cast<T*>(dx), n);
   });
   return LastLaunchError();
 }
