@@ -6,6 +6,7 @@
 #include "gmock/gmock.h"
 #include "graph/op.h"
 #include "gtest/gtest.h"
+#include "devices/cuda/ordering_launch.h"
 
 namespace symx {
 namespace cuda {

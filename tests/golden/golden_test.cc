@@ -227,11 +227,11 @@ const std::map<std::string, std::string> kNoGoldenCase = {
     {"_send", "cross-rank transfer inserted by the executor (issue 9)"},
     {"_recv", "cross-rank transfer inserted by the executor (issue 9)"},
     {"_symx_fused_conv",
-     "made by symx's inference fusion (MXNet has no such op); tests/ops/"
-     "fused_conv_executor_test checks it against the unfused graph"},
+     "made by symx's inference fusion (MXNet has no such op); "
+     "tests/ops/fused_conv_test checks it against the unfused graph"},
     {"_symx_loss_scale",
      "symx's loss-scaling point of mixed-precision training (MXNet has no such op); "
-     "tests/ops/loss_conformance_test checks it on every device"},
+     "tests/ops/elemwise_test checks it on every device"},
 };
 
 TEST(GoldenCoverage, EveryForwardOpHasACase) {

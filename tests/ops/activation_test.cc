@@ -1,17 +1,11 @@
-// Tests of the activation family (graph/ops/activation.cc): conformance tables (forward against
-// references, backward against finite differences) and direct kernel tests.
+// Tests of the activation family (graph/ops/activation.cc).
 //
 // Conformance of Activation (every act_type) and LeakyReLU (leaky, prelu,
 // elu, selu, gelu, rrelu): forward against plain formulas in float32, float64
 // and float16, _backward_Activation and _backward_LeakyReLU by finite
 // differences. rrelu draws random slopes while training, so only its
-// inference forward is checked here (training is in elemwise_kernels_test).
-//
-// Direct tests of the elementwise, broadcast and activation CPU kernels for
-// what the conformance tables cannot reach: arrays large enough for the
-// thread pool, float16 backward kernels, rrelu's random training slopes,
-// mixed-dtype Cast/where, in-place aliasing, errors, and the cost of a
-// one-element op.
+// inference forward is in the tables; a direct kernel test checks the training
+// slopes, and another the float16 backward kernels.
 #include <algorithm>
 #include <chrono>
 #include <cmath>

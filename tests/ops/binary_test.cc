@@ -1,19 +1,11 @@
-// Tests of the binary family (graph/ops/binary.cc): conformance tables (forward against
-// references, backward against finite differences) and direct kernel tests.
+// Tests of the binary family (graph/ops/binary.cc): elemwise_* on one shape,
+// _maximum/_minimum/_power and broadcast_*.
 //
-// Conformance of the elementwise families: unary math, binary (one shape),
-// array-with-scalar, broadcast_* and the misc ops (ElementWiseSum, zeros_like,
-// ones_like, BlockGrad, _copy, Cast, where, clip). Every backward op runs
-// through Backward of its forward op and is checked by finite differences.
-//
-// Inputs stay away from kinks (relu and abs at 0, max/min ties, clip bounds)
-// so the central differences are exact up to rounding.
-//
-// Direct tests of the elementwise, broadcast and activation CPU kernels for
-// what the conformance tables cannot reach: arrays large enough for the
-// thread pool, float16 backward kernels, rrelu's random training slopes,
-// mixed-dtype Cast/where, in-place aliasing, errors, and the cost of a
-// one-element op.
+// Conformance: forward against plain loops, every backward op through Backward
+// of its forward op by finite differences; inputs stay away from ties so the
+// central differences are exact up to rounding (tests/ops/elemwise_inputs.h).
+// Direct kernel tests: broadcasts large enough for the thread pool, float16
+// backward kernels.
 #include <algorithm>
 #include <chrono>
 #include <cmath>

@@ -1,8 +1,6 @@
-// Conformance tests for the extra nn ops: SoftmaxActivation, softmin, Crop,
-// L2Normalization, LRN, InstanceNorm, GroupNorm, _contrib_AdaptiveAvgPooling2D and
-// _contrib_BilinearResize2D. References are plain loops
-// written from MXNet 1.9.1's documented formulas (checked against a live
-// MXNet); gradients are checked by the harness against finite differences.
+// Tests of the crop family (graph/ops/crop.cc): Crop and its backward, against
+// plain loops written from MXNet 1.9.1's semantics (checked against a live
+// MXNet); gradients by finite differences.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

@@ -1,8 +1,7 @@
-// Conformance tests for the spatial-transformer ops (GridGenerator, BilinearSampler,
-// SpatialTransformer) and CTCLoss. References are plain loops written from MXNet
-// 1.9.1's documented formulas (checked against a live MXNet); CTCLoss's reference
-// enumerates every alignment path, independent of the forward-backward recursion
-// of the kernel. Gradients are checked by the harness against finite differences.
+// Tests of the ctc family (graph/ops/ctc.cc): CTCLoss. The reference
+// enumerates every alignment path, independent of the kernel's forward-backward
+// recursion; gradients by finite differences; bad labels and lengths are errors
+// naming the entry.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -50,7 +49,7 @@ double CtcBruteForce(const Values& x, int64_t nb, int64_t a, int64_t b, int64_t 
 struct CtcSpec {
   std::string name;
   int64_t t, nb, a, lmax;
-  std::vector<double> labels;       // (nb, lmax)
+  std::vector<double> labels;        // (nb, lmax)
   std::vector<double> data_lengths;  // empty: not used
   std::vector<double> label_lengths;
   bool blank_first = true;

@@ -1,16 +1,8 @@
-// Tests of the dropout family (graph/ops/dropout.cc): conformance tables (forward against
-// references, backward against finite differences) and direct kernel tests.
+// Tests of the dropout family (graph/ops/dropout.cc).
 //
-// Conformance of Embedding, Dropout and UpSampling (nearest and bilinear) and
-// their backward ops. Dropout's randomness is checked directly in
-// shape_kernels_test.cc; here only its deterministic settings (inference, p=0).
-//
-// Direct tests of the kernels in shape_kernels.cc, reduce_kernels.cc,
-// softmax_kernels.cc, loss_kernels.cc, dropout_kernels.cc and
-// indexing_kernels.cc for what the conformance tables
-// cannot reach: Dropout's randomness, ties in max, in-place runs, indices of
-// integer dtypes, dtypes the harness cannot compare (bool), large tensors on
-// the thread pool, and errors on bad input instead of crashes.
+// Conformance of Dropout's deterministic settings (inference, p=0); direct
+// kernel tests of its randomness (the share dropped, shared masks along
+// `axes`, mode='always', in-place runs).
 #include <cmath>
 #include <cstdint>
 #include <numeric>

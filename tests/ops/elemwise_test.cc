@@ -1,24 +1,14 @@
-// Tests of the elemwise family (graph/ops/elemwise.cc): conformance tables (forward against
-// references, backward against finite differences) and direct kernel tests.
+// Tests of the elemwise family (graph/ops/elemwise.cc): the basic unary ops,
+// the array-with-scalar ops, ElementWiseSum, zeros_like/ones_like, BlockGrad,
+// _copy, Cast, where, clip and the loss-scaling point _symx_loss_scale.
 //
-// Conformance of the elementwise families: unary math, binary (one shape),
-// array-with-scalar, broadcast_* and the misc ops (ElementWiseSum, zeros_like,
-// ones_like, BlockGrad, _copy, Cast, where, clip). Every backward op runs
-// through Backward of its forward op and is checked by finite differences.
-//
-// Inputs stay away from kinks (relu and abs at 0, max/min ties, clip bounds)
-// so the central differences are exact up to rounding.
-//
-// Conformance of the loss heads: SoftmaxOutput, Linear/Logistic/MAERegressionOutput
-// and MakeLoss. They take no head gradient, so their backward ops are checked
-// against the gradient MXNet defines (expected_grads), written here as plain
-// loops from the MXNet 1.x semantics described in devices/cpu/softmax_kernels.cc.
-//
-// Direct tests of the elementwise, broadcast and activation CPU kernels for
-// what the conformance tables cannot reach: arrays large enough for the
-// thread pool, float16 backward kernels, rrelu's random training slopes,
-// mixed-dtype Cast/where, in-place aliasing, errors, and the cost of a
-// one-element op.
+// Conformance: forward against plain loops, every backward op through Backward
+// of its forward op by finite differences; inputs stay away from kinks (relu and
+// abs at 0, clip bounds) so the central differences are exact up to rounding
+// (tests/ops/elemwise_inputs.h). Direct kernel tests for what the tables cannot
+// reach: arrays large enough for the thread pool, float16 backward kernels,
+// mixed-dtype Cast/where, in-place aliasing, errors, the cost of a one-element
+// op.
 #include <algorithm>
 #include <chrono>
 #include <cmath>

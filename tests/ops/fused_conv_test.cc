@@ -129,8 +129,10 @@ TEST(FuseConvChainsTest, ArgumentOrderIsKept) {
   // behind the chain's variables, so the chain stops before it.
   Symbol data = Symbol::Variable("data");
   Symbol data2 = Symbol::Variable("data2");
-  Symbol sum = ReluLayer("r", OpCall("elemwise_add").Name("add").Input(data2).Input(
-                             BatchNormLayer("b", ConvLayer("c", data, 4, 3))));
+  Symbol sum = ReluLayer("r", OpCall("elemwise_add")
+                                  .Name("add")
+                                  .Input(data2)
+                                  .Input(BatchNormLayer("b", ConvLayer("c", data, 4, 3))));
   int fused = -1;
   auto out = FuseConvChains(sum.outputs(), &fused);
   ASSERT_TRUE(out.ok());

@@ -1,23 +1,11 @@
-// Tests of the indexing family (graph/ops/indexing.cc): conformance tables (forward against
-// references, backward against finite differences) and direct kernel tests.
+// Tests of the indexing family (graph/ops/indexing.cc): one_hot, pick, take,
+// gather_nd and Embedding.
 //
-// Conformance of Embedding, Dropout and UpSampling (nearest and bilinear) and
-// their backward ops. Dropout's randomness is checked directly in
-// shape_kernels_test.cc; here only its deterministic settings (inference, p=0).
-//
-// Conformance of the indexing and ordering ops: one_hot, pick, take,
-// gather_nd, argmax, argmin, argmax_channel, sort, argsort, topk and cumsum
-// (and their backward ops, through finite differences). References are plain
-// loops written from MXNet 1.9.1's documented and observed behaviour (clip /
-// wrap / raise index modes, truncation of float indices, first index on ties,
-// NaN as the extreme, stable order of ties for rows of at most 16 elements).
-//
-// Direct tests of the kernels in shape_kernels.cc, reduce_kernels.cc,
-// softmax_kernels.cc, loss_kernels.cc, dropout_kernels.cc and
-// indexing_kernels.cc for what the conformance tables
-// cannot reach: Dropout's randomness, ties in max, in-place runs, indices of
-// integer dtypes, dtypes the harness cannot compare (bool), large tensors on
-// the thread pool, and errors on bad input instead of crashes.
+// Conformance: references are plain loops written from MXNet 1.9.1's documented
+// and observed behaviour (clip / wrap / raise index modes, truncation of float
+// indices); backward ops by finite differences. Direct tests: errors naming a
+// bad index, integer index dtypes, Embedding's clipping of integer indices and
+// its scatter-add on large tables.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -106,6 +94,7 @@ using index_layouts::Lay;
 
 using index_layouts::LayoutOf;
 
+using index_layouts::Given;
 using index_layouts::Values;
 
 using testing::CheckOp;

@@ -27,7 +27,7 @@ inline Device* Cpu() { return GetDevice(Context::CPU(0)).value(); }
 
 // Runs op `op`'s CPU kernel on `inputs`, writing `outputs`.
 inline absl::Status RunKernel(const std::string& op, AttrMap attrs, std::vector<Tensor> inputs,
-                       std::vector<Tensor> outputs, bool is_train = true) {
+                              std::vector<Tensor> outputs, bool is_train = true) {
   std::vector<NodeEntry> entries;
   for (size_t i = 0; i < inputs.size(); ++i) {
     entries.push_back(NodeEntry{MakeVariableNode("in" + std::to_string(i)), 0, 0});
@@ -46,7 +46,9 @@ inline absl::Status RunKernel(const std::string& op, AttrMap attrs, std::vector<
   return info->fn(ctx);
 }
 
-inline Tensor Empty(const Shape& s, DType t = DType::kFloat32) { return Tensor::Empty(s, t).value(); }
+inline Tensor Empty(const Shape& s, DType t = DType::kFloat32) {
+  return Tensor::Empty(s, t).value();
+}
 
 inline std::vector<double> Ramp(int64_t n, double scale = 1.0, double offset = 0.0) {
   std::vector<double> v(n);

@@ -37,7 +37,7 @@ struct KernelRun {
 
 // A node of `op` over fresh variables, and a context over the given tensors.
 inline KernelRun MakeRun(const std::string& op, AttrMap attrs, std::vector<Tensor> inputs,
-                  std::vector<Tensor> outputs, bool is_train = false) {
+                         std::vector<Tensor> outputs, bool is_train = false) {
   std::vector<NodeEntry> entries;
   for (size_t i = 0; i < inputs.size(); ++i) {
     entries.push_back(NodeEntry{MakeVariableNode(absl::StrCat("in", i)), 0, 0});
@@ -62,7 +62,7 @@ inline absl::Status Call(const std::string& op, const KernelRun& r) {
 }
 
 inline absl::Status RunOp(const std::string& op, AttrMap attrs, std::vector<Tensor> inputs,
-                   std::vector<Tensor> outputs, bool is_train = false) {
+                          std::vector<Tensor> outputs, bool is_train = false) {
   KernelRun r = MakeRun(op, std::move(attrs), std::move(inputs), std::move(outputs), is_train);
   return Call(op, r);
 }
@@ -79,10 +79,12 @@ inline Tensor Make(const Shape& s, const std::vector<double>& v, DType t = DType
   return Tensor::FromVector(s, v, t);
 }
 
-inline Tensor Empty(const Shape& s, DType t = DType::kFloat32) { return Tensor::Empty(s, t).value(); }
+inline Tensor Empty(const Shape& s, DType t = DType::kFloat32) {
+  return Tensor::Empty(s, t).value();
+}
 
 inline void ExpectNear(const std::vector<double>& got, const std::vector<double>& want, double tol,
-                const std::string& what) {
+                       const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   for (size_t i = 0; i < got.size(); ++i) {
     if (std::fabs(got[i] - want[i]) > tol * (1 + std::fabs(want[i]))) {

@@ -1,17 +1,11 @@
-// Tests of the loss family (graph/ops/loss.cc): conformance tables (forward against
-// references, backward against finite differences) and direct kernel tests.
+// Tests of the loss family (graph/ops/loss.cc): SoftmaxOutput,
+// Linear/Logistic/MAERegressionOutput and MakeLoss.
 //
-// Conformance of the loss heads: SoftmaxOutput, Linear/Logistic/MAERegressionOutput
-// and MakeLoss. They take no head gradient, so their backward ops are checked
-// against the gradient MXNet defines (expected_grads), written here as plain
-// loops from the MXNet 1.x semantics described in devices/cpu/softmax_kernels.cc.
-//
-// Direct tests of the kernels in shape_kernels.cc, reduce_kernels.cc,
-// softmax_kernels.cc, loss_kernels.cc, dropout_kernels.cc and
-// indexing_kernels.cc for what the conformance tables
-// cannot reach: Dropout's randomness, ties in max, in-place runs, indices of
-// integer dtypes, dtypes the harness cannot compare (bool), large tensors on
-// the thread pool, and errors on bad input instead of crashes.
+// They take no head gradient, so their backward ops are checked against the
+// gradient MXNet defines (expected_grads), written here as plain loops from the
+// MXNet 1.x semantics described in devices/cpu/loss_kernels.cc. Direct kernel
+// tests: a bad label is an error, in-place runs, MakeLoss's valid
+// normalization.
 #include <cmath>
 #include <cstdint>
 #include <map>

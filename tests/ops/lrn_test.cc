@@ -1,8 +1,6 @@
-// Conformance tests for the extra nn ops: SoftmaxActivation, softmin, Crop,
-// L2Normalization, LRN, InstanceNorm, GroupNorm, _contrib_AdaptiveAvgPooling2D and
-// _contrib_BilinearResize2D. References are plain loops
-// written from MXNet 1.9.1's documented formulas (checked against a live
-// MXNet); gradients are checked by the harness against finite differences.
+// Tests of the lrn family (graph/ops/lrn.cc): LRN and its backward, against a
+// plain loop of MXNet 1.9.1's formula (checked against a live MXNet);
+// gradients by finite differences.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -68,7 +66,7 @@ TEST(LrnConformance, LRN) {
   CheckOp(LrnCase(Shape{2, 5, 2, 3}, 0.5, 0.75, 1, 3));
   CheckOp(LrnCase(Shape{1, 6, 2, 2}, 0.5, 0.6, 2, 5));
   CheckOp(LrnCase(Shape{2, 3, 1, 2}, 0.7, 0.5, 1.5, 1));
-  CheckOp(LrnCase(Shape{1, 4, 2, 2}, 0.9, 1.25, 1, 9));  // window wider than the channels
+  CheckOp(LrnCase(Shape{1, 4, 2, 2}, 0.9, 1.25, 1, 9));   // window wider than the channels
   CheckOp(LrnCase(Shape{2, 16, 3, 2}, 0.5, 0.75, 2, 5));  // AlexNet's: oneDNN takes it
   CheckOp(LrnCase(Shape{1, 24, 2, 3}, 1e-4, 0.75, 1, 5));
 }

@@ -1,14 +1,10 @@
-// Tests of the norm family (graph/ops/norm.cc): conformance tables (forward against
-// references, backward against finite differences) and direct kernel tests.
+// Tests of the norm family (graph/ops/norm.cc): BatchNorm, LayerNorm,
+// L2Normalization, InstanceNorm and GroupNorm.
 //
-// Conformance tests for BatchNorm and LayerNorm, plus direct kernel tests of
-// BatchNorm's moving statistics (updated by a training forward only).
-//
-// Conformance tests for the extra nn ops: SoftmaxActivation, softmin, Crop,
-// L2Normalization, LRN, InstanceNorm, GroupNorm, _contrib_AdaptiveAvgPooling2D and
-// _contrib_BilinearResize2D. References are plain loops
-// written from MXNet 1.9.1's documented formulas (checked against a live
-// MXNet); gradients are checked by the harness against finite differences.
+// Conformance: references are plain loops written from MXNet 1.9.1's formulas
+// (checked against a live MXNet); gradients by finite differences. Direct
+// kernel tests of BatchNorm's moving statistics (updated by a training forward
+// only).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -304,14 +300,6 @@ namespace testing {
 namespace {
 
 const std::vector<DType> kWithHalf = {DType::kFloat32, DType::kFloat64, DType::kFloat16};
-
-Values Uniform(const Shape& shape, double lo, double hi, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(lo, hi);
-  Values v(NumElements(shape));
-  for (double& x : v) x = u(rng);
-  return v;
-}
 
 // ------------------------------------------------------------------ L2Normalization
 

@@ -1,9 +1,9 @@
-// Conformance of the indexing and ordering ops: one_hot, pick, take,
-// gather_nd, argmax, argmin, argmax_channel, sort, argsort, topk and cumsum
-// (and their backward ops, through finite differences). References are plain
-// loops written from MXNet 1.9.1's documented and observed behaviour (clip /
-// wrap / raise index modes, truncation of float indices, first index on ties,
-// NaN as the extreme, stable order of ties for rows of at most 16 elements).
+// Tests of the ordering family (graph/ops/ordering.cc): argmax, argmin,
+// argmax_channel, sort, argsort, topk and _np_cumsum.
+//
+// References are plain loops written from MXNet 1.9.1's documented and observed
+// behaviour (first index on ties, NaN as the extreme, MXNet's CPU order of ties);
+// backward ops by finite differences.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -33,6 +33,7 @@ using index_layouts::Lay;
 
 using index_layouts::LayoutOf;
 
+using index_layouts::Given;
 using index_layouts::Values;
 
 using testing::CheckOp;

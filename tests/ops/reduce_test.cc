@@ -1,17 +1,9 @@
-// Tests of the reduce family (graph/ops/reduce.cc): conformance tables (forward against
-// references, backward against finite differences) and direct kernel tests.
+// Tests of the reduce family (graph/ops/reduce.cc): sum, mean and max.
 //
-// Conformance of the reductions (sum, mean, max) and of softmax / log_softmax,
-// forward against plain loops and backward (_backward_sum, _backward_mean,
-// _backward_max, _backward_softmax, _backward_log_softmax) by finite
-// differences.
-//
-// Direct tests of the kernels in shape_kernels.cc, reduce_kernels.cc,
-// softmax_kernels.cc, loss_kernels.cc, dropout_kernels.cc and
-// indexing_kernels.cc for what the conformance tables
-// cannot reach: Dropout's randomness, ties in max, in-place runs, indices of
-// integer dtypes, dtypes the harness cannot compare (bool), large tensors on
-// the thread pool, and errors on bad input instead of crashes.
+// Conformance: forward against plain loops, backward (_backward_sum,
+// _backward_mean, _backward_max) by finite differences. Direct kernel tests:
+// max's gradient goes to every tied position, large reductions on the pool, bad
+// axes are errors.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -158,7 +150,7 @@ TEST(ReduceConformance, Max) {
 }
 
 // Ties: the forward value only (the gradient at a tie is not differentiable;
-// shape_kernels_test.cc checks that every tied position gets the gradient).
+// a direct kernel test below checks that every tied position gets the gradient).
 TEST(ReduceConformance, MaxWithTies) {
   OpCase c = ReduceCase(Kind::kMax, Shape{2, 3}, std::vector<int>{1});
   c.name = "max ties";

@@ -1,15 +1,8 @@
-// Tests of the resample family (graph/ops/resample.cc): conformance tables (forward against
-// references, backward against finite differences) and direct kernel tests.
+// Tests of the resample family (graph/ops/resample.cc): UpSampling (nearest and
+// bilinear), _contrib_AdaptiveAvgPooling2D and _contrib_BilinearResize2D.
 //
-// Conformance tests for the extra nn ops: SoftmaxActivation, softmin, Crop,
-// L2Normalization, LRN, InstanceNorm, GroupNorm, _contrib_AdaptiveAvgPooling2D and
-// _contrib_BilinearResize2D. References are plain loops
-// written from MXNet 1.9.1's documented formulas (checked against a live
-// MXNet); gradients are checked by the harness against finite differences.
-//
-// Conformance of Embedding, Dropout and UpSampling (nearest and bilinear) and
-// their backward ops. Dropout's randomness is checked directly in
-// shape_kernels_test.cc; here only its deterministic settings (inference, p=0).
+// References are plain loops written from MXNet 1.9.1's formulas (checked
+// against a live MXNet); gradients by finite differences.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

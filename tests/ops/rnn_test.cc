@@ -19,9 +19,7 @@ namespace {
 
 double Sig(double x) { return 1 / (1 + std::exp(-x)); }
 
-int Gates(const std::string& mode) {
-  return mode == "lstm" ? 4 : mode == "gru" ? 3 : 1;
-}
+int Gates(const std::string& mode) { return mode == "lstm" ? 4 : mode == "gru" ? 3 : 1; }
 
 int64_t ParamSize(const std::string& mode, int64_t layers, int64_t dirs, int64_t input,
                   int64_t hidden) {

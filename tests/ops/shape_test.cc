@@ -1,17 +1,10 @@
-// Tests of the shape family (graph/ops/shape.cc): conformance tables (forward against
-// references, backward against finite differences) and direct kernel tests.
+// Tests of the shape family (graph/ops/shape.cc): Flatten, Reshape,
+// expand_dims, squeeze (and _backward_reshape), transpose, Concat, SliceChannel
+// and slice_axis.
 //
-// Conformance of the data-movement ops: Flatten, Reshape, expand_dims, squeeze
-// (and _backward_reshape), transpose, Concat, SliceChannel, slice_axis (and
-// their backward ops). Forward is checked in float and integer dtypes (these
-// ops move bytes, whatever the type), backward by finite differences.
-//
-// Direct tests of the kernels in shape_kernels.cc, reduce_kernels.cc,
-// softmax_kernels.cc, loss_kernels.cc, dropout_kernels.cc and
-// indexing_kernels.cc for what the conformance tables
-// cannot reach: Dropout's randomness, ties in max, in-place runs, indices of
-// integer dtypes, dtypes the harness cannot compare (bool), large tensors on
-// the thread pool, and errors on bad input instead of crashes.
+// Conformance: forward in float and integer dtypes (these ops move bytes,
+// whatever the type), backward by finite differences. Direct kernel tests:
+// in-place views, bool and large tensors, mismatched parts are errors.
 #include <cmath>
 #include <cstdint>
 #include <numeric>

@@ -1,8 +1,7 @@
-// Conformance tests for the spatial-transformer ops (GridGenerator, BilinearSampler,
-// SpatialTransformer) and CTCLoss. References are plain loops written from MXNet
-// 1.9.1's documented formulas (checked against a live MXNet); CTCLoss's reference
-// enumerates every alignment path, independent of the forward-backward recursion
-// of the kernel. Gradients are checked by the harness against finite differences.
+// Tests of the spatial family (graph/ops/spatial.cc): GridGenerator,
+// BilinearSampler and SpatialTransformer, against plain loops written from
+// MXNet 1.9.1's formulas (checked against a live MXNet); gradients by finite
+// differences.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -121,8 +120,8 @@ TEST(SpatialConformance, GridGenerator) {
 // Grid values in [-range, range]: beyond 1 samples partly or wholly outside.
 OpCase SamplerCase(const Shape& data, int64_t h, int64_t w, double range) {
   OpCase c;
-  c.name = "BilinearSampler " + data.ToString() + " grid " + Tuple2(h, w) +
-           " range " + std::to_string(range);
+  c.name = "BilinearSampler " + data.ToString() + " grid " + Tuple2(h, w) + " range " +
+           std::to_string(range);
   c.op = "BilinearSampler";
   c.shapes = {data, Shape{data[0], 2, h, w}};
   c.dtypes = kWithHalf;
@@ -182,9 +181,8 @@ OpCase SpatialTransformerCase(const Shape& data, int64_t h, int64_t w, double sc
   OpCase c;
   c.name = "SpatialTransformer " + data.ToString() + " -> " + Tuple2(h, w);
   c.op = "SpatialTransformer";
-  c.attrs = {{"target_shape", Tuple2(h, w)},
-             {"transform_type", "affine"},
-             {"sampler_type", "bilinear"}};
+  c.attrs = {
+      {"target_shape", Tuple2(h, w)}, {"transform_type", "affine"}, {"sampler_type", "bilinear"}};
   c.shapes = {data, Shape{data[0], 6}};
   c.dtypes = kWithHalf;
   c.init = [scale](int input, const Shape& s) {

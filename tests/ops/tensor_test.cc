@@ -1,9 +1,9 @@
-// Conformance of the tensor data-movement ops (slice, slice_like, SwapAxis, tile, repeat,
-// reverse, Pad, stack, diag, with their backward ops) and the creation ops (_zeros, _ones,
-// _full, _arange). References are plain loops over output positions; movement ops are checked
-// forward in float and integer dtypes (they move bytes) and backward by finite differences.
-// Expected values for edge cases (negative steps, None bounds, empty results, int casts) were
-// checked against MXNet 1.9.1.
+// Tests of the tensor family (graph/ops/tensor.cc): slice, slice_like,
+// SwapAxis, tile, repeat, reverse, Pad, stack and diag, with their backward ops.
+// References are plain loops over output positions; forward is checked in float
+// and integer dtypes (these ops move bytes) and backward by finite differences.
+// Expected values for edge cases (negative steps, None bounds, empty results,
+// int casts) were checked against MXNet 1.9.1.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

@@ -11,29 +11,37 @@ SYMX_GPU_TESTS=(
   //tests/cuda:gpu_cross_rank_test
   //tests/ops:family_table_test
 )
-# The op conformance suites: on a machine with a GPU each also checks every
-# op of its tables on gpu(0) against the CPU, through the host fallback
-# (devices/host_fallback.h) for ops without a GPU kernel.
+# The op families' test suites (tests/ops/F_test.cc): on a machine with a GPU
+# each also checks every op of its conformance tables on gpu(0) against the
+# CPU, through the host fallback (devices/host_fallback.h) for ops without a
+# GPU kernel. (fused_conv_test is CPU only: the fusion is a CPU pass.)
 SYMX_GPU_CONFORMANCE=(
-  //tests/ops:activation_conformance_test
-  //tests/ops:compare_conformance_test
-  //tests/ops:conv_conformance_test
-  //tests/ops:dense_conformance_test
-  //tests/ops:detection_conformance_test
-  //tests/ops:elemwise_conformance_test
-  //tests/ops:indexing_conformance_test
-  //tests/ops:loss_conformance_test
-  //tests/ops:math_conformance_test
-  //tests/ops:nn_extra_conformance_test
-  //tests/ops:nn_misc_conformance_test
-  //tests/ops:norm_conformance_test
-  //tests/ops:pooling_conformance_test
-  //tests/ops:reduce_softmax_conformance_test
-  //tests/ops:rnn_conformance_test
-  //tests/ops:roi_conformance_test
-  //tests/ops:shape_conformance_test
-  //tests/ops:spatial_conformance_test
-  //tests/ops:tensor_conformance_test
+  //tests/ops:activation_test
+  //tests/ops:binary_test
+  //tests/ops:compare_test
+  //tests/ops:convolution_test
+  //tests/ops:crop_test
+  //tests/ops:ctc_test
+  //tests/ops:dense_test
+  //tests/ops:detection_test
+  //tests/ops:dropout_test
+  //tests/ops:elemwise_test
+  //tests/ops:indexing_test
+  //tests/ops:init_test
+  //tests/ops:loss_test
+  //tests/ops:lrn_test
+  //tests/ops:math_test
+  //tests/ops:norm_test
+  //tests/ops:ordering_test
+  //tests/ops:pooling_test
+  //tests/ops:reduce_test
+  //tests/ops:resample_test
+  //tests/ops:rnn_test
+  //tests/ops:roi_test
+  //tests/ops:shape_test
+  //tests/ops:softmax_test
+  //tests/ops:spatial_test
+  //tests/ops:tensor_test
   //tests/numerics:ulp_sample_test
 )
 # Executor suites written against "device n" (tests/executor/
