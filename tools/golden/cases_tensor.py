@@ -1,17 +1,13 @@
-"""Golden cases for the tensor data-movement and creation operators (issue 10):
-slice (crop), slice_like, SwapAxis (swapaxes), tile, repeat, reverse (flip),
-Pad (pad), stack, diag, and _zeros, _ones, _full, _arange.
+"""Golden cases of the tensor family (graph/ops/tensor.cc): slice (crop),
+slice_like, SwapAxis (swapaxes), tile, repeat, reverse (flip), Pad (pad),
+stack and diag (see golden_lib.py for what a Case holds).
 
-Movement ops get the default uniform inputs and full gradients (the gradients of
+They get the default uniform inputs and full gradients (the gradients of
 tile, repeat and edge/reflect Pad sum several output gradients per input).
-Creation ops have no inputs; they are checked alone (forward only) and added to
-a variable, which also exercises the legacy 0-dim / infer_range shapes that are
-filled from the use.
 
 Avoided on purpose: slice with a begin before -len on a positive step (MXNet's
 oneDNN slice fails with "could not construct a sub-memory"; the default CPU
-kernel and symx clamp like numpy), and float16 _arange (MXNet 1.9.1 returns
-zeros for arange(0, 1, 0.1, dtype=float16))."""
+kernel and symx clamp like numpy)."""
 import numpy as np
 
 import mxnet as mx
@@ -120,32 +116,6 @@ def _diag_cases():
     ]
 
 
-def _creation_cases():
-    d = V("data")
-    return [
-        Case("_zeros_int32", mx.sym.zeros(shape=(2, 3), dtype="int32"), {}, grad=False),
-        Case("_ones_float64", mx.sym.ones(shape=(3,), dtype="float64"), {}, grad=False),
-        Case("_full_int_trunc", mx.sym.full(shape=(2, 2), val=2.7, dtype="int32"), {},
-             grad=False, note="integer dtypes truncate the value"),
-        Case("_full_float", mx.sym.full(shape=(2, 2), val=-1.25), {}, grad=False),
-        Case("_arange_repeat", mx.sym.arange(start=1, stop=7, step=2, repeat=2), {},
-             grad=False),
-        Case("_arange_down_int", mx.sym.arange(start=7, stop=1, step=-2, dtype="int32"), {},
-             grad=False),
-        Case("_arange_no_stop", mx.sym.arange(start=5), {}, grad=False),
-        Case("_arange_int_step_cast", mx.sym.arange(start=-2.5, stop=3, step=1.3,
-                                                    dtype="int64"), {},
-             grad=False, note="int dtypes cast start and step first"),
-        Case("_zeros_legacy_dim_from_use", mx.sym.zeros(shape=(0, 3)) + d, {"data": (4, 3)},
-             note="shape (0, 3): dim 0 inferred from the use"),
-        Case("_ones_unknown_shape_from_use", mx.sym.ones(shape=()) * d, {"data": (2, 5)}),
-        Case("_arange_infer_range", mx.sym.arange(start=2, step=3, infer_range=True,
-                                                  repeat=2) * d,
-             {"data": (6,)}),
-    ]
-
-
 def cases():
     return (_slice_cases() + _slice_like_cases() + _swap_cases() + _tile_repeat_cases() +
-            _reverse_cases() + _pad_cases() + _stack_cases() + _diag_cases() +
-            _creation_cases())
+            _reverse_cases() + _pad_cases() + _stack_cases() + _diag_cases())

@@ -1,9 +1,10 @@
 """Writes the golden cases under tests/golden/cases/ with MXNet 1.9.1.
 
 Run it with tools/golden/make_golden.sh, which makes the venv (mxnet==1.9.1,
-numpy<1.24) the first time. Each cases_<family>.py module lists its cases in
-cases(); `--only family[,family]` regenerates those families only, and
-`--list` prints the case names. A case directory is rewritten whole, and
+numpy<1.24) the first time. Each cases_<family>.py module lists the cases of
+one op family (graph/ops/<family>.cc; models, numerics and fuzz hold cases
+across families) in cases(); `--only family[,family]` regenerates those
+families only, and `--list` prints the case names. A case directory is rewritten whole, and
 directories of cases that no longer exist are removed (with --only, only
 within those families: the family is recorded in case.json).
 """
@@ -24,8 +25,10 @@ sys.path.insert(0, HERE)
 
 import golden_lib  # noqa: E402
 
-FAMILIES = ["ops", "math", "tensor", "indexing", "nn", "detection", "roi", "spatial", "rnn", "models",
-            "numerics", "fuzz"]
+FAMILIES = ["activation", "binary", "compare", "convolution", "crop", "ctc", "dense", "detection",
+            "dropout", "elemwise", "indexing", "init", "loss", "lrn", "math", "norm", "ordering",
+            "pooling", "reduce", "resample", "rnn", "roi", "shape", "softmax", "spatial",
+            "tensor", "models", "numerics", "fuzz"]
 
 
 def main():
