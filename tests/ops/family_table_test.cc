@@ -166,16 +166,40 @@ TEST_F(FamilyTableTest, GpuKernelsLiveInTheirFamilyFiles) {
   }
 }
 
-// (A family's schema and CPU kernel files are checked through the registry.)
-TEST_F(FamilyTableTest, NamedFilesExist) {
+// A family's other files carry its name: devices/cuda/F_kernels.cc and F.cu
+// (with F_launch.h beside it), tests/ops/F_test.cc, tools/golden/cases_F.py;
+// each one the table names exists. (The schema and CPU kernel files are
+// checked through the registry.)
+TEST_F(FamilyTableTest, NamedFilesCarryTheFamilyNameAndExist) {
   namespace fs = std::filesystem;
   for (const Family& f : families_) {
-    for (const std::string& g : f.gpu_files)
+    for (const std::string& g : f.gpu_files) {
+      EXPECT_TRUE(g == f.name + "_kernels.cc" || g == f.name + ".cu")
+          << "family " << f.name << " lists GPU file " << g;
       EXPECT_TRUE(fs::exists("devices/cuda/" + g)) << "family " << f.name << ": devices/cuda/" << g;
-    for (const std::string& t : f.test_files)
+      if (g == f.name + ".cu") {
+        EXPECT_TRUE(fs::exists("devices/cuda/" + f.name + "_launch.h"))
+            << "devices/cuda/" << g << " without its launch header " << f.name << "_launch.h";
+      }
+    }
+    EXPECT_LE(f.test_files.size(), 1u) << f.name;
+    for (const std::string& t : f.test_files) {
+      EXPECT_EQ(t, f.name + "_test.cc") << "family " << f.name;
       EXPECT_TRUE(fs::exists("tests/ops/" + t)) << "family " << f.name << ": tests/ops/" << t;
-    for (const std::string& g : f.golden_files)
+    }
+    EXPECT_LE(f.golden_files.size(), 1u) << f.name;
+    for (const std::string& g : f.golden_files) {
+      EXPECT_EQ(g, "cases_" + f.name + ".py") << "family " << f.name;
       EXPECT_TRUE(fs::exists("tools/golden/" + g)) << "family " << f.name << ": tools/golden/" << g;
+    }
+  }
+}
+
+// Every family has its test file; a family whose ops have GPU kernels names
+// its GPU kernel file (checked against the registry in CUDA builds above).
+TEST_F(FamilyTableTest, EveryFamilyHasItsTests) {
+  for (const Family& f : families_) {
+    EXPECT_EQ(f.test_files.size(), 1u) << "family " << f.name << " names no tests/ops/F_test.cc";
   }
 }
 
