@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "devices/axis_layout.h"
+#include "devices/geometry/axis_layout.h"
 #include "devices/cpu/kernel_util.h"
 
 namespace symx {

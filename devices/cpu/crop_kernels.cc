@@ -8,16 +8,15 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "devices/axis_layout.h"
+#include "devices/geometry/axis_layout.h"
 #include "devices/cpu/kernel_util.h"
 #include "devices/dtype_switch.h"
-#include "devices/resize_map.h"
-#include "devices/strided_view.h"
+#include "devices/geometry/resize_map.h"
+#include "devices/geometry/strided_view.h"
 #include "graph/error.h"
 #include "graph/infer_util.h"
 
 namespace symx {
-
 namespace cpu {
 namespace {
 

@@ -11,8 +11,8 @@
 // loss 0 and gradient 0, as MXNet.
 //
 // Scratch (log softmax, alpha, beta per sample) comes from the workspace. The
-// samples' labels are read and checked by devices/ctc_plan.h and the
-// recurrences are devices/ctc_math.h's, both shared with the GPU kernel.
+// samples' labels are read and checked by devices/geometry/ctc_plan.h and the
+// recurrences are devices/geometry/ctc_math.h's, both shared with the GPU kernel.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -22,8 +22,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/kernel_util.h"
-#include "devices/ctc_math.h"
-#include "devices/ctc_plan.h"
+#include "devices/geometry/ctc_math.h"
+#include "devices/geometry/ctc_plan.h"
 #include "devices/dtype_switch.h"
 #include "graph/ops/ctc.h"
 

@@ -23,7 +23,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/kernel_util.h"
-#include "devices/matmul_dims.h"
+#include "devices/geometry/matmul_dims.h"
 #include "graph/error.h"
 #include "graph/ops/dense.h"
 #ifdef SYMX_WITH_ONEDNN

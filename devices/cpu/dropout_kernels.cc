@@ -18,19 +18,13 @@
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/kernel_util.h"
 #include "devices/cpu/reduce_kernels.h"
-#include "devices/upsampling_geometry.h"
+#include "devices/geometry/upsampling_geometry.h"
 #include "graph/error.h"
 #include "graph/ops/dropout.h"
 
 namespace symx {
-
 namespace cpu {
 namespace {
-
-template <typename T>
-using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <typename T>
-using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 
 // ----------------------------------------------------------------------------- Dropout
 

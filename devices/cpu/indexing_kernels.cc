@@ -27,8 +27,8 @@
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/kernel_util.h"
 #include "devices/cpu/reduce_kernels.h"
-#include "devices/index_position.h"
-#include "devices/upsampling_geometry.h"
+#include "devices/geometry/index_position.h"
+#include "devices/geometry/upsampling_geometry.h"
 #include "graph/error.h"
 #include "graph/ops/indexing.h"
 #include "graph/ops/ordering.h"
@@ -379,11 +379,6 @@ SYMX_REGISTER_KERNEL("_backward_gather_nd", kCPU, GatherNdBackward);
 }  // namespace cpu
 namespace cpu {
 namespace {
-
-template <typename T>
-using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <typename T>
-using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 
 // ----------------------------------------------------------------------------- Embedding
 

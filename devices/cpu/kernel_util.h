@@ -39,6 +39,12 @@ inline absl::Status CheckSameSize(const KernelContext& ctx, const Tensor& a, con
   return Fail(ctx, absl::StrCat(a.DebugString(), " and ", b.DebugString(), " differ in size"));
 }
 
+// Eigen views of a contiguous run of n elements.
+template <typename T>
+using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
+template <typename T>
+using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+
 // The Eigen scalar type for a storage type (float16 computes as Eigen::half).
 template <typename T>
 struct EigenScalar {

@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "devices/axis_layout.h"
+#include "devices/geometry/axis_layout.h"
 #include "devices/cpu/kernel_util.h"
 #include "devices/cpu/softmax_kernels.h"
 #include "devices/cpu/vector_math.h"
@@ -44,7 +44,6 @@
 #include "graph/ops/loss.h"
 
 namespace symx {
-
 namespace cpu {
 namespace {
 

@@ -16,7 +16,7 @@
 #include "devices/cpu/elemwise_kernels.h"
 #include "devices/cpu/kernel_util.h"
 #include "devices/cpu/vector_math.h"
-#include "devices/special_functions.h"
+#include "devices/geometry/special_functions.h"
 #include "graph/error.h"
 #include "graph/ops/elemwise.h"
 

@@ -50,11 +50,11 @@
 #include "devices/cpu/onednn.h"
 #include "devices/cpu/onednn_bnorm.h"
 #endif
-#include "devices/axis_layout.h"
+#include "devices/geometry/axis_layout.h"
 #include "devices/cpu/column_loops.h"
 #include "devices/dtype_switch.h"
-#include "devices/resize_map.h"
-#include "devices/strided_view.h"
+#include "devices/geometry/resize_map.h"
+#include "devices/geometry/strided_view.h"
 #include "graph/error.h"
 #include "graph/infer_util.h"
 #include "graph/ops/norm.h"
@@ -83,11 +83,6 @@ absl::Status MakeAxisView(const KernelContext& ctx, const Shape& s, int64_t axis
   if (axis_out != nullptr) *axis_out = static_cast<int>(axis);
   return absl::OkStatus();
 }
-
-template <typename T>
-using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <typename T>
-using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
 
 template <typename T>
 inline T InvStd(T var, double eps) {

@@ -32,7 +32,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/kernel_util.h"
-#include "devices/pool_geom.h"
+#include "devices/geometry/pool_geom.h"
 #include "graph/error.h"
 #include "graph/ops/pooling.h"
 #ifdef SYMX_WITH_ONEDNN

@@ -33,11 +33,6 @@ namespace {
 
 enum class ReduceKind { kSum, kMean, kMax };
 
-template <typename T>
-using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <typename T>
-using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
-
 absl::StatusOr<BroadcastPlan> PlanFor(const KernelContext& ctx, const Shape& full) {
   absl::StatusOr<std::vector<bool>> reduced = ReducedAxes(ctx.param<ReduceParam>(), full.ndim());
   if (!reduced.ok()) {

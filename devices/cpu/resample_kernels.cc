@@ -19,27 +19,21 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "devices/axis_layout.h"
+#include "devices/geometry/axis_layout.h"
 #include "devices/cpu/column_loops.h"
 #include "devices/cpu/kernel_util.h"
 #include "devices/cpu/reduce_kernels.h"
 #include "devices/dtype_switch.h"
-#include "devices/resize_map.h"
-#include "devices/strided_view.h"
-#include "devices/upsampling_geometry.h"
+#include "devices/geometry/resize_map.h"
+#include "devices/geometry/strided_view.h"
+#include "devices/geometry/upsampling_geometry.h"
 #include "graph/error.h"
 #include "graph/infer_util.h"
 #include "graph/ops/resample.h"
 
 namespace symx {
-
 namespace cpu {
 namespace {
-
-template <typename T>
-using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <typename T>
-using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 
 // ----------------------------------------------------------------------------- UpSampling
 

@@ -16,8 +16,8 @@
 #include "devices/cpu/kernel_util.h"
 #include "devices/dtype_switch.h"
 #include "devices/kernel.h"
-#include "devices/rnn_cell.h"
-#include "devices/rnn_layout.h"
+#include "devices/geometry/rnn_cell.h"
+#include "devices/geometry/rnn_layout.h"
 #include "graph/op.h"
 #include "graph/ops/rnn.h"
 

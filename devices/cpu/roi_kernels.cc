@@ -19,9 +19,9 @@
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/kernel_util.h"
 #include "devices/dtype_switch.h"
-#include "devices/proposal_geometry.h"
-#include "devices/proposal_plan.h"
-#include "devices/roi_geometry.h"
+#include "devices/geometry/proposal_geometry.h"
+#include "devices/geometry/proposal_plan.h"
+#include "devices/geometry/roi_geometry.h"
 #include "graph/error.h"
 #include "graph/ops/roi.h"
 

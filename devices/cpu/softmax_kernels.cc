@@ -31,20 +31,19 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "devices/axis_layout.h"
+#include "devices/geometry/axis_layout.h"
 #include "devices/cpu/column_loops.h"
 #include "devices/cpu/kernel_util.h"
 #include "devices/cpu/vector_math.h"
 #include "devices/dtype_switch.h"
-#include "devices/resize_map.h"
+#include "devices/geometry/resize_map.h"
 #include "devices/stable_math.h"
-#include "devices/strided_view.h"
+#include "devices/geometry/strided_view.h"
 #include "graph/error.h"
 #include "graph/infer_util.h"
 #include "graph/ops/softmax.h"
 
 namespace symx {
-
 namespace cpu {
 namespace {
 
@@ -54,11 +53,6 @@ constexpr int64_t kBlock = 64;
 template <typename A, typename B>
 using AccOf =
     std::conditional_t<std::is_same_v<A, double> || std::is_same_v<B, double>, double, float>;
-
-template <typename T>
-using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <typename T>
-using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 
 // Calls fn(row) or fn(o, i0, w) over the layout in parallel: `rows` when
 // inner == 1 (row r covers [r * n, (r + 1) * n)), else blocks of w <= kBlock

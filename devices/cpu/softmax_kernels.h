@@ -5,7 +5,7 @@
 #define SYMX_DEVICES_CPU_SOFTMAX_KERNELS_H_
 
 #include "absl/status/status.h"
-#include "devices/axis_layout.h"
+#include "devices/geometry/axis_layout.h"
 #include "devices/kernel.h"
 #include "devices/tensor.h"
 

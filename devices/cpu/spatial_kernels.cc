@@ -20,7 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/kernel_util.h"
 #include "devices/dtype_switch.h"
-#include "devices/spatial_sample.h"
+#include "devices/geometry/spatial_sample.h"
 #include "graph/ops/spatial.h"
 
 namespace symx {

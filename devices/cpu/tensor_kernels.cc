@@ -17,8 +17,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/kernel_util.h"
-#include "devices/pad_geometry.h"
-#include "devices/strided_view.h"
+#include "devices/geometry/pad_geometry.h"
+#include "devices/geometry/strided_view.h"
 #include "graph/error.h"
 #include "graph/infer_util.h"
 #include "graph/ops/tensor.h"

@@ -3,9 +3,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "devices/axis_layout.h"
+#include "devices/geometry/axis_layout.h"
 #include "devices/cuda/kernel_util.h"
-#include "devices/pool_geom.h"
+#include "devices/geometry/pool_geom.h"
 #include "graph/infer_util.h"
 #include "graph/ops/activation.h"
 #include "devices/cuda/activation_launch.h"
@@ -14,7 +14,6 @@
 #include "devices/cuda/strided_launch.h"
 
 namespace symx {
-
 namespace cuda {
 namespace {
 

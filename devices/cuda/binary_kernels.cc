@@ -21,7 +21,6 @@
 #include "devices/cuda/strided_launch.h"
 
 namespace symx {
-
 namespace cuda {
 namespace {}  // namespace
 

@@ -17,7 +17,6 @@
 #include "devices/cuda/elemwise_launch.h"
 
 namespace symx {
-
 namespace cuda {
 namespace {}  // namespace
 

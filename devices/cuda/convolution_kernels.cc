@@ -37,7 +37,6 @@
 #include "devices/cuda/strided_launch.h"
 
 namespace symx {
-
 namespace cuda {
 namespace {
 

@@ -5,11 +5,10 @@
 #include "absl/strings/str_cat.h"
 #include "devices/cuda/kernel_util.h"
 #include "devices/cuda/strided_kernels.h"
-#include "devices/strided_view.h"
+#include "devices/geometry/strided_view.h"
 #include "graph/infer_util.h"
 
 namespace symx {
-
 namespace cuda {
 namespace {
 

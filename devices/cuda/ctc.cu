@@ -1,9 +1,9 @@
-// CTCLoss on the GPU: one block per sample running devices/ctc_math.h's
+// CTCLoss on the GPU: one block per sample running devices/geometry/ctc_math.h's
 // recurrences in double (the CPU's), threads across the extended label's
 // symbols within a step and across steps for the log softmax and gradient.
 // The samples' extended labels were read and checked on the host
-// (devices/ctc_plan.h) and uploaded as `meta` (CtcMetaPerSample's layout).
-#include "devices/ctc_math.h"
+// (devices/geometry/ctc_plan.h) and uploaded as `meta` (CtcMetaPerSample's layout).
+#include "devices/geometry/ctc_math.h"
 #include "devices/cuda/ctc_launch.h"
 #include "devices/cuda/elem_types.cuh"
 

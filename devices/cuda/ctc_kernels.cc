@@ -1,13 +1,13 @@
 // CUDA kernels of CTCLoss and _backward_CTCLoss. The host reads and checks
-// the labels and lengths (devices/ctc_plan.h, the CPU's rules and errors:
+// the labels and lengths (devices/geometry/ctc_plan.h, the CPU's rules and errors:
 // one small device-to-host copy per call), uploads the samples' table, and
 // devices/cuda/ctc.cu runs the recurrences, one block per sample.
 #include <cstdint>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "devices/ctc_math.h"
-#include "devices/ctc_plan.h"
+#include "devices/geometry/ctc_math.h"
+#include "devices/geometry/ctc_plan.h"
 #include "devices/cuda/kernel_util.h"
 #include "devices/cuda/ctc_launch.h"
 #include "devices/cuda/elemwise_launch.h"

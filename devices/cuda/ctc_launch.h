@@ -15,7 +15,7 @@ namespace symx {
 namespace cuda {
 
 // CTCLoss's loss (batch) and gradient (tmax, batch, alphabet) from the scores
-// x, one block per sample: `meta` is the samples' table (devices/ctc_math.h's
+// x, one block per sample: `meta` is the samples' table (devices/geometry/ctc_math.h's
 // CtcMetaPerSample layout, on the device), `scratch` scratch_per_sample
 // doubles per sample.
 cudaError_t LaunchCtcLoss(Elem t, const void* x, int64_t tmax, int64_t batch, int64_t alphabet,

@@ -3,7 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "devices/cuda/cublas_gemm.h"
 #include "devices/cuda/kernel_util.h"
-#include "devices/matmul_dims.h"
+#include "devices/geometry/matmul_dims.h"
 #include "graph/ops/dense.h"
 #include "devices/cuda/elemwise_launch.h"
 #include "devices/cuda/reduce_launch.h"

@@ -1,7 +1,7 @@
 // The detection family's CUDA kernels (launchers in devices/cuda/detection_launch.h).
 //
 // MultiBoxPrior, MultiBoxDetection and box_nms (forward and gradient) on the GPU, over the box
-// arithmetic the CPU kernels use (devices/box_geometry.h) in the same compute
+// arithmetic the CPU kernels use (devices/geometry/box_geometry.h) in the same compute
 // type, so IoU ties with the threshold fall the same way on both devices.
 // box_nms: the candidates' scores become sort keys (-inf for rows that are
 // not candidates), CUB's stable segmented sort orders each batch (the CPU's
@@ -11,15 +11,15 @@
 // the same way and suppresses them in one block per batch.
 //
 // ROIPooling, _contrib_ROIAlign and _contrib_box_iou on the GPU, over the
-// geometry the CPU kernels use (devices/roi_geometry.h, box_geometry.h): the
+// geometry the CPU kernels use (devices/geometry/roi_geometry.h, box_geometry.h): the
 // same compute type per dtype, so bins and IoUs agree with the CPU to the
 // last bit.
 #include <cfloat>
 
-#include "devices/box_geometry.h"
+#include "devices/geometry/box_geometry.h"
 #include "devices/cuda/detection_launch.h"
 #include "devices/cuda/elem_types.cuh"
-#include "devices/roi_geometry.h"
+#include "devices/geometry/roi_geometry.h"
 
 namespace symx {
 namespace cuda {

@@ -11,16 +11,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "devices/cuda/kernel_util.h"
-#include "devices/detection_plan.h"
+#include "devices/geometry/detection_plan.h"
 #include "devices/kernel.h"
-#include "devices/roi_geometry.h"
+#include "devices/geometry/roi_geometry.h"
 #include "graph/op.h"
 #include "graph/ops/detection.h"
 #include "devices/cuda/detection_launch.h"
 #include "devices/cuda/ordering_launch.h"
 
 namespace symx {
-
 namespace cuda {
 namespace {
 

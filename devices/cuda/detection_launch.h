@@ -15,13 +15,13 @@ namespace symx {
 namespace cuda {
 
 // _contrib_box_iou: out[i * nr + j] = IoU of lhs box i and rhs box j
-// (devices/box_geometry.h, shared with the CPU; float compute for the float
+// (devices/geometry/box_geometry.h, shared with the CPU; float compute for the float
 // and half types, double for double), boxes in corner or center form.
 cudaError_t LaunchBoxIou(Elem t, const void* lhs, int64_t nl, const void* rhs, int64_t nr,
                          bool center, void* out, cudaStream_t s);
 
 // MultiBoxPrior's anchors for an (in_h, in_w) map: `half` (on the device)
-// holds each anchor's half width and height (devices/detection_plan.h).
+// holds each anchor's half width and height (devices/geometry/detection_plan.h).
 cudaError_t LaunchMultiBoxPrior(int64_t in_h, int64_t in_w, int64_t anchors, float step_y,
                                 float step_x, float off_y, float off_x, const float* half,
                                 bool clip, float* out, cudaStream_t s);

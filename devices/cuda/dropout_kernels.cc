@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "devices/axis_layout.h"
+#include "devices/geometry/axis_layout.h"
 #include "devices/cuda/kernel_util.h"
 #include "graph/infer_util.h"
 #include "graph/ops/dropout.h"
@@ -11,7 +11,6 @@
 #include "devices/cuda/elemwise_launch.h"
 
 namespace symx {
-
 namespace cuda {
 namespace {
 

@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "devices/axis_layout.h"
+#include "devices/geometry/axis_layout.h"
 #include "devices/cuda/kernel_util.h"
 #include "devices/dtype_switch.h"
 #include "graph/infer_util.h"
@@ -19,7 +19,6 @@
 #include "devices/cuda/elemwise_launch.h"
 
 namespace symx {
-
 namespace cuda {
 namespace {
 

@@ -1,7 +1,7 @@
 // The indexing family's CUDA kernels (launchers in devices/cuda/indexing_launch.h).
 //
 // one_hot, pick, take and gather_nd on the GPU. Index values become
-// positions through devices/index_position.h, the functions the CPU kernels
+// positions through devices/geometry/index_position.h, the functions the CPU kernels
 // use; positions are computed once per call into the workspace, and values a
 // mode rejects are reported through `first_bad` for the host to name.
 //
@@ -9,7 +9,7 @@
 #include "devices/cuda/elem_types.cuh"
 #include "devices/cuda/elemwise_launch.h"
 #include "devices/cuda/indexing_launch.h"
-#include "devices/index_position.h"
+#include "devices/geometry/index_position.h"
 
 namespace symx {
 namespace cuda {

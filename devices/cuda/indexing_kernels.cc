@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "devices/axis_layout.h"
+#include "devices/geometry/axis_layout.h"
 #include "devices/cuda/kernel_util.h"
 #include "devices/dtype_switch.h"
-#include "devices/index_position.h"
+#include "devices/geometry/index_position.h"
 #include "devices/kernel.h"
 #include "graph/infer_util.h"
 #include "graph/ops/indexing.h"
@@ -25,7 +25,6 @@
 #include "devices/cuda/indexing_launch.h"
 
 namespace symx {
-
 namespace cuda {
 namespace {
 

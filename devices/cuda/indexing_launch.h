@@ -25,7 +25,7 @@ cudaError_t LaunchEmbeddingGrad(Elem idx_t, const void* idx, int64_t n, Elem t, 
                                 int64_t rows, int64_t dim, void* grad_weight, void* scratch,
                                 cudaStream_t s);
 
-// Index positions (devices/index_position.h) for pick, take and gather_nd,
+// Index positions (devices/geometry/index_position.h) for pick, take and gather_nd,
 // into `pos` (count int64s). Values the mode rejects (take's raise, any
 // gather_nd value out of range) leave -1 there and the smallest such element
 // number in `*first_bad`, which the caller sets to all ones beforehand.

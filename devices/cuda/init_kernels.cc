@@ -11,7 +11,6 @@
 #include "devices/cuda/elemwise_launch.h"
 
 namespace symx {
-
 namespace cuda {
 namespace {
 

@@ -11,7 +11,7 @@
 #include "devices/cuda/cuda_device.h"
 #include "devices/cuda/launch.h"
 #include "devices/kernel.h"
-#include "devices/strided_view.h"  // StridesOf
+#include "devices/geometry/strided_view.h"  // StridesOf
 #include "devices/cuda/elemwise_launch.h"
 #include "devices/cuda/ordering_launch.h"
 

@@ -2,7 +2,7 @@
 // RegressionOutput and MakeLoss, with MXNet 1.x's gradients exactly as the
 // CPU kernels (devices/cpu/softmax_kernels.cc states the rules).
 #include "absl/strings/str_cat.h"
-#include "devices/axis_layout.h"
+#include "devices/geometry/axis_layout.h"
 #include "devices/cuda/kernel_util.h"
 #include "graph/ops/loss.h"
 #include "devices/cuda/elemwise_launch.h"

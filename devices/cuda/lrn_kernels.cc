@@ -3,14 +3,13 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "devices/axis_layout.h"
+#include "devices/geometry/axis_layout.h"
 #include "devices/cuda/kernel_util.h"
 #include "graph/infer_util.h"
 #include "graph/ops/lrn.h"
 #include "devices/cuda/lrn_launch.h"
 
 namespace symx {
-
 namespace cuda {
 namespace {
 

@@ -2,7 +2,7 @@
 // bfloat16 computed in float).
 #include "devices/cuda/elem_types.cuh"
 #include "devices/cuda/math_launch.h"
-#include "devices/special_functions.h"
+#include "devices/geometry/special_functions.h"
 
 namespace symx {
 namespace cuda {

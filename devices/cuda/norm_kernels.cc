@@ -2,20 +2,19 @@
 // InstanceNorm, L2Normalization, LayerNorm, with their backward ops.
 //
 // CUDA kernels of LayerNorm, InstanceNorm, GroupNorm and L2Normalization (and
-// their backwards), over devices/axis_layout.h's views, shared with the CPU.
+// their backwards), over devices/geometry/axis_layout.h's views, shared with the CPU.
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "devices/axis_layout.h"
+#include "devices/geometry/axis_layout.h"
 #include "devices/cuda/kernel_util.h"
 #include "devices/kernel.h"
-#include "devices/pool_geom.h"
+#include "devices/geometry/pool_geom.h"
 #include "graph/infer_util.h"
 #include "graph/ops/norm.h"
 #include "devices/cuda/norm_launch.h"
 
 namespace symx {
-
 namespace cuda {
 namespace {
 

@@ -2,7 +2,7 @@
 // argmax, argmax_channel, argmin, argsort, sort, topk, with their backward ops.
 //
 // CUDA kernels of sort, argsort and topk (and their backwards) over
-// devices/cuda/sort.cu's stable segmented sort. Ties keep their order, as in
+// devices/cuda/ordering.cu's stable segmented sort. Ties keep their order, as in
 // MXNet's GPU kernels; the CPU kernels reproduce MXNet's CPU std::sort, so
 // the two devices may order equal values differently.
 #include <limits>
@@ -17,7 +17,6 @@
 #include "devices/cuda/ordering_launch.h"
 
 namespace symx {
-
 namespace cuda {
 namespace {
 

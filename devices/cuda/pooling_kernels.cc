@@ -1,15 +1,14 @@
 // CUDA kernels of the pooling family (graph/ops/pooling.cc): Pooling, with
 // their backward ops.
 #include "absl/strings/str_cat.h"
-#include "devices/axis_layout.h"
+#include "devices/geometry/axis_layout.h"
 #include "devices/cuda/kernel_util.h"
-#include "devices/pool_geom.h"
+#include "devices/geometry/pool_geom.h"
 #include "graph/infer_util.h"
 #include "graph/ops/pooling.h"
 #include "devices/cuda/pooling_launch.h"
 
 namespace symx {
-
 namespace cuda {
 namespace {
 

@@ -15,7 +15,7 @@ namespace symx {
 namespace cuda {
 
 // Pooling over (planes, d0, d1, d2) data, MXNet's window rules
-// (devices/cpu/pooling_kernels.cc states them; devices/pool_geom.h builds the
+// (devices/cpu/pooling_kernels.cc states them; devices/geometry/pool_geom.h builds the
 // geometry). Backward gathers, per input element, the gradient of every
 // window that holds it, so no atomics are needed and the result is
 // deterministic.

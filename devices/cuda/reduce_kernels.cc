@@ -16,7 +16,6 @@
 #include "devices/cuda/strided_launch.h"
 
 namespace symx {
-
 namespace cuda {
 namespace {
 

@@ -3,17 +3,16 @@
 // their backward ops.
 //
 // Over the shape checks and sampling maps every device shares
-// (devices/upsampling_geometry.h, devices/resize_map.h).
+// (devices/geometry/upsampling_geometry.h, devices/geometry/resize_map.h).
 #include "absl/strings/str_cat.h"
 #include "devices/cuda/kernel_util.h"
 #include "devices/kernel.h"
-#include "devices/pad_geometry.h"
-#include "devices/upsampling_geometry.h"
+#include "devices/geometry/pad_geometry.h"
+#include "devices/geometry/upsampling_geometry.h"
 #include "graph/ops/resample.h"
 #include "devices/cuda/resample_launch.h"
 
 namespace symx {
-
 namespace cuda {
 namespace {
 

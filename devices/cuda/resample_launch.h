@@ -41,7 +41,7 @@ cudaError_t LaunchDepthwiseUpGrad(Elem t, const void* g, const void* x, const vo
                                   cudaStream_t s);
 
 // _contrib_AdaptiveAvgPooling2D and _contrib_BilinearResize2D over planes of
-// (H, W) input and (h, w) output (devices/resize_map.h, shared with the CPU).
+// (H, W) input and (h, w) output (devices/geometry/resize_map.h, shared with the CPU).
 // Gradients gather, per input pixel, every output that samples it.
 struct ResizeDims {
   int64_t planes = 0, H = 0, W = 0, h = 0, w = 0;

@@ -1,9 +1,9 @@
 // The fused RNN's per-step gate kernels on the GPU: one thread per (batch
-// row, hidden unit), running devices/rnn_cell.h's math, the one the CPU runs.
+// row, hidden unit), running devices/geometry/rnn_cell.h's math, the one the CPU runs.
 // The matrix products around them are cuBLAS GEMMs (devices/cuda/rnn_kernels.cc).
 #include "devices/cuda/elem_types.cuh"
 #include "devices/cuda/rnn_launch.h"
-#include "devices/rnn_cell.h"
+#include "devices/geometry/rnn_cell.h"
 
 namespace symx {
 namespace cuda {

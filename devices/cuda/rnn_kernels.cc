@@ -2,7 +2,7 @@
 // float64, float16 and bfloat16 (the half types store activations and
 // gradients in their dtype and compute each step in float). The algorithm is
 // the CPU's (devices/cpu/rnn_kernels.cc) on the same workspace layout
-// (devices/rnn_layout.h): per (layer, direction) one cuBLAS GEMM projects the
+// (devices/geometry/rnn_layout.h): per (layer, direction) one cuBLAS GEMM projects the
 // whole sequence's inputs, then each step is one GEMM (the recurrent product)
 // and one gate kernel (devices/cuda/rnn.cu); the backward recomputes the
 // forward and backpropagates through time with GEMMs that accumulate the
@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "devices/cuda/cublas_gemm.h"
 #include "devices/cuda/kernel_util.h"
-#include "devices/rnn_layout.h"
+#include "devices/geometry/rnn_layout.h"
 #include "graph/op.h"
 #include "graph/ops/rnn.h"
 #include "devices/cuda/reduce_launch.h"

@@ -14,7 +14,7 @@
 namespace symx {
 namespace cuda {
 
-// One step of the fused RNN for batch x hidden units (devices/rnn_cell.h's
+// One step of the fused RNN for batch x hidden units (devices/geometry/rnn_cell.h's
 // math; kind an RnnCellKind). Forward: x (batch, gates*hidden), this step's
 // input-side products, becomes the gate activations; g the recurrent products;
 // bx, bh their biases; hp, cp (batch, hidden) the previous states (cp, c: lstm

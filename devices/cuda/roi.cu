@@ -1,23 +1,23 @@
 // The roi family's CUDA kernels (launchers in devices/cuda/roi_launch.h).
 //
 // Proposal / MultiProposal on the GPU over the CPU's box arithmetic
-// (devices/proposal_geometry.h): every (image, cell, anchor) proposal decoded
+// (devices/geometry/proposal_geometry.h): every (image, cell, anchor) proposal decoded
 // in parallel, each image's scores sorted by CUB's segmented radix sort
 // (stable, so score ties keep cell order, as the CPU's std::stable_sort),
 // then one block per image runs the greedy NMS over the best
 // `pre`, each kept box suppressing the later ones in parallel.
 //
 // ROIPooling, _contrib_ROIAlign and _contrib_box_iou on the GPU, over the
-// geometry the CPU kernels use (devices/roi_geometry.h, box_geometry.h): the
+// geometry the CPU kernels use (devices/geometry/roi_geometry.h, box_geometry.h): the
 // same compute type per dtype, so bins and IoUs agree with the CPU to the
 // last bit.
 #include <cfloat>
 
-#include "devices/box_geometry.h"
+#include "devices/geometry/box_geometry.h"
 #include "devices/cuda/elem_types.cuh"
 #include "devices/cuda/roi_launch.h"
-#include "devices/proposal_geometry.h"
-#include "devices/roi_geometry.h"
+#include "devices/geometry/proposal_geometry.h"
+#include "devices/geometry/roi_geometry.h"
 
 namespace symx {
 namespace cuda {

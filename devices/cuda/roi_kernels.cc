@@ -2,7 +2,7 @@
 // _contrib_Proposal, _contrib_ROIAlign, ROIPooling, with their backward ops.
 //
 // CUDA kernels of _contrib_Proposal and _contrib_MultiProposal
-// (devices/cuda/proposal.cu). The images' im_info rows are read on the host
+// (devices/cuda/roi.cu). The images' im_info rows are read on the host
 // first (one small copy per call) so that an image larger than the feature
 // map is the CPU's error, naming the image.
 #include <cstdint>
@@ -11,15 +11,14 @@
 #include "absl/strings/str_cat.h"
 #include "devices/cuda/kernel_util.h"
 #include "devices/kernel.h"
-#include "devices/proposal_plan.h"
-#include "devices/roi_geometry.h"
+#include "devices/geometry/proposal_plan.h"
+#include "devices/geometry/roi_geometry.h"
 #include "graph/op.h"
 #include "graph/ops/roi.h"
 #include "devices/cuda/ordering_launch.h"
 #include "devices/cuda/roi_launch.h"
 
 namespace symx {
-
 namespace cuda {
 namespace {
 

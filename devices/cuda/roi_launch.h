@@ -15,7 +15,7 @@ namespace symx {
 namespace cuda {
 
 // ROIPooling and _contrib_ROIAlign over (N, C, H, W) data and rois (R, 5)
-// (devices/roi_geometry.h, shared with the CPU; float compute for the float
+// (devices/geometry/roi_geometry.h, shared with the CPU; float compute for the float
 // and half types, double for double). One thread per output element; the
 // data gradients add with atomics (float scratch for the half types,
 // `scratch`, N * C * H * W floats), so their sums have no fixed order.
@@ -38,7 +38,7 @@ cudaError_t LaunchRoiAlignGrad(Elem t, const void* g, const void* rois, const Ro
                                void* scratch, unsigned long long* first_bad, cudaStream_t s);
 
 // Proposal / MultiProposal (float32): cls_prob (n, 2a, h, w), bbox_pred
-// (n, 4a, h, w), im_info (n, 3); devices/proposal_plan.h's sizes.
+// (n, 4a, h, w), im_info (n, 3); devices/geometry/proposal_plan.h's sizes.
 struct ProposalArgs {
   int64_t n = 0, a = 0, h = 0, w = 0, count = 0, pre = 0, post_nms = 0, rows = 0;
   int64_t stride = 16, min_size = 16;

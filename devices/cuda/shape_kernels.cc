@@ -13,13 +13,12 @@
 #include "devices/cuda/kernel_util.h"
 #include "devices/cuda/strided_kernels.h"
 #include "devices/dtype_switch.h"
-#include "devices/strided_view.h"
+#include "devices/geometry/strided_view.h"
 #include "graph/infer_util.h"
 #include "graph/ops/shape.h"
 #include "devices/cuda/strided_launch.h"
 
 namespace symx {
-
 namespace cuda {
 namespace {}  // namespace
 

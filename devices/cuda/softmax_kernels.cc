@@ -3,15 +3,14 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "devices/axis_layout.h"
+#include "devices/geometry/axis_layout.h"
 #include "devices/cuda/kernel_util.h"
-#include "devices/pool_geom.h"
+#include "devices/geometry/pool_geom.h"
 #include "graph/infer_util.h"
 #include "graph/ops/softmax.h"
 #include "devices/cuda/softmax_launch.h"
 
 namespace symx {
-
 namespace cuda {
 namespace {
 

@@ -1,10 +1,10 @@
 // GridGenerator, BilinearSampler and SpatialTransformer on the GPU, over the
-// sampling geometry the CPU kernels use (devices/spatial_sample.h), in double.
+// sampling geometry the CPU kernels use (devices/geometry/spatial_sample.h), in double.
 #include "devices/cuda/block_reduce.cuh"
 #include "devices/cuda/elem_types.cuh"
 #include "devices/cuda/reduce_launch.h"
 #include "devices/cuda/spatial_launch.h"
-#include "devices/spatial_sample.h"
+#include "devices/geometry/spatial_sample.h"
 
 namespace symx {
 namespace cuda {

@@ -15,7 +15,7 @@ namespace symx {
 namespace cuda {
 
 // GridGenerator, BilinearSampler and SpatialTransformer
-// (devices/spatial_sample.h, shared with the CPU): data (N, C, IH, IW), output
+// (devices/geometry/spatial_sample.h, shared with the CPU): data (N, C, IH, IW), output
 // (N, C, H, W); the grid is (N, 2, H, W), or with `affine` loc (N, 6) applied
 // to the output grid. The data gradient is added with atomics (in float
 // scratch for the half types: `scratch`, N * C * IH * IW floats), so its sums

@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "devices/cuda/kernel_util.h"
-#include "devices/strided_view.h"
+#include "devices/geometry/strided_view.h"
 #include "graph/infer_util.h"
 #include "graph/ops/shape.h"
 #include "graph/ops/tensor.h"
@@ -107,7 +107,7 @@ inline absl::Status Push(const KernelContext& ctx, StridedDims* d, int64_t dim, 
   return absl::OkStatus();
 }
 
-// A copy through a shared strided view (devices/strided_view.h): gather,
+// A copy through a shared strided view (devices/geometry/strided_view.h): gather,
 // contig = strided[view]; else strided[view] = contig, the strided side zeroed
 // first with `zero_first` (scatters into gradients).
 inline absl::Status CopyView(const KernelContext& ctx, StridedView v, const Tensor& strided,

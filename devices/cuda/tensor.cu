@@ -3,12 +3,12 @@
 // Pad and UpSampling on the GPU: one thread per output element for the
 // forward copies, one per input element for the gradients, which gather
 // what they sum (deterministic, no atomics). Pad's geometry is
-// devices/pad_map.h, the function the CPU kernel uses.
+// devices/geometry/pad_map.h, the function the CPU kernel uses.
 #include "devices/cuda/block_reduce.cuh"
 #include "devices/cuda/elem_types.cuh"
 #include "devices/cuda/tensor_launch.h"
-#include "devices/pad_map.h"
-#include "devices/resize_map.h"
+#include "devices/geometry/pad_map.h"
+#include "devices/geometry/resize_map.h"
 
 namespace symx {
 namespace cuda {

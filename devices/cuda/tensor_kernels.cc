@@ -3,18 +3,18 @@
 //
 // Each op is one strided copy per part (devices/cuda/strided.cu) over any
 // dtype; the gradients of tile and repeat are strided sums. Pad shares its
-// shape checks and maps with the CPU (devices/pad_geometry.h).
+// shape checks and maps with the CPU (devices/geometry/pad_geometry.h).
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "devices/axis_layout.h"
+#include "devices/geometry/axis_layout.h"
 #include "devices/cuda/kernel_util.h"
 #include "devices/cuda/strided_kernels.h"
 #include "devices/kernel.h"
-#include "devices/pad_geometry.h"
-#include "devices/strided_view.h"
-#include "devices/upsampling_geometry.h"
+#include "devices/geometry/pad_geometry.h"
+#include "devices/geometry/strided_view.h"
+#include "devices/geometry/upsampling_geometry.h"
 #include "graph/infer_util.h"
 #include "graph/ops/resample.h"
 #include "graph/ops/tensor.h"
@@ -23,7 +23,6 @@
 #include "devices/cuda/tensor_launch.h"
 
 namespace symx {
-
 namespace cuda {
 namespace {
 

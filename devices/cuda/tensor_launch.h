@@ -14,7 +14,7 @@
 namespace symx {
 namespace cuda {
 
-// Pad (devices/pad_map.h) over up to kMaxDims dims: y = x at each output's
+// Pad (devices/geometry/pad_map.h) over up to kMaxDims dims: y = x at each output's
 // source, or `value` for the constant. The gradient gathers, per input
 // element, every output that copies it (the one position inside, plus the
 // edge/reflect copies in the pad regions): no atomics, deterministic.

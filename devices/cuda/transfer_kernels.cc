@@ -9,7 +9,6 @@
 #include "devices/dtype_switch.h"
 
 namespace symx {
-
 namespace cuda {
 namespace {
 

@@ -26,7 +26,6 @@
 #include "graph/ops/op_helpers.h"
 
 namespace symx {
-
 namespace {
 
 absl::Status BinaryShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {

@@ -22,7 +22,6 @@
 #include "graph/shape.h"
 
 namespace symx {
-
 namespace {
 
 absl::StatusOr<OpParamPtr> ParseFullyConnected(const AttrMap& attrs) {

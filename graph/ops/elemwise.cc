@@ -49,7 +49,6 @@
 #include "graph/ops/op_helpers.h"
 
 namespace symx {
-
 namespace {
 
 absl::Status UnaryShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {

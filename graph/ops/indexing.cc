@@ -43,7 +43,6 @@
 #include "graph/shape.h"
 
 namespace symx {
-
 namespace {
 
 IndexMode ToMode(const std::string& s) {

@@ -24,7 +24,6 @@
 #include "graph/ops/softmax.h"
 
 namespace symx {
-
 namespace {
 
 // ------------------------------------------------------------------ LRN

@@ -41,7 +41,6 @@
 #include "graph/shape.h"
 
 namespace symx {
-
 namespace {
 
 absl::StatusOr<OpParamPtr> ParseBatchNorm(const AttrMap& attrs) {

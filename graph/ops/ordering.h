@@ -37,7 +37,7 @@ struct CumsumParam : OpParam {
 
 // How an op that works along one axis sees its input: `outer` blocks of `n`
 // elements along the axis, each element `inner` apart.
-// (Also the view of softmax and the loss heads: devices/axis_layout.h.)
+// (Also the view of softmax and the loss heads: devices/geometry/axis_layout.h.)
 struct AxisLayout {
   int64_t outer = 1;
   int64_t n = 1;

@@ -36,7 +36,6 @@
 #include "graph/shape.h"
 
 namespace symx {
-
 namespace {
 
 // Keeps scale * size and the kernel size far from int64 limits.

@@ -34,7 +34,6 @@
 #include "graph/ops/op_helpers.h"
 
 namespace symx {
-
 namespace {
 
 // Anything negative is treated as unknown so that stray negative dims never index or divide.

@@ -1,10 +1,10 @@
-// The GPU CTCLoss kernel's sample table (devices/ctc_plan.h), built on the
+// The GPU CTCLoss kernel's sample table (devices/geometry/ctc_plan.h), built on the
 // host: each extended-label position's class, the next position of that
 // class and whether it is the class's first, which the kernel's posterior
 // sums follow in the CPU's order.
-#include "devices/ctc_plan.h"
+#include "devices/geometry/ctc_plan.h"
 
-#include "devices/ctc_math.h"
+#include "devices/geometry/ctc_math.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

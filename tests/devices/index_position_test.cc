@@ -1,6 +1,6 @@
-// Index values to positions (devices/index_position.h), the one definition
+// Index values to positions (devices/geometry/index_position.h), the one definition
 // the CPU and GPU kernels of one_hot, pick, take and gather_nd share.
-#include "devices/index_position.h"
+#include "devices/geometry/index_position.h"
 
 #include <cmath>
 #include <limits>

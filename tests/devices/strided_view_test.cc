@@ -1,7 +1,7 @@
-// The shared strided views (devices/strided_view.h): strides and the
+// The shared strided views (devices/geometry/strided_view.h): strides and the
 // simplification both devices' copies rely on. FrontView and DiagView are
 // checked through the slice_like and diag conformance cases.
-#include "devices/strided_view.h"
+#include "devices/geometry/strided_view.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

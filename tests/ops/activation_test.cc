@@ -27,7 +27,6 @@
 #include "tests/ops/kernel_runs.h"
 
 namespace symx {
-
 namespace testing {
 namespace {
 
@@ -199,24 +198,15 @@ TEST(ActivationConformance, PReLU) {
 
 namespace {
 
-using kernel_runs::KernelRun;
-
-using kernel_runs::MakeRun;
-
 using kernel_runs::Call;
-
-using kernel_runs::RunOp;
-
-using kernel_runs::Random;
-
-using kernel_runs::Make;
-
 using kernel_runs::Empty;
-
 using kernel_runs::ExpectNear;
-
+using kernel_runs::KernelRun;
+using kernel_runs::Make;
+using kernel_runs::MakeRun;
+using kernel_runs::Random;
+using kernel_runs::RunOp;
 using ::symx::testing::BroadcastAt;
-
 using ::testing::HasSubstr;
 
 TEST(ActivationKernels, Float16ActivationBackward) {

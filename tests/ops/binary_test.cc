@@ -29,21 +29,15 @@
 #include "tests/ops/kernel_runs.h"
 
 namespace symx {
-
 namespace testing {
 namespace {
 
-using elemwise_inputs::kFloats;
-
-using elemwise_inputs::Init;
-
-using elemwise_inputs::Uniform;
-
 using elemwise_inputs::AwayFromZero;
-
 using elemwise_inputs::Grid;
-
+using elemwise_inputs::Init;
+using elemwise_inputs::kFloats;
 using elemwise_inputs::PerInput;
+using elemwise_inputs::Uniform;
 
 // ---------------------------------------------------------------------------
 // Input generators.
@@ -167,24 +161,15 @@ TEST(ElemwiseConformance, Broadcast) {
 
 namespace {
 
-using kernel_runs::KernelRun;
-
-using kernel_runs::MakeRun;
-
 using kernel_runs::Call;
-
-using kernel_runs::RunOp;
-
-using kernel_runs::Random;
-
-using kernel_runs::Make;
-
 using kernel_runs::Empty;
-
 using kernel_runs::ExpectNear;
-
+using kernel_runs::KernelRun;
+using kernel_runs::Make;
+using kernel_runs::MakeRun;
+using kernel_runs::Random;
+using kernel_runs::RunOp;
 using ::symx::testing::BroadcastAt;
-
 using ::testing::HasSubstr;
 
 struct BroadcastCase {

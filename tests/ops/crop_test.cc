@@ -16,7 +16,6 @@
 #include "tests/ops/conformance.h"
 
 namespace symx {
-
 namespace testing {
 namespace {
 

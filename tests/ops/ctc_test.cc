@@ -14,7 +14,6 @@
 #include "tests/ops/conformance.h"
 
 namespace symx {
-
 namespace testing {
 namespace {
 
@@ -134,7 +133,7 @@ TEST(SpatialConformance, CTCLossInfeasible) {
   CheckOp(CtcCase({"infeasible", 3, 2, 3, 3, {1, 1, 1, 1, 2, 0}, {}, {}, true}));
 }
 
-// Labels and lengths are read on the host (devices/ctc_plan.h, shared by the
+// Labels and lengths are read on the host (devices/geometry/ctc_plan.h, shared by the
 // GPU kernel): each bad entry is an error naming the node and the entry.
 TEST(SpatialConformance, CTCLossBadLabelsAndLengthsNameTheEntry) {
   const Tensor data = MakeTensor(Shape{4, 2, 4}, Values(32, 0.1), DType::kFloat32);

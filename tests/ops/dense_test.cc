@@ -7,7 +7,6 @@
 #include "tests/ops/conformance.h"
 
 namespace symx {
-
 namespace testing {
 namespace {
 

@@ -20,15 +20,11 @@
 #include "tests/ops/kernel_calls.h"
 
 namespace symx {
-
 namespace {
 
 using testing::CheckOp;
-
 using testing::NumElements;
-
 using testing::OpCase;
-
 using testing::Values;
 
 // ----------------------------------------------------------------------------- Dropout
@@ -64,13 +60,9 @@ TEST(DropoutConformance, DropoutDeterministic) {
 namespace {
 
 using kernel_calls::Cpu;
-
-using kernel_calls::RunKernel;
-
 using kernel_calls::Empty;
-
 using kernel_calls::Ramp;
-
+using kernel_calls::RunKernel;
 using ::testing::HasSubstr;
 
 // ----------------------------------------------------------------------------- Dropout

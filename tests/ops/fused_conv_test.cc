@@ -25,7 +25,6 @@
 #endif
 
 namespace symx {
-
 namespace {
 
 using testing::BatchNormLayer;

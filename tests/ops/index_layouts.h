@@ -25,19 +25,12 @@ namespace symx {
 namespace index_layouts {
 
 using testing::CheckOp;
-
 using testing::ErrorOf;
-
 using testing::MakeTensor;
-
 using testing::NumElements;
-
 using testing::OpCase;
-
 using testing::RunOp;
-
 using testing::Strides;
-
 using testing::Values;
 
 inline int Norm(int64_t axis, int ndim) { return static_cast<int>(axis < 0 ? axis + ndim : axis); }

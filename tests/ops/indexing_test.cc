@@ -33,15 +33,11 @@
 #include "tests/ops/kernel_calls.h"
 
 namespace symx {
-
 namespace {
 
 using testing::CheckOp;
-
 using testing::NumElements;
-
 using testing::OpCase;
-
 using testing::Values;
 
 // ----------------------------------------------------------------------------- Embedding
@@ -88,29 +84,18 @@ TEST(IndexingConformance, Embedding) {
 
 namespace {
 
-using index_layouts::Norm;
-
-using index_layouts::Lay;
-
-using index_layouts::LayoutOf;
-
 using index_layouts::Given;
+using index_layouts::Lay;
+using index_layouts::LayoutOf;
+using index_layouts::Norm;
 using index_layouts::Values;
-
 using testing::CheckOp;
-
 using testing::ErrorOf;
-
 using testing::MakeTensor;
-
 using testing::NumElements;
-
 using testing::OpCase;
-
 using testing::RunOp;
-
 using testing::Strides;
-
 using testing::Values;
 
 // MXNet's clip / wrap of an index value along n elements.
@@ -374,13 +359,9 @@ TEST(IndexingDirect, OutputDtypes) {
 namespace {
 
 using kernel_calls::Cpu;
-
-using kernel_calls::RunKernel;
-
 using kernel_calls::Empty;
-
 using kernel_calls::Ramp;
-
+using kernel_calls::RunKernel;
 using ::testing::HasSubstr;
 
 // ----------------------------------------------------------------------------- Embedding

@@ -16,17 +16,12 @@
 #include "tests/ops/conformance.h"
 
 namespace symx {
-
 namespace {
 
 using testing::CheckOp;
-
 using testing::NumElements;
-
 using testing::OpCase;
-
 using testing::Strides;
-
 using testing::Values;
 
 // ----------------------------------------------------------------------------- creation

@@ -27,7 +27,6 @@ namespace symx {
 namespace kernel_runs {
 
 using ::symx::testing::BroadcastAt;
-
 using ::testing::HasSubstr;
 
 struct KernelRun {

@@ -27,15 +27,11 @@
 #include "tests/ops/kernel_calls.h"
 
 namespace symx {
-
 namespace {
 
 using testing::CheckOp;
-
 using testing::NumElements;
-
 using testing::OpCase;
-
 using testing::Values;
 
 // ----------------------------------------------------------------------------- SoftmaxOutput
@@ -299,13 +295,9 @@ TEST(LossConformance, MakeLoss) {
 namespace {
 
 using kernel_calls::Cpu;
-
-using kernel_calls::RunKernel;
-
 using kernel_calls::Empty;
-
 using kernel_calls::Ramp;
-
+using kernel_calls::RunKernel;
 using ::testing::HasSubstr;
 
 TEST(SoftmaxKernel, SoftmaxOutputBadLabelIsAnErrorAndInPlaceWorks) {

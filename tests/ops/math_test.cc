@@ -17,7 +17,6 @@
 #include "tests/ops/conformance.h"
 
 namespace symx {
-
 namespace testing {
 namespace {
 

@@ -24,7 +24,6 @@
 #endif
 
 namespace symx {
-
 namespace testing {
 namespace {
 

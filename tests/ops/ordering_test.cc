@@ -24,32 +24,20 @@
 #include "tests/ops/index_layouts.h"
 
 namespace symx {
-
 namespace {
 
-using index_layouts::Norm;
-
-using index_layouts::Lay;
-
-using index_layouts::LayoutOf;
-
 using index_layouts::Given;
+using index_layouts::Lay;
+using index_layouts::LayoutOf;
+using index_layouts::Norm;
 using index_layouts::Values;
-
 using testing::CheckOp;
-
 using testing::ErrorOf;
-
 using testing::MakeTensor;
-
 using testing::NumElements;
-
 using testing::OpCase;
-
 using testing::RunOp;
-
 using testing::Strides;
-
 using testing::Values;
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();

@@ -24,17 +24,12 @@
 #include "tests/ops/kernel_calls.h"
 
 namespace symx {
-
 namespace {
 
 using testing::CheckOp;
-
 using testing::NumElements;
-
 using testing::OpCase;
-
 using testing::Strides;
-
 using testing::Values;
 
 std::vector<int64_t> Unravel(int64_t flat, const Shape& s) {
@@ -164,13 +159,9 @@ TEST(ReduceConformance, MaxWithTies) {
 namespace {
 
 using kernel_calls::Cpu;
-
-using kernel_calls::RunKernel;
-
 using kernel_calls::Empty;
-
 using kernel_calls::Ramp;
-
+using kernel_calls::RunKernel;
 using ::testing::HasSubstr;
 
 // ----------------------------------------------------------------------------- reductions

@@ -18,7 +18,6 @@
 #include "tests/ops/conformance.h"
 
 namespace symx {
-
 namespace testing {
 namespace {
 
@@ -142,11 +141,8 @@ TEST(ResampleConformance, BilinearResize2D) {
 namespace {
 
 using testing::CheckOp;
-
 using testing::NumElements;
-
 using testing::OpCase;
-
 using testing::Values;
 
 // ----------------------------------------------------------------------------- UpSampling

@@ -13,7 +13,6 @@
 #include "tests/ops/conformance.h"
 
 namespace symx {
-
 namespace testing {
 namespace {
 

@@ -23,7 +23,6 @@
 #include "tests/ops/kernel_calls.h"
 
 namespace symx {
-
 namespace {
 
 using testing::CheckOp;
@@ -256,13 +255,9 @@ TEST(ShapeConformance, SliceAxis) {
 namespace {
 
 using kernel_calls::Cpu;
-
-using kernel_calls::RunKernel;
-
 using kernel_calls::Empty;
-
 using kernel_calls::Ramp;
-
+using kernel_calls::RunKernel;
 using ::testing::HasSubstr;
 
 // ----------------------------------------------------------------------------- data movement

@@ -26,7 +26,6 @@
 #include "tests/ops/kernel_calls.h"
 
 namespace symx {
-
 namespace testing {
 namespace {
 
@@ -122,13 +121,9 @@ TEST(SoftmaxConformance, Softmin) {
 namespace {
 
 using testing::CheckOp;
-
 using testing::NumElements;
-
 using testing::OpCase;
-
 using testing::Strides;
-
 using testing::Values;
 
 // ----------------------------------------------------------------------------- softmax
@@ -215,13 +210,9 @@ TEST(SoftmaxConformance, LargeInputsAreStable) {
 namespace {
 
 using kernel_calls::Cpu;
-
-using kernel_calls::RunKernel;
-
 using kernel_calls::Empty;
-
 using kernel_calls::Ramp;
-
+using kernel_calls::RunKernel;
 using ::testing::HasSubstr;
 
 // ----------------------------------------------------------------------------- softmax

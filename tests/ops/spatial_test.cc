@@ -14,7 +14,6 @@
 #include "tests/ops/conformance.h"
 
 namespace symx {
-
 namespace testing {
 namespace {
 

@@ -19,17 +19,12 @@
 #include "tests/ops/conformance.h"
 
 namespace symx {
-
 namespace {
 
 using testing::CheckOp;
-
 using testing::NumElements;
-
 using testing::OpCase;
-
 using testing::Strides;
-
 using testing::Values;
 
 const std::vector<DType> kMovementTypes = {DType::kFloat32, DType::kFloat64, DType::kFloat16,

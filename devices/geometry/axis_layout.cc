@@ -1,4 +1,4 @@
-#include "devices/axis_layout.h"
+#include "devices/geometry/axis_layout.h"
 
 #include "absl/strings/str_cat.h"
 #include "graph/infer_util.h"
@@ -56,8 +56,8 @@ absl::StatusOr<AxisLayout> SoftmaxActivationLayout(const KernelContext& ctx, con
 absl::StatusOr<AxisLayout> L2NormalizationLayout(const KernelContext& ctx, const Shape& s) {
   const std::string& mode = ctx.param<L2NormalizationParam>().mode;
   if (s.ndim() < (mode == "instance" ? 1 : 3)) {
-    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": data ", s.ToString(),
-                                                   " has too few dims for mode=", mode));
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.Where(), ": data ", s.ToString(), " has too few dims for mode=", mode));
   }
   AxisLayout l;
   if (mode == "instance") {
@@ -74,16 +74,16 @@ absl::StatusOr<AxisLayout> L2NormalizationLayout(const KernelContext& ctx, const
   return l;
 }
 
-absl::StatusOr<AxisLayout> GroupNormLayout(const KernelContext& ctx, const Shape& s,
-                                           int64_t groups, int64_t* resolved_groups) {
+absl::StatusOr<AxisLayout> GroupNormLayout(const KernelContext& ctx, const Shape& s, int64_t groups,
+                                           int64_t* resolved_groups) {
   if (s.ndim() < 3) {
     return absl::InvalidArgumentError(
         absl::StrCat(ctx.Where(), ": data ", s.ToString(), " needs 3+ dims"));
   }
   const int64_t g = groups < 0 ? s[1] : groups;
   if (g <= 0 || s[1] % g != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        ctx.Where(), ": data ", s.ToString(), " channels not divisible into ", g, " groups"));
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": data ", s.ToString(),
+                                                   " channels not divisible into ", g, " groups"));
   }
   AxisLayout l;
   l.outer = s[0] * g;

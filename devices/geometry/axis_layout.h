@@ -1,7 +1,7 @@
 // The (outer, n, inner) views that softmax, its relatives and the loss heads
 // work along: one definition for every device's kernels.
-#ifndef SYMX_DEVICES_AXIS_LAYOUT_H_
-#define SYMX_DEVICES_AXIS_LAYOUT_H_
+#ifndef SYMX_DEVICES_GEOMETRY_AXIS_LAYOUT_H_
+#define SYMX_DEVICES_GEOMETRY_AXIS_LAYOUT_H_
 
 #include <cstdint>
 
@@ -36,8 +36,8 @@ absl::StatusOr<AxisLayout> L2NormalizationLayout(const KernelContext& ctx, const
 // (N*G, M, 1), G = `groups` (C when negative: InstanceNorm) and M the elements
 // of one group; gamma/beta and the statistics are per column's group (column
 // % G). Fewer than 3 dims, or C not divisible by G, is an error naming the node.
-absl::StatusOr<AxisLayout> GroupNormLayout(const KernelContext& ctx, const Shape& s,
-                                           int64_t groups, int64_t* resolved_groups);
+absl::StatusOr<AxisLayout> GroupNormLayout(const KernelContext& ctx, const Shape& s, int64_t groups,
+                                           int64_t* resolved_groups);
 
 // The loss heads' gradient scales (MXNet 1.x), shared by every device:
 // - SoftmaxOutput with class labels: grad_scale over the batch count
@@ -54,4 +54,4 @@ double RegressionScale(const RegressionParam& p, const Shape& label);
 
 }  // namespace symx
 
-#endif  // SYMX_DEVICES_AXIS_LAYOUT_H_
+#endif  // SYMX_DEVICES_GEOMETRY_AXIS_LAYOUT_H_

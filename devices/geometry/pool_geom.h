@@ -2,8 +2,8 @@
 // output shapes: one definition for every device's kernels. Data is
 // (batch, channel, 1 to 3 spatial dims); the spatial dims are right-aligned
 // into three (leading ones of size 1).
-#ifndef SYMX_DEVICES_POOL_GEOM_H_
-#define SYMX_DEVICES_POOL_GEOM_H_
+#ifndef SYMX_DEVICES_GEOMETRY_POOL_GEOM_H_
+#define SYMX_DEVICES_GEOMETRY_POOL_GEOM_H_
 
 #include <cstdint>
 
@@ -34,4 +34,4 @@ absl::Status MakePoolGeom(const KernelContext& ctx, const Shape& data, const Sha
 
 }  // namespace symx
 
-#endif  // SYMX_DEVICES_POOL_GEOM_H_
+#endif  // SYMX_DEVICES_GEOMETRY_POOL_GEOM_H_

@@ -1,7 +1,7 @@
 // The matrix shapes of FullyConnected, dot and batch_dot, checked against
 // the node's parameters: one definition for every device's kernels.
-#ifndef SYMX_DEVICES_MATMUL_DIMS_H_
-#define SYMX_DEVICES_MATMUL_DIMS_H_
+#ifndef SYMX_DEVICES_GEOMETRY_MATMUL_DIMS_H_
+#define SYMX_DEVICES_GEOMETRY_MATMUL_DIMS_H_
 
 #include <cstdint>
 
@@ -31,4 +31,4 @@ absl::Status GetBatchDotDims(const KernelContext& ctx, const Shape& lhs, const S
 
 }  // namespace symx
 
-#endif  // SYMX_DEVICES_MATMUL_DIMS_H_
+#endif  // SYMX_DEVICES_GEOMETRY_MATMUL_DIMS_H_

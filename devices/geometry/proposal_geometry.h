@@ -1,9 +1,9 @@
 // Proposal / MultiProposal box arithmetic (Faster R-CNN's region proposals,
 // pixel boxes with MXNet's +1 width convention), in float, written once for
 // the CPU kernel (devices/cpu/roi_kernels.cc) and the CUDA one
-// (devices/cuda/proposal.cu). Min and max make std::min/std::max's choices.
-#ifndef SYMX_DEVICES_PROPOSAL_GEOMETRY_H_
-#define SYMX_DEVICES_PROPOSAL_GEOMETRY_H_
+// (devices/cuda/roi.cu). Min and max make std::min/std::max's choices.
+#ifndef SYMX_DEVICES_GEOMETRY_PROPOSAL_GEOMETRY_H_
+#define SYMX_DEVICES_GEOMETRY_PROPOSAL_GEOMETRY_H_
 
 #include <math.h>
 
@@ -22,11 +22,10 @@ SYMX_HOST_DEVICE inline float ProposalMin(float a, float b) { return b < a ? b :
 // into the image; then MXNet's minimum-size rule: a box narrower or shorter
 // than `min_size` grows by it and loses its score (-1), as does a cell
 // outside the image's real extent (`outside`).
-SYMX_HOST_DEVICE inline void ProposalBox(const float* anchor, int64_t x, int64_t y,
-                                         int64_t stride, const float* delta,
-                                         int64_t delta_stride, bool iou_loss, float im_h,
-                                         float im_w, float min_size, float score, bool outside,
-                                         float* box) {
+SYMX_HOST_DEVICE inline void ProposalBox(const float* anchor, int64_t x, int64_t y, int64_t stride,
+                                         const float* delta, int64_t delta_stride, bool iou_loss,
+                                         float im_h, float im_w, float min_size, float score,
+                                         bool outside, float* box) {
   const float ax1 = anchor[0] + static_cast<float>(x * stride);
   const float ay1 = anchor[1] + static_cast<float>(y * stride);
   const float ax2 = anchor[2] + static_cast<float>(x * stride);
@@ -80,4 +79,4 @@ SYMX_HOST_DEVICE inline bool ProposalSuppresses(const float* bi, float area_i, c
 
 }  // namespace symx
 
-#endif  // SYMX_DEVICES_PROPOSAL_GEOMETRY_H_
+#endif  // SYMX_DEVICES_GEOMETRY_PROPOSAL_GEOMETRY_H_

@@ -1,4 +1,4 @@
-#include "devices/matmul_dims.h"
+#include "devices/geometry/matmul_dims.h"
 
 #include "absl/strings/str_cat.h"
 #include "graph/ops/dense.h"

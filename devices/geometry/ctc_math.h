@@ -2,8 +2,8 @@
 // (devices/cpu/ctc_kernels.cc) and the CUDA one (devices/cuda/ctc.cu), in
 // log space and double precision on both. `sym` is a sample's extended label
 // l' = (blank, l1, blank, l2, ..., blank) of S = 2L + 1 symbols.
-#ifndef SYMX_DEVICES_CTC_MATH_H_
-#define SYMX_DEVICES_CTC_MATH_H_
+#ifndef SYMX_DEVICES_GEOMETRY_CTC_MATH_H_
+#define SYMX_DEVICES_GEOMETRY_CTC_MATH_H_
 
 #include <math.h>
 
@@ -47,8 +47,8 @@ SYMX_HOST_DEVICE inline double CtcAlpha(const double* prev, const int64_t* sym, 
 
 // log beta_t(s) (y_t excluded) from the next step's row `next` and that
 // step's log softmax `ly_next`.
-SYMX_HOST_DEVICE inline double CtcBeta(const double* next, const int64_t* sym, int64_t S,
-                                       int64_t s, const double* ly_next) {
+SYMX_HOST_DEVICE inline double CtcBeta(const double* next, const int64_t* sym, int64_t S, int64_t s,
+                                       const double* ly_next) {
   double v = next[s] + ly_next[sym[s]];
   if (s + 1 < S) v = CtcLogAdd(v, next[s + 1] + ly_next[sym[s + 1]]);
   if (s + 2 < S && CtcSkip(sym, s + 2)) v = CtcLogAdd(v, next[s + 2] + ly_next[sym[s + 2]]);
@@ -57,4 +57,4 @@ SYMX_HOST_DEVICE inline double CtcBeta(const double* next, const int64_t* sym, i
 
 }  // namespace symx
 
-#endif  // SYMX_DEVICES_CTC_MATH_H_
+#endif  // SYMX_DEVICES_GEOMETRY_CTC_MATH_H_

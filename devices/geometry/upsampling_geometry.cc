@@ -1,4 +1,4 @@
-#include "devices/upsampling_geometry.h"
+#include "devices/geometry/upsampling_geometry.h"
 
 #include <string>
 
@@ -22,15 +22,13 @@ absl::Status CheckNearest(const KernelContext& ctx, const std::vector<Tensor>& i
     SYMX_ASSIGN_OR_RETURN(Nchw s, AsNchw(ctx, t, "input"));
     if (s.n != o.n || s.h <= 0 || s.w <= 0 || o.h % s.h != 0 || o.w % s.w != 0 ||
         (sum && s.c != o.c)) {
-      return Fail(
-          ctx, absl::StrCat("input ", t.DebugString(), " cannot be upsampled into output (", o.n,
-                            ", ", o.c, ", ", o.h, ", ", o.w, ")"));
+      return Fail(ctx, absl::StrCat("input ", t.DebugString(), " cannot be upsampled into output (",
+                                    o.n, ", ", o.c, ", ", o.h, ", ", o.w, ")"));
     }
     channels += s.c;
   }
   if (!sum && channels != o.c) {
-    return Fail(ctx,
-                        absl::StrCat("inputs have ", channels, " channels in all, output ", o.c));
+    return Fail(ctx, absl::StrCat("inputs have ", channels, " channels in all, output ", o.c));
   }
   return absl::OkStatus();
 }
@@ -46,13 +44,13 @@ absl::StatusOr<BilinearGeometry> Bilinear(const KernelContext& ctx, const UpSamp
   g.pad = p.pad();
   const Shape& ws = weight.shape();
   if (ws.ndim() != 4 || ws[0] != g.in.c || ws[1] != 1 || ws[2] != g.k || ws[3] != g.k) {
-    return Fail(ctx, absl::StrCat("weight ", weight.DebugString(), " should be (", g.in.c,
-                                          ", 1, ", g.k, ", ", g.k, ")"));
+    return Fail(ctx, absl::StrCat("weight ", weight.DebugString(), " should be (", g.in.c, ", 1, ",
+                                  g.k, ", ", g.k, ")"));
   }
   if (g.out.n != g.in.n || g.out.c != g.in.c || g.out.h != g.in.h * p.scale ||
       g.out.w != g.in.w * p.scale) {
-    return Fail(ctx, absl::StrCat("output ", out.DebugString(), " is not data ",
-                                          data.DebugString(), " upsampled by ", p.scale));
+    return Fail(ctx, absl::StrCat("output ", out.DebugString(), " is not data ", data.DebugString(),
+                                  " upsampled by ", p.scale));
   }
   return g;
 }

@@ -5,8 +5,8 @@
 // (floor(y) + {0,1}, floor(x) + {0,1}) are weighted bilinearly and a
 // neighbour outside the image reads zero. The grid gradient is the
 // derivative of that piecewise-bilinear function.
-#ifndef SYMX_DEVICES_SPATIAL_SAMPLE_H_
-#define SYMX_DEVICES_SPATIAL_SAMPLE_H_
+#ifndef SYMX_DEVICES_GEOMETRY_SPATIAL_SAMPLE_H_
+#define SYMX_DEVICES_GEOMETRY_SPATIAL_SAMPLE_H_
 
 #include <math.h>
 
@@ -87,4 +87,4 @@ SYMX_HOST_DEVICE inline void GridGradScale(double sx, double sy, int64_t ih, int
 
 }  // namespace symx
 
-#endif  // SYMX_DEVICES_SPATIAL_SAMPLE_H_
+#endif  // SYMX_DEVICES_GEOMETRY_SPATIAL_SAMPLE_H_

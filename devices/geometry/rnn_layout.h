@@ -2,8 +2,8 @@
 // devices/cuda/rnn_kernels.cc): the sizes of one call, the workspace both
 // devices carve the same way (saved activations, then the backward's
 // buffers), and the checks every call makes.
-#ifndef SYMX_DEVICES_RNN_LAYOUT_H_
-#define SYMX_DEVICES_RNN_LAYOUT_H_
+#ifndef SYMX_DEVICES_GEOMETRY_RNN_LAYOUT_H_
+#define SYMX_DEVICES_GEOMETRY_RNN_LAYOUT_H_
 
 #include <algorithm>
 #include <cstdint>
@@ -26,7 +26,7 @@ struct RnnDims {
 };
 RnnDims MakeRnnDims(const RNNParam& p, const Shape& data);
 
-// graph/ops/rnn.h's mode as devices/rnn_cell.h numbers it.
+// graph/ops/rnn.h's mode as devices/geometry/rnn_cell.h numbers it.
 int RnnCellKindOf(RNNMode mode);
 
 // Workspace bytes of RNN (the forward's saved activations) and _backward_RNN
@@ -105,10 +105,8 @@ struct RnnBuffers {
     }
   }
 
-  RnnBuffers(void* workspace, const T* params, const RNNParam& p, const RnnDims& d,
-             bool backward) {
-    T* ws = reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(workspace) + 63) &
-                                 ~uintptr_t{63});
+  RnnBuffers(void* workspace, const T* params, const RNNParam& p, const RnnDims& d, bool backward) {
+    T* ws = reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(workspace) + 63) & ~uintptr_t{63});
     auto take = [&ws](int64_t n) {
       T* out = ws;
       ws += n;
@@ -148,4 +146,4 @@ struct RnnBuffers {
 
 }  // namespace symx
 
-#endif  // SYMX_DEVICES_RNN_LAYOUT_H_
+#endif  // SYMX_DEVICES_GEOMETRY_RNN_LAYOUT_H_

@@ -2,8 +2,8 @@
 // the CPU and GPU kernels compute them with one definition, in the compute
 // type C (float for float32/float16 data, double for float64, with
 // spatial_scale a float as in MXNet), so bin bounds agree to the last bit.
-#ifndef SYMX_DEVICES_ROI_GEOMETRY_H_
-#define SYMX_DEVICES_ROI_GEOMETRY_H_
+#ifndef SYMX_DEVICES_GEOMETRY_ROI_GEOMETRY_H_
+#define SYMX_DEVICES_GEOMETRY_ROI_GEOMETRY_H_
 
 #include <math.h>
 
@@ -139,4 +139,4 @@ SYMX_HOST_DEVICE inline void RoiAlignPoint(const RoiAlignGrid<C>& g, int64_t i, 
 
 }  // namespace symx
 
-#endif  // SYMX_DEVICES_ROI_GEOMETRY_H_
+#endif  // SYMX_DEVICES_GEOMETRY_ROI_GEOMETRY_H_

@@ -1,8 +1,8 @@
 // Proposal / MultiProposal's host-side plan for every device: the sizes, the
 // base anchors, and the checks (inputs, and each image's im_info against the
 // feature map).
-#ifndef SYMX_DEVICES_PROPOSAL_PLAN_H_
-#define SYMX_DEVICES_PROPOSAL_PLAN_H_
+#ifndef SYMX_DEVICES_GEOMETRY_PROPOSAL_PLAN_H_
+#define SYMX_DEVICES_GEOMETRY_PROPOSAL_PLAN_H_
 
 #include <cstdint>
 #include <vector>
@@ -37,4 +37,4 @@ absl::Status CheckProposalImage(const KernelContext& ctx, const ProposalDims& d,
 
 }  // namespace symx
 
-#endif  // SYMX_DEVICES_PROPOSAL_PLAN_H_
+#endif  // SYMX_DEVICES_GEOMETRY_PROPOSAL_PLAN_H_

@@ -1,8 +1,8 @@
 // CTCLoss's host-side plan for every device: the shape and dtype checks, each
 // sample's extended label read (and checked) from the label and length
 // inputs, and the scratch the kernels need.
-#ifndef SYMX_DEVICES_CTC_PLAN_H_
-#define SYMX_DEVICES_CTC_PLAN_H_
+#ifndef SYMX_DEVICES_GEOMETRY_CTC_PLAN_H_
+#define SYMX_DEVICES_GEOMETRY_CTC_PLAN_H_
 
 #include <cstdint>
 #include <vector>
@@ -34,10 +34,9 @@ absl::StatusOr<CtcDims> CheckCtcCall(const KernelContext& ctx);
 // Every sample, from the label and length inputs wherever they live (a GPU's
 // are copied to the host, after the work that writes them): lengths outside
 // their range and labels that are not classes are errors naming the entry.
-absl::StatusOr<std::vector<CtcSample>> ReadCtcSamples(const KernelContext& ctx,
-                                                      const CtcDims& d);
+absl::StatusOr<std::vector<CtcSample>> ReadCtcSamples(const KernelContext& ctx, const CtcDims& d);
 
-// The GPU kernel's sample table (devices/ctc_math.h's CtcMetaPerSample
+// The GPU kernel's sample table (devices/geometry/ctc_math.h's CtcMetaPerSample
 // layout): per sample its steps, symbol count and feasibility, then per
 // extended-label position its class, the next position of that class (-1:
 // none) and whether it is the class's first.
@@ -51,4 +50,4 @@ CtcDims CtcDimsOf(const std::vector<Shape>& in, bool blank_first);
 
 }  // namespace symx
 
-#endif  // SYMX_DEVICES_CTC_PLAN_H_
+#endif  // SYMX_DEVICES_GEOMETRY_CTC_PLAN_H_

@@ -1,7 +1,7 @@
 // Special functions the math kernels need and the C library lacks, written
 // once for the host and (compiled by nvcc) the GPU.
-#ifndef SYMX_DEVICES_SPECIAL_FUNCTIONS_H_
-#define SYMX_DEVICES_SPECIAL_FUNCTIONS_H_
+#ifndef SYMX_DEVICES_GEOMETRY_SPECIAL_FUNCTIONS_H_
+#define SYMX_DEVICES_GEOMETRY_SPECIAL_FUNCTIONS_H_
 
 #include <math.h>
 
@@ -42,4 +42,4 @@ SYMX_HOST_DEVICE inline double Digamma(double x) {
 
 }  // namespace symx
 
-#endif  // SYMX_DEVICES_SPECIAL_FUNCTIONS_H_
+#endif  // SYMX_DEVICES_GEOMETRY_SPECIAL_FUNCTIONS_H_

@@ -1,8 +1,8 @@
 // The sampling geometry of _contrib_AdaptiveAvgPooling2D and
 // _contrib_BilinearResize2D along one axis, for host and device code (the
 // CPU and GPU kernels share it).
-#ifndef SYMX_DEVICES_RESIZE_MAP_H_
-#define SYMX_DEVICES_RESIZE_MAP_H_
+#ifndef SYMX_DEVICES_GEOMETRY_RESIZE_MAP_H_
+#define SYMX_DEVICES_GEOMETRY_RESIZE_MAP_H_
 
 #include <math.h>
 
@@ -52,4 +52,4 @@ SYMX_HOST_DEVICE inline double TapWeight(const ResizeTap& t, int64_t at) {
 
 }  // namespace symx
 
-#endif  // SYMX_DEVICES_RESIZE_MAP_H_
+#endif  // SYMX_DEVICES_GEOMETRY_RESIZE_MAP_H_

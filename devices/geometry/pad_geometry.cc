@@ -1,4 +1,4 @@
-#include "devices/pad_geometry.h"
+#include "devices/geometry/pad_geometry.h"
 
 #include "absl/strings/str_cat.h"
 

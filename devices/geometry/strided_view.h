@@ -4,8 +4,8 @@
 // ops of every device are copies through such views; the views of the ops
 // whose geometry is more than a slice are built here once, for the CPU and
 // the GPU kernels alike.
-#ifndef SYMX_DEVICES_STRIDED_VIEW_H_
-#define SYMX_DEVICES_STRIDED_VIEW_H_
+#ifndef SYMX_DEVICES_GEOMETRY_STRIDED_VIEW_H_
+#define SYMX_DEVICES_GEOMETRY_STRIDED_VIEW_H_
 
 #include <cstdint>
 #include <vector>
@@ -38,8 +38,7 @@ absl::Status FrontView(const KernelContext& ctx, const Shape& whole, const Shape
 // diag: the diagonal's positions in the matrix-like side `mat` (a 1-D `vec`
 // placed on diagonal k of a square matrix, or the diagonal of `mat` along
 // axis1/axis2 giving `vec`); an error naming the node when they disagree.
-absl::Status DiagView(const KernelContext& ctx, const Shape& mat, const Shape& vec,
-                      StridedView* v);
+absl::Status DiagView(const KernelContext& ctx, const Shape& mat, const Shape& vec, StridedView* v);
 
 // Crop: the window of `big` (N, C, H, W) with `small`'s shape (N, C, h, w) at
 // the op's offset (graph/ops/crop.h's CropOffset); an error naming the node
@@ -49,4 +48,4 @@ absl::Status CropView(const KernelContext& ctx, const Shape& big, const Shape& s
 
 }  // namespace symx
 
-#endif  // SYMX_DEVICES_STRIDED_VIEW_H_
+#endif  // SYMX_DEVICES_GEOMETRY_STRIDED_VIEW_H_

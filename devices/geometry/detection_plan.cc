@@ -1,4 +1,4 @@
-#include "devices/detection_plan.h"
+#include "devices/geometry/detection_plan.h"
 
 #include <cmath>
 

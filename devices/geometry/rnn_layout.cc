@@ -1,7 +1,7 @@
-#include "devices/rnn_layout.h"
+#include "devices/geometry/rnn_layout.h"
 
 #include "absl/strings/str_cat.h"
-#include "devices/rnn_cell.h"
+#include "devices/geometry/rnn_cell.h"
 #include "graph/op.h"
 
 namespace symx {
@@ -10,14 +10,13 @@ namespace {
 // Saved activations of the forward, in elements.
 int64_t ForwardElems(const RnnDims& d) {
   const int64_t per_cell = d.rows() * (d.gh() + d.hidden + (d.lstm || d.gru ? d.hidden : 0));
-  return d.layers * d.dirs * per_cell + d.layers * d.rows() * d.dirs * d.hidden +
-         d.batch * d.gh();
+  return d.layers * d.dirs * per_cell + d.layers * d.rows() * d.dirs * d.hidden + d.batch * d.gh();
 }
 
 // The backward's own buffers, in elements (RnnBuffers' order).
 int64_t BackwardElems(const RnnDims& d, int64_t param_size) {
-  return 2 * d.rows() * d.gh() + 2 * d.rows() * d.max_width() +
-         4 * d.batch * d.hidden + param_size + 2 * d.layers * d.dirs * d.batch * d.hidden;
+  return 2 * d.rows() * d.gh() + 2 * d.rows() * d.max_width() + 4 * d.batch * d.hidden +
+         param_size + 2 * d.layers * d.dirs * d.batch * d.hidden;
 }
 
 }  // namespace
@@ -77,9 +76,9 @@ absl::Status CheckRnnCall(const KernelContext& ctx, const RNNParam& p, bool trai
     if (t.dtype() != dt) return UnsupportedDType(ctx, t.dtype());
   }
   if (train && p.p > 0 && p.num_layers > 1) {
-    return absl::UnimplementedError(absl::StrCat(
-        ctx.Where(), ": dropout between layers (p=", p.p,
-        ") in training is not supported by symx; use p=0 or inference"));
+    return absl::UnimplementedError(
+        absl::StrCat(ctx.Where(), ": dropout between layers (p=", p.p,
+                     ") in training is not supported by symx; use p=0 or inference"));
   }
   if (ctx.workspace.nbytes() < RnnWorkspace(*ctx.attrs, {ctx.inputs[0].shape()}, {}, dt)) {
     return absl::InternalError(absl::StrCat(ctx.Where(), ": workspace too small"));

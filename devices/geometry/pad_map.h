@@ -1,8 +1,8 @@
 // Pad's geometry along one axis, for host and device code (the CPU and GPU
 // kernels of Pad and its gradient share it): which input index an output
 // index copies.
-#ifndef SYMX_DEVICES_PAD_MAP_H_
-#define SYMX_DEVICES_PAD_MAP_H_
+#ifndef SYMX_DEVICES_GEOMETRY_PAD_MAP_H_
+#define SYMX_DEVICES_GEOMETRY_PAD_MAP_H_
 
 #include <cstdint>
 
@@ -31,4 +31,4 @@ SYMX_HOST_DEVICE inline int64_t PadSource(int64_t o, int64_t before, int64_t len
 
 }  // namespace symx
 
-#endif  // SYMX_DEVICES_PAD_MAP_H_
+#endif  // SYMX_DEVICES_GEOMETRY_PAD_MAP_H_

@@ -1,4 +1,4 @@
-#include "devices/proposal_plan.h"
+#include "devices/geometry/proposal_plan.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,10 +1,10 @@
-#include "devices/ctc_plan.h"
+#include "devices/geometry/ctc_plan.h"
 
 #include <cmath>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "devices/ctc_math.h"
+#include "devices/geometry/ctc_math.h"
 #include "devices/tensor.h"
 #include "graph/ops/ctc.h"
 
@@ -70,8 +70,7 @@ absl::StatusOr<CtcDims> CheckCtcCall(const KernelContext& ctx) {
   return CtcDimsOf({data.shape(), label.shape()}, p.blank_first);
 }
 
-absl::StatusOr<std::vector<CtcSample>> ReadCtcSamples(const KernelContext& ctx,
-                                                      const CtcDims& d) {
+absl::StatusOr<std::vector<CtcSample>> ReadCtcSamples(const KernelContext& ctx, const CtcDims& d) {
   const auto& p = ctx.param<CTCLossParam>();
   SYMX_ASSIGN_OR_RETURN(std::vector<double> label, HostDoubles(ctx.inputs[1]));
   std::vector<double> data_lengths, label_lengths;
@@ -100,8 +99,8 @@ absl::StatusOr<std::vector<CtcSample>> ReadCtcSamples(const KernelContext& ctx,
     if (p.use_label_lengths) {
       const double v = b < static_cast<int64_t>(label_lengths.size()) ? label_lengths[b] : -1;
       if (!(v >= 0 && v <= static_cast<double>(d.lmax))) {
-        return Fail(ctx, absl::StrCat("label_lengths[", b, "] = ", v, " is outside [0, ", d.lmax,
-                                      "]"));
+        return Fail(ctx,
+                    absl::StrCat("label_lengths[", b, "] = ", v, " is outside [0, ", d.lmax, "]"));
       }
       len = static_cast<int64_t>(v);
     }
@@ -111,9 +110,9 @@ absl::StatusOr<std::vector<CtcSample>> ReadCtcSamples(const KernelContext& ctx,
       if (!p.use_label_lengths && v == pad) break;
       const int64_t k = static_cast<int64_t>(std::llround(v));
       if (k < lo || k > hi || static_cast<double>(k) != v) {
-        return Fail(ctx, absl::StrCat("label[", b, ", ", j, "] = ", v, " is not a class in [",
-                                      lo, ", ", hi, "] (blank_label=",
-                                      p.blank_first ? "first" : "last", ")"));
+        return Fail(
+            ctx, absl::StrCat("label[", b, ", ", j, "] = ", v, " is not a class in [", lo, ", ", hi,
+                              "] (blank_label=", p.blank_first ? "first" : "last", ")"));
       }
       s.sym.push_back(k);
       s.sym.push_back(d.blank);

@@ -1,4 +1,4 @@
-#include "devices/pool_geom.h"
+#include "devices/geometry/pool_geom.h"
 
 #include "absl/strings/str_cat.h"
 #include "graph/ops/pooling.h"

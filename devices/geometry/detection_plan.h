@@ -1,7 +1,7 @@
 // Host-side pieces of the detection ops shared by the CPU and GPU kernels:
 // MultiBoxPrior's anchor sizes and grid, and box_nms's row layout checks.
-#ifndef SYMX_DEVICES_DETECTION_PLAN_H_
-#define SYMX_DEVICES_DETECTION_PLAN_H_
+#ifndef SYMX_DEVICES_GEOMETRY_DETECTION_PLAN_H_
+#define SYMX_DEVICES_GEOMETRY_DETECTION_PLAN_H_
 
 #include <cstdint>
 #include <vector>
@@ -52,4 +52,4 @@ absl::StatusOr<MultiBoxTargetDims> CheckMultiBoxTarget(const KernelContext& ctx)
 
 }  // namespace symx
 
-#endif  // SYMX_DEVICES_DETECTION_PLAN_H_
+#endif  // SYMX_DEVICES_GEOMETRY_DETECTION_PLAN_H_

@@ -1,8 +1,8 @@
 // UpSampling's shapes checked once for every device's kernels: nearest mode's
 // inputs against the output, and bilinear mode's depthwise transposed
 // convolution (kernel, stride and padding from the op's scale).
-#ifndef SYMX_DEVICES_UPSAMPLING_GEOMETRY_H_
-#define SYMX_DEVICES_UPSAMPLING_GEOMETRY_H_
+#ifndef SYMX_DEVICES_GEOMETRY_UPSAMPLING_GEOMETRY_H_
+#define SYMX_DEVICES_GEOMETRY_UPSAMPLING_GEOMETRY_H_
 
 #include <vector>
 
@@ -37,4 +37,4 @@ absl::StatusOr<BilinearGeometry> Bilinear(const KernelContext& ctx, const UpSamp
 
 }  // namespace symx
 
-#endif  // SYMX_DEVICES_UPSAMPLING_GEOMETRY_H_
+#endif  // SYMX_DEVICES_GEOMETRY_UPSAMPLING_GEOMETRY_H_

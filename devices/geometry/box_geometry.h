@@ -2,8 +2,8 @@
 // and device code: the CPU and GPU kernels compute IoU with one definition,
 // in the compute type C (float for float32/float16 as MXNet, double for
 // float64), so IoU ties with thresholds fall the same way on both.
-#ifndef SYMX_DEVICES_BOX_GEOMETRY_H_
-#define SYMX_DEVICES_BOX_GEOMETRY_H_
+#ifndef SYMX_DEVICES_GEOMETRY_BOX_GEOMETRY_H_
+#define SYMX_DEVICES_GEOMETRY_BOX_GEOMETRY_H_
 
 #include <math.h>
 
@@ -152,4 +152,4 @@ SYMX_HOST_DEVICE inline double MultiBoxBackgroundProb(const T* col, int64_t clas
 
 }  // namespace symx
 
-#endif  // SYMX_DEVICES_BOX_GEOMETRY_H_
+#endif  // SYMX_DEVICES_GEOMETRY_BOX_GEOMETRY_H_

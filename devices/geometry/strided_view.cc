@@ -1,4 +1,4 @@
-#include "devices/strided_view.h"
+#include "devices/geometry/strided_view.h"
 
 #include <utility>
 
@@ -104,15 +104,15 @@ absl::Status CropView(const KernelContext& ctx, const Shape& big, const Shape& s
   const Shape& S = small;
   if (B.ndim() != 4 || S.ndim() != 4 || B[0] != S[0] || B[1] != S[1] || S[2] > B[2] ||
       S[3] > B[3]) {
-    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": cannot crop ", S.ToString(),
-                                                   " out of ", B.ToString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.Where(), ": cannot crop ", S.ToString(), " out of ", B.ToString()));
   }
   int64_t oy = 0, ox = 0;
   CropOffset(ctx.param<CropParam>(), B[2], B[3], S[2], S[3], &oy, &ox);
   if (oy < 0 || ox < 0 || oy + S[2] > B[2] || ox + S[3] > B[3]) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ctx.Where(), ": offset (", oy, ", ", ox, ") puts the ", S[2], "x", S[3],
-                     " window outside ", B.ToString()));
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": offset (", oy, ", ", ox,
+                                                   ") puts the ", S[2], "x", S[3],
+                                                   " window outside ", B.ToString()));
   }
   v->dims = {S[0], S[1], S[2], S[3]};
   v->steps = StridesOf(B);

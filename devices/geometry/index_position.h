@@ -2,8 +2,8 @@
 // as MXNet 1.9.1 does (graph/ops/indexing.cc): for host and device code
 // alike (plain C++, compiled by nvcc for the GPU kernels too), so that the
 // CPU and GPU kernels of one_hot, pick, take and gather_nd agree exactly.
-#ifndef SYMX_DEVICES_INDEX_POSITION_H_
-#define SYMX_DEVICES_INDEX_POSITION_H_
+#ifndef SYMX_DEVICES_GEOMETRY_INDEX_POSITION_H_
+#define SYMX_DEVICES_GEOMETRY_INDEX_POSITION_H_
 
 #include <math.h>
 
@@ -63,4 +63,4 @@ inline std::string FormatIndexValue(double v) {
 
 }  // namespace symx
 
-#endif  // SYMX_DEVICES_INDEX_POSITION_H_
+#endif  // SYMX_DEVICES_GEOMETRY_INDEX_POSITION_H_

@@ -1,11 +1,11 @@
 // Pad's shapes checked once for every device's kernels (the per-axis map
-// itself is devices/pad_map.h, shared with device code).
-#ifndef SYMX_DEVICES_PAD_GEOMETRY_H_
-#define SYMX_DEVICES_PAD_GEOMETRY_H_
+// itself is devices/geometry/pad_map.h, shared with device code).
+#ifndef SYMX_DEVICES_GEOMETRY_PAD_GEOMETRY_H_
+#define SYMX_DEVICES_GEOMETRY_PAD_GEOMETRY_H_
 
 #include "absl/status/status.h"
+#include "devices/geometry/pad_map.h"
 #include "devices/kernel.h"
-#include "devices/pad_map.h"
 #include "graph/ops/tensor.h"
 
 namespace symx {
@@ -18,4 +18,4 @@ absl::Status CheckPadShapes(const KernelContext& ctx, const Shape& in, const Sha
 
 }  // namespace symx
 
-#endif  // SYMX_DEVICES_PAD_GEOMETRY_H_
+#endif  // SYMX_DEVICES_GEOMETRY_PAD_GEOMETRY_H_

@@ -5,8 +5,8 @@
 // A row holds the gates of one batch entry: lstm i, f, g, o; gru r, z, n;
 // a plain rnn its one gate, each `H` wide. T is the storage type, C the type
 // the math runs in (float for the GPU's float16/bfloat16, else T).
-#ifndef SYMX_DEVICES_RNN_CELL_H_
-#define SYMX_DEVICES_RNN_CELL_H_
+#ifndef SYMX_DEVICES_GEOMETRY_RNN_CELL_H_
+#define SYMX_DEVICES_GEOMETRY_RNN_CELL_H_
 
 #include <math.h>
 
@@ -105,9 +105,8 @@ SYMX_HOST_DEVICE inline void RnnCellForward(int kind, int64_t H, int64_t j, T* x
 // cell state at this and the previous step; hn: the gru's saved W_hn h + b_hn;
 // hp: the previous hidden state.
 template <typename T, typename C = T>
-SYMX_HOST_DEVICE inline void RnnCellBackward(int kind, int64_t H, int64_t j, const T* x, T c,
-                                             T cp, T hn, T hp, C dh, C dc, T* gx, T* gh, T* dhp,
-                                             T* dcp) {
+SYMX_HOST_DEVICE inline void RnnCellBackward(int kind, int64_t H, int64_t j, const T* x, T c, T cp,
+                                             T hn, T hp, C dh, C dc, T* gx, T* gh, T* dhp, T* dcp) {
   switch (kind) {
     case kRnnCellLstm: {
       const C i = C(x[j]), f = C(x[H + j]), g = C(x[2 * H + j]), o = C(x[3 * H + j]);
@@ -148,4 +147,4 @@ SYMX_HOST_DEVICE inline void RnnCellBackward(int kind, int64_t H, int64_t j, con
 
 }  // namespace symx
 
-#endif  // SYMX_DEVICES_RNN_CELL_H_
+#endif  // SYMX_DEVICES_GEOMETRY_RNN_CELL_H_
