@@ -157,12 +157,14 @@ class PendingSends {
 // What a cross-rank step (_send/_recv) needs: the bind's communicator, how
 // long one wait may take, where sends in flight are handed over, and a flag
 // the executor raises when another step of the run failed (a _recv then
-// stops waiting at once). Owned by the executor; KernelContext::rank_channel
-// points at it.
+// stops waiting at once). Two per executor: the plan's, which the _send/_recv
+// kernels' PrepareFn sees at Bind (communicators only), and the RunState's,
+// with `pending` and `cancel`, which every run's step contexts point at
+// (KernelContext::rank_channel).
 struct RankChannel {
   Communicator* comm = nullptr;
   // The bind's device communicator (NCCL for GPUs), when its transfers all
-  // run on one device of that kind per rank (MakeDeviceCommunicator); the
+  // run on one device of that kind per rank (ConnectDeviceCommunicator); the
   // device's _send/_recv kernels use it, else `comm` on host copies.
   Communicator* device_comm = nullptr;
   absl::Duration timeout = absl::Seconds(300);

@@ -1,6 +1,7 @@
 // Cross-rank transfers of GPU tensors (_send/_recv on gpu(N)) over NCCL, and
 // the NCCL device communicator a cross-rank bind makes for them
-// (RegisterDeviceCommunicator; executor/build_plan.cc decides when).
+// (RegisterDeviceCommunicator; the bind pass ConnectDeviceCommunicator,
+// executor/passes/device_communicator.cc, decides when).
 //
 // With the bind's NCCL communicator, nothing touches host memory and nothing
 // waits on the host:

@@ -7,7 +7,9 @@
 #include "executor/device_workers.h"
 #include "executor/exec_plan.h"
 #include "executor/executor.h"
+#include "executor/passes/passes.h"
 #include "executor/place.h"
+#include "executor/run_state.h"
 #include "graph/error.h"
 #include "graph/indexed_graph.h"
 #include "graph/infer_graph.h"
@@ -36,8 +38,10 @@ class ExecutorBuilder {
     if (options.shared_exec != nullptr) bind.pools = options.shared_exec->pools_;
     // The sharing executor may be destroyed first; only its pools are kept.
     exe->bind_options_.shared_exec = nullptr;
-    exe->plan_ = std::make_unique<ExecPlan>();
-    SYMX_RETURN_IF_ERROR(BuildPlan(symbol, &bind, exe->plan_.get(), &exe->outputs_, &exe->pools_));
+    auto plan = std::make_unique<ExecPlan>();
+    SYMX_RETURN_IF_ERROR(BuildPlan(symbol, &bind, plan.get(), &exe->outputs_, &exe->pools_));
+    exe->run_ = std::make_unique<RunState>(*plan);
+    exe->plan_ = std::move(plan);
     if (exe->plan_->devices.size() > 1) {
       exe->workers_ = std::make_unique<DeviceWorkers>(exe->plan_->devices.size());
     }

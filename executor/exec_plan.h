@@ -10,11 +10,13 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "devices/engine_options.h"
 #include "devices/kernel.h"
 #include "devices/tensor.h"
 #include "distributed/agreement.h"
 #include "distributed/communicator.h"
-#include "executor/executor.h"
+#include "executor/grad_req.h"
+#include "executor/memory_stats.h"
 #include "executor/plan_memory.h"
 #include "executor/ranks.h"
 #include "graph/indexed_graph.h"
@@ -57,8 +59,11 @@ struct Phase {
   std::vector<std::vector<uint32_t>> per_device;
 };
 
-// Everything Bind decided, immutable afterwards (except the step contexts'
-// is_train flag, set per call).
+// Everything Bind decided (executor/passes/), not changed afterwards (the
+// executor holds it const): what a run changes (is_train, the sends in
+// flight, the cancel flag) lives in the executor's RunState
+// (executor/run_state.h), which copies the step contexts. The tensors' data
+// and the kernels' prepared states are the run's to change.
 class ExecPlan {
  public:
   std::unique_ptr<IndexedGraph> graph;  // forward + backward, copies inserted
@@ -81,18 +86,14 @@ class ExecPlan {
   std::vector<MemoryStats> stats;  // per device slot
   size_t num_copies = 0;
   Symbol optimized;  // the forward graph as executed
-  // Cross-rank binds: the communicator, and the sends in flight that a phase
-  // waits for before it returns. `channel` points at both; _send/_recv steps
-  // point at `channel`.
+  // Cross-rank binds: the communicator, and the device communicator for
+  // transfers between GPUs of different ranks when every rank runs on one
+  // GPU (NCCL; see ConnectDeviceCommunicator). `channel` points at both for
+  // the _send/_recv kernels' PrepareFn at Bind; a run's steps point at the
+  // RunState's channel, which adds its pending sends and cancel flag.
   std::shared_ptr<Communicator> comm;
-  // Transfers between GPUs of different ranks, when every rank's run on one
-  // GPU (NCCL; see MakeDeviceCommunicator in build_plan.cc).
   std::shared_ptr<Communicator> device_comm;
   absl::Duration comm_timeout;
-  PendingSends pending;
-  // Raised when a step of the current run fails, so that _recv steps on the
-  // other devices stop waiting.
-  std::atomic<bool> cancel{false};
   RankChannel channel;
 };
 
@@ -119,16 +120,6 @@ struct ResolvedBind {
   // per item: the ranks agree on it before anything else.
   std::vector<std::string> request;
 };
-
-// Builds the plan.
-// Fills `outputs` with the forward output tensors, `pools` with the pool of
-// every device the plan uses, and allocates the gradients `allocate_grad` asks
-// for into bind->grads.
-absl::Status BuildPlan(const Symbol& symbol, ResolvedBind* bind, ExecPlan* plan,
-                       std::vector<Tensor>* outputs, PoolMap* pools);
-
-// dst += src, elementwise (same size).
-absl::Status AccumulateInto(const Tensor& src, const Tensor& dst);
 
 }  // namespace symx
 

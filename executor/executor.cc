@@ -12,6 +12,7 @@
 #include "devices/layout.h"
 #include "executor/device_workers.h"
 #include "executor/exec_plan.h"
+#include "executor/run_state.h"
 #include "graph/error.h"
 #include "graph/op.h"
 
@@ -60,10 +61,12 @@ struct RunHooks {
   GradientReadyCallback gradient_ready;
 };
 
-absl::Status RunStep(Step& step, bool is_train, const IndexedGraph& g, const RunHooks& hooks) {
-  step.ctx.is_train = is_train;
+// `ctx` is the step's context in the executor's RunState.
+absl::Status RunStep(const Step& step, KernelContext& ctx, bool is_train, const IndexedGraph& g,
+                     const RunHooks& hooks) {
+  ctx.is_train = is_train;
   if (hooks.monitor && hooks.monitor_all) ReportInputs(step, g, hooks.monitor);
-  SYMX_RETURN_IF_ERROR(step.kernel->fn(step.ctx));
+  SYMX_RETURN_IF_ERROR(step.kernel->fn(ctx));
   for (const auto& [dst, src] : step.accumulate) SYMX_RETURN_IF_ERROR(AccumulateInto(src, dst));
   // A GPU's kernels are only enqueued: what another device's worker or a
   // gradient-ready callback reads next must have run. (Host reads of GPU
@@ -80,12 +83,12 @@ absl::Status RunStep(Step& step, bool is_train, const IndexedGraph& g, const Run
 }
 
 // Shared by the device workers of one multi-device run.
-struct RunState {
+struct PhaseSync {
   std::mutex mu;
   std::condition_variable cv;
   std::vector<char> done;  // per step, for steps other devices wait on
   std::atomic<bool> failed{false};
-  std::atomic<bool>* cancel = nullptr;  // the plan's: stops _recv waits on other devices
+  std::atomic<bool>* cancel = nullptr;  // the RunState's: stops _recv waits on other devices
   absl::Status error;                   // the first failure, under mu
   std::exception_ptr exception;         // or the first exception (a monitor callback's), under mu
   std::mutex monitor_mu;                // the user's callback is called from one thread at a time
@@ -93,8 +96,8 @@ struct RunState {
 
 // Runs one device's steps in order, waiting where a step reads another
 // device's value; the first failure stops every device.
-void RunDeviceSteps(Phase& phase, size_t slot, bool is_train, const IndexedGraph& g,
-                    const RunHooks& hooks, RunState* state) {
+void RunDeviceSteps(const Phase& phase, std::vector<KernelContext>& contexts, size_t slot,
+                    bool is_train, const IndexedGraph& g, const RunHooks& hooks, PhaseSync* state) {
   // The gradient-ready callback is thread-safe by contract; the monitor is
   // the user's and gets one call at a time.
   RunHooks locked = hooks;
@@ -105,7 +108,7 @@ void RunDeviceSteps(Phase& phase, size_t slot, bool is_train, const IndexedGraph
     };
   }
   for (uint32_t index : phase.per_device[slot]) {
-    Step& step = phase.steps[index];
+    const Step& step = phase.steps[index];
     if (!step.waits.empty()) {
       std::unique_lock<std::mutex> lock(state->mu);
       state->cv.wait(lock, [&] {
@@ -119,7 +122,7 @@ void RunDeviceSteps(Phase& phase, size_t slot, bool is_train, const IndexedGraph
     }
     absl::Status s;
     try {
-      s = RunStep(step, is_train, g, locked);
+      s = RunStep(step, contexts[index], is_train, g, locked);
     } catch (...) {
       // Raised again on the calling thread once every device has stopped.
       std::lock_guard<std::mutex> lock(state->mu);
@@ -145,35 +148,40 @@ void RunDeviceSteps(Phase& phase, size_t slot, bool is_train, const IndexedGraph
   }
 }
 
-absl::Status RunSteps(Phase& phase, bool is_train, const IndexedGraph& g, const RunHooks& hooks,
-                      DeviceWorkers* workers, std::atomic<bool>* cancel) {
+absl::Status RunSteps(const Phase& phase, std::vector<KernelContext>& contexts, bool is_train,
+                      const IndexedGraph& g, const RunHooks& hooks, DeviceWorkers* workers,
+                      std::atomic<bool>* cancel) {
   if (workers == nullptr) {
-    for (Step& step : phase.steps) SYMX_RETURN_IF_ERROR(RunStep(step, is_train, g, hooks));
+    for (size_t i = 0; i < phase.steps.size(); ++i) {
+      SYMX_RETURN_IF_ERROR(RunStep(phase.steps[i], contexts[i], is_train, g, hooks));
+    }
     return absl::OkStatus();
   }
-  RunState state;
+  PhaseSync state;
   state.cancel = cancel;
   state.done.assign(phase.steps.size(), 0);
-  workers->RunAll([&](size_t slot) { RunDeviceSteps(phase, slot, is_train, g, hooks, &state); });
+  workers->RunAll(
+      [&](size_t slot) { RunDeviceSteps(phase, contexts, slot, is_train, g, hooks, &state); });
   if (state.exception) std::rethrow_exception(state.exception);
   return state.error;
 }
 
 // Runs a phase; in a cross-rank plan it returns once the sends its _send
 // steps started have completed, as the values they read may change next.
-absl::Status RunPhase(Phase& phase, bool is_train, ExecPlan& plan, const RunHooks& hooks,
-                      DeviceWorkers* workers) {
+absl::Status RunPhase(const Phase& phase, bool is_train, const ExecPlan& plan, RunState& run,
+                      const RunHooks& hooks, DeviceWorkers* workers) {
   absl::Status s;
-  plan.cancel.store(false);
+  run.cancel.store(false);
   // A peer that failed or hung would make waiting for sends to it futile.
   // A device communicator (NCCL) is aborted too: a device stream may be
   // blocked on a receive that will never come, and only the abort ends it.
   auto give_up = [&](const absl::Status& why) {
-    plan.pending.Clear();
+    run.pending.Clear();
     if (plan.device_comm != nullptr) plan.device_comm->Abort(why);
   };
   try {
-    s = RunSteps(phase, is_train, *plan.graph, hooks, workers, &plan.cancel);
+    s = RunSteps(phase, run.contexts(phase, plan), is_train, *plan.graph, hooks, workers,
+                 &run.cancel);
   } catch (const std::exception& e) {
     give_up(absl::InternalError(e.what()));
     throw;
@@ -185,7 +193,7 @@ absl::Status RunPhase(Phase& phase, bool is_train, ExecPlan& plan, const RunHook
     give_up(s);
     return s;
   }
-  s = plan.pending.WaitAll(plan.comm_timeout);
+  s = run.pending.WaitAll(plan.comm_timeout);
   if (!s.ok()) give_up(s);
   return s;
 }
@@ -268,7 +276,7 @@ void Executor::Forward(bool is_train, const std::map<std::string, Tensor>& input
       }
     }
   }
-  ThrowIfError(RunPhase(plan_->forward, is_train, *plan_, {monitor_, monitor_all_, nullptr},
+  ThrowIfError(RunPhase(plan_->forward, is_train, *plan_, *run_, {monitor_, monitor_all_, nullptr},
                         workers_.get()));
 }
 
@@ -298,8 +306,8 @@ void Executor::Backward(const std::vector<Tensor>& head_grads) {
     }
     ThrowIfError(CopyTensor(head_grads[i], dst));
   }
-  ThrowIfError(RunPhase(plan_->backward, true, *plan_, {monitor_, monitor_all_, gradient_ready_},
-                        workers_.get()));
+  ThrowIfError(RunPhase(plan_->backward, true, *plan_, *run_,
+                        {monitor_, monitor_all_, gradient_ready_}, workers_.get()));
 }
 
 void Executor::Backward(const std::map<std::string, Tensor>& head_grads) {

@@ -51,11 +51,13 @@
 #include "devices/engine_options.h"
 #include "devices/tensor.h"
 #include "executor/grad_req.h"
+#include "executor/memory_stats.h"
 #include "graph/symbol.h"
 
 namespace symx {
 
 class ExecPlan;
+struct RunState;
 class DeviceWorkers;
 struct MemoryPool;
 class Communicator;  // distributed/communicator.h
@@ -111,15 +113,6 @@ struct SimpleBindOptions {
   std::shared_ptr<Communicator> comm;
   absl::Duration comm_timeout = absl::Seconds(300);
   EngineOptions engine;
-};
-
-// Bytes per device.
-struct MemoryStats {
-  Context ctx;
-  size_t planned_bytes = 0;    // intermediate blocks + workspace in the plan
-  size_t no_reuse_bytes = 0;   // what intermediates would take with no reuse or in-place
-  size_t allocated_bytes = 0;  // device memory this executor allocated (pool hits excluded)
-  size_t array_bytes = 0;      // bound argument/gradient/aux/head-gradient arrays
 };
 
 using MonitorCallback = std::function<void(const std::string& name, const Tensor& value)>;
@@ -208,7 +201,8 @@ class Executor {
   std::vector<std::string> arg_names_, aux_names_, output_names_;
   std::vector<Tensor> arg_arrays_, grad_arrays_, aux_arrays_, outputs_;
   std::vector<GradReq> grad_reqs_;
-  std::unique_ptr<ExecPlan> plan_;
+  std::unique_ptr<const ExecPlan> plan_;  // immutable after Bind
+  std::unique_ptr<RunState> run_;         // what Forward/Backward change
   std::map<Context, std::shared_ptr<MemoryPool>> pools_;
   std::unique_ptr<DeviceWorkers> workers_;  // multi-device plans only
   BindOptions bind_options_;
