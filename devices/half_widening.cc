@@ -81,7 +81,9 @@ absl::Status Run(const KernelContext& ctx) {
     return absl::InternalError(absl::StrCat(ctx.Where(), ": half widening was not prepared"));
   }
   KernelContext& wide = state->wide;
+  // As the run has it (the executor's RunState), not as Prepare saw it.
   wide.is_train = ctx.is_train;
+  wide.rank_channel = ctx.rank_channel;
   // Slots that are not widened are the step's own tensors this call.
   for (size_t i = 0; i < ctx.inputs.size(); ++i) {
     if (state->wide_in[i]) {

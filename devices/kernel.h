@@ -21,7 +21,9 @@
 //   filled in; what it builds there (oneDNN primitives, reordered layouts) it
 //   keeps in `state`, which Forward/Backward then only execute. A prepared
 //   kernel must still read every input afresh on each call: bound arrays may
-//   be written between calls.
+//   be written between calls. The run's context is not the one Prepare saw
+//   (the executor runs copies, executor/run_state.h): a state holding a
+//   nested context takes is_train and rank_channel from each call's.
 // - Channels-last: the plan may store a value (forward or gradient) between
 //   two kernels that both declare it (ChannelsLastFn) with the
 //   channel axis last (NCHW data as NHWC, same bytes); `in_channels_last` /

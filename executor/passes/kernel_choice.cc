@@ -2,6 +2,9 @@
 #include <iostream>
 #include <mutex>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "devices/half_widening.h"
@@ -48,7 +51,7 @@ absl::Status ChooseKernels(BindState* s) {
       if (const KernelInfo* wide = HalfWideningKernel(node.op()->name(), dtypes)) k = wide;
     }
     if (k == nullptr) {
-      SYMX_ASSIGN_OR_RETURN(Device * device, GetDevice(c));
+      SYMX_ASSIGN_OR_RETURN(Device * device, GetDevice(RankView::Local(c)));
       if (!device->host_memory() && s->bind.engine.host_fallback) {
         k = HostFallbackKernel(node.op()->name());
         if (k != nullptr) NoteHostFallback(node, c);

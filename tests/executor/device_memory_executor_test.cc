@@ -10,15 +10,17 @@
 #include <map>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "data_parallel/gradient_reducer.h"
 #include "devices/cpu/cpu_device.h"
 #include "devices/device.h"
 #include "devices/host_fallback.h"
 #include "devices/kernel.h"
 #include "devices/tensor.h"
 #include "distributed/communicator.h"
-#include "data_parallel/gradient_reducer.h"
+#include "distributed/inprocess_communicator.h"
 #include "executor/executor.h"
 #include "graph/error.h"
 #include "graph/scope.h"
@@ -63,9 +65,10 @@ const Context kFake{DeviceType::kCPUShared, 0, -1};
 
 // Ops the fake device has no kernel for, so binds there take the host
 // fallback (devices/host_fallback.h): BatchNorm mutates aux states, LayerNorm
-// does not.
-const std::set<std::string> kNoDeviceKernel = {"BatchNorm", "_backward_BatchNorm", "LayerNorm",
-                                               "_backward_LayerNorm"};
+// does not; _send/_recv run on host copies over the bind's communicator, as
+// on a GPU that two ranks share.
+const std::set<std::string> kNoDeviceKernel = {
+    "BatchNorm", "_backward_BatchNorm", "LayerNorm", "_backward_LayerNorm", "_send", "_recv"};
 
 // The fake device runs the CPU kernels, with cpu(0)'s thread count (the CPU
 // GEMMs' blocking, and so their bits, depend on it).
@@ -318,6 +321,68 @@ TEST(DeviceMemoryExecutorTest, GradientReducerSumsDeviceGradientsThroughTheRegis
     ASSERT_EQ(got.size(), single.size());
     for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], 2 * single[i]) << i;
   }
+}
+
+// A graph split over two ranks (threads on in-process communicators), each
+// on its own fake device: the _send/_recv steps run through the host
+// fallback, whose prepared state must take each run's channel (the
+// executor's RunState, with its pending sends and cancel flag), not the one
+// it was prepared with. Forward and Backward twice, against one process.
+TEST(DeviceMemoryExecutorTest, CrossRankTransfersRunThroughTheHostFallback) {
+  ASSERT_TRUE(RegisterFakeGpu());
+  Symbol data = Symbol::Variable("data");
+  Symbol net;
+  {
+    AttrScope scope(AttrMap{{"ctx_group", "dev1"}});
+    net = OpCall("tanh").Name("t").Input(data * 3.0).Build();
+  }
+  {
+    AttrScope scope(AttrMap{{"ctx_group", "dev2"}});
+    net = OpCall("exp").Name("e").Input(net).Build();
+  }
+  const Shape shape{2, 3};
+  const Tensor value = Tensor::FromVector(shape, {0.1, -0.2, 0.3, -0.4, 0.5, -0.6});
+  const Tensor head = Tensor::FromVector(shape, std::vector<double>(6, 1.0));
+  auto single = Executor::Bind(
+      net, {}, {value}, std::vector<Tensor>{ValueOrThrow(Tensor::Zeros(shape, DType::kFloat32))});
+  single->Forward(true);
+  single->Backward({head});
+  const std::vector<double> want_out = single->outputs()[0].ToDoubles();
+  const std::vector<double> want_grad = single->grad_arrays()[0].ToDoubles();
+
+  std::vector<std::shared_ptr<Communicator>> group = CreateInProcessGroup(2);
+  std::vector<std::string> failures(2);
+  auto rank = [&](int r) {
+    try {
+      const Context dev1{DeviceType::kCPUShared, 0, 0}, dev2{DeviceType::kCPUShared, 1, 1};
+      std::vector<Tensor> args(1), grads(1);
+      if (r == 0) {
+        args[0] = ValueOrThrow(CopyToNew(value, kFake, DType::kFloat32));
+        grads[0] = ValueOrThrow(Tensor::Zeros(shape, DType::kFloat32, kFake));
+      }
+      BindOptions o{.ctx = dev1, .group2ctx = {{"dev1", dev1}, {"dev2", dev2}}};
+      o.comm = group[r];
+      o.comm_timeout = absl::Seconds(10);
+      auto exe = Executor::Bind(net, o, args, grads);
+      for (int step = 0; step < 2; ++step) {
+        exe->Forward(true);
+        // The head gradient is copied on the rank that holds the output.
+        exe->Backward({head});
+        if (r == 1) {
+          EXPECT_EQ(exe->outputs()[0].ToDoubles(), want_out) << "step " << step;
+        } else {
+          EXPECT_EQ(exe->grad_arrays()[0].ToDoubles(), want_grad) << "step " << step;
+        }
+      }
+    } catch (const std::exception& e) {
+      failures[r] = e.what();
+    }
+  };
+  std::thread other(rank, 1);
+  rank(0);
+  other.join();
+  EXPECT_EQ(failures[0], "");
+  EXPECT_EQ(failures[1], "");
 }
 
 }  // namespace
