@@ -35,8 +35,10 @@ struct BindState {
   std::vector<Tensor>* outputs;
   PoolMap* pools_out;
 
-  // CollectVariables: the user's forward graph and its variables.
+  // CollectVariables: the user's forward graph and its variables; the bind
+  // context (global: with its rank in a cross-rank bind).
   std::unique_ptr<IndexedGraph> fwd;
+  Context bind_ctx;
   std::vector<const Node*> arg_vars, aux_vars;
   std::vector<std::string> arg_names, aux_names;
   // LocateArrayHomes: where every bound array lives (every rank's).
@@ -50,9 +52,8 @@ struct BindState {
   std::vector<size_t> x_arg;
   std::vector<NodePtr> head_vars;
   GradientOrigins origins;
-  // PlaceAndPartition: the bind context (global); the forward outputs and
-  // the argument / aux node ids in plan.graph.
-  Context bind_ctx;
+  // PlaceAndPartition: the forward outputs and the argument / aux node ids
+  // in plan.graph.
   std::vector<NodeEntry> placed_fwd;
   std::vector<uint32_t> arg_nodes, aux_nodes;
   // AssignDeviceSlots: per node id, its index in plan.devices (-1: a

@@ -76,7 +76,6 @@ absl::Status PlanDeviceMemory(BindState* s) {
     mopt.pool_blocks = PoolBlockBytes(*pool);
     plan.memory[slot] = PlanMemory(g, plan.shapes, plan.types, mopt);
     std::vector<std::shared_ptr<Storage>> blocks;
-    s->stats[c].ctx = c;
     SYMX_RETURN_IF_ERROR(AssignBlocks(plan.memory[slot], pool.get(), s->devices[slot], &blocks,
                                       &s->new_blocks[slot], &s->stats[c].allocated_bytes));
     for (size_t e = 0; e < g.num_entries(); ++e) {

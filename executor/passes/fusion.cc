@@ -11,7 +11,7 @@ namespace {
 bool FusionApplies(const BindState& s) {
   const ResolvedBind& bind = s.bind;
   if (!bind.engine.fusion || !cpu::CpuFusionPays(bind.engine)) return false;
-  if (s.ranks().FromOption(bind.ctx).type != DeviceType::kCPU) return false;
+  if (s.bind_ctx.type != DeviceType::kCPU) return false;
   for (const auto& [group, c] : bind.group2ctx) {
     if (c.type != DeviceType::kCPU) return false;
   }

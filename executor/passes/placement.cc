@@ -31,7 +31,6 @@ absl::Status CheckGradientHomes(const BindState& s, const IndexedGraph& g0,
 absl::Status PlaceAndPartition(BindState* s) {
   const RankView& ranks = s->ranks();
   ExecPlan& plan = s->plan;
-  s->bind_ctx = ranks.FromOption(s->bind.ctx);
   const size_t num_fwd = s->num_forward_outputs();
   {
     IndexedGraph g0(s->full_outputs);

@@ -36,6 +36,7 @@ absl::Status CollectVariables(BindState* s) {
     }
   }
   s->bind.allocate_grad.resize(s->arg_vars.size(), false);
+  s->bind_ctx = s->ranks().FromOption(s->bind.ctx);
   return absl::OkStatus();
 }
 

@@ -114,9 +114,13 @@ inline void RunOnRanks(int n, const std::function<void(int, std::shared_ptr<Comm
 }
 
 // Makes `b` rank `r` of a cross-rank bind over `comm`, with `rendezvous`
-// (which must outlive the passes) for its collective steps.
+// (which must outlive the passes) for its collective steps. The arrays are
+// rank 0's: other ranks bind none.
 inline void MakeCrossRank(PassBind* b, int r, const std::shared_ptr<Communicator>& comm,
                           Rendezvous* rendezvous) {
+  if (r != 0) {
+    for (Tensor& t : b->bind.args) t = Tensor();
+  }
   b->bind.ranks.self = r;
   b->bind.ranks.size = comm->size();
   b->bind.comm = comm;
@@ -144,6 +148,13 @@ inline Symbol TwoGroups() {
     sum = OpCall("elemwise_add").Name("sum").Input(prod).Input(a);
   }
   return sum;
+}
+
+// TwoGroups' group2ctx across ranks: dev1 on rank 0's cpu(0), dev2 on rank 1's.
+inline std::map<std::string, Context> TwoGroupsOverTwoRanks() {
+  Context rank1 = Context::CPU(0);
+  rank1.rank = 1;
+  return {{"dev1", Context::CPU(0)}, {"dev2", rank1}};
 }
 
 }  // namespace testing

@@ -34,9 +34,6 @@ std::vector<absl::Status> TwoRanksThrough(const std::string& pass,
         OpCall("FullyConnected").Name("fc").Attr("num_hidden", "3").Input(Symbol::Variable("x"));
     Symbol net = OpCall("Activation").Name("act").Attr("act_type", act[r]).Input(fc);
     PassBind b(net, {{"x", Shape{2, 4}}}, GradReq::kNull);
-    if (r != 0) {
-      for (Tensor& t : b.bind.args) t = Tensor();
-    }
     Rendezvous rendezvous(*comm, "bind", absl::Seconds(30));
     MakeCrossRank(&b, r, comm, &rendezvous);
     b.bind.request = {request[r]};

@@ -35,14 +35,9 @@ TEST(RunState, CopiesEveryStepContextPerPhase) {
 TEST(RunState, TransferStepsUseTheRunsChannel) {
   RunOnRanks(2, [&](int r, std::shared_ptr<Communicator> comm) {
     PassBind b(testing::TwoGroups(), {{"a", Shape{4}}, {"b", Shape{4}}}, GradReq::kNull);
-    if (r != 0) {
-      for (Tensor& t : b.bind.args) t = Tensor();
-    }
     Rendezvous rendezvous(*comm, "bind", absl::Seconds(30));
     testing::MakeCrossRank(&b, r, comm, &rendezvous);
-    Context rank1 = Context::CPU(0);
-    rank1.rank = 1;
-    b.bind.group2ctx = {{"dev1", Context::CPU(0)}, {"dev2", rank1}};
+    b.bind.group2ctx = testing::TwoGroupsOverTwoRanks();
     ASSERT_TRUE(BuildPlan(b.symbol, &b.bind, &b.plan, &b.outputs, &b.pools).ok());
     RunState run(b.plan);
     EXPECT_EQ(run.channel.comm, comm.get());
