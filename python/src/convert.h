@@ -74,6 +74,7 @@ void RegisterTensor(py::module_& m);
 void RegisterSymbol(py::module_& m);
 void RegisterExecutor(py::module_& m);
 void RegisterTrain(py::module_& m);
+void RegisterImperative(py::module_& m);
 
 }  // namespace symx::python
 

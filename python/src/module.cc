@@ -55,6 +55,7 @@ PYBIND11_MODULE(_symx, m) {
   RegisterSymbol(m);
   RegisterExecutor(m);
   RegisterTrain(m);
+  RegisterImperative(m);
 }
 
 }  // namespace symx::python

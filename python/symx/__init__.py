@@ -15,12 +15,14 @@ from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus
 from . import ndarray
 from . import symbol
 from . import _ops
+from . import _nd_ops
 from .attribute import AttrScope
 from . import name
 from . import random
 from . import executor
 from .executor import Executor
 from . import initializer
+from . import lr_scheduler
 from . import optimizer
 from . import metric
 from . import io
@@ -34,18 +36,28 @@ init = initializer
 mod = module
 
 
-def _op_submodules():
+def _op_submodules(package, short, groups):
+    """mx.sym.contrib, mx.nd.linalg, ...: a module per op group, filled by
+    the op lists (MXNet files prefixed ops there: mx.sym.contrib.box_nms is
+    _contrib_box_nms)."""
     subs = {}
-    for group in ("contrib", "linalg", "random", "image", "_internal"):
-        full = "%s.symbol.%s" % (__name__, group)
-        sub = _types.ModuleType(full, "mx.sym.%s: the registry's ops filed under %s" % (group, group))
+    for group in groups:
+        full = "%s.%s.%s" % (__name__, package.__name__.rsplit(".", 1)[-1], group)
+        sub = _types.ModuleType(full, "mx.%s.%s: the registry's ops filed under %s"
+                                % (short, group, group))
         _sys.modules[full] = sub
-        setattr(symbol, group, sub)
+        setattr(package, group, sub)
         subs[group] = sub
     return subs
 
 
-_ops.populate(symbol, _op_submodules())
+_GROUPS = ("contrib", "linalg", "random", "image", "_internal")
+_ops.populate(symbol, _op_submodules(symbol, "sym", _GROUPS))
 _ops.add_fluent_methods(symbol.Symbol, symbol)
+# mx.nd: the same ops, run at once; mx.nd.op holds every one of them. The
+# Python functions MXNet also has (zeros, array, ...) stay as they are.
+_nd_ops.populate(ndarray, _op_submodules(ndarray, "nd", _GROUPS + ("op",)),
+                 keep=set(ndarray.__all__))
+_ops.add_fluent_methods(ndarray.NDArray, ndarray)
 
 __version__ = "1.9.1+symx"

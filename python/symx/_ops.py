@@ -30,15 +30,9 @@ def call(op_name, *args, **kwargs):
     from .symbol import Symbol
     name = kwargs.pop("name", None)
     attr = kwargs.pop("attr", None)
-    positional, named, attrs = [], [], {}
-    for a in args:
-        if isinstance(a, Symbol):
-            positional.append(a._s)
-        elif isinstance(a, (list, tuple)) and a and all(isinstance(s, Symbol) for s in a):
-            positional.extend(s._s for s in a)
-        else:
-            raise TypeError("%s: positional arguments must be symbols, got %s; give attributes "
-                            "as keyword arguments" % (op_name, type(a).__name__))
+    positional = [a._s for a in split_args(op_name, args, kwargs,
+                                           lambda a: isinstance(a, Symbol))]
+    named, attrs = [], {}
     for k, v in kwargs.items():
         if isinstance(v, Symbol):
             named.append((k, v._s))
@@ -49,34 +43,41 @@ def call(op_name, *args, **kwargs):
     return Symbol(_core.call_op(op_name, name or "", positional, named, attrs))
 
 
-def _make_function(op_name, description, inputs):
+def _make_function(op_name, description, inputs, caller, what):
     def fn(*args, **kwargs):
-        return call(op_name, *args, **kwargs)
+        return caller(op_name, *args, **kwargs)
     fn.__name__ = op_name
     fn.__qualname__ = op_name
     lines = [description or op_name, ""]
     if inputs:
         lines.append("Inputs: " + ", ".join(inputs))
     else:
-        lines.append("Inputs: depend on the attributes (list_arguments() of the result names them)")
-    lines += ["", "Attributes are keyword arguments (MXNet's names); name= names the node,",
-              "attr= adds node attributes (e.g. {'ctx_group': 'dev1'})."]
+        lines.append("Inputs: depend on the attributes")
+    lines += ["", what]
     fn.__doc__ = "\n".join(lines)
     return fn
 
 
-def populate(module, submodules):
+_SYMBOL_DOC = ("Attributes are keyword arguments (MXNet's names); name= names the node,\n"
+               "attr= adds node attributes (e.g. {'ctx_group': 'dev1'}).")
+
+
+def populate(module, submodules, caller=None, what=_SYMBOL_DOC, keep=()):
     """Adds a function for every registered op (and alias) to ``module``.
 
     ``submodules``: prefix group name ("contrib", ..., "_internal") -> module
-    to add the prefixed ops to under their short names.
+    to add the prefixed ops to under their short names. ``caller(op_name,
+    *args, **kwargs)`` applies the op (default: composes a symbol); ``what``
+    ends each docstring; names in ``keep`` are left as the module has them.
     """
+    caller = caller or call
     for name, aliases, description, inputs, is_backward in _core.list_ops():
         if is_backward or name in _ENGINE_ONLY:
             continue
-        fn = _make_function(name, description, inputs)
+        fn = _make_function(name, description, inputs, caller, what)
         for spelling in [name] + list(aliases):
-            setattr(module, spelling, fn)
+            if spelling not in keep:
+                setattr(module, spelling, fn)
             for prefix, group in _PREFIXES.items():
                 if spelling.startswith(prefix):
                     setattr(submodules[group], spelling[len(prefix):], fn)
@@ -84,54 +85,83 @@ def populate(module, submodules):
             else:
                 if spelling.startswith("_"):
                     setattr(submodules["_internal"], spelling, fn)
+            if "op" in submodules:
+                setattr(submodules["op"], spelling, fn)
 
 
-# MXNet's fluent Symbol methods (x.reshape((0, -1)), x.sum(axis=1), ...): the
-# op applied to the symbol, with the op's leading attributes accepted
-# positionally as MXNet's generated signatures allow.
-_FLUENT = {
-    "reshape": ["shape"], "repeat": ["repeats"], "pad": ["mode", "pad_width"],
-    "swapaxes": ["dim1", "dim2"], "split": ["num_outputs"], "slice": ["begin", "end"],
+# Attributes MXNet's generated signatures let a caller give positionally,
+# after the inputs (mx.nd.clip(x, 0, 1), mx.sym.Dropout(x, 0.5),
+# x.reshape((0, -1))), in the order of MXNet's parameter declarations; by
+# canonical op name.
+_POSITIONAL = {
+    "Reshape": ["shape"], "repeat": ["repeats"], "Pad": ["mode", "pad_width"],
+    "SwapAxis": ["dim1", "dim2"], "SliceChannel": ["num_outputs"], "slice": ["begin", "end"],
     "slice_axis": ["axis", "begin", "end"], "one_hot": ["depth"], "sort": ["axis"],
     "topk": ["axis"], "argsort": ["axis"], "argmax": ["axis"], "argmin": ["axis"],
     "clip": ["a_min", "a_max"], "expand_dims": ["axis"], "tile": ["reps"],
-    "transpose": ["axes"], "flip": ["axis"], "sum": ["axis"], "mean": ["axis"],
+    "transpose": ["axes"], "reverse": ["axis"], "sum": ["axis"], "mean": ["axis"],
     "max": ["axis"], "min": ["axis"], "squeeze": ["axis"], "softmax": ["axis"],
-    "log_softmax": ["axis"], "softmin": ["axis"], "take": [], "pick": [], "slice_like": [],
+    "log_softmax": ["axis"], "softmin": ["axis"], "Cast": ["dtype"], "Dropout": ["p"],
+    "Activation": ["act_type"], "LeakyReLU": ["act_type", "slope"], "Flatten": [],
+    "_full": ["shape", "value"], "_zeros": ["shape"], "_ones": ["shape"],
 }
-_FLUENT_UNARY = [
-    "zeros_like", "ones_like", "argmax_channel", "abs", "sign", "flatten", "diag", "round",
-    "rint", "fix", "floor", "ceil", "trunc", "sin", "cos", "tan", "arcsin", "arccos", "arctan",
-    "degrees", "radians", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "exp", "expm1",
-    "log", "log10", "log2", "log1p", "sqrt", "rsqrt", "cbrt", "rcbrt", "square", "reciprocal",
-    "relu", "sigmoid",
-]
 
 
-def _fluent(op_name, positional_attrs):
-    def method(self, *args, **kwargs):
-        from .symbol import Symbol
-        inputs = [a for a in args if isinstance(a, Symbol)]
-        values = [a for a in args if not isinstance(a, Symbol)]
-        if len(values) > len(positional_attrs):
-            raise TypeError("%s() takes at most %d positional attribute(s) (%s), got %d"
-                            % (op_name, len(positional_attrs), ", ".join(positional_attrs),
-                               len(values)))
-        for key, value in zip(positional_attrs, values):
+def split_args(op_name, args, kwargs, is_input):
+    """The inputs among ``args`` (arrays or symbols, or lists of them); the
+    other values become the op's positional attributes in ``kwargs``."""
+    inputs, values = [], []
+    for a in args:
+        if is_input(a):
+            inputs.append(a)
+        elif isinstance(a, (list, tuple)) and a and all(is_input(x) for x in a):
+            inputs.extend(a)
+        else:
+            values.append(a)
+    if values:
+        names = _POSITIONAL.get(op_name, [])
+        if len(values) > len(names):
+            raise TypeError("%s() takes at most %d positional attribute(s) after its inputs "
+                            "(%s), got %d (%s): give attributes as keyword arguments"
+                            % (op_name, len(names), ", ".join(names) or "none", len(values),
+                               ", ".join(type(v).__name__ for v in values)))
+        for key, value in zip(names, values):
             if key in kwargs:
                 raise TypeError("%s() got multiple values for %s" % (op_name, key))
             kwargs[key] = value
-        return call(op_name, self, *inputs, **kwargs)
-    method.__name__ = op_name
-    method.__doc__ = "Fluent form of mx.sym.%s with this symbol as its first input." % op_name
+    return inputs
+
+
+# MXNet's fluent methods (x.reshape((0, -1)), x.sum(axis=1), ...): the op
+# applied to the symbol or array, with its positional attributes as above.
+_FLUENT = [
+    "reshape", "repeat", "pad", "swapaxes", "split", "slice", "slice_axis", "one_hot", "sort",
+    "topk", "argsort", "argmax", "argmin", "clip", "expand_dims", "tile", "transpose", "flip",
+    "sum", "mean", "max", "min", "squeeze", "softmax", "log_softmax", "softmin", "take", "pick",
+    "slice_like", "zeros_like", "ones_like", "argmax_channel", "abs", "sign", "flatten", "diag",
+    "round", "rint", "fix", "floor", "ceil", "trunc", "sin", "cos", "tan", "arcsin", "arccos",
+    "arctan", "degrees", "radians", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "exp",
+    "expm1", "log", "log10", "log2", "log1p", "sqrt", "rsqrt", "cbrt", "rcbrt", "square",
+    "reciprocal", "relu", "sigmoid", "broadcast_to", "broadcast_like", "reshape_like",
+    "nansum", "prod", "nanprod", "norm", "shape_array", "size_array", "split_v2",
+    "depth_to_space", "space_to_depth", "log_sigmoid", "mish", "erf", "erfinv", "gamma", "gammaln",
+]
+
+
+def _fluent(fn, method_name):
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+    method.__name__ = method_name
+    method.__doc__ = "Fluent form of %s with this object as its first input." % fn.__name__
     return method
 
 
-def add_fluent_methods(symbol_class, module):
-    """Adds the fluent methods whose op the registry has; ``astype`` is Cast."""
-    table = dict(_FLUENT)
-    table.update({name: [] for name in _FLUENT_UNARY})
-    for name, positional in table.items():
-        if hasattr(module, name) and not hasattr(symbol_class, name):
-            setattr(symbol_class, name, _fluent(name, positional))
-    symbol_class.astype = _fluent("Cast", ["dtype"])
+def add_fluent_methods(cls, module):
+    """Adds to ``cls`` the fluent methods whose op ``module`` has (and that
+    ``cls`` does not define itself); ``astype`` is Cast where not defined."""
+    for name in _FLUENT:
+        fn = getattr(module, name, None)
+        if fn is not None and name not in cls.__dict__:
+            setattr(cls, name, _fluent(fn, name))
+    if "astype" not in cls.__dict__:
+        cls.astype = _fluent(module.Cast, "astype")

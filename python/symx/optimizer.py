@@ -1,11 +1,17 @@
 """mx.optimizer: SGD (momentum, weight decay) and Adam, updated by the engine.
 
+A learning-rate schedule (``lr_scheduler=``, mx.lr_scheduler) sets the
+engine's rate before each update from the update count, as MXNet's
+optimizers read it.
+
 The update rules and their state are the engine's (train/optimizer.h);
 this module keeps MXNet's constructor arguments and its per-parameter
 multipliers: lr_mult/wd_mult from set_lr_mult/set_wd_mult and from the
 symbol's ``__lr_mult__``/``__wd_mult__`` attributes, and weight decay only on
 *_weight and *_gamma unless a multiplier says otherwise.
 """
+import warnings
+
 from .base import _core, MXNetError
 
 __all__ = ["Optimizer", "SGD", "Adam", "create", "register", "get_updater", "Updater"]
@@ -17,16 +23,22 @@ class Optimizer:
     opt_registry = {}
 
     def __init__(self, rescale_grad=1.0, param_idx2name=None, wd=0.0, clip_gradient=None,
-                 learning_rate=0.01, lr_scheduler=None, sym=None, begin_num_update=0,
+                 learning_rate=None, lr_scheduler=None, sym=None, begin_num_update=0,
                  multi_precision=False, param_dict=None):
-        if lr_scheduler is not None:
-            raise MXNetError("lr_scheduler is not supported by symx's optimizers yet; set "
-                             "learning_rate (and change it with set_learning_rate)")
         if multi_precision:
             raise MXNetError("multi_precision is not supported: symx's optimizers update float32 "
                              "and float64 weights")
         self.rescale_grad = rescale_grad
+        self.lr_scheduler = lr_scheduler
+        if lr_scheduler is None and learning_rate is None:
+            learning_rate = 0.01
         self.lr = learning_rate
+        # As MXNet: the optimizer's rate, when given, is the schedule's base.
+        if lr_scheduler is not None and learning_rate is not None \
+                and lr_scheduler.base_lr != learning_rate:
+            warnings.warn("learning rate from ``lr_scheduler`` has been overwritten by "
+                          "``learning_rate`` in optimizer.", stacklevel=2)
+            lr_scheduler.base_lr = learning_rate
         self.wd = wd
         self.clip_gradient = clip_gradient
         self.begin_num_update = begin_num_update
@@ -46,7 +58,8 @@ class Optimizer:
     def _handle(self):
         if self._engine is None:
             clip = -1.0 if self.clip_gradient is None else float(self.clip_gradient)
-            self._engine = self._make(float(self.lr), float(self.wd), float(self.rescale_grad), clip)
+            self._engine = self._make(float(self.learning_rate), float(self.wd),
+                                      float(self.rescale_grad), clip)
             self._engine.set_begin_num_update(int(self.begin_num_update))
             self._push_multipliers()
         return self._engine
@@ -56,9 +69,15 @@ class Optimizer:
 
     @property
     def learning_rate(self):
+        if self.lr_scheduler is not None:
+            return self.lr_scheduler(self.num_update)
         return self.lr
 
     def set_learning_rate(self, lr):
+        if self.lr_scheduler is not None:
+            raise UserWarning("LRScheduler of the optimizer has already been defined: "
+                              "set_learning_rate changes the rate only of an optimizer "
+                              "without one")
         self.lr = lr
 
     # MXNet reads lr, wd, clip_gradient and rescale_grad on every update, so
@@ -69,7 +88,7 @@ class Optimizer:
         engine = self.__dict__.get("_engine")
         if engine is None:
             return
-        if key == "lr":
+        if key == "lr" and value is not None:
             engine.lr = float(value)
         elif key == "rescale_grad":
             engine.set_rescale_grad(float(value))
@@ -141,7 +160,10 @@ class Optimizer:
         count = self._index_update_count.get(index, self.begin_num_update) + 1
         self._index_update_count[index] = count
         self.num_update = max(self.num_update, count)
-        self._handle().update(int(index), weight._t, grad._t)
+        engine = self._handle()
+        if self.lr_scheduler is not None:
+            engine.lr = float(self.lr_scheduler(self.num_update))
+        engine.update(int(index), weight._t, grad._t)
 
     @staticmethod
     def register(klass):

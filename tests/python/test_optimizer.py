@@ -31,6 +31,9 @@ def replay(case):
         kwargs["param_idx2name"] = {i: n for i, n in case["idx2name"]}
     if case.get("sym") is not None:
         kwargs["sym"] = _fc_symbol(case["sym"])
+    if case.get("lr_scheduler") is not None:
+        sched = case["lr_scheduler"]
+        kwargs["lr_scheduler"] = getattr(mx.lr_scheduler, sched["class"])(**sched["kwargs"])
     opt = mx.optimizer.create(case["optimizer"], **kwargs)
     updater = mx.optimizer.get_updater(opt)
     dtype = case["dtype"]
@@ -178,9 +181,21 @@ def test_create_unknown_name():
         mx.optimizer.create("rmsprop")
 
 
-def test_lr_scheduler_is_refused():
-    with pytest.raises(mx.MXNetError, match="lr_scheduler"):
-        mx.optimizer.SGD(lr_scheduler=object())
+def test_a_scheduled_optimizer_reports_and_keeps_its_schedule():
+    sched = mx.lr_scheduler.FactorScheduler(step=1, factor=0.5, base_lr=1.0)
+    with pytest.warns(UserWarning, match="overwritten"):
+        opt = mx.optimizer.SGD(learning_rate=0.8, lr_scheduler=sched)
+    assert sched.base_lr == 0.8
+    assert opt.learning_rate == 0.8
+    updater = mx.optimizer.get_updater(opt)
+    w = mx.nd.zeros((1,))
+    for _ in range(3):
+        updater(0, mx.nd.ones((1,)), w)
+    # Rates 0.8, 0.4, 0.2 (num_update 1, 2, 3).
+    np.testing.assert_allclose(w.asnumpy(), [-1.4], rtol=1e-6)
+    assert opt.learning_rate == pytest.approx(0.2)
+    with pytest.raises(UserWarning, match="LRScheduler"):
+        opt.set_learning_rate(0.1)
 
 
 def test_multi_precision_is_refused():

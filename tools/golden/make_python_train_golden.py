@@ -9,7 +9,11 @@ The JSON holds each case's inputs next to MXNet's results, so the symx tests
 case without MXNet:
   - optimizer: a list of actions (update, set_lr_mult, set_learning_rate,
     setattr, ...) played on MXNet's optimizer through get_updater, with the
-    updated weight after every update and the final num_update;
+    updated weight after every update and the final num_update; a case may
+    give the optimizer an lr_scheduler ({"class", "kwargs"});
+  - lr_scheduler: schedulers called with a sequence of update counts
+    (rising, repeated, falling: they keep state), after an optional base_lr
+    assignment (what an optimizer given learning_rate does), and the rates;
   - initializer: the dumps() strings of initializers built directly and by
     mx.init.create;
   - metric: update() calls with their labels and predictions, and get() /
@@ -65,6 +69,9 @@ def run_optimizer_case(case):
         kwargs["param_idx2name"] = {i: n for i, n in case["idx2name"]}
     if case.get("sym") is not None:
         kwargs["sym"] = _fc_symbol(case["sym"])
+    if case.get("lr_scheduler") is not None:
+        sched = case["lr_scheduler"]
+        kwargs["lr_scheduler"] = getattr(mx.lr_scheduler, sched["class"])(**sched["kwargs"])
     opt = mx.optimizer.create(case["optimizer"], **kwargs)
     updater = mx.optimizer.get_updater(opt)
     dtype = case["dtype"]
@@ -176,9 +183,68 @@ def optimizer_cases():
          "kwargs": {"learning_rate": 0.05}, "dtype": "float32",
          "weights": four[:2], "actions": round_of([0, 1, 0, 0, 1])},
     ]
+    # Schedules: the rate each update uses comes from the scheduler at the
+    # update count after that update (num_update starts at 1).
+    def scheduled(name, optimizer, kwargs, sched_class, sched_kwargs, steps):
+        case = single(name, optimizer, kwargs, steps=steps)
+        case["lr_scheduler"] = {"class": sched_class, "kwargs": sched_kwargs}
+        return case
+
+    cases += [
+        scheduled("sgd_factor", "sgd", {"learning_rate": 0.5, "momentum": 0.9}, "FactorScheduler",
+                  {"step": 2, "factor": 0.5}, steps=7),
+        # No learning_rate: SGD keeps the scheduler's base_lr.
+        scheduled("sgd_multifactor_base_lr", "sgd", {}, "MultiFactorScheduler",
+                  {"step": [2, 4], "factor": 0.1, "base_lr": 0.3}, steps=6),
+        # Adam's own default (0.001) overrides the scheduler's base_lr.
+        scheduled("adam_poly_warmup", "adam", {}, "PolyScheduler",
+                  {"max_update": 6, "base_lr": 0.1, "pwr": 2, "warmup_steps": 2,
+                   "warmup_begin_lr": 0.01}, steps=8),
+        scheduled("sgd_cosine", "sgd", {"learning_rate": 0.2}, "CosineScheduler",
+                  {"max_update": 5, "base_lr": 0.2, "final_lr": 0.01}, steps=7),
+    ]
     for case in cases:
         case.update(run_optimizer_case(case))
     return cases
+
+
+# ------------------------------------------------------------- lr_scheduler
+
+def lr_scheduler_cases():
+    rising = list(range(0, 25))
+    revisits = [0, 3, 9, 9, 4, 12, 2, 30, 7]
+    built = [
+        ["FactorScheduler", {"step": 3}, None, rising],
+        ["FactorScheduler", {"step": 3, "factor": 0.5, "base_lr": 1.0}, None, rising + revisits],
+        ["FactorScheduler", {"step": 2, "factor": 0.1, "stop_factor_lr": 1e-4, "base_lr": 1.0},
+         None, rising],
+        ["FactorScheduler", {"step": 4, "factor": 0.5, "base_lr": 0.8, "warmup_steps": 5,
+                             "warmup_begin_lr": 0.1}, None, rising],
+        ["FactorScheduler", {"step": 4, "factor": 0.5, "base_lr": 0.8, "warmup_steps": 5,
+                             "warmup_begin_lr": 0.1, "warmup_mode": "constant"}, None, rising],
+        ["FactorScheduler", {"step": 2, "factor": 0.5, "base_lr": 0.8, "warmup_steps": 3}, 0.4,
+         rising],
+        ["MultiFactorScheduler", {"step": [3, 7, 12], "factor": 0.5, "base_lr": 1.0}, None,
+         rising + revisits],
+        ["MultiFactorScheduler", {"step": [5], "factor": 0.1, "warmup_steps": 3,
+                                  "warmup_begin_lr": 0.001}, 0.05, rising],
+        ["PolyScheduler", {"max_update": 20}, None, rising],
+        ["PolyScheduler", {"max_update": 15, "base_lr": 0.5, "pwr": 1, "final_lr": 0.05,
+                           "warmup_steps": 4, "warmup_begin_lr": 0.1}, None, rising + revisits],
+        ["PolyScheduler", {"max_update": 10, "base_lr": 0.5, "pwr": 3}, 0.9, rising],
+        ["CosineScheduler", {"max_update": 20, "base_lr": 1.0}, None, rising + revisits],
+        ["CosineScheduler", {"max_update": 12, "base_lr": 0.4, "final_lr": 0.02,
+                             "warmup_steps": 4, "warmup_begin_lr": 0.05,
+                             "warmup_mode": "constant"}, 0.3, rising],
+    ]
+    out = []
+    for cls, kwargs, base_lr, queries in built:
+        sched = getattr(mx.lr_scheduler, cls)(**kwargs)
+        if base_lr is not None:
+            sched.base_lr = base_lr
+        out.append({"class": cls, "kwargs": kwargs, "set_base_lr": base_lr, "queries": queries,
+                    "values": [float(sched(n)) for n in queries]})
+    return out
 
 
 # -------------------------------------------------------------- initializer
@@ -362,6 +428,7 @@ def main():
         "about": "MXNet %s's results; made by tools/golden/make_python_train_golden.py"
                  % mx.__version__,
         "optimizer": optimizer_cases(),
+        "lr_scheduler": lr_scheduler_cases(),
         "initializer": initializer_cases(),
         "metric": metric_cases(),
         "iterator": iterator_cases(),

@@ -8,6 +8,7 @@ import numpy as np
 from .. import metric as _metric
 from .. import ndarray as nd
 from ..initializer import Uniform
+from .executor_group import merge_on_first_context
 
 BatchEndParam = namedtuple("BatchEndParams", ["epoch", "nbatch", "eval_metric", "locals"])
 
@@ -80,7 +81,8 @@ class BaseModule:
             return []
         if not merge_batches:
             return outputs
-        merged = [nd.concat(*[outs[i] for outs in outputs], dim=0) for i in range(len(outputs[0]))]
+        merged = [merge_on_first_context([outs[i] for outs in outputs])
+                  for i in range(len(outputs[0]))]
         if len(merged) == 1 and not always_output_list:
             return merged[0]
         return merged

@@ -27,6 +27,13 @@ def split_batch(batch_size, num_parts):
     return slices
 
 
+
+def merge_on_first_context(arrays):
+    """The arrays of several devices joined along the batch axis on the
+    first one's context, as MXNet merges per-device outputs."""
+    ctx = arrays[0].context
+    return nd.concat(*[a.as_in_context(ctx) for a in arrays], dim=0)
+
 class DataParallelExecutorGroup:
     def __init__(self, symbol, contexts, data_shapes, label_shapes, param_names, for_training,
                  inputs_need_grad, shared_group=None, grad_req="write", fixed_param_names=()):
@@ -146,13 +153,14 @@ class DataParallelExecutorGroup:
             return [[outs[i] for outs in per_exec] for i in range(len(per_exec[0]))]
         if len(self.execs) == 1:
             return list(per_exec[0])
-        return [nd.concat(*[outs[i] for outs in per_exec], dim=0) for i in range(len(per_exec[0]))]
+        return [merge_on_first_context([outs[i] for outs in per_exec])
+                for i in range(len(per_exec[0]))]
 
     def get_input_grads(self, merge_multi_context=True):
         names = [d.name for d in self.data_shapes]
         grads = [[exe.grad_dict[n] for exe in self.execs] for n in names]
         if merge_multi_context:
-            return [g[0] if len(g) == 1 else nd.concat(*g, dim=0) for g in grads]
+            return [g[0] if len(g) == 1 else merge_on_first_context(g) for g in grads]
         return grads
 
     # --- parameters ---------------------------------------------------------

@@ -6,19 +6,27 @@ so ``exe.arg_arrays[0][:] = 1`` or ``+=`` changes what the next ``forward``
 reads. numpy sees that memory without copying through the buffer protocol;
 ``asnumpy()`` returns a copy, as MXNet's does.
 
-Elementwise arithmetic and comparisons run in numpy on those zero-copy views
-(the engine has no imperative operator path yet); results are new arrays of
-the left operand's dtype and context, in-place forms write into the array.
+Every registered op is a function here (mx.nd.dot, mx.nd.FullyConnected,
+mx.nd.contrib.box_nms, ...) and the fluent methods are methods (x.sum(axis=1)):
+the engine runs them at once through cached one-op plans (symx/_nd_ops.py).
+Arithmetic and comparisons are those ops, as in MXNet: two arrays broadcast
+(broadcast_add), an array and a scalar use the scalar op (_plus_scalar), and
+the in-place forms write into the array (x += 1 is _plus_scalar with out=x).
+Results have the operands' dtype and context. What the engine has no op for
+yet (%, min, norm) runs in numpy on host copies.
 """
 import numbers
 
 import numpy as np
 
-from .base import _core, MXNetError
-from .context import Context, current_context, _as_context, _from_string
+from ..base import _core, MXNetError
+from .. import _nd_ops
+from ..context import Context, current_context, _as_context, _from_string
 
 __all__ = ["NDArray", "array", "zeros", "ones", "empty", "full", "arange", "save", "load",
-           "waitall", "concat"]
+           "waitall", "add", "subtract", "multiply", "divide", "true_divide", "modulo", "power",
+           "maximum", "minimum", "equal", "not_equal", "greater", "greater_equal", "lesser",
+           "lesser_equal", "logical_and", "logical_or", "logical_xor"]
 
 _DEFAULT_DTYPE = "float32"
 
@@ -86,7 +94,7 @@ class NDArray:
     def T(self):
         if self.ndim > 2:
             raise ValueError("Only 2D matrix is allowed to be transposed")
-        return array(self.asnumpy().T, ctx=self.context, dtype=self._t.dtype)
+        return _nd_ops.invoke("transpose", self)
 
     # --- numpy interop ------------------------------------------------------
     def _host(self):
@@ -211,49 +219,55 @@ class NDArray:
             return
         self._view()[key] = _as_numpy(value)
 
-    # --- arithmetic ---------------------------------------------------------
-    def _binary(self, other, fn, reverse=False):
-        a = self.asnumpy()
-        b = _as_numpy(other)
-        out = fn(b, a) if reverse else fn(a, b)
-        return array(np.asarray(out), ctx=self.context, dtype=self._t.dtype)
-
-    def _inplace(self, other, fn):
-        if not self._t.context.startswith("cpu") or self._t.dtype == "bfloat16":
-            updated = self._binary(other, fn)
-            self._t.copy_from(updated._t)
-            return self
-        view = self._view()
-        fn(view, _as_numpy(other), out=view, casting="unsafe")
+    # --- arithmetic (the engine's ops, as MXNet's) ---------------------------
+    def _inplace(self, other, name):
+        array_op, scalar_op, _, host = _UFUNCS[name]
+        if not _on_engine(self, other):
+            array_op = scalar_op = None
+        if isinstance(other, numbers.Number) and scalar_op is not None:
+            return _nd_ops.invoke(scalar_op, self, scalar=float(other), out=self)
+        if array_op is not None and scalar_op is not None:
+            value = _as_nd(other, self)
+            if value is NotImplemented:
+                raise TypeError("type %s not supported" % type(other).__name__)
+            return _nd_ops.invoke(array_op, self, value, out=self)
+        self[:] = _host_ufunc(self, other, host)  # no engine op yet
         return self
 
-    def __add__(self, o): return self._binary(o, np.add)
-    def __radd__(self, o): return self._binary(o, np.add, True)
-    def __sub__(self, o): return self._binary(o, np.subtract)
-    def __rsub__(self, o): return self._binary(o, np.subtract, True)
-    def __mul__(self, o): return self._binary(o, np.multiply)
-    def __rmul__(self, o): return self._binary(o, np.multiply, True)
-    def __truediv__(self, o): return self._binary(o, np.true_divide)
-    def __rtruediv__(self, o): return self._binary(o, np.true_divide, True)
-    def __mod__(self, o): return self._binary(o, np.mod)
-    def __rmod__(self, o): return self._binary(o, np.mod, True)
-    def __pow__(self, o): return self._binary(o, np.power)
-    def __rpow__(self, o): return self._binary(o, np.power, True)
-    def __iadd__(self, o): return self._inplace(o, np.add)
-    def __isub__(self, o): return self._inplace(o, np.subtract)
-    def __imul__(self, o): return self._inplace(o, np.multiply)
-    def __itruediv__(self, o): return self._inplace(o, np.true_divide)
-    def __imod__(self, o): return self._inplace(o, np.mod)
-    def __neg__(self): return self._binary(-1, np.multiply)
-    def __abs__(self): return array(np.abs(self.asnumpy()), ctx=self.context, dtype=self._t.dtype)
+    def __add__(self, o): return add(self, o)
+    def __radd__(self, o): return add(o, self)
+    def __sub__(self, o): return subtract(self, o)
+    def __rsub__(self, o): return subtract(o, self)
+    def __mul__(self, o): return multiply(self, o)
+    def __rmul__(self, o): return multiply(o, self)
+    def __truediv__(self, o): return divide(self, o)
+    def __rtruediv__(self, o): return divide(o, self)
+    def __mod__(self, o): return modulo(self, o)
+    def __rmod__(self, o): return modulo(o, self)
+    def __pow__(self, o): return power(self, o)
+    def __rpow__(self, o): return power(o, self)
+    def __iadd__(self, o): return self._inplace(o, "add")
+    def __isub__(self, o): return self._inplace(o, "subtract")
+    def __imul__(self, o): return self._inplace(o, "multiply")
+    def __itruediv__(self, o): return self._inplace(o, "divide")
+    def __imod__(self, o): return self._inplace(o, "modulo")
+    def __neg__(self):
+        if not _on_engine(self):
+            return _host_ufunc(self, -1, np.multiply)
+        return _nd_ops.invoke("negative", self)
 
-    # Comparisons give 1/0 arrays of the left operand's dtype, as MXNet's.
-    def __eq__(self, o): return self._binary(o, np.equal)
-    def __ne__(self, o): return self._binary(o, np.not_equal)
-    def __lt__(self, o): return self._binary(o, np.less)
-    def __le__(self, o): return self._binary(o, np.less_equal)
-    def __gt__(self, o): return self._binary(o, np.greater)
-    def __ge__(self, o): return self._binary(o, np.greater_equal)
+    def __abs__(self):
+        if not _on_engine(self):
+            return _host_ufunc(self, 0, lambda a, _: np.abs(a))
+        return _nd_ops.invoke("abs", self)
+
+    # Comparisons give 1/0 arrays of the operands' dtype, as MXNet's.
+    def __eq__(self, o): return equal(self, o)
+    def __ne__(self, o): return not_equal(self, o)
+    def __lt__(self, o): return lesser(self, o)
+    def __le__(self, o): return lesser_equal(self, o)
+    def __gt__(self, o): return greater(self, o)
+    def __ge__(self, o): return greater_equal(self, o)
     __hash__ = object.__hash__
 
     def __bool__(self):
@@ -269,25 +283,14 @@ class NDArray:
     def __int__(self):
         return int(self.asscalar())
 
-    # --- reductions (host) --------------------------------------------------
-    def sum(self, axis=None, keepdims=False):
-        return _reduce(self, np.sum, axis, keepdims)
-
-    def mean(self, axis=None, keepdims=False):
-        return _reduce(self, np.mean, axis, keepdims)
-
-    def max(self, axis=None, keepdims=False):
-        return _reduce(self, np.max, axis, keepdims)
-
+    # --- reductions the engine has no op for yet (host) ---------------------
+    # sum, mean, max, argmax, ... are the fluent methods of their ops.
     def min(self, axis=None, keepdims=False):
         return _reduce(self, np.min, axis, keepdims)
 
     def norm(self):
         return array([np.sqrt(np.sum(np.square(self.asnumpy(), dtype=np.float64)))],
                      ctx=self.context, dtype=self._t.dtype)
-
-    def argmax(self, axis=None):
-        return array(np.argmax(self.asnumpy(), axis=axis), ctx=self.context, dtype=self._t.dtype)
 
     def __repr__(self):
         shape_info = "x".join("%d" % d for d in self.shape)
@@ -307,6 +310,114 @@ def _reduce(arr, fn, axis, keepdims):
     if out.ndim == 0:
         out = out.reshape(1)  # MXNet's legacy reductions give shape (1,)
     return array(out, ctx=arr.context, dtype=arr._t.dtype)
+
+
+# Python operator -> (op on two arrays, op with the scalar on the right, op
+# with the scalar on the left, numpy's function); None: no engine op yet.
+_UFUNCS = {
+    "add": ("broadcast_add", "_plus_scalar", "_plus_scalar", np.add),
+    "subtract": ("broadcast_sub", "_minus_scalar", "_rminus_scalar", np.subtract),
+    "multiply": ("broadcast_mul", "_mul_scalar", "_mul_scalar", np.multiply),
+    "divide": ("broadcast_div", "_div_scalar", "_rdiv_scalar", np.true_divide),
+    "modulo": (None, None, None, np.mod),
+    "power": ("broadcast_power", "_power_scalar", "_rpower_scalar", np.power),
+    "maximum": ("broadcast_maximum", "_maximum_scalar", "_maximum_scalar", np.maximum),
+    "minimum": ("broadcast_minimum", "_minimum_scalar", "_minimum_scalar", np.minimum),
+    "equal": ("broadcast_equal", "_equal_scalar", "_equal_scalar", np.equal),
+    "not_equal": ("broadcast_not_equal", "_not_equal_scalar", "_not_equal_scalar", np.not_equal),
+    "greater": ("broadcast_greater", "_greater_scalar", "_lesser_scalar", np.greater),
+    "greater_equal": ("broadcast_greater_equal", "_greater_equal_scalar",
+                      "_lesser_equal_scalar", np.greater_equal),
+    "lesser": ("broadcast_lesser", "_lesser_scalar", "_greater_scalar", np.less),
+    "lesser_equal": ("broadcast_lesser_equal", "_lesser_equal_scalar", "_greater_equal_scalar",
+                     np.less_equal),
+    "logical_and": ("broadcast_logical_and", "_logical_and_scalar", "_logical_and_scalar",
+                    np.logical_and),
+    "logical_or": ("broadcast_logical_or", "_logical_or_scalar", "_logical_or_scalar",
+                   np.logical_or),
+    "logical_xor": ("broadcast_logical_xor", "_logical_xor_scalar", "_logical_xor_scalar",
+                    np.logical_xor),
+}
+
+
+# The dtypes the engine's arithmetic kernels take; integer and bool arrays
+# compute in numpy until they do (MXNet computes them natively).
+_ENGINE_DTYPES = frozenset(["float32", "float64", "float16", "bfloat16"])
+
+
+def _on_engine(*operands):
+    """Whether every array among ``operands`` has a dtype the engine's
+    arithmetic takes (numpy arrays count by their own dtype)."""
+    for v in operands:
+        if isinstance(v, NDArray):
+            if v._t.dtype not in _ENGINE_DTYPES:
+                return False
+        elif isinstance(v, np.ndarray) and v.dtype.name not in _ENGINE_DTYPES:
+            return False
+    return True
+
+
+def _as_nd(value, like):
+    """``value`` as an NDArray beside ``like`` (numpy arrays and lists are
+    copied in, with like's dtype); NotImplemented for other types."""
+    if isinstance(value, NDArray):
+        return value
+    if isinstance(value, (np.ndarray, list, tuple)):
+        return array(value, ctx=like.context, dtype=like._t.dtype)
+    return NotImplemented
+
+
+def _host_ufunc(lhs, rhs, fn):
+    """numpy's ``fn`` on host copies, as an array of the array operand's
+    dtype and context (for what the engine has no op for)."""
+    like = lhs if isinstance(lhs, NDArray) else rhs
+    out = fn(_as_numpy(lhs), _as_numpy(rhs))
+    return array(np.asarray(out), ctx=like.context, dtype=like._t.dtype)
+
+
+def _ufunc(name, lhs, rhs):
+    """MXNet's helper behind add, subtract, ...: scalars use the scalar ops,
+    two arrays the broadcasting op."""
+    array_op, scalar_op, rscalar_op, host = _UFUNCS[name]
+    lhs_scalar = isinstance(lhs, numbers.Number)
+    rhs_scalar = isinstance(rhs, numbers.Number)
+    if lhs_scalar and rhs_scalar:
+        return host(lhs, rhs)
+    if array_op is None or not _on_engine(lhs, rhs):
+        return _host_ufunc(lhs, rhs, host)
+    if rhs_scalar:
+        return _nd_ops.invoke(scalar_op, lhs, scalar=float(rhs))
+    if lhs_scalar:
+        return _nd_ops.invoke(rscalar_op, rhs, scalar=float(lhs))
+    if not isinstance(lhs, NDArray):
+        lhs = _as_nd(lhs, rhs)
+    else:
+        rhs = _as_nd(rhs, lhs)
+    if lhs is NotImplemented or rhs is NotImplemented:
+        return NotImplemented
+    return _nd_ops.invoke(array_op, lhs, rhs)
+
+
+def add(lhs, rhs): return _ufunc("add", lhs, rhs)
+def subtract(lhs, rhs): return _ufunc("subtract", lhs, rhs)
+def multiply(lhs, rhs): return _ufunc("multiply", lhs, rhs)
+def divide(lhs, rhs): return _ufunc("divide", lhs, rhs)
+def modulo(lhs, rhs): return _ufunc("modulo", lhs, rhs)
+def power(base, exp): return _ufunc("power", base, exp)
+def maximum(lhs, rhs): return _ufunc("maximum", lhs, rhs)
+def minimum(lhs, rhs): return _ufunc("minimum", lhs, rhs)
+def equal(lhs, rhs): return _ufunc("equal", lhs, rhs)
+def not_equal(lhs, rhs): return _ufunc("not_equal", lhs, rhs)
+def greater(lhs, rhs): return _ufunc("greater", lhs, rhs)
+def greater_equal(lhs, rhs): return _ufunc("greater_equal", lhs, rhs)
+def lesser(lhs, rhs): return _ufunc("lesser", lhs, rhs)
+def lesser_equal(lhs, rhs): return _ufunc("lesser_equal", lhs, rhs)
+def logical_and(lhs, rhs): return _ufunc("logical_and", lhs, rhs)
+def logical_or(lhs, rhs): return _ufunc("logical_or", lhs, rhs)
+def logical_xor(lhs, rhs): return _ufunc("logical_xor", lhs, rhs)
+
+
+true_divide = divide
 
 
 def _as_numpy(value):
@@ -363,11 +474,6 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dty
     if repeat > 1:
         values = np.repeat(values, int(repeat))
     return array(values, ctx=ctx, dtype=dtype)
-
-
-def concat(*arrays, dim=1):
-    return array(np.concatenate([a.asnumpy() for a in arrays], axis=dim), ctx=arrays[0].context,
-                 dtype=arrays[0]._t.dtype)
 
 
 def waitall():

@@ -1,0 +1,170 @@
+"""mx.nd's operator functions and NDArray arithmetic run by the engine
+(imperative calls through cached one-op plans)."""
+import numpy as np
+import pytest
+
+import symx as mx
+
+
+def _nd(values, dtype="float32", ctx=None):
+    return mx.nd.array(np.asarray(values), ctx=ctx, dtype=dtype)
+
+
+def test_every_registered_op_is_a_function_of_mx_nd():
+    for name, aliases, _, _, is_backward in mx.base._core.list_ops():
+        for spelling in [name] + list(aliases):
+            has = callable(getattr(mx.nd, spelling, None))
+            if is_backward or name in ("_send", "_recv", "_CrossDeviceCopy"):
+                assert not has or spelling in mx.nd.__all__, spelling
+            else:
+                assert has, spelling
+                assert getattr(mx.nd.op, spelling) is getattr(mx.nd, spelling)
+    assert mx.nd.contrib.box_nms is mx.nd._contrib_box_nms
+    assert mx.nd._internal._plus_scalar is mx.nd._plus_scalar
+    assert mx.ndarray.concat is mx.nd.Concat
+
+
+def test_linear_algebra_and_layers_equal_numpy():
+    rng = np.random.RandomState(0)
+    a, b = rng.randn(3, 4).astype(np.float32), rng.randn(4, 5).astype(np.float32)
+    np.testing.assert_allclose(mx.nd.dot(_nd(a), _nd(b)).asnumpy(), a @ b, rtol=1e-5)
+    np.testing.assert_allclose(mx.nd.dot(_nd(a), _nd(a), transpose_b=True).asnumpy(), a @ a.T,
+                               rtol=1e-5)
+    x, w, bias = rng.randn(2, 4), rng.randn(3, 4), rng.randn(3)
+    fc = mx.nd.FullyConnected(data=_nd(x), weight=_nd(w), bias=_nd(bias), num_hidden=3)
+    np.testing.assert_allclose(fc.asnumpy(), x @ w.T + bias, rtol=1e-5, atol=1e-6)
+    bx, by = rng.randn(2, 3, 4), rng.randn(2, 4, 2)
+    np.testing.assert_allclose(mx.nd.batch_dot(_nd(bx), _nd(by)).asnumpy(), bx @ by, rtol=1e-5)
+
+
+def test_imperative_equals_the_bound_symbol():
+    rng = np.random.RandomState(1)
+    x, w = rng.randn(2, 3, 8, 8), rng.randn(4, 3, 3, 3)
+    attrs = dict(kernel=(3, 3), num_filter=4, pad=(1, 1), no_bias=True)
+    got = mx.nd.Convolution(_nd(x), _nd(w), **attrs).asnumpy()
+    net = mx.sym.Convolution(mx.sym.Variable("x"), mx.sym.Variable("w"), **attrs)
+    want = net.eval(x=_nd(x), w=_nd(w))[0].asnumpy()
+    np.testing.assert_array_equal(got, want)
+
+
+def test_positional_attributes_out_and_several_outputs():
+    x = _nd([[-2, 0.5], [3, 1]])
+    np.testing.assert_array_equal(mx.nd.clip(x, 0, 1).asnumpy(), [[0, 0.5], [1, 1]])
+    np.testing.assert_array_equal(mx.nd.one_hot(_nd([1, 0]), 3).asnumpy(), [[0, 1, 0], [1, 0, 0]])
+    out = mx.nd.zeros((2, 2))
+    assert mx.nd.relu(x, out=out) is out
+    np.testing.assert_array_equal(out.asnumpy(), [[0, 0.5], [3, 1]])
+    parts = mx.nd.split(x, num_outputs=2, axis=0)
+    assert isinstance(parts, list) and [p.shape for p in parts] == [(1, 2), (1, 2)]
+    assert isinstance(mx.nd.split(x, num_outputs=1, axis=0), mx.nd.NDArray)
+    a, b = mx.nd.zeros((1, 2)), mx.nd.zeros((1, 2))
+    res = mx.nd.split(x, num_outputs=2, axis=0, out=[a, b])
+    assert res[0] is a and res[1] is b
+    np.testing.assert_array_equal(b.asnumpy(), [[3, 1]])
+    top = x.topk(axis=1, k=1, ret_typ="both")
+    assert isinstance(top, list) and len(top) == 2
+    # A dot whose output is one of its inputs reads the old values.
+    m = _nd([[1, 2], [3, 4]])
+    mx.nd.dot(m, _nd([[0, 1], [1, 0]]), out=m)
+    np.testing.assert_array_equal(m.asnumpy(), [[2, 1], [4, 3]])
+
+
+def test_ops_without_inputs_take_ctx_or_the_current_context():
+    z = mx.nd._zeros(shape=(2, 3), ctx=mx.cpu(1))
+    assert z.context == mx.cpu(1) and z.shape == (2, 3)
+    with mx.Context(mx.cpu(2)):
+        assert mx.nd._ones(shape=(2,)).context == mx.cpu(2)
+    np.testing.assert_array_equal(mx.nd._full(shape=(2,), value=7).asnumpy(), [7, 7])
+    np.testing.assert_array_equal(mx.nd._arange(start=0, stop=3).asnumpy(), [0, 1, 2])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_arithmetic_broadcasts_and_keeps_the_dtype(dtype):
+    rng = np.random.RandomState(2)
+    a = rng.uniform(0.5, 2, (3, 4)).astype(dtype)
+    b = rng.uniform(0.5, 2, (1, 4)).astype(dtype)
+    x, y = _nd(a, dtype), _nd(b, dtype)
+    tol = dict(rtol=2e-3) if dtype == "float16" else dict(rtol=1e-6)
+    cases = {
+        "x + y": (x + y, a + b), "x - y": (x - y, a - b), "x * y": (x * y, a * b),
+        "x / y": (x / y, a / b), "x ** y": (x ** y, a ** b), "x + 2": (x + 2, a + 2),
+        "2 - x": (2 - x, 2 - a), "x * 3": (x * 3, a * 3), "3 / x": (3 / x, 3 / a),
+        "x ** 2": (x ** 2, a ** 2), "2 ** x": (2 ** x, 2 ** a), "-x": (-x, -a),
+        "abs(-x)": (abs(-x), a), "max(x, y)": (mx.nd.maximum(x, y), np.maximum(a, b)),
+        "min(x, 1)": (mx.nd.minimum(x, 1), np.minimum(a, 1)),
+    }
+    for what, (got, want) in cases.items():
+        assert got.dtype == np.dtype(dtype), what
+        np.testing.assert_allclose(got.asnumpy(), want.astype(dtype), err_msg=what, **tol)
+    for what, (got, want) in {
+        "x > y": (x > y, a > b), "x <= 1": (x <= 1, a <= 1), "1 < x": (1 < x, 1 < a),
+        "x == x": (x == x, a == a), "x != y": (x != y, a != b),
+    }.items():
+        assert got.dtype == np.dtype(dtype), what
+        np.testing.assert_array_equal(got.asnumpy(), want.astype(dtype), err_msg=what)
+
+
+def test_inplace_arithmetic_writes_into_the_array():
+    x = mx.sym.Variable("x")
+    exe = (x * 2).simple_bind(mx.cpu(), x=(2,), grad_req="null")
+    arg = exe.arg_arrays[0]
+    arg += 1
+    arg *= _nd([3, 4])
+    arg -= 0.5
+    arg /= 2
+    assert exe.arg_arrays[0] is arg
+    np.testing.assert_array_equal(exe.forward()[0].asnumpy(), [2.5, 3.5])
+    # Integer arrays compute in numpy (the engine's arithmetic is float) and
+    # keep their dtype.
+    i = mx.nd.array([1, 2, 3], dtype="int32")
+    i += 2
+    assert i.dtype == np.int32
+    np.testing.assert_array_equal((i * 2).asnumpy(), [6, 8, 10])
+    np.testing.assert_array_equal((i % 2).asnumpy(), [1, 0, 1])
+
+
+def test_fluent_methods_are_the_ops():
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    x = _nd(a)
+    np.testing.assert_array_equal(x.sum(axis=1).asnumpy(), a.sum(axis=1))
+    np.testing.assert_array_equal(x.mean(axis=0).asnumpy(), a.mean(axis=0))
+    np.testing.assert_array_equal(x.max().asnumpy(), [11])
+    np.testing.assert_array_equal(x.argmax(axis=1).asnumpy(), [3, 3, 3])
+    np.testing.assert_array_equal(x.T.asnumpy(), a.T)
+    np.testing.assert_array_equal(x.transpose((1, 0)).asnumpy(), a.T)
+    np.testing.assert_allclose(x.exp().asnumpy(), np.exp(a), rtol=1e-6)
+    np.testing.assert_array_equal(x.expand_dims(0).shape, (1, 3, 4))
+    np.testing.assert_array_equal(x.clip(2, 5).asnumpy(), np.clip(a, 2, 5))
+    assert x.astype("float64").dtype == np.float64
+    np.testing.assert_array_equal(x.min().asnumpy(), [0])  # no min op yet: numpy
+
+
+def test_errors_name_the_op_and_what_is_wrong():
+    a = mx.nd.ones((2, 3))
+    with pytest.raises(mx.base.MXNetError, match="operator dot"):
+        mx.nd.dot(a, a)
+    with pytest.raises(mx.base.MXNetError, match="weight, bias not given"):
+        mx.nd.FullyConnected(a, num_hidden=2)
+    with pytest.raises(mx.base.MXNetError, match="no_such_attr"):
+        mx.nd.relu(a, no_such_attr=1)
+    with pytest.raises(mx.base.MXNetError, match="different contexts"):
+        mx.nd.elemwise_add(a, mx.nd.ones((2, 3), ctx=mx.cpu(1)))
+    with pytest.raises(mx.base.MXNetError, match=r"out\[0\] is \[3,2\]"):
+        mx.nd.relu(a, out=mx.nd.zeros((3, 2)))
+    with pytest.raises(mx.base.MXNetError, match="has no input named 'wieght'"):
+        mx.nd.FullyConnected(a, wieght=a, num_hidden=2)
+    with pytest.raises(TypeError, match="takes at most 2 positional attribute"):
+        mx.nd.clip(a, 0, 1, 2)
+    with pytest.raises(TypeError, match="out= must be an NDArray"):
+        mx.nd.relu(a, out=np.zeros((2, 3)))
+    with pytest.raises(mx.base.MXNetError, match="broadcast_add"):
+        a + mx.nd.ones((4,))
+
+
+def test_the_second_call_is_a_cache_hit():
+    mx.base._core.clear_imperative_cache()
+    x = mx.nd.ones((5, 5))
+    for _ in range(10):
+        x = mx.nd.sigmoid(x)
+    plans, hits, misses = mx.base._core.imperative_cache_stats()
+    assert (plans, hits, misses) == (1, 9, 1)
