@@ -427,11 +427,15 @@ std::string Executor::DebugStr() const {
       break;
     }
   }
+  size_t total = 0;
   for (const MemoryStats& m : plan_->stats) {
     absl::StrAppend(&out, "Memory on ", m.ctx.ToString(), ": ", m.planned_bytes,
                     " bytes planned for intermediates (", m.no_reuse_bytes, " without reuse), ",
                     m.allocated_bytes, " bytes allocated\n");
+    total += m.allocated_bytes;
   }
+  // MXNet's closing line, which scripts parse (whole MiB, rounded down).
+  absl::StrAppend(&out, "Total ", total >> 20, " MB allocated\n");
   return out;
 }
 

@@ -1,5 +1,6 @@
 #include "graph/symbol.h"
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -159,8 +160,13 @@ Symbol Symbol::GetInternals(bool hidden_outputs) const {
 }
 
 Symbol Symbol::GetChildren() const {
+  // Per node, not per output: a SliceChannel's outputs have one node, whose
+  // inputs are listed once (MXNet's behaviour).
   std::vector<NodeEntry> outputs;
+  std::vector<const Node*> seen;
   for (const NodeEntry& e : outputs_) {
+    if (std::find(seen.begin(), seen.end(), e.node.get()) != seen.end()) continue;
+    seen.push_back(e.node.get());
     outputs.insert(outputs.end(), e.node->inputs.begin(), e.node->inputs.end());
   }
   return Symbol(std::move(outputs));

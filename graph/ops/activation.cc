@@ -156,6 +156,12 @@ SYMX_REGISTER_OP("LeakyReLU")
     .SetInputNames(LeakyReLUInputNames)
     .SetOutputNames(LeakyReLUOutputNames)
     .SetNumVisibleOutputs([](const NodeAttrs&) { return 1; })
+    // A prelu's gamma starts at 0.25 (MXNet's initializer hint, in its text).
+    .SetInputVarAttrs([](const NodeAttrs& attrs, int input, AttrMap* var_attrs) {
+      if (input == 1 && Param<LeakyReLUParam>(attrs).type == LeakyReLUType::kPReLU) {
+        var_attrs->emplace("__init__", "[\"Constant\", {\"value\": 0.25}]");
+      }
+    })
     .SetInferShape(LeakyReLUInferShape)
     .SetGradient(LeakyReLUGradient);
 

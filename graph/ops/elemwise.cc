@@ -358,7 +358,13 @@ absl::Status WhereShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vec
                                                    (*in)[1].ToString(), " and y ",
                                                    (*in)[2].ToString()));
   }
-  SYMX_RETURN_IF_ERROR(AssignShape(out, 0, xy, "output"));
+  std::vector<Shape> merged_out = *out;
+  SYMX_RETURN_IF_ERROR(AssignShape(&merged_out, 0, xy, "output"));
+  // As MXNet 1.9.1: conflicts are errors at once, but nothing is inferred
+  // until the condition's shape is fully known (its rank decides between the
+  // elementwise and the by-row form).
+  if (!(*in)[0].fully_known()) return absl::OkStatus();
+  *out = std::move(merged_out);
   (*in)[1] = (*out)[0];
   (*in)[2] = (*out)[0];
   const Shape& x = (*in)[1];

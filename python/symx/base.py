@@ -5,7 +5,10 @@ Engine errors arrive as ``MXNetError``: a subclass of the extension's ``Error``
 """
 from . import _symx as _core
 
-__all__ = ["MXNetError", "string_types", "numeric_types", "integer_types"]
+import numpy as _np
+
+__all__ = ["MXNetError", "NotImplementedForSymbol", "string_types", "numeric_types",
+           "integer_types", "mx_real_t"]
 
 
 class MXNetError(_core.Error):
@@ -13,6 +16,29 @@ class MXNetError(_core.Error):
 
 
 _core._set_error_class(MXNetError)
+
+
+class NotImplementedForSymbol(MXNetError):
+    """A Python operation that only an NDArray has (bool(symbol), ...)."""
+
+    def __init__(self, function, alias, *args):
+        super().__init__()
+        self.function = function.__name__ if callable(function) else str(function)
+        self.alias = alias
+        self.args = [str(type(a)) for a in args]
+
+    def __str__(self):
+        msg = "Function {}".format(self.function)
+        if self.alias:
+            msg += " (namely operator \"{}\")".format(self.alias)
+        if self.args:
+            msg += " with arguments ({})".format(", ".join(self.args))
+        msg += " is not implemented for Symbol and only available in NDArray."
+        return msg
+
+
+# MXNet's default real type.
+mx_real_t = _np.float32
 
 string_types = (str,)
 integer_types = (int,)

@@ -6,6 +6,8 @@ name's suffix decides (*weight: this initializer, *bias/*beta/*moving_mean: 0,
 """
 import json
 
+import numpy as np
+
 from .base import _core
 from . import random as _random
 
@@ -93,10 +95,37 @@ class One(Initializer):
 
 
 class Constant(Initializer):
+    """Fills weights with ``value``: a number, or an array (NDArray, numpy,
+    list) broadcast to the weight's shape."""
     _kind = "constant"
 
     def __init__(self, value):
-        super().__init__(value=value)
+        if hasattr(value, "asnumpy"):
+            value = value.asnumpy()
+        if isinstance(value, (list, tuple)) or hasattr(value, "tolist") and not np.isscalar(value):
+            self._array = np.asarray(value, dtype=np.float64)
+            super().__init__(value=self._array.tolist())
+        else:
+            self._array = None
+            super().__init__(value=value)
+
+    def _handle(self):
+        # The engine's constant is a number; an array value is filled here
+        # (below) and the engine handles the other names' rules (bias: 0, ...).
+        if self._engine is None and self._array is not None:
+            self._engine = _core.create_initializer(json.dumps(["constant", {"value": 0}]))
+        return super()._handle()
+
+    def __call__(self, desc, arr):
+        attrs = getattr(desc, "attrs", {}) or {}
+        if self._array is not None and not attrs.get("__init__") and str(desc).endswith("weight"):
+            try:
+                arr[:] = np.broadcast_to(self._array, arr.shape)
+            except ValueError:
+                raise ValueError("Constant: value of shape %s does not broadcast to %s's shape %s"
+                                 % (self._array.shape, desc, arr.shape)) from None
+            return
+        super().__call__(desc, arr)
 
 
 _BY_NAME = {c._kind: c for c in (Uniform, Normal, Xavier, MSRAPrelu, Zero, One, Constant)}

@@ -6,15 +6,17 @@ are generated from the engine's op registry by symx/_ops.py.
 """
 import builtins
 import json
+import numbers
 import warnings
 
 import numpy as np
 
-from .base import _core, MXNetError, numeric_types
+from .base import _core, MXNetError, NotImplementedForSymbol, numeric_types
 from .context import Context, current_context
 from . import ndarray as nd
 
-__all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "fromjson"]
+__all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "fromjson", "maximum",
+           "minimum", "power", "hypot"]
 
 
 def _dtype_name(dtype):
@@ -130,10 +132,10 @@ class Symbol:
         if recursive:
             raise DeprecationWarning("Symbol.list_attr with recursive=True has been deprecated. "
                                      "Please use attr_dict instead.")
-        return dict(self._s.list_attr())
+        return _with_plain_hidden(self._s.list_attr())
 
     def attr_dict(self):
-        return {k: dict(v) for k, v in self._s.attr_dict().items()}
+        return {k: _with_plain_hidden(v) for k, v in self._s.attr_dict().items()}
 
     # --- inference ----------------------------------------------------------
     def _known_shapes(self, args, kwargs):
@@ -227,6 +229,13 @@ class Symbol:
         from . import _ops
         return _ops.call("_rpower_scalar", self, scalar=other)
 
+    def __abs__(self):
+        from . import _ops
+        return _ops.call("abs", self)
+
+    def __bool__(self):
+        raise NotImplementedForSymbol(self.__bool__, "bool")
+
     # --- binding ------------------------------------------------------------
     def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None, group2ctx=None,
              shared_exec=None):
@@ -284,6 +293,66 @@ class Symbol:
         """Binds with ``kwargs`` as the arguments, runs forward, returns the outputs."""
         ctx = current_context() if ctx is None else ctx
         return self.bind(ctx, kwargs).forward()
+
+
+# Keys MXNet stores as __k__ and lists under both spellings.
+_HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage")
+
+
+def _with_plain_hidden(attrs):
+    """``attrs`` with every hidden __k__ also under k, as MXNet lists them."""
+    out = dict(attrs)
+    for key in _HIDDEN_KEYS:
+        dunder = "__%s__" % key
+        if dunder in out:
+            out.setdefault(key, out[dunder])
+    return out
+
+
+def _scalar_or_symbol(name, lhs, rhs, array_op, scalar_op, rscalar_op, py_fn):
+    """MXNet's two-operand symbol functions: two symbols use the array op, a
+    symbol and a number the scalar op (the reversed one when the number is on
+    the left), two numbers Python's function."""
+    from . import _ops
+    if isinstance(lhs, Symbol) and isinstance(rhs, Symbol):
+        return _ops.call(array_op, lhs, rhs)
+    if isinstance(lhs, Symbol) and isinstance(rhs, numbers.Number):
+        return _ops.call(scalar_op, lhs, scalar=rhs)
+    if isinstance(rhs, Symbol) and isinstance(lhs, numbers.Number):
+        return _ops.call(rscalar_op, rhs, scalar=lhs)
+    if isinstance(lhs, numbers.Number) and isinstance(rhs, numbers.Number):
+        return py_fn(lhs, rhs)
+    raise TypeError("%s: types (%s, %s) not supported" % (name, type(lhs).__name__,
+                                                          type(rhs).__name__))
+
+
+def maximum(left, right):
+    """Elementwise maximum of symbols and/or numbers."""
+    return _scalar_or_symbol("maximum", left, right, "_maximum", "_maximum_scalar",
+                             "_maximum_scalar", builtins.max)
+
+
+def minimum(left, right):
+    """Elementwise minimum of symbols and/or numbers."""
+    return _scalar_or_symbol("minimum", left, right, "_minimum", "_minimum_scalar",
+                             "_minimum_scalar", builtins.min)
+
+
+def power(base, exp):
+    """base ** exp for symbols and/or numbers."""
+    return _scalar_or_symbol("power", base, exp, "_power", "_power_scalar", "_rpower_scalar",
+                             builtins.pow)
+
+
+def hypot(left, right):
+    """sqrt(left**2 + right**2) for symbols and/or numbers. The engine has no
+    _hypot op yet: composed from square, add and sqrt (same values and
+    gradients; the graph holds those ops instead)."""
+    import math
+    if not isinstance(left, Symbol) and not isinstance(right, Symbol):
+        return math.hypot(left, right)
+    squares = [x.square() if isinstance(x, Symbol) else float(x) ** 2 for x in (left, right)]
+    return (squares[0] + squares[1]).sqrt()
 
 
 def _check_complete(arrays, what, names, allow_missing):
@@ -388,8 +457,13 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
         init = init.dumps()
     if shape is not None:
         shape = list(shape)
+    # As MXNet: the multipliers are stored as str() of what was given (1 -> "1").
+    if lr_mult is not None:
+        attrs["__lr_mult__"] = str(lr_mult)
+    if wd_mult is not None:
+        attrs["__wd_mult__"] = str(wd_mult)
     return Symbol(_core.Symbol.variable(name, shape, None if dtype is None else _dtype_name(dtype),
-                                        init or "", lr_mult, wd_mult, attrs))
+                                        init or "", None, None, attrs))
 
 
 var = Variable

@@ -543,12 +543,18 @@ TEST(WhereTest, Shapes) {
   auto rows_back = Infer("where", {}, {Shape{4}, Shape{kU, 3}, kUnknown});
   EXPECT_EQ(rows_back.in[1], Shape({4, 3}));
   EXPECT_EQ(rows_back.out[0], Shape({4, 3}));
-  auto cond_fill = Infer("where", {}, {Shape{kU}, kUnknown, Shape{5, 2}});
-  EXPECT_EQ(cond_fill.in[0], Shape({5}));
-  auto merged = Infer("where", {}, {Shape{kU, 3}, Shape{2, kU}, kUnknown});
-  EXPECT_EQ(merged.in[0], Shape({2, 3}));
-  EXPECT_EQ(merged.in[1], Shape({2, 3}));
-  EXPECT_EQ(merged.out[0], Shape({2, 3}));
+  auto from_y = Infer("where", {}, {Shape{2, 3}, kUnknown, Shape{2, 3}});
+  EXPECT_EQ(from_y.in[1], Shape({2, 3}));
+  EXPECT_EQ(from_y.out[0], Shape({2, 3}));
+  // As MXNet 1.9.1: until the condition is fully known nothing is inferred,
+  // neither the condition from x and y nor y and the output from x.
+  auto cond_unknown = Infer("where", {}, {Shape{kU}, kUnknown, Shape{5, 2}});
+  EXPECT_EQ(cond_unknown.in[0], Shape({kU}));
+  EXPECT_EQ(cond_unknown.in[1], kUnknown);
+  EXPECT_EQ(cond_unknown.out[0], kUnknown);
+  auto partly = Infer("where", {}, {Shape{kU, 3}, Shape{2, kU}, kUnknown});
+  EXPECT_EQ(partly.in[0], Shape({kU, 3}));
+  EXPECT_EQ(partly.out[0], kUnknown);
   // MXNet's test: a condition alone says nothing about the output.
   auto cond_only = Infer("where", {}, {Shape{kU, 2}, kUnknown, kUnknown});
   EXPECT_EQ(cond_only.out[0], kUnknown);

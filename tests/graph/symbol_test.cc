@@ -41,6 +41,11 @@ TEST(SymbolTest, ChildrenAndInternals) {
   EXPECT_EQ(fc2.GetInternals().ListOutputs(), (Names{"data", "fc1_weight", "fc1_bias", "fc1_output",
                                                      "fc2_weight", "fc2_bias", "fc2_output"}));
   EXPECT_EQ(data.GetChildren().num_outputs(), 0u);
+  // Per node: the two outputs of one SliceChannel list its input once; two
+  // uses of one value by one node list it twice (MXNet's behaviour).
+  Symbol parts = OpCall("SliceChannel").Attr("num_outputs", 2).Input(data);
+  EXPECT_EQ(parts.GetChildren().ListOutputs(), (Names{"data"}));
+  EXPECT_EQ((data * data).GetChildren().ListOutputs(), (Names{"data", "data"}));
 }
 
 TEST(SymbolTest, InternalsListVisibleOutputsUnlessAskedForHiddenOnes) {

@@ -26,7 +26,7 @@ from ..context import Context, current_context, _as_context, _from_string
 __all__ = ["NDArray", "array", "zeros", "ones", "empty", "full", "arange", "save", "load",
            "waitall", "add", "subtract", "multiply", "divide", "true_divide", "modulo", "power",
            "maximum", "minimum", "equal", "not_equal", "greater", "greater_equal", "lesser",
-           "lesser_equal", "logical_and", "logical_or", "logical_xor"]
+           "lesser_equal", "logical_and", "logical_or", "logical_xor", "hypot"]
 
 _DEFAULT_DTYPE = "float32"
 
@@ -337,6 +337,7 @@ _UFUNCS = {
                    np.logical_or),
     "logical_xor": ("broadcast_logical_xor", "_logical_xor_scalar", "_logical_xor_scalar",
                     np.logical_xor),
+    "hypot": (None, None, None, np.hypot),
 }
 
 
@@ -415,6 +416,7 @@ def lesser_equal(lhs, rhs): return _ufunc("lesser_equal", lhs, rhs)
 def logical_and(lhs, rhs): return _ufunc("logical_and", lhs, rhs)
 def logical_or(lhs, rhs): return _ufunc("logical_or", lhs, rhs)
 def logical_xor(lhs, rhs): return _ufunc("logical_xor", lhs, rhs)
+def hypot(lhs, rhs): return _ufunc("hypot", lhs, rhs)
 
 
 true_divide = divide
