@@ -43,6 +43,7 @@ setup(
     description="MXNet 1.x's symbolic API (import symx as mx) on the symx engine",
     packages=["symx", "symx.module", "symx.ndarray"],
     package_dir={"": "python"},
+    package_data={"symx": ["_positional_attrs.json"]},
     ext_modules=[Extension("symx._symx", sources=[])],
     cmdclass={"build_ext": BazelExtension},
     install_requires=["numpy"],

@@ -44,13 +44,23 @@ struct OnePlan {
   const KernelInfo* kernel = nullptr;
   KernelContext ctx;  // attrs, device, threads, options, state, workspace, req
   // Hidden outputs (BatchNorm's batch mean/var, Dropout's mask): nobody reads
-  // them after the call, so one buffer each serves every call.
+  // them after the call, so one buffer each serves every call (calls on a
+  // device run one at a time: DeviceMutex).
   std::vector<Tensor> hidden;
-  // A prepared state is not made for two calls at once (oneDNN's cached
-  // operands); a plan runs one call at a time.
-  std::mutex run_mu;
-  size_t held_bytes = 0;  // workspace and hidden outputs
+  size_t held_bytes = 0;  // workspace and hidden outputs (not what a prepared state holds)
 };
+
+// A device's kernels run one at a time (devices/device.h: its generator and
+// a prepared state are not made for two callers); imperative calls from
+// several threads take turns per device.
+std::mutex& DeviceMutex(const Device* device) {
+  static std::mutex* mu = new std::mutex();
+  static auto* per_device = new std::unordered_map<const Device*, std::unique_ptr<std::mutex>>();
+  std::lock_guard<std::mutex> lock(*mu);
+  std::unique_ptr<std::mutex>& m = (*per_device)[device];
+  if (m == nullptr) m = std::make_unique<std::mutex>();
+  return *m;
+}
 
 class PlanCache {
  public:
@@ -167,18 +177,18 @@ std::string PlanKey(const InvokeArgs& args, const CallInputs& in) {
     absl::StrAppend(&key, "\x01", DTypeName(t.dtype()), ":");
     for (int64_t d : t.shape().dims()) absl::StrAppend(&key, d, ",");
   }
-  // Which outputs go to `out` arrays and which input each one is, if any.
-  absl::StrAppend(&key, "\x01", args.out.size());
+  // How every out array relates to every input: none, exactly it ('='), or
+  // overlapping storage without being it ('~'); the plan's sinks follow.
+  absl::StrAppend(&key, "\x01", args.out.size(), ":");
   for (const Tensor& o : args.out) {
-    int alias = -1;
-    for (size_t i = 0; i < in.tensors.size() && alias < 0; ++i) {
-      if (o.defined() && o.SharesStorageWith(in.tensors[i])) {
-        alias = (o.offset() == in.tensors[i].offset() && o.nbytes() == in.tensors[i].nbytes())
-                    ? static_cast<int>(i)
-                    : -2;  // overlaps without being it: staged whatever the op
+    for (const Tensor& t : in.tensors) {
+      char rel = '.';
+      if (o.defined() && o.SharesStorageWith(t)) {
+        rel = o.offset() == t.offset() && o.nbytes() == t.nbytes() ? '=' : '~';
       }
+      key.push_back(rel);
     }
-    absl::StrAppend(&key, ",", alias);
+    key.push_back(',');
   }
   return key;
 }
@@ -283,43 +293,52 @@ absl::Status InferOutputs(const std::vector<Tensor>& inputs, OnePlan* plan) {
   return absl::OkStatus();
 }
 
-// Decides where each visible output goes, checking the `out` arrays.
-absl::Status ChooseSinks(const InvokeArgs& args, const std::vector<Tensor>& inputs,
-                         const Context& ctx, OnePlan* plan) {
-  plan->sinks.assign(plan->num_visible, OutputSink::kNew);
+// Every call's `out` arrays against the plan's outputs (a plan found by key
+// knows only how they alias the inputs).
+absl::Status CheckOut(const InvokeArgs& args, const Context& ctx, const OnePlan& plan) {
   if (args.out.empty()) return absl::OkStatus();
-  if (args.out.size() != static_cast<size_t>(plan->num_visible)) {
-    return Invalid(plan->where, absl::StrCat("out= has ", args.out.size(), " array(s) for ",
-                                             plan->num_visible, " output(s)"));
+  if (args.out.size() != static_cast<size_t>(plan.num_visible)) {
+    return Invalid(plan.where, absl::StrCat("out= has ", args.out.size(), " array(s) for ",
+                                            plan.num_visible, " output(s)"));
   }
+  for (int j = 0; j < plan.num_visible; ++j) {
+    const Tensor& o = args.out[j];
+    if (!o.defined()) return Invalid(plan.where, absl::StrCat("out[", j, "] is not an array"));
+    if (o.shape() != plan.out_shapes[j] || o.dtype() != plan.out_types[j]) {
+      return Invalid(plan.where, absl::StrCat("out[", j, "] is ", o.shape().ToString(), " ",
+                                              DTypeName(o.dtype()), ", the output is ",
+                                              plan.out_shapes[j].ToString(), " ",
+                                              DTypeName(plan.out_types[j])));
+    }
+    if (o.ctx() != ctx) {
+      return Invalid(plan.where, absl::StrCat("out[", j, "] is on ", o.ctx().ToString(),
+                                              ", the op runs on ", ctx.ToString()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Decides where each visible output goes (CheckOut has passed).
+void ChooseSinks(const InvokeArgs& args, const std::vector<Tensor>& inputs, OnePlan* plan) {
+  plan->sinks.assign(plan->num_visible, OutputSink::kNew);
+  if (args.out.empty()) return;
   std::vector<std::pair<int, int>> pairs;
   if (plan->attrs.op->inplace()) pairs = plan->attrs.op->inplace()(plan->attrs);
   for (int j = 0; j < plan->num_visible; ++j) {
     const Tensor& o = args.out[j];
-    if (!o.defined()) return Invalid(plan->where, absl::StrCat("out[", j, "] is not an array"));
-    if (o.shape() != plan->out_shapes[j] || o.dtype() != plan->out_types[j]) {
-      return Invalid(plan->where, absl::StrCat("out[", j, "] is ", o.shape().ToString(), " ",
-                                               DTypeName(o.dtype()), ", the output is ",
-                                               plan->out_shapes[j].ToString(), " ",
-                                               DTypeName(plan->out_types[j])));
-    }
-    if (o.ctx() != ctx) {
-      return Invalid(plan->where, absl::StrCat("out[", j, "] is on ", o.ctx().ToString(),
-                                               ", the op runs on ", ctx.ToString()));
-    }
     plan->sinks[j] = OutputSink::kOut;
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (!o.SharesStorageWith(inputs[i])) continue;
       const bool same = o.offset() == inputs[i].offset() && o.nbytes() == inputs[i].nbytes();
-      const int slot = plan->slot[i];
-      const bool declared =
-          std::find(pairs.begin(), pairs.end(), std::make_pair(slot, j)) != pairs.end();
+      const bool declared = std::find(pairs.begin(), pairs.end(),
+                                      std::make_pair(static_cast<int>(i), j)) != pairs.end();
+      // Any input the output overlaps without being that input's declared
+      // in-place pair makes it staged, whatever the other inputs are.
       plan->sinks[j] = same && declared && plan->sinks[j] != OutputSink::kStaged
                            ? OutputSink::kInplace
                            : OutputSink::kStaged;
     }
   }
-  return absl::OkStatus();
 }
 
 // The kernel and its prepared context, made with the first call's arrays.
@@ -388,10 +407,9 @@ absl::Status Run(const InvokeArgs& args, const CallInputs& in, const std::string
   // The op's inputs in its own order.
   std::vector<Tensor> inputs(in.tensors.size());
   for (size_t i = 0; i < in.tensors.size(); ++i) inputs[plan->slot[i]] = in.tensors[i];
-  if (fresh) {
-    SYMX_RETURN_IF_ERROR(InferOutputs(inputs, plan.get()));
-    SYMX_RETURN_IF_ERROR(ChooseSinks(args, inputs, in.ctx, plan.get()));
-  }
+  if (fresh) SYMX_RETURN_IF_ERROR(InferOutputs(inputs, plan.get()));
+  SYMX_RETURN_IF_ERROR(CheckOut(args, in.ctx, *plan));
+  if (fresh) ChooseSinks(args, inputs, plan.get());
   std::vector<Tensor> outputs(plan->out_shapes.size());
   for (size_t j = 0; j < outputs.size(); ++j) {
     const bool visible = static_cast<int>(j) < plan->num_visible;
@@ -407,15 +425,16 @@ absl::Status Run(const InvokeArgs& args, const CallInputs& in, const std::string
   if (fresh) {
     plan->hidden.assign(outputs.begin() + plan->num_visible, outputs.end());
     SYMX_RETURN_IF_ERROR(PrepareKernel(args, inputs, outputs, in.ctx, plan.get()));
-    Cache().Insert(key, plan);
   }
   {
-    std::lock_guard<std::mutex> lock(plan->run_mu);
+    std::lock_guard<std::mutex> lock(DeviceMutex(plan->ctx.device));
     KernelContext ctx = plan->ctx;
     ctx.inputs = std::move(inputs);
     ctx.outputs = outputs;
     SYMX_RETURN_IF_ERROR(plan->kernel->fn(ctx));
   }
+  // Only a plan whose first call ran is kept.
+  if (fresh) Cache().Insert(key, plan);
   result->assign(outputs.begin(), outputs.begin() + plan->num_visible);
   for (int j = 0; j < plan->num_visible; ++j) {
     if (plan->sinks[j] != OutputSink::kStaged) continue;
@@ -432,7 +451,7 @@ std::vector<Tensor> Invoke(const InvokeArgs& args) {
   CallInputs in = ValueOrThrow(GatherInputs(args, where));
   std::vector<Tensor> result;
   // A call that fails leaves no plan behind: plans enter the cache only
-  // once prepared.
+  // once their first call has run.
   ThrowIfError(Run(args, in, PlanKey(args, in), &result));
   return result;
 }

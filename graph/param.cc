@@ -109,6 +109,16 @@ double ParamReader::Float(absl::string_view key, double def) {
   return out;
 }
 
+double ParamReader::FloatOrNan(absl::string_view key, double def) {
+  const std::string* v = Lookup(key, false);
+  if (!v) return def;
+  const std::string lower = absl::AsciiStrToLower(absl::StripAsciiWhitespace(*v));
+  if (lower == "nan" || lower == "-nan" || lower == "+nan") return NAN;
+  double out = def;
+  if (!ParseFloatText(*v, &out)) Bad(key, *v, "a number or nan");
+  return out;
+}
+
 std::optional<double> ParamReader::OptionalFloat(absl::string_view key) {
   const std::string* v = Lookup(key, false);
   if (!v || *v == "None") return std::nullopt;

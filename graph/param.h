@@ -47,6 +47,9 @@ class ParamReader {
   std::optional<int64_t> OptionalInt(absl::string_view key);
   double Float(absl::string_view key);
   double Float(absl::string_view key, double def);
+  // Float, but "nan" is a value too (the scalar of x * nan: MXNet computes
+  // it; elsewhere a NaN attribute is a mistake and Float refuses it).
+  double FloatOrNan(absl::string_view key, double def);
   std::optional<double> OptionalFloat(absl::string_view key);
   bool Bool(absl::string_view key, bool def);
   std::string String(absl::string_view key, absl::string_view def);

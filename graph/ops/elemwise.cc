@@ -160,7 +160,7 @@ SYMX_REGISTER_OP("tanh")
 absl::StatusOr<OpParamPtr> ParseScalarParam(const AttrMap& attrs) {
   ParamReader r(attrs);
   auto p = std::make_shared<ScalarParam>();
-  p->scalar = r.Float("scalar", 1.0);
+  p->scalar = r.FloatOrNan("scalar", 1.0);
   p->is_int = r.Bool("is_int", true);
   return r.Finish(std::move(p));
 }

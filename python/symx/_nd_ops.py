@@ -44,7 +44,12 @@ def invoke(op_name, *args, **kwargs):
     else:
         raise TypeError("%s: out= must be an NDArray or a list of them, got %s"
                         % (op_name, type(out).__name__))
-    ctx_text = None if positional or named else str(_as_context(ctx))
+    if positional or named:
+        ctx_text = None
+    elif ctx is None and outs:
+        ctx_text = outs[0].context  # MXNet: an op without inputs runs where out= is
+    else:
+        ctx_text = str(_as_context(ctx))
     result = _core.invoke(op_name, positional, named, attrs, outs, ctx_text, False)
     if out is not None:
         return out

@@ -5,6 +5,9 @@ the inputs; every other keyword is an attribute, formatted as MXNet's Python
 formats it (str(): 3, 0.5, True, (3, 3)); ``name=`` names the node and
 ``attr=`` adds attributes. Missing inputs become variables "<name>_<input>".
 """
+import json
+import os
+
 import numpy as np
 
 from .base import _core
@@ -91,20 +94,11 @@ def populate(module, submodules, caller=None, what=_SYMBOL_DOC, keep=()):
 
 # Attributes MXNet's generated signatures let a caller give positionally,
 # after the inputs (mx.nd.clip(x, 0, 1), mx.sym.Dropout(x, 0.5),
-# x.reshape((0, -1))), in the order of MXNet's parameter declarations; by
-# canonical op name.
-_POSITIONAL = {
-    "Reshape": ["shape"], "repeat": ["repeats"], "Pad": ["mode", "pad_width"],
-    "SwapAxis": ["dim1", "dim2"], "SliceChannel": ["num_outputs"], "slice": ["begin", "end"],
-    "slice_axis": ["axis", "begin", "end"], "one_hot": ["depth"], "sort": ["axis"],
-    "topk": ["axis"], "argsort": ["axis"], "argmax": ["axis"], "argmin": ["axis"],
-    "clip": ["a_min", "a_max"], "expand_dims": ["axis"], "tile": ["reps"],
-    "transpose": ["axes"], "reverse": ["axis"], "sum": ["axis"], "mean": ["axis"],
-    "max": ["axis"], "min": ["axis"], "squeeze": ["axis"], "softmax": ["axis"],
-    "log_softmax": ["axis"], "softmin": ["axis"], "Cast": ["dtype"], "Dropout": ["p"],
-    "Activation": ["act_type"], "LeakyReLU": ["act_type", "slope"], "Flatten": [],
-    "_full": ["shape", "value"], "_zeros": ["shape"], "_ones": ["shape"],
-}
+# mx.nd.topk(x, 1, 2)), in MXNet's order, by canonical op name; written from
+# MXNet 1.9.1 by tools/golden/make_positional_attrs.py.
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                       "_positional_attrs.json")) as _f:
+    _POSITIONAL = json.load(_f)
 
 
 def split_args(op_name, args, kwargs, is_input):
@@ -112,6 +106,8 @@ def split_args(op_name, args, kwargs, is_input):
     other values become the op's positional attributes in ``kwargs``."""
     inputs, values = [], []
     for a in args:
+        if a is None and not values:  # an input left out (bias=None with no_bias): skipped
+            continue
         if is_input(a):
             inputs.append(a)
         elif isinstance(a, (list, tuple)) and a and all(is_input(x) for x in a):

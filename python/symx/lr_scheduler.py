@@ -122,9 +122,10 @@ class _DecayToFinal(LRScheduler):
             raise TypeError("max_update must be an int, got %r" % (max_update,))
         if max_update < 1:
             raise ValueError("maximum number of updates must be strictly positive")
-        if max_update <= warmup_steps:
-            raise ValueError("max_update (%d) must be larger than warmup_steps (%d): the decay "
-                             "runs between them" % (max_update, warmup_steps))
+        if max_update == warmup_steps:
+            # MXNet divides by zero at that update; smaller is fine (no decay).
+            raise ValueError("max_update (%d) equals warmup_steps: the decay between them "
+                             "would be empty" % max_update)
         self.base_lr_orig = base_lr
         self.max_update = max_update
         self.final_lr = final_lr

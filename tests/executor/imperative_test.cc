@@ -105,6 +105,37 @@ TEST_F(ImperativeTest, OutArraysAndInPlaceCalls) {
   ExpectNear(a, {2, 1, 4, 3}, 0, "a = dot(a, identity)");
 }
 
+TEST_F(ImperativeTest, EveryCallChecksItsOutArrays) {
+  // A plan found by key knows the out arrays' aliasing only: their shape,
+  // dtype and context are checked on every call.
+  Tensor x = Full(Shape{2, 2}, -1);
+  Invoke({.op = "relu", .positional = {x}, .out = {Full(Shape{2, 2}, 5)}});
+  EXPECT_THAT(
+      ErrorOf([&] {
+        Invoke({.op = "relu", .positional = {x}, .out = {Full(Shape{2, 2}, 0, DType::kFloat64)}});
+      }),
+      HasSubstr("out[0] is [2,2] float64, the output is [2,2] float32"));
+  EXPECT_THAT(
+      ErrorOf([&] { Invoke({.op = "relu", .positional = {x}, .out = {Full(Shape{1}, 0)}}); }),
+      HasSubstr("out[0] is [1] float32"));
+  Tensor on1 = ValueOrThrow(Tensor::Zeros(Shape{2, 2}, DType::kFloat32, Context::CPU(1)));
+  EXPECT_THAT(ErrorOf([&] { Invoke({.op = "relu", .positional = {x}, .out = {on1}}); }),
+              HasSubstr("out[0] is on cpu(1)"));
+}
+
+TEST_F(ImperativeTest, AnOutputOverlappingAnInputIsStagedWhateverCameBefore) {
+  // z += row (an in-place plan for broadcast_add's lhs), then x += x[0:1]:
+  // the second output is also the first input, but overlaps the second, so
+  // it must be computed aside, not in place (which would change the row
+  // while it is read).
+  Tensor z = Full(Shape{3, 3}, 0);
+  Invoke({.op = "broadcast_add", .positional = {z, Full(Shape{1, 3}, 1)}, .out = {z}});
+  Tensor x = Iota(Shape{3, 3}, [](int64_t i) { return i; });
+  Tensor row = ValueOrThrow(x.Slice(0, 1));
+  Invoke({.op = "broadcast_add", .positional = {x, row}, .out = {x}});
+  ExpectNear(x, {0, 2, 4, 3, 5, 7, 6, 8, 10}, 0, "x += x[0:1]");
+}
+
 TEST_F(ImperativeTest, OpsWithoutInputsVariadicOpsAndHiddenOutputs) {
   Tensor z = Invoke({.op = "_zeros",
                      .attrs = {{"shape", "(2, 3)"}, {"dtype", "float64"}},

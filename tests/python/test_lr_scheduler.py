@@ -34,7 +34,7 @@ def test_every_scheduler_is_covered():
     (lambda: mx.lr_scheduler.MultiFactorScheduler(step=[3, 2]), "increasing"),
     (lambda: mx.lr_scheduler.MultiFactorScheduler(step=[]), "non-empty list"),
     (lambda: mx.lr_scheduler.PolyScheduler(max_update=0), "strictly positive"),
-    (lambda: mx.lr_scheduler.CosineScheduler(max_update=4, warmup_steps=4), "larger than"),
+    (lambda: mx.lr_scheduler.CosineScheduler(max_update=4, warmup_steps=4), "equals"),
     (lambda: mx.lr_scheduler.FactorScheduler(step=2, warmup_mode="cubic"), "linear and constant"),
     (lambda: mx.lr_scheduler.FactorScheduler(step=2, base_lr=0.1, warmup_begin_lr=0.5),
      "higher than warmup_begin_lr"),
@@ -59,3 +59,13 @@ def test_module_fit_takes_a_schedule():
             optimizer_params={"lr_scheduler": sched}, initializer=mx.init.Zero())
     assert mod._optimizer.num_update == 3
     assert mod._optimizer.learning_rate == pytest.approx(0.001)
+
+
+def test_a_decay_shorter_than_the_warmup_stays_at_the_base_rate():
+    # max_update < warmup_steps: MXNet warms up, then keeps the base rate
+    # (values from mxnet==1.9.1).
+    poly = mx.lr_scheduler.PolyScheduler(max_update=3, base_lr=1.0, warmup_steps=5)
+    assert [poly(n) for n in (0, 4, 5, 9)] == pytest.approx([0.0, 0.8, 1.0, 1.0])
+    cos = mx.lr_scheduler.CosineScheduler(max_update=3, base_lr=1.0, warmup_steps=5,
+                                          warmup_begin_lr=0.5)
+    assert [cos(n) for n in (0, 4, 5, 9)] == pytest.approx([0.5, 0.9, 1.0, 1.0])

@@ -168,3 +168,34 @@ def test_the_second_call_is_a_cache_hit():
         x = mx.nd.sigmoid(x)
     plans, hits, misses = mx.base._core.imperative_cache_stats()
     assert (plans, hits, misses) == (1, 9, 1)
+
+
+def test_review_findings_match_mxnet():
+    # Values from mxnet==1.9.1 on the same calls.
+    i = mx.nd.array([-3, -1, 2, 5], dtype="int32")
+    np.testing.assert_array_equal((i + 0.5).asnumpy(), [-3, -1, 2, 5])
+    np.testing.assert_array_equal((i * 0.5).asnumpy(), [0, 0, 0, 0])
+    np.testing.assert_array_equal((i / 2.6).asnumpy(), [-1, 0, 1, 2])
+    np.testing.assert_array_equal((mx.nd.array([4, 9], dtype="int32") ** 0.5).asnumpy(), [1, 1])
+    f = mx.nd.array([1, 2])
+    assert np.isnan((f * float("nan")).asnumpy()).all()
+    assert np.isnan((f + float("nan")).asnumpy()).all()
+    x = mx.sym.Variable("x")
+    assert np.isnan((x * float("nan")).eval(x=f)[0].asnumpy()).all()
+    # Positional attributes in MXNet's order, for every op.
+    v = mx.nd.array([[1, 3, 2], [6, 4, 5]])
+    np.testing.assert_array_equal(mx.nd.topk(v, 1, 2).asnumpy(), [[1, 2], [0, 2]])
+    np.testing.assert_array_equal(mx.nd.pick(v, mx.nd.array([0, 2]), 1).asnumpy(), [1, 5])
+    # None for a left-out input.
+    w = mx.nd.ones((2, 3))
+    fc = mx.nd.FullyConnected(v, w, None, no_bias=True, num_hidden=2)
+    np.testing.assert_array_equal(fc.asnumpy(), [[6, 6], [15, 15]])
+    # Two dtypes are an error naming the op; x == None is a TypeError.
+    with pytest.raises(mx.base.MXNetError, match="broadcast_add"):
+        f + mx.nd.array([1, 2], dtype="int32")
+    with pytest.raises(TypeError):
+        f == None  # noqa: E711
+    # An op without inputs runs where out= is.
+    out = mx.nd.zeros((2,), ctx=mx.cpu(1))
+    assert mx.nd._ones(shape=(2,), out=out) is out
+    np.testing.assert_array_equal(out.asnumpy(), [1, 1])

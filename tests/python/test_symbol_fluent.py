@@ -19,8 +19,11 @@ def test_positional_attributes_follow_mxnets_signatures():
     assert x.transpose((1, 0)).infer_shape(x=(2, 3))[1] == [(3, 2)]
     assert x.clip(0, 1).list_attr() == {"a_min": "0", "a_max": "1"}
     assert x.slice_axis(1, 0, 2).infer_shape(x=(4, 5))[1] == [(4, 2)]
-    with pytest.raises(TypeError, match="at most 1"):
+    # As MXNet's signature: reshape's second positional value is `reverse`.
+    with pytest.raises(mx.base.MXNetError, match="'reverse'"):
         x.reshape((2, 3), (3, 2))
+    with pytest.raises(TypeError, match="at most 2"):
+        x.clip(0, 1, 2)
     with pytest.raises(TypeError, match="multiple values"):
         x.reshape((2, 3), shape=(3, 2))
 

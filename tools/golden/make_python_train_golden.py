@@ -282,7 +282,52 @@ def _softmax(x):
     return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
+# Custom metric functions a case names by key; tests/python/test_metric.py
+# defines the same ones (same names: a CustomMetric is named after its feval).
+def mean_abs(label, pred):
+    return np.abs(label.reshape(pred.shape) - pred).mean()
+
+
+def correct_and_count(label, pred):
+    return float((pred.argmax(axis=1) == label.ravel()).sum()), label.size
+
+
+def first_column_mean(label, pred):
+    return float(pred[:, 0].mean())
+
+
+FEVALS = {f.__name__: f for f in (mean_abs, correct_and_count, first_column_mean)}
+
+
+def _plain(x):
+    """numpy scalars (np.float32 is no float subclass) as Python numbers, for JSON."""
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, np.generic):
+        return x.item()
+    return x
+
+
+def make_metric(case):
+    """The case's metric: by create(name/list, **kwargs), or a custom metric
+    around a named feval: {"custom": "create" | "np" | "CustomMetric"}."""
+    kwargs = case.get("kwargs", {})
+    kind = case.get("custom")
+    if kind is None:
+        return mx.metric.create(case["metric"], **kwargs)
+    feval = FEVALS[case["metric"]]
+    if kind == "create":
+        return mx.metric.create(feval, **kwargs)
+    if kind == "np":
+        return mx.metric.np(feval, **kwargs)
+    return mx.metric.CustomMetric(feval, **kwargs)
+
+
 def metric_cases():
+    """Each case plays its "updates" (a {"labels", "preds"} update, or
+    {"reset_local": true}) and records get(), get_name_value(), get_global()
+    and get_global_name_value() after each, and get_config() (null for the
+    custom metrics, which cannot give one)."""
     rng = np.random.RandomState(5)
 
     def probs(n, k=3):
@@ -294,49 +339,188 @@ def metric_cases():
     def reals(*shape):
         return _list(rng.randn(*shape).astype(np.float32))
 
+    def up(lab, pred):  # lists of arrays, one per output
+        return {"labels": lab, "preds": pred}
+
+    def bare(lab, pred):  # single arrays, not in a list
+        return {"labels": lab, "preds": pred, "bare": True}
+
+    local = {"reset_local": True}
+
     zero_prob = _softmax(rng.randn(3, 3))
     zero_prob[1, :] = [0.0, 0.5, 0.5]  # label 0 -> -log(eps)
 
     cases = [
         {"name": "acc_two_batches", "metric": "acc",
-         "updates": [{"labels": [labels(4)], "preds": [probs(4)]},
-                     {"labels": [labels(6)], "preds": [probs(6)]}]},
+         "updates": [up([labels(4)], [probs(4)]), up([labels(6)], [probs(6)])]},
         {"name": "acc_two_outputs", "metric": "accuracy",
-         "updates": [{"labels": [labels(4), labels(5)], "preds": [probs(4), probs(5)]}]},
+         "updates": [up([labels(4), labels(5)], [probs(4), probs(5)])]},
         # Predictions already class indices (same shape as the labels).
         {"name": "acc_class_indices", "metric": "acc",
-         "updates": [{"labels": [labels(6)], "preds": [labels(6)]}]},
-        {"name": "acc_bare_arrays", "metric": "acc",
-         "updates": [{"labels": labels(5), "preds": probs(5)}]},
+         "updates": [up([labels(6)], [labels(6)])]},
+        {"name": "acc_bare_arrays", "metric": "acc", "updates": [bare(labels(5), probs(5))]},
         {"name": "ce_two_batches", "metric": "ce",
-         "updates": [{"labels": [labels(4)], "preds": [probs(4)]},
-                     {"labels": [labels(3)], "preds": [probs(3)]}]},
+         "updates": [up([labels(4)], [probs(4)]), up([labels(3)], [probs(3)])]},
         {"name": "ce_zero_probability", "metric": "ce",
-         "updates": [{"labels": [[0.0, 0.0, 2.0]], "preds": [_list(zero_prob)]}]},
+         "updates": [up([[0.0, 0.0, 2.0]], [_list(zero_prob)])]},
         # MSE averages per-batch means: batches of 2 and 6 rows weigh the same.
         {"name": "mse_uneven_batches", "metric": "mse",
-         "updates": [{"labels": [reals(2)], "preds": [reals(2, 1)]},
-                     {"labels": [reals(6)], "preds": [reals(6)]},
-                     {"labels": [reals(3, 2)], "preds": [reals(3, 2)]}]},
+         "updates": [up([reals(2)], [reals(2, 1)]), up([reals(6)], [reals(6)]),
+                     up([reals(3, 2)], [reals(3, 2)])]},
         {"name": "composite_list", "metric": ["acc", "ce", "mse"],
-         "updates": [{"labels": [labels(4)], "preds": [probs(4)]},
-                     {"labels": [labels(5)], "preds": [probs(5)]}]},
+         "updates": [up([labels(4)], [probs(4)]), up([labels(5)], [probs(5)])]},
+    ]
+
+    # Two-class scores and 0/1 labels for F1 / MCC.
+    def scores(n):
+        return probs(n, 2)
+
+    def bits(n):
+        return labels(n, 2)
+
+    cases += [
+        # reset_local: get() starts over, get_global() keeps counting.
+        {"name": "acc_reset_local", "metric": "acc",
+         "updates": [up([labels(4)], [probs(4)]), local, up([labels(3)], [probs(3)])]},
+        # Classes along axis 0: the argmax of each column.
+        {"name": "acc_axis0", "metric": "acc", "kwargs": {"axis": 0},
+         "updates": [up([labels(4)], [_list(np.array(probs(4)).T.copy())])]},
+        {"name": "topk_2_of_4", "metric": "top_k_accuracy", "kwargs": {"top_k": 2},
+         "updates": [up([labels(5, 4)], [probs(5, 4)]), local, up([labels(4, 4)], [probs(4, 4)])]},
+        # top_k equal to the number of classes: every sample counts.
+        {"name": "topk_all_classes", "metric": "top_k_acc", "kwargs": {"top_k": 3},
+         "updates": [bare(labels(4), probs(4))]},
+        {"name": "topk_class_name", "metric": "TopKAccuracy", "kwargs": {"top_k": 3},
+         "updates": [up([labels(3, 5), labels(2, 5)], [probs(3, 5), probs(2, 5)])]},
+        # 1-d predictions: the partition's index order against the labels,
+        # in the local statistic only.
+        {"name": "topk_1d_quirk", "metric": "top_k_acc", "kwargs": {"top_k": 2},
+         "updates": [up([[0.0, 3.0, 1.0, 1.0]], [[0.1, 0.9, 0.5, 0.3]]),
+                     up([[3.0, 0.0, 2.0, 2.0, 1.0]], [[0.1, 0.9, 0.5, 0.3, 0.7]])]},
+        {"name": "f1_macro", "metric": "f1",
+         "updates": [up([bits(6)], [scores(6)]), up([bits(5)], [scores(5)]), local,
+                     up([bits(4), bits(3)], [scores(4), scores(3)])]},
+        {"name": "f1_micro", "metric": "f1", "kwargs": {"average": "micro"},
+         "updates": [up([bits(6)], [scores(6)]), up([bits(5)], [scores(5)]), local,
+                     bare(bits(4), scores(4))]},
+        # No positive label, then no positive prediction either: F1 is 0.
+        {"name": "f1_all_negative", "metric": "f1",
+         "updates": [up([[0.0, 0.0, 0.0]], [[[0.2, 0.8], [0.7, 0.3], [0.4, 0.6]]]),
+                     up([[0.0, 0.0]], [[[0.9, 0.1], [0.6, 0.4]]])]},
+        {"name": "f1_micro_all_negative", "metric": "F1", "kwargs": {"average": "micro"},
+         "updates": [up([[0.0, 0.0, 0.0]], [[[0.2, 0.8], [0.7, 0.3], [0.4, 0.6]]]),
+                     up([[1.0, 0.0]], [[[0.3, 0.7], [0.6, 0.4]]])]},
+        {"name": "mcc_macro", "metric": "mcc",
+         "updates": [up([bits(6)], [scores(6)]), up([bits(5)], [scores(5)]), local,
+                     up([bits(4)], [scores(4)])]},
+        {"name": "mcc_micro", "metric": "mcc", "kwargs": {"average": "micro"},
+         "updates": [up([bits(6)], [scores(6)]), up([bits(5)], [scores(5)]), local,
+                     up([bits(4)], [scores(4)])]},
+        # Zero margins: everything predicted positive, then all labels one class.
+        {"name": "mcc_zero_denominators", "metric": "MCC",
+         "updates": [up([[1.0, 0.0, 1.0]], [[[0.2, 0.8], [0.3, 0.7], [0.4, 0.6]]]),
+                     up([[1.0, 1.0]], [[[0.2, 0.8], [0.6, 0.4]]]),
+                     up([[0.0, 0.0]], [[[0.9, 0.1], [0.6, 0.4]]])]},
+        {"name": "mcc_micro_zero_denominators", "metric": "mcc", "kwargs": {"average": "micro"},
+         "updates": [up([[1.0, 1.0]], [[[0.2, 0.8], [0.3, 0.7]]]),
+                     up([[1.0]], [[[0.4, 0.6]]])]},
+        {"name": "perplexity_no_ignore", "metric": "perplexity",
+         "kwargs": {"ignore_label": None},
+         "updates": [up([labels(4)], [probs(4)]), local, bare(labels(3), probs(3))]},
+        # ignore_label: those rows leave the mean; a batch all ignored adds nothing.
+        {"name": "perplexity_ignore_label", "metric": "perplexity",
+         "kwargs": {"ignore_label": -1},
+         "updates": [up([[0.0, -1.0, 2.0, -1.0]], [probs(4)]),
+                     up([[-1.0, -1.0]], [probs(2)]),
+                     up([[1.0, 2.0], [-1.0]], [probs(2), probs(1)])]},
+        # Labels outside the classes are clipped; a zero probability is floored.
+        {"name": "perplexity_clip", "metric": "Perplexity", "kwargs": {"ignore_label": 2},
+         "updates": [up([[5.0, -3.0, 2.0, 1.0]],
+                        [[[0.1, 0.2, 0.7], [0.5, 0.5, 0.0], [0.3, 0.3, 0.4], [0.2, 0.0, 0.8]]])]},
+        {"name": "perplexity_axis0", "metric": "perplexity",
+         "kwargs": {"ignore_label": None, "axis": 0},
+         "updates": [up([labels(3)], [_list(np.array(probs(3)).T.copy())])]},
+        {"name": "mae_batches", "metric": "mae",
+         "updates": [up([reals(3)], [reals(3, 1)]), up([reals(2, 2)], [reals(2, 2)]), local,
+                     bare(reals(4), reals(4))]},
+        {"name": "rmse_batches", "metric": "rmse",
+         "updates": [up([reals(3)], [reals(3)]), up([reals(2, 3)], [reals(2, 3)]), local,
+                     up([reals(2), reals(4)], [reals(2, 1), reals(4)])]},
+        {"name": "mse_reset_local", "metric": "MSE",
+         "updates": [up([reals(3)], [reals(3)]), local, up([reals(2)], [reals(2)])]},
+        {"name": "ce_reset_local_eps", "metric": "CrossEntropy", "kwargs": {"eps": 1e-3},
+         "updates": [up([labels(3)], [probs(3)]), local, bare(labels(2), probs(2))]},
+        {"name": "nll_loss", "metric": "nll_loss",
+         "updates": [up([labels(4)], [probs(4)]), up([labels(2), labels(3)], [probs(2), probs(3)])]},
+        {"name": "nll_eps", "metric": "NegativeLogLikelihood", "kwargs": {"eps": 0.01},
+         "updates": [up([[0.0, 1.0]], [[[0.0, 1.0], [0.5, 0.5]]])]},
+        {"name": "pearsonr_macro", "metric": "pearsonr",
+         "updates": [up([reals(5)], [reals(5)]), up([reals(2, 3)], [reals(2, 3)]), local,
+                     bare(reals(4), reals(4))]},
+        # micro: one running correlation; reset_local leaves it, get_global is 0.
+        {"name": "pearsonr_micro", "metric": "PearsonCorrelation", "kwargs": {"average": "micro"},
+         "updates": [up([reals(5)], [reals(5)]), up([reals(4), reals(3)], [reals(4), reals(3)]),
+                     local, up([reals(3)], [reals(3)])]},
+        {"name": "pcc_binary", "metric": "pcc",
+         "updates": [up([bits(6)], [scores(6)]), up([bits(5)], [scores(5)])]},
+        # The confusion matrix grows to the largest class seen (4 classes, then 6).
+        {"name": "pcc_multiclass_grows", "metric": "PCC",
+         "updates": [up([labels(8, 4)], [probs(8, 4)]), local,
+                     up([labels(6, 6), labels(5, 4)], [probs(6, 6), probs(5, 4)]),
+                     up([labels(4, 3)], [probs(4, 3)])]},
+        # Class-index predictions; a first batch that predicts one class only is nan.
+        {"name": "pcc_class_indices", "metric": "pcc",
+         "updates": [up([[0.0, 1.0, 2.0]], [[1.0, 1.0, 1.0]]),
+                     up([labels(5)], [labels(5)]), local, bare(labels(4), labels(4))]},
+        {"name": "pcc_no_global_stats", "metric": "pcc", "kwargs": {"has_global_stats": False},
+         "updates": [up([labels(5)], [probs(5)]), local, up([labels(4)], [probs(4)])]},
+        # Loss: the mean of every output value; labels are not used.
+        {"name": "loss_outputs", "metric": "loss",
+         "updates": [up([labels(2)], [reals(2), reals(3, 2)]), local, bare(None, reals(4))]},
+        {"name": "torch", "metric": "torch", "updates": [up([], [reals(3)]), up([], [reals(2, 2)])]},
+        {"name": "caffe", "metric": "Caffe", "updates": [up([], [reals(5)])]},
+        # A list item may be a config dict.
+        {"name": "composite_global",
+         "metric": ["f1", "pcc", {"metric": "top_k_acc", "top_k": 2}, "loss"],
+         "updates": [up([bits(4)], [scores(4)]), local, up([bits(3)], [scores(3)])]},
+        {"name": "composite_kwargs", "metric": ["top_k_acc", "TopKAccuracy"],
+         "kwargs": {"top_k": 2}, "updates": [up([labels(4, 4)], [probs(4, 4)])]},
+        {"name": "composite_name", "metric": "composite",
+         "kwargs": {"metrics": ["acc", "mse"], "name": "both"},
+         "updates": [up([labels(3)], [probs(3)])]},
+        # A JSON config: [name, kwargs].
+        {"name": "create_json", "metric": '["perplexity", {"ignore_label": 0}]',
+         "updates": [up([labels(4)], [probs(4)])]},
+        # Custom metrics around a named numpy function (see FEVALS).
+        {"name": "custom_create", "metric": "mean_abs", "custom": "create",
+         "updates": [up([reals(3)], [reals(3)]), up([reals(2), reals(2)], [reals(2), reals(2)]),
+                     local, bare(reals(2), reals(2))]},
+        {"name": "custom_tuple", "metric": "correct_and_count", "custom": "CustomMetric",
+         "kwargs": {"name": "hits"},
+         "updates": [up([labels(4)], [probs(4)]), up([labels(3)], [probs(3)])]},
+        {"name": "custom_np_extra_outputs", "metric": "first_column_mean", "custom": "np",
+         "kwargs": {"allow_extra_outputs": True},
+         "updates": [up([labels(3)], [probs(3), reals(2)]), local, up([labels(2)], [probs(2)])]},
     ]
     for case in cases:
-        metric = mx.metric.create(case["metric"])
-        gets, name_values = [], []
+        metric = make_metric(case)
+        rec = {"get": [], "name_value": [], "global": [], "global_name_value": []}
         for u in case["updates"]:
-            if isinstance(u["labels"][0], list):
-                lab = [mx.nd.array(x) for x in u["labels"]]
-                pred = [mx.nd.array(x) for x in u["preds"]]
-            else:  # bare arrays, not in a list
-                lab, pred = mx.nd.array(u["labels"]), mx.nd.array(u["preds"])
-            metric.update(lab, pred)
-            name, value = metric.get()
-            gets.append([name, value])
-            name_values.append([list(p) for p in metric.get_name_value()])
-        case["get"] = gets
-        case["name_value"] = name_values
+            if u.get("reset_local"):
+                metric.reset_local()
+            elif u.get("bare"):
+                lab = None if u["labels"] is None else mx.nd.array(u["labels"])
+                metric.update(lab, mx.nd.array(u["preds"]))
+            else:
+                metric.update([mx.nd.array(x) for x in u["labels"]],
+                              [mx.nd.array(x) for x in u["preds"]])
+            rec["get"].append(_plain(list(metric.get())))
+            rec["name_value"].append([_plain(list(p)) for p in metric.get_name_value()])
+            rec["global"].append(_plain(list(metric.get_global())))
+            rec["global_name_value"].append(
+                [_plain(list(p)) for p in metric.get_global_name_value()])
+        case.update(rec)
+        case["config"] = None if case.get("custom") else metric.get_config()
     return cases
 
 

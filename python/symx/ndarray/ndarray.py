@@ -262,12 +262,18 @@ class NDArray:
         return _nd_ops.invoke("abs", self)
 
     # Comparisons give 1/0 arrays of the operands' dtype, as MXNet's.
-    def __eq__(self, o): return equal(self, o)
-    def __ne__(self, o): return not_equal(self, o)
-    def __lt__(self, o): return lesser(self, o)
-    def __le__(self, o): return lesser_equal(self, o)
-    def __gt__(self, o): return greater(self, o)
-    def __ge__(self, o): return greater_equal(self, o)
+    def _compare(self, o, name):
+        out = _ufunc(name, self, o)
+        if out is NotImplemented:  # MXNet: x == None is an error, not False
+            raise TypeError("type %s not supported" % type(o).__name__)
+        return out
+
+    def __eq__(self, o): return self._compare(o, "equal")
+    def __ne__(self, o): return self._compare(o, "not_equal")
+    def __lt__(self, o): return self._compare(o, "lesser")
+    def __le__(self, o): return self._compare(o, "lesser_equal")
+    def __gt__(self, o): return self._compare(o, "greater")
+    def __ge__(self, o): return self._compare(o, "greater_equal")
     __hash__ = object.__hash__
 
     def __bool__(self):
@@ -370,9 +376,16 @@ def _as_nd(value, like):
 
 def _host_ufunc(lhs, rhs, fn):
     """numpy's ``fn`` on host copies, as an array of the array operand's
-    dtype and context (for what the engine has no op for)."""
+    dtype and context (for what the engine has no op for). A scalar is first
+    cast to that dtype, as MXNet's scalar ops do (int32 array * 0.5 is 0)."""
     like = lhs if isinstance(lhs, NDArray) else rhs
-    out = fn(_as_numpy(lhs), _as_numpy(rhs))
+    dtype = np.dtype(like._t.dtype) if like._t.dtype != "bfloat16" else np.dtype(np.float32)
+
+    def operand(v):
+        if isinstance(v, numbers.Number):
+            return np.array(v).astype(dtype)
+        return _as_numpy(v)
+    out = fn(operand(lhs), operand(rhs))
     return array(np.asarray(out), ctx=like.context, dtype=like._t.dtype)
 
 
@@ -384,6 +397,10 @@ def _ufunc(name, lhs, rhs):
     rhs_scalar = isinstance(rhs, numbers.Number)
     if lhs_scalar and rhs_scalar:
         return host(lhs, rhs)
+    if (array_op is not None and isinstance(lhs, NDArray) and isinstance(rhs, NDArray)
+            and lhs._t.dtype != rhs._t.dtype):
+        # MXNet refuses two dtypes; the engine's op says which.
+        return _nd_ops.invoke(array_op, lhs, rhs)
     if array_op is None or not _on_engine(lhs, rhs):
         return _host_ufunc(lhs, rhs, host)
     if rhs_scalar:
