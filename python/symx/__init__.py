@@ -28,12 +28,14 @@ from . import metric
 from . import io
 from . import model
 from . import callback
+from . import monitor
 from . import module
 
 nd = ndarray
 sym = symbol
 init = initializer
 mod = module
+mon = monitor
 
 
 def _op_submodules(package, short, groups):

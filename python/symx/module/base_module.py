@@ -98,15 +98,14 @@ class BaseModule:
         training metric, its time and the validation metric."""
         if num_epoch is None:
             raise ValueError("please specify number of epochs")
-        if monitor is not None:
-            raise NotImplementedError("fit(monitor=...) is not supported; use "
-                                      "Executor.set_monitor_callback")
         self.bind(data_shapes=train_data.provide_data, label_shapes=train_data.provide_label,
                   for_training=True, force_rebind=force_rebind)
         self.init_params(initializer=initializer, arg_params=arg_params, aux_params=aux_params,
                          allow_missing=allow_missing, force_init=force_init)
         self.init_optimizer(kvstore=kvstore, optimizer=optimizer,
                             optimizer_params=optimizer_params)
+        if monitor is not None:
+            self.install_monitor(monitor)
         if validation_metric is None:
             validation_metric = eval_metric
         eval_metric = _metric.create(eval_metric)
@@ -115,12 +114,17 @@ class BaseModule:
             eval_metric.reset()
             nbatch = 0
             for nbatch, data_batch in enumerate(train_data):
+                if monitor is not None:
+                    monitor.tic()
                 self.forward_backward(data_batch)
                 self.update()
                 self.update_metric(eval_metric, data_batch.label)
+                if monitor is not None:
+                    monitor.toc_print()
                 for callback in _as_list(batch_end_callback):
                     callback(BatchEndParam(epoch, nbatch, eval_metric, locals()))
-            for name, val in eval_metric.get_name_value():
+            # The epoch's whole metric, whatever callbacks reset locally.
+            for name, val in eval_metric.get_global_name_value():
                 self.logger.info("Epoch[%d] Train-%s=%f", epoch, name, val)
             self.logger.info("Epoch[%d] Time cost=%.3f", epoch, time.time() - tic)
             # As MXNet's fit: the replicas' averaged aux states (BatchNorm's

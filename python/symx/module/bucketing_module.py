@@ -28,6 +28,7 @@ class BucketingModule(BaseModule):
         self._fixed_param_names = fixed_param_names
         self._state_names = state_names
         self._buckets = {}
+        self._monitor = None
         self._curr_module = None
         self._curr_bucket_key = None
 
@@ -94,6 +95,8 @@ class BucketingModule(BaseModule):
             module = self._module(bucket_key)
             module.bind(data_shapes, label_shapes, self.for_training, self.inputs_need_grad,
                         shared_module=default, grad_req=self._grad_req)
+            if self._monitor is not None:
+                module.install_monitor(self._monitor)
             self._buckets[bucket_key] = module
         self._curr_module = self._buckets[bucket_key]
         self._curr_bucket_key = bucket_key
@@ -140,6 +143,14 @@ class BucketingModule(BaseModule):
 
     def get_input_grads(self, merge_multi_context=True):
         return self._curr_module.get_input_grads(merge_multi_context)
+
+    def install_monitor(self, mon):
+        """Installs ``mon`` on every bucket's executors, present and future."""
+        if not self.binded:
+            raise RuntimeError("install_monitor needs a bound module")
+        self._monitor = mon
+        for module in self._buckets.values():
+            module.install_monitor(mon)
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
         self._curr_module.update_metric(eval_metric, labels)

@@ -287,3 +287,10 @@ class Module(BaseModule):
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
         self._exec_group.update_metric(eval_metric, labels)
+
+    def install_monitor(self, mon):
+        """Installs mx.mon.Monitor ``mon`` on every replica's executor."""
+        if not self.binded:
+            raise RuntimeError("install_monitor needs a bound module")
+        for exe in self._exec_group.execs:
+            mon.install(exe)
