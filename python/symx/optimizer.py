@@ -154,12 +154,24 @@ class Optimizer:
         """None: the engine creates and keeps each index's state on its first update."""
         return None
 
-    def update(self, index, weight, grad, state):
-        """Updates NDArray ``weight`` in place from ``grad``."""
-        # num_update is the largest per-index count, as in MXNet.
+    def _update_count(self, index):
+        """Counts an update of ``index``; returns its count. num_update is the
+        largest per-index count, as in MXNet."""
         count = self._index_update_count.get(index, self.begin_num_update) + 1
         self._index_update_count[index] = count
         self.num_update = max(self.num_update, count)
+        return count
+
+    def _get_lr(self, index):
+        """This update's rate for ``index``: the schedule's (or lr) times its lr_mult."""
+        return float(self.learning_rate) * self._mult(self.lr_mult, index)
+
+    def _get_wd(self, index):
+        return float(self.wd) * self._mult(self.wd_mult, index)
+
+    def update(self, index, weight, grad, state):
+        """Updates NDArray ``weight`` in place from ``grad``."""
+        self._update_count(index)
         engine = self._handle()
         if self.lr_scheduler is not None:
             engine.lr = float(self.lr_scheduler(self.num_update))
@@ -207,8 +219,16 @@ class Adam(Optimizer):
                           float(self.beta2), float(self.epsilon))
 
 
+# The optimizers written on the engine's imperative ops (NAG, RMSProp, ...).
+from ._nd_optimizers import (NAG, RMSProp, AdaGrad, AdaDelta, Adamax, Nadam,  # noqa: E402
+                             Signum, Ftrl, FTML, DCASGD, SGLD)
+
+__all__ += ["NAG", "RMSProp", "AdaGrad", "AdaDelta", "Adamax", "Nadam", "Signum", "Ftrl", "FTML",
+            "DCASGD", "SGLD"]
+
+
 def create(name, **kwargs):
-    """An optimizer by name ('sgd', 'adam') with MXNet's keyword arguments."""
+    """An optimizer by name ('sgd', 'adam', 'rmsprop', ...) with MXNet's keyword arguments."""
     return Optimizer.create_optimizer(name, **kwargs)
 
 

@@ -15,7 +15,8 @@ case without MXNet:
     (rising, repeated, falling: they keep state), after an optional base_lr
     assignment (what an optimizer given learning_rate does), and the rates;
   - initializer: the dumps() strings of initializers built directly and by
-    mx.init.create;
+    mx.init.create, and the arrays the deterministic ones (Bilinear, LSTMBias,
+    FusedRNN, Mixed, Load, the name-suffix rules) fill;
   - metric: update() calls with their labels and predictions, and get() /
     get_name_value() after each;
   - iterator: NDArrayIter's batches (data, label, pad) over a few epochs, and
@@ -203,6 +204,39 @@ def optimizer_cases():
         scheduled("sgd_cosine", "sgd", {"learning_rate": 0.2}, "CosineScheduler",
                   {"max_update": 5, "base_lr": 0.2, "final_lr": 0.01}, steps=7),
     ]
+    # The optimizers symx writes on its imperative ops, each with weight
+    # decay, rescaling and clipping where MXNet applies them.
+    cases += [
+        single("nag_momentum_wd", "nag", {"learning_rate": 0.1, "momentum": 0.9, "wd": 0.05},
+               steps=4),
+        single("nag_plain_clip", "nag", {"learning_rate": 0.1, "clip_gradient": 0.3}),
+        single("rmsprop_default", "rmsprop", {}, steps=4),
+        single("rmsprop_all", "rmsprop",
+               {"learning_rate": 0.01, "gamma1": 0.8, "epsilon": 1e-6, "wd": 0.1,
+                "rescale_grad": 0.5, "clip_gradient": 0.4, "clip_weights": 0.9}, steps=4),
+        single("rmsprop_centered", "rmsprop",
+               {"learning_rate": 0.01, "centered": True, "gamma1": 0.95, "gamma2": 0.8,
+                "wd": 0.1, "clip_weights": 0.5}, steps=4),
+        single("adagrad_wd_clip", "adagrad",
+               {"learning_rate": 0.1, "eps": 1e-6, "wd": 0.1, "clip_gradient": 0.5}, steps=4),
+        single("adadelta_wd_clip", "adadelta",
+               {"rho": 0.8, "epsilon": 1e-4, "wd": 0.1, "clip_gradient": 0.5}, steps=4),
+        single("adamax_wd_rescale", "adamax", {"wd": 0.1, "rescale_grad": 0.5}, steps=4),
+        single("nadam_all", "nadam",
+               {"learning_rate": 0.01, "beta1": 0.8, "schedule_decay": 0.01, "wd": 0.1,
+                "clip_gradient": 0.6}, steps=4),
+        single("signum_wd_lh", "signum", {"learning_rate": 0.05, "wd": 0.1, "wd_lh": 0.01},
+               steps=4),
+        single("signsgd", "signum", {"learning_rate": 0.05, "momentum": 0.0, "wd": 0.1}),
+        single("ftrl_wd_clip", "ftrl",
+               {"lamda1": 0.05, "beta": 0.5, "wd": 0.1, "clip_gradient": 0.5}, steps=4),
+        single("ftml_wd", "ftml", {"learning_rate": 0.1, "wd": 0.1, "beta1": 0.5}, steps=4),
+        single("dcasgd_plain", "dcasgd", {"learning_rate": 0.1, "lamda": 0.1, "wd": 0.05},
+               steps=4),
+        single("nag_float64", "nag", {"learning_rate": 0.1, "momentum": 0.9}, dtype="float64"),
+        scheduled("rmsprop_factor", "rmsprop", {"learning_rate": 0.01}, "FactorScheduler",
+                  {"step": 1, "factor": 0.5}, steps=4),
+    ]
     for case in cases:
         case.update(run_optimizer_case(case))
     return cases
@@ -249,7 +283,161 @@ def lr_scheduler_cases():
 
 # -------------------------------------------------------------- initializer
 
+class NameCode(mx.init.Initializer):
+    """A deterministic initializer whose values tell which block of which
+    parameter they went to: weights code(name) + k / 100 and biases
+    -(code(name) + k / 100) for the k-th value, code(name) = sum over the
+    name's characters of (position + 1) * ord(character), modulo 1000.
+    tests/python/test_initializer.py defines the same class, so FusedRNN's
+    unpacking (block names, shapes, order) is compared value for value."""
+
+    def _init_weight(self, name, arr):
+        arr[:] = self._values(name, arr.shape)
+
+    def _init_bias(self, name, arr):
+        arr[:] = -self._values(name, arr.shape)
+
+    @staticmethod
+    def _values(name, shape):
+        code = sum((i + 1) * ord(ch) for i, ch in enumerate(str(name))) % 1000
+        return code + np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape) / 100
+
+
+def _make_init(spec):
+    """An initializer from [class, kwargs] or, for FusedRNN, [class, kwargs,
+    inner spec or None] (the inner initializer is built, not given as a
+    string: MXNet 1.9.1's FusedRNN cannot parse its own init strings)."""
+    cls = NameCode if spec[0] == "NameCode" else getattr(mx.init, spec[0])
+    if len(spec) == 3:
+        return cls(None if spec[2] is None else _make_init(spec[2]), **spec[1])
+    return cls(**spec[1])
+
+
+def _init_array_cases():
+    """Arrays MXNet's deterministic initializers fill. A case calls the
+    initializer "call" on a zero array of "shape"/"dtype" named "name": a plain
+    str when "legacy" (MXNet's older rules), else an InitDesc with "attrs"
+    ({"__init__": the dumps() of "attr_init"}, when given)."""
+    fused = [
+        # mode, num_hidden, num_layers, bidirectional, input size, inner init
+        ["lstm", 2, 1, False, 3, ["One", {}]],
+        ["lstm", 2, 2, True, 3, ["NameCode", {}]],
+        ["gru", 3, 2, False, 2, ["NameCode", {}]],
+        ["rnn_tanh", 2, 1, True, 4, ["NameCode", {}]],
+        ["rnn_relu", 1, 3, False, 2, ["Constant", {"value": 0.3}]],
+        ["lstm", 3, 1, False, 2, ["LSTMBias", {"forget_bias": 4.0}]],
+    ]
+    cases = [
+        {"call": ["Bilinear", {}], "name": "up_weight", "shape": [2, 3, 4, 4]},
+        {"call": ["Bilinear", {}], "name": "up_weight", "shape": [1, 2, 3, 5]},
+        {"call": ["Bilinear", {}], "name": "up_weight", "shape": [1, 1, 6, 3]},
+        # float64: the kernel is stored as float32 values all the same.
+        {"call": ["Bilinear", {}], "name": "up_weight", "shape": [1, 1, 5, 5],
+         "dtype": "float64"},
+        {"call": ["Bilinear", {}], "name": "up_bias", "shape": [3]},
+        {"call": ["LSTMBias", {}], "name": "lstm_weight", "shape": [8]},
+        {"call": ["LSTMBias", {"forget_bias": 2.5}], "name": "lstm_weight", "shape": [12, 2]},
+        {"call": ["LSTMBias", {"forget_bias": 2.5}], "name": "lstm_weight", "shape": [6]},
+        # A *bias name gets the usual 0; the variable's init= gets the forget bias.
+        {"call": ["LSTMBias", {"forget_bias": 2.5}], "name": "lstm_i2h_bias", "shape": [8]},
+        {"call": ["Uniform", {}], "name": "lstm_i2h_bias", "shape": [8],
+         "attr_init": ["LSTMBias", {"forget_bias": 1.5}]},
+        {"call": ["Zero", {}], "name": "deconv_weight", "shape": [1, 2, 2, 4],
+         "attr_init": ["Bilinear", {}]},
+        {"call": ["Constant", {"value": 5}], "name": "stat", "shape": [2, 2],
+         "attr_init": ["Constant", {"value": -1.5}]},
+    ]
+    for suffix in ["weight", "bias", "gamma", "beta", "min", "max", "bias_quantize"]:
+        cases.append({"call": ["Constant", {"value": 5}], "name": "x_" + suffix, "shape": [2, 3]})
+    for name, shape in [("upsampling0_weight", [1, 1, 4, 4]), ("upsampling1_bias", [1, 1, 2, 3]),
+                        ("stn_loc_weight", [6, 4]), ("stn_loc_bias", [6]), ("fc_weight", [2, 2]),
+                        ("fc_bias", [2]), ("bn_gamma", [2]), ("bn_beta", [2]),
+                        ("bn_moving_mean", [2]), ("bn_moving_var", [2]),
+                        ("bn_moving_inv_var", [2]), ("x_moving_avg", [2]), ("q_min", [2]),
+                        ("q_max", [2])]:
+        cases.append({"call": ["Constant", {"value": 5}], "name": name, "shape": shape,
+                      "legacy": True})
+    for mode, hidden, layers, bidir, num_input, inner in fused:
+        dirs, gates = 1 + bidir, {"lstm": 4, "gru": 3}.get(mode, 1)
+        size = (dirs * gates * hidden * (num_input + hidden + 2)
+                + (layers - 1) * dirs * gates * hidden * (dirs * hidden + hidden + 2))
+        kwargs = {"num_hidden": hidden, "num_layers": layers, "mode": mode,
+                  "bidirectional": bidir, "forget_bias": 0.75}
+        # Called as a *weight (its own rule), and through a variable's init=
+        # under a global initializer (which FusedRNN(None) falls back on).
+        cases.append({"call": ["FusedRNN", kwargs, inner], "name": "rnn_weight", "shape": [size]})
+        if inner[0] != "NameCode":
+            cases.append({"call": inner, "name": "rnn_parameters", "shape": [size],
+                          "attr_init": ["FusedRNN", kwargs, None]})
+    for c in cases:
+        init = _make_init(c["call"])
+        arr = mx.nd.zeros(c["shape"], dtype=c.get("dtype", "float32"))
+        if c.get("legacy"):
+            init(c["name"], arr)
+        else:
+            attrs = {}
+            if "attr_init" in c:
+                attrs["__init__"] = _make_init(c["attr_init"]).dumps()
+                c["attrs"] = attrs
+            init(mx.init.InitDesc(c["name"], attrs), arr)
+        c["out"] = _list(arr.asnumpy())
+    return cases
+
+
+def _init_mixed_cases():
+    """Mixed: each parameter goes to the first pattern that matches (re.match),
+    with an InitDesc name as Module gives; "unmatched" names raise."""
+    cases = [
+        {"patterns": [".*bias", ".*gamma", "up", ".*"],
+         "inits": [["Constant", {"value": 2}], ["One", {}], ["Bilinear", {}],
+                   ["Constant", {"value": -0.5}]],
+         "params": [["fc_bias", [3]], ["bn_gamma", [2]], ["up_weight", [1, 1, 3, 3]],
+                    ["fc_weight", [2, 3]], ["bn_beta", [2]], ["x_upweight", [2]]],
+         "unmatched": []},
+        {"patterns": ["fc", "lstm_.*_bias$"],
+         "inits": [["Zero", {}], ["LSTMBias", {"forget_bias": 3.0}]],
+         "params": [["fc_weight", [2, 2]], ["fc_bias", [2]], ["lstm_i2h_bias", [8]]],
+         "unmatched": ["conv_weight", "lstm_i2h_bias_x"]},
+    ]
+    for c in cases:
+        mixed = mx.init.Mixed(c["patterns"], [_make_init(s) for s in c["inits"]])
+        c["out"] = {}
+        for name, shape in c["params"]:
+            arr = mx.nd.zeros(shape)
+            mixed(mx.init.InitDesc(name), arr)
+            c["out"][name] = _list(arr.asnumpy())
+        for name in c["unmatched"]:
+            try:
+                mixed(mx.init.InitDesc(name), mx.nd.zeros((2,)))
+            except ValueError:
+                continue
+            raise AssertionError("Mixed matched %s" % name)
+    return cases
+
+
+def _init_load_cases():
+    """Load from a dict ('arg:'/'aux:' prefixes dropped), default_init for the
+    names it lacks."""
+    rng = np.random.RandomState(11)
+    param = {"arg:fc_weight": rng.uniform(-1, 1, (2, 3)).astype(np.float32),
+             "aux:bn_moving_mean": rng.uniform(-1, 1, (3,)).astype(np.float32),
+             "fc_bias": rng.uniform(-1, 1, (2,)).astype(np.float32)}
+    calls = [["fc_weight", [2, 3]], ["bn_moving_mean", [3]], ["fc_bias", [2]],
+             ["other_weight", [2, 2]], ["other_bias", [2]]]
+    load = mx.init.Load({k: mx.nd.array(v) for k, v in param.items()},
+                        default_init=mx.init.Constant(0.5))
+    out = {}
+    for name, shape in calls:
+        arr = mx.nd.zeros(shape)
+        load(mx.init.InitDesc(name), arr)
+        out[name] = _list(arr.asnumpy())
+    return [{"param": {k: _list(v) for k, v in param.items()},
+             "default_init": ["Constant", {"value": 0.5}], "calls": calls, "out": out}]
+
+
 def initializer_cases():
+    """dumps() of initializers built directly and by mx.init.create, and the
+    arrays the deterministic ones fill (see the helpers above)."""
     built = [
         ["Uniform", {}], ["Uniform", {"scale": 0.5}],
         ["Normal", {}], ["Normal", {"sigma": 2.0}],
@@ -257,21 +445,45 @@ def initializer_cases():
         ["Xavier", {"rnd_type": "uniform", "factor_type": "out", "magnitude": 1.5}],
         ["MSRAPrelu", {}], ["MSRAPrelu", {"factor_type": "in", "slope": 0.1}],
         ["Zero", {}], ["One", {}], ["Constant", {"value": 3}], ["Constant", {"value": -0.5}],
+        ["Orthogonal", {}], ["Orthogonal", {"scale": 0.5, "rand_type": "normal"}],
+        ["Bilinear", {}], ["LSTMBias", {}], ["LSTMBias", {"forget_bias": 2.5}],
+    ]
+    fused_built = [
+        [{"num_hidden": 4, "num_layers": 2, "mode": "lstm"}, None],
+        [{"num_hidden": 3, "num_layers": 1, "mode": "gru", "bidirectional": True,
+          "forget_bias": 0.5}, ["Xavier", {"rnd_type": "gaussian"}]],
+        [{"num_hidden": 2, "num_layers": 3, "mode": "rnn_tanh"}, ["Constant", {"value": 0.1}]],
     ]
     out = {"built": [], "created": []}
     for cls, kwargs in built:
         out["built"].append({"class": cls, "kwargs": kwargs,
                              "dumps": getattr(mx.init, cls)(**kwargs).dumps()})
+    for kwargs, inner in fused_built:
+        out["built"].append({"class": "FusedRNN", "kwargs": kwargs, "inner": inner,
+                             "dumps": _make_init(["FusedRNN", kwargs, inner]).dumps()})
     created = [
         [["xavier"], {}], [["xavier"], {"magnitude": 2, "rnd_type": "gaussian"}],
         [["uniform"], {"scale": 0.2}], [["normal"], {}], [["msraprelu"], {}],
         [["zeros"], {}], [["ones"], {}], [["constant"], {"value": 2.5}],
         [['["normal", {"sigma": 0.5}]'], {}],
         [['["xavier", {"rnd_type": "gaussian", "factor_type": "out", "magnitude": 3}]'], {}],
+        [["orthogonal"], {}], [["Orthogonal"], {"rand_type": "normal", "scale": 2}],
+        [["bilinear"], {}], [["LSTMBias"], {"forget_bias": 0.25}],
+        [["fusedrnn"], {"init": None, "num_hidden": 5, "num_layers": 1, "mode": "gru"}],
+        [["ZERO"], {}], [["constant", 4], {}], [["orthogonal", 0.9, "normal"], {}],
+        [[{"initializer": "uniform", "scale": 0.3}], {}], [[], {"initializer": "one"}],
+        [['{"initializer": "lstmbias", "forget_bias": 2}'], {}],
+        [['["bilinear", {}]'], {}], [['["lstmbias", {"forget_bias": 1.5}]'], {}],
+        [['["orthogonal", {"scale": 1.1, "rand_type": "uniform"}]'], {}],
+        [['["fusedrnn", {"init": null, "num_hidden": 2, "num_layers": 2, "mode": "lstm", '
+          '"bidirectional": true, "forget_bias": 0.5}]'], {}],
     ]
     for args, kwargs in created:
         out["created"].append({"args": args, "kwargs": kwargs,
                                "dumps": mx.init.create(*args, **kwargs).dumps()})
+    out["arrays"] = _init_array_cases()
+    out["mixed"] = _init_mixed_cases()
+    out["load"] = _init_load_cases()
     return out
 
 
