@@ -222,7 +222,7 @@ def test_create_every_name(name):
 
 
 def test_registry_is_mxnets():
-    assert set(mx.metric._REGISTRY) == set(REGISTERED)
+    assert set(mx.metric._base._REGISTRY) == set(REGISTERED)
 
 
 def test_create_unknown_name():
@@ -296,7 +296,7 @@ def test_register_and_alias():
             mx.metric.register(dict)
     finally:
         for key in ("symxtestcount", "symx_test_alias_a", "symx_test_alias_b"):
-            mx.metric._REGISTRY.pop(key, None)
+            mx.metric._base._REGISTRY.pop(key, None)
 
 
 # --------------------------------------------------------------- base class
