@@ -282,3 +282,59 @@ def test_random_seed_fixes_dropout_masks():
     a, b, c = mask(1), mask(2), mask(1)
     np.testing.assert_array_equal(a, c)
     assert not np.array_equal(a, b)
+
+
+def _two_stage_net():
+    data = mx.sym.Variable("data")
+    with mx.AttrScope(ctx_group="dev1"):
+        fc1 = mx.sym.FullyConnected(data, num_hidden=8, name="fc1")
+        act = mx.sym.Activation(fc1, act_type="relu")
+    with mx.AttrScope(ctx_group="dev2"):
+        fc2 = mx.sym.FullyConnected(act, num_hidden=3, name="fc2")
+        return mx.sym.SoftmaxOutput(fc2, name="softmax")
+
+
+def _fit_params(**module_kwargs):
+    rng = np.random.RandomState(4)
+    x = rng.randn(24, 6).astype(np.float32)
+    y = rng.randint(0, 3, 24).astype(np.float32)
+    it = mx.io.NDArrayIter(x, y, batch_size=8, label_name="softmax_label")
+    mx.random.seed(11)
+    mod = mx.mod.Module(_two_stage_net(), **module_kwargs)
+    mod.fit(it, num_epoch=2, optimizer_params={"learning_rate": 0.1},
+            initializer=mx.init.Xavier())
+    return mod, {k: v.asnumpy() for k, v in mod.get_params()[0].items()}
+
+
+def test_group2ctxs_places_the_stages_and_trains_as_one_device():
+    _, plain = _fit_params()
+    mod, split = _fit_params(group2ctxs={"dev1": mx.cpu(1), "dev2": mx.cpu(2)})
+    for name in plain:
+        np.testing.assert_array_equal(split[name], plain[name], err_msg=name)
+    exe = mod._exec_group.execs[0]
+    assert "fc1" in exe.debug_str() and "on cpu(1)" in exe.debug_str()
+    assert "on cpu(2)" in exe.debug_str()
+
+
+def test_group2ctxs_per_replica_with_data_parallelism():
+    # Two replicas, each split over two devices of its own: the same training.
+    contexts = [mx.cpu(0), mx.cpu(3)]
+    _, plain = _fit_params(context=contexts)
+    _, split = _fit_params(context=contexts, group2ctxs={"dev1": [mx.cpu(1), mx.cpu(4)],
+                                                         "dev2": [mx.cpu(2), mx.cpu(5)]})
+    for name in plain:
+        np.testing.assert_array_equal(split[name], plain[name], err_msg=name)
+
+
+def test_group2ctxs_forms_and_errors():
+    from symx.module.executor_group import prepare_group2ctxs
+    assert prepare_group2ctxs(None, 2) == [None, None]
+    assert prepare_group2ctxs({"a": mx.cpu(1), "b": [mx.cpu(2), mx.cpu(3)]}, 2) == [
+        {"a": mx.cpu(1), "b": mx.cpu(2)}, {"a": mx.cpu(1), "b": mx.cpu(3)}]
+    assert prepare_group2ctxs([{"a": mx.cpu(1)}, {"a": mx.cpu(2)}], 2)[1] == {"a": mx.cpu(2)}
+    with pytest.raises(mx.base.MXNetError, match="2 maps for 3 contexts"):
+        prepare_group2ctxs([{}, {}], 3)
+    with pytest.raises(mx.base.MXNetError, match="group2ctxs\\['b'\\] has 1 contexts for 2"):
+        prepare_group2ctxs({"b": [mx.cpu(1)]}, 2)
+    with pytest.raises(TypeError):
+        prepare_group2ctxs("dev1", 1)

@@ -27,6 +27,7 @@ class BucketingModule(BaseModule):
         self._context = context if context is not None else ctx.cpu()
         self._fixed_param_names = fixed_param_names
         self._state_names = state_names
+        self._group2ctxs = group2ctxs
         self._buckets = {}
         self._monitor = None
         self._curr_module = None
@@ -35,7 +36,8 @@ class BucketingModule(BaseModule):
     def _module(self, key):
         symbol, data_names, label_names = self._sym_gen(key)
         return Module(symbol, data_names, label_names, logger=self.logger, context=self._context,
-                      fixed_param_names=self._fixed_param_names, state_names=self._state_names)
+                      fixed_param_names=self._fixed_param_names, state_names=self._state_names,
+                      group2ctxs=self._group2ctxs)
 
     @property
     def symbol(self):

@@ -28,6 +28,34 @@ def split_batch(batch_size, num_parts):
 
 
 
+def prepare_group2ctxs(group2ctxs, num_replicas):
+    """One ctx_group -> Context map per replica from MXNet's forms: None; a
+    list of maps, one per replica; or one map whose values are a Context
+    (every replica) or a list of one Context per replica."""
+    if group2ctxs is None:
+        return [None] * num_replicas
+    if isinstance(group2ctxs, (list, tuple)):
+        if len(group2ctxs) != num_replicas:
+            raise MXNetError("group2ctxs has %d maps for %d contexts: give one per context"
+                             % (len(group2ctxs), num_replicas))
+        return [dict(g) if g is not None else None for g in group2ctxs]
+    if not isinstance(group2ctxs, dict):
+        raise TypeError("group2ctxs must be a dict or a list of dicts, got %s"
+                        % type(group2ctxs).__name__)
+    maps = [{} for _ in range(num_replicas)]
+    for group, value in group2ctxs.items():
+        if isinstance(value, (list, tuple)):
+            if len(value) != num_replicas:
+                raise MXNetError("group2ctxs['%s'] has %d contexts for %d replicas"
+                                 % (group, len(value), num_replicas))
+            for m, c in zip(maps, value):
+                m[group] = c
+        else:
+            for m in maps:
+                m[group] = value
+    return maps
+
+
 def merge_on_first_context(arrays):
     """The arrays of several devices joined along the batch axis on the
     first one's context, as MXNet merges per-device outputs."""
@@ -36,9 +64,11 @@ def merge_on_first_context(arrays):
 
 class DataParallelExecutorGroup:
     def __init__(self, symbol, contexts, data_shapes, label_shapes, param_names, for_training,
-                 inputs_need_grad, shared_group=None, grad_req="write", fixed_param_names=()):
+                 inputs_need_grad, shared_group=None, grad_req="write", fixed_param_names=(),
+                 group2ctxs=None):
         self.symbol = symbol
         self.contexts = contexts
+        self.group2ctxs = prepare_group2ctxs(group2ctxs, len(contexts))
         self.param_names = list(param_names)
         self.data_shapes = list(data_shapes)
         # Labels the symbol does not read (Module warned) are not bound.
@@ -78,8 +108,9 @@ class DataParallelExecutorGroup:
                       for d in self.data_shapes + self.label_shapes}
             shared_exec = shared_group.execs[i] if shared_group is not None else None
             self.execs.append(symbol.simple_bind(
-                ctx, grad_req=req, type_dict=types, shared_arg_names=self.param_names,
-                shared_exec=shared_exec, shared_buffer=self.shared_data_arrays[i], **shapes))
+                ctx, grad_req=req, type_dict=types, group2ctx=self.group2ctxs[i],
+                shared_arg_names=self.param_names, shared_exec=shared_exec,
+                shared_buffer=self.shared_data_arrays[i], **shapes))
         self.reducer = None
         self._make_reducer()
 

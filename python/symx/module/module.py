@@ -33,9 +33,9 @@ class Module(BaseModule):
         if work_load_list is not None and len(set(work_load_list)) > 1:
             raise MXNetError("work_load_list with unequal loads is not supported; the batch is "
                              "split evenly over the contexts")
-        if group2ctxs is not None:
-            raise MXNetError("Module(group2ctxs=...) is not supported; bind the symbol with "
-                             "group2ctx (Symbol.simple_bind) for model parallelism")
+        # Model parallelism: nodes with attribute ctx_group run on the group's
+        # context (per replica; see prepare_group2ctxs for the forms).
+        self._group2ctxs = group2ctxs
         self._symbol = symbol
         self._data_names = list(data_names or [])
         self._label_names = list(label_names or [])
@@ -188,7 +188,7 @@ class Module(BaseModule):
         self._exec_group = DataParallelExecutorGroup(
             self._symbol, self._context, self._data_shapes, self._label_shapes,
             self._param_names, for_training, inputs_need_grad, shared_group, grad_req,
-            self._fixed_param_names)
+            self._fixed_param_names, self._group2ctxs)
         self.binded = True
         if shared_module is not None:
             self.params_initialized = True
@@ -215,7 +215,7 @@ class Module(BaseModule):
         self._exec_group = DataParallelExecutorGroup(
             self._symbol, self._context, self._data_shapes, self._label_shapes,
             self._param_names, self.for_training, self.inputs_need_grad, self._exec_group,
-            self._grad_req, self._fixed_param_names)
+            self._grad_req, self._fixed_param_names, self._group2ctxs)
 
     # --- optimizer ----------------------------------------------------------
     def init_optimizer(self, kvstore="local", optimizer="sgd",
