@@ -338,3 +338,27 @@ def test_group2ctxs_forms_and_errors():
         prepare_group2ctxs({"b": [mx.cpu(1)]}, 2)
     with pytest.raises(TypeError):
         prepare_group2ctxs("dev1", 1)
+
+
+def test_states_are_read_and_set():
+    data, h = mx.sym.Variable("data"), mx.sym.Variable("h")
+    net = mx.sym.FullyConnected(data, num_hidden=2, name="fc") + h
+    mod = mx.mod.Module(net, data_names=["data"], label_names=None, state_names=["h"],
+                        context=[mx.cpu(0), mx.cpu(1)])
+    mod.bind(data_shapes=[("data", (4, 3))])
+    mod.init_params(mx.init.Zero())
+    mod.set_states(value=1.5)
+    merged = mod.get_states()
+    assert merged[0].shape == (4, 2) and merged[0].context == mx.cpu(0)
+    np.testing.assert_array_equal(merged[0].asnumpy(), np.full((4, 2), 1.5))
+    parts = mod.get_states(merge_multi_context=False)
+    assert [p.shape for p in parts[0]] == [(2, 2), (2, 2)]
+    mod.set_states(states=[[mx.nd.ones((2, 2)), mx.nd.zeros((2, 2), ctx=mx.cpu(1))]])
+    mod.forward(mx.io.DataBatch([mx.nd.zeros((4, 3))], None), is_train=False)
+    np.testing.assert_array_equal(mod.get_outputs()[0].asnumpy(), [[1, 1], [1, 1], [0, 0], [0, 0]])
+    with pytest.raises(ValueError, match="exactly one"):
+        mod.set_states()
+    with pytest.raises(ValueError, match="has shape"):
+        mod.set_states(states=[[mx.nd.ones((3, 2)), mx.nd.ones((2, 2))]])
+    with pytest.raises(ValueError, match="1 arrays for 2 contexts"):
+        mod.set_states(states=[[mx.nd.ones((2, 2))]])

@@ -10,7 +10,7 @@ from .. import ndarray as nd
 from .. import optimizer as opt
 from ..io import DataDesc
 from .base_module import BaseModule
-from .executor_group import DataParallelExecutorGroup
+from .executor_group import DataParallelExecutorGroup, merge_on_first_context
 
 
 def _descs(shapes):
@@ -287,6 +287,47 @@ class Module(BaseModule):
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
         self._exec_group.update_metric(eval_metric, labels)
+
+    def get_states(self, merge_multi_context=True):
+        """The state inputs (``state_names``): per state, the replicas' arrays
+        joined along the batch axis on the first context, or (merge off) a
+        list of them per state."""
+        if not (self.binded and self.params_initialized):
+            raise RuntimeError("get_states needs a bound module with initialized parameters")
+        states = [[exe.arg_dict[name] for exe in self._exec_group.execs]
+                  for name in self._state_names]
+        if not merge_multi_context:
+            return states
+        return [s[0] if len(s) == 1 else merge_on_first_context(s) for s in states]
+
+    def set_states(self, states=None, value=None):
+        """Sets the state inputs from ``states`` (as get_states(False) gives
+        them: per state, one array per replica) or all to the number ``value``."""
+        if not (self.binded and self.params_initialized):
+            raise RuntimeError("set_states needs a bound module with initialized parameters")
+        if (states is None) == (value is None):
+            raise ValueError("set_states takes exactly one of states and value")
+        execs = self._exec_group.execs
+        if value is not None:
+            for name in self._state_names:
+                for exe in execs:
+                    exe.arg_dict[name][:] = value
+            return
+        if len(states) != len(self._state_names):
+            raise ValueError("set_states: %d states given for %d state names (%s)"
+                             % (len(states), len(self._state_names), self._state_names))
+        for name, per_replica in zip(self._state_names, states):
+            if not isinstance(per_replica, (list, tuple)):
+                per_replica = [per_replica]
+            if len(per_replica) != len(execs):
+                raise ValueError("set_states: state %s has %d arrays for %d contexts"
+                                 % (name, len(per_replica), len(execs)))
+            for exe, arr in zip(execs, per_replica):
+                dst = exe.arg_dict[name]
+                if tuple(arr.shape) != dst.shape:
+                    raise ValueError("set_states: state %s has shape %s, the module binds %s"
+                                     % (name, tuple(arr.shape), dst.shape))
+                dst[:] = arr
 
     def install_monitor(self, mon):
         """Installs mx.mon.Monitor ``mon`` on every replica's executor."""
