@@ -22,6 +22,14 @@ class DataDesc(namedtuple("DataDesc", ["name", "shape"])):
         return "DataDesc[%s,%s,%s,%s]" % (self.name, self.shape, self.dtype, self.layout)
 
     @staticmethod
+    def get_batch_axis(layout):
+        """The batch axis of ``layout`` (the position of 'N': 1 for "TNC");
+        0 when there is no layout, -1 when it has no batch axis."""
+        if layout is None:
+            return 0
+        return layout.find("N")
+
+    @staticmethod
     def get_list(shapes, types=None):
         if types is not None:
             types = dict(types)

@@ -362,3 +362,34 @@ def test_states_are_read_and_set():
         mod.set_states(states=[[mx.nd.ones((3, 2)), mx.nd.ones((2, 2))]])
     with pytest.raises(ValueError, match="1 arrays for 2 contexts"):
         mod.set_states(states=[[mx.nd.ones((2, 2))]])
+
+
+def test_inputs_split_along_their_layouts_batch_axis():
+    # Sequence data laid out TNC: the batch axis is 1, so two contexts take
+    # two samples each of every time step; outputs and the metric see the
+    # samples as one context does.
+    data = mx.sym.Variable("data")
+    pooled = mx.sym.sum(data, axis=0)  # (N, C)
+    net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(pooled, num_hidden=3, name="fc"),
+                               name="softmax")
+    rng = np.random.RandomState(6)
+    x = rng.randn(5, 4, 2).astype(np.float32)
+    y = np.array([0, 1, 2, 1], dtype=np.float32)
+    batch = mx.io.DataBatch([mx.nd.array(x)], [mx.nd.array(y)])
+    results = []
+    for contexts in ([mx.cpu(0)], [mx.cpu(0), mx.cpu(1)]):
+        mod = mx.mod.Module(net, context=contexts)
+        mod.bind(data_shapes=[mx.io.DataDesc("data", (5, 4, 2), layout="TNC")],
+                 label_shapes=[mx.io.DataDesc("softmax_label", (4,), layout="N")])
+        mod.init_params(mx.init.Constant(0.1))
+        assert [e.arg_dict["data"].shape for e in mod._exec_group.execs] == (
+            [(5, 4, 2)] if len(contexts) == 1 else [(5, 2, 2), (5, 2, 2)])
+        mod.forward(batch, is_train=False)
+        metric = mx.metric.create("ce")
+        mod.update_metric(metric, batch.label)
+        results.append((mod.get_outputs()[0].asnumpy(), metric.get()[1]))
+    np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-6)
+    assert results[1][1] == pytest.approx(results[0][1], rel=1e-6)
+    assert mx.io.DataDesc.get_batch_axis("TNC") == 1
+    assert mx.io.DataDesc.get_batch_axis(None) == 0
+    assert mx.io.DataDesc.get_batch_axis("CHW") == -1

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..base import _core, MXNetError
 from .. import ndarray as nd
+from ..io import DataDesc
 
 
 def split_batch(batch_size, num_parts):
@@ -56,11 +57,28 @@ def prepare_group2ctxs(group2ctxs, num_replicas):
     return maps
 
 
-def merge_on_first_context(arrays):
+def merge_on_first_context(arrays, axis=0):
     """The arrays of several devices joined along the batch axis on the
-    first one's context, as MXNet merges per-device outputs."""
+    first one's context, as MXNet merges per-device outputs; an array
+    without a batch axis (axis -1) is the same on every device: the first."""
+    if axis < 0 or len(arrays) == 1:
+        return arrays[0]
     ctx = arrays[0].context
-    return nd.concat(*[a.as_in_context(ctx) for a in arrays], dim=0)
+    return nd.concat(*[a.as_in_context(ctx) for a in arrays], dim=axis)
+
+
+def slice_batch(arr, axis, begin, end):
+    """Rows [begin, end) of ``arr`` along its batch axis (a view on axis 0);
+    the whole array when it has none (axis -1)."""
+    if axis < 0:
+        return arr
+    if axis == 0:
+        return arr[begin:end]
+    return nd.slice_axis(arr, axis=axis, begin=begin, end=end)
+
+
+def _axis(desc):
+    return DataDesc.get_batch_axis(getattr(desc, "layout", None))
 
 class DataParallelExecutorGroup:
     def __init__(self, symbol, contexts, data_shapes, label_shapes, param_names, for_training,
@@ -75,12 +93,23 @@ class DataParallelExecutorGroup:
         arg_names = set(symbol.list_arguments())
         self.label_shapes = [d for d in label_shapes or [] if d.name in arg_names]
         self.for_training = for_training
-        self.batch_size = self.data_shapes[0].shape[0]
-        for desc in self.data_shapes + self.label_shapes:
-            if desc.shape[0] != self.batch_size:
+        # Each input is split along its layout's batch axis ('N': axis 1 of a
+        # "TNC" sequence), as MXNet does; inputs without one go whole to
+        # every replica.
+        self.axes = {d.name: _axis(d) for d in self.data_shapes + self.label_shapes}
+        batched = [d for d in self.data_shapes + self.label_shapes if self.axes[d.name] >= 0]
+        if not batched:
+            raise MXNetError("no input has a batch axis (N) in its layout: %s"
+                             % [(d.name, getattr(d, "layout", None)) for d in self.data_shapes])
+        first = batched[0]
+        self.batch_size = first.shape[self.axes[first.name]]
+        for desc in batched:
+            size = desc.shape[self.axes[desc.name]]
+            if size != self.batch_size:
                 raise MXNetError("all inputs need the same batch size: %s has %d, %s has %d"
-                                 % (self.data_shapes[0].name, self.batch_size, desc.name,
-                                    desc.shape[0]))
+                                 % (first.name, self.batch_size, desc.name, size))
+        self.output_axes = [DataDesc.get_batch_axis(symbol[name].attr("__layout__"))
+                            for name in symbol.list_outputs()]
         self.slices = split_batch(self.batch_size, len(contexts))
         self.shared_data_arrays = (shared_group.shared_data_arrays if shared_group is not None
                                    else [{} for _ in contexts])
@@ -104,8 +133,12 @@ class DataParallelExecutorGroup:
         self.execs = []
         for i, ctx in enumerate(contexts):
             begin, end = self.slices[i]
-            shapes = {d.name: (end - begin,) + tuple(d.shape[1:])
-                      for d in self.data_shapes + self.label_shapes}
+            shapes = {}
+            for d in self.data_shapes + self.label_shapes:
+                shape = list(d.shape)
+                if self.axes[d.name] >= 0:
+                    shape[self.axes[d.name]] = end - begin
+                shapes[d.name] = tuple(shape)
             shared_exec = shared_group.execs[i] if shared_group is not None else None
             self.execs.append(symbol.simple_bind(
                 ctx, grad_req=req, type_dict=types, group2ctx=self.group2ctxs[i],
@@ -126,7 +159,8 @@ class DataParallelExecutorGroup:
                 arr = nd.array(arr, dtype=arr.dtype)
             for exe, (begin, end) in zip(self.execs, self.slices):
                 dst = exe.arg_dict[name]
-                part = arr if len(self.execs) == 1 else arr[begin:end]
+                part = arr if len(self.execs) == 1 else slice_batch(arr, self.axes[name],
+                                                                    begin, end)
                 if part.shape != dst.shape:
                     raise MXNetError("input %s has shape %s, the module is bound for %s"
                                      % (name, part.shape, dst.shape))
@@ -153,7 +187,9 @@ class DataParallelExecutorGroup:
                 for exe, (begin, end) in zip(self.execs, self.slices):
                     grads = None
                     if out_grads is not None:
-                        grads = [g if len(self.execs) == 1 else g[begin:end] for g in out_grads]
+                        grads = [g if len(self.execs) == 1 else
+                                 slice_batch(g, self.output_axes[j], begin, end)
+                                 for j, g in enumerate(out_grads)]
                     exe.backward(out_grads=grads)
         except BaseException:
             # This round's buckets will never all be ready (finish would wait
@@ -174,8 +210,11 @@ class DataParallelExecutorGroup:
                 exe.arg_dict[name]._t.copy_from(first.arg_dict[name]._t)
 
     def update_metric(self, eval_metric, labels):
+        label_axes = [self.axes.get(d.name, 0) for d in self.label_shapes]
+        label_axes += [0] * (len(labels) - len(label_axes))
         for exe, (begin, end) in zip(self.execs, self.slices):
-            part = [l if len(self.execs) == 1 else l[begin:end] for l in labels]
+            part = [l if len(self.execs) == 1 else slice_batch(l, axis, begin, end)
+                    for l, axis in zip(labels, label_axes)]
             eval_metric.update(part, exe.outputs)
 
     def get_outputs(self, merge_multi_context=True):
@@ -184,14 +223,14 @@ class DataParallelExecutorGroup:
             return [[outs[i] for outs in per_exec] for i in range(len(per_exec[0]))]
         if len(self.execs) == 1:
             return list(per_exec[0])
-        return [merge_on_first_context([outs[i] for outs in per_exec])
+        return [merge_on_first_context([outs[i] for outs in per_exec], self.output_axes[i])
                 for i in range(len(per_exec[0]))]
 
     def get_input_grads(self, merge_multi_context=True):
         names = [d.name for d in self.data_shapes]
         grads = [[exe.grad_dict[n] for exe in self.execs] for n in names]
         if merge_multi_context:
-            return [g[0] if len(g) == 1 else merge_on_first_context(g) for g in grads]
+            return [merge_on_first_context(g, self.axes[n]) for g, n in zip(grads, names)]
         return grads
 
     # --- parameters ---------------------------------------------------------
