@@ -191,11 +191,30 @@ def test_data_parallel_modules_can_be_dropped_in_any_order(digits):
         gc.collect()
 
 
-def test_grad_req_add_over_several_contexts_is_refused():
-    mod = mx.mod.Module(lenet(), context=[mx.cpu(0), mx.cpu(1)])
-    with pytest.raises(mx.base.MXNetError, match="grad_req='add'"):
-        mod.bind(data_shapes=[("data", (4, 1, 28, 28))], label_shapes=[("softmax_label", (4,))],
+def test_grad_req_add_over_several_contexts_accumulates_per_replica():
+    # Two backward passes accumulate in each replica; update sums the
+    # replicas (MXNet's kvstore push): the same step as one context.
+    rng = np.random.RandomState(8)
+    batches = [mx.io.DataBatch([mx.nd.array(rng.randn(4, 6))],
+                               [mx.nd.array(rng.randint(0, 3, 4))]) for _ in range(2)]
+    params = []
+    for contexts in ([mx.cpu(0)], [mx.cpu(0), mx.cpu(1)]):
+        mod = mx.mod.Module(_two_stage_net(), context=contexts)
+        mod.bind(data_shapes=[("data", (4, 6))], label_shapes=[("softmax_label", (4,))],
                  grad_req="add")
+        mod.init_params(mx.init.Constant(0.05))
+        mod.init_optimizer(optimizer_params={"learning_rate": 0.1, "rescale_grad": 1.0})
+        for b in batches:
+            mod.forward_backward(b)
+        mod.update()
+        params.append({k: v.asnumpy() for k, v in mod.get_params()[0].items()})
+        if len(contexts) == 2:
+            # Each replica kept its own accumulated gradient.
+            g0, g1 = (e.grad_dict["fc2_bias"].asnumpy() for e in mod._exec_group.execs)
+            assert not np.allclose(g0, g1)
+    for name in params[0]:
+        np.testing.assert_allclose(params[1][name], params[0][name], rtol=1e-5, atol=1e-7,
+                                   err_msg=name)
 
 
 def bn_net():

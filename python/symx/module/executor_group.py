@@ -124,11 +124,13 @@ class DataParallelExecutorGroup:
             else:
                 req[name] = "null"
         self.grad_params = [n for n in self.param_names if req.get(n, "null") != "null"]
-        if len(contexts) > 1 and any(req.get(n) == "add" for n in self.grad_params):
-            # The reducer writes each backward's sum into every replica; adding
-            # the next backward on top would count earlier ones again.
-            raise MXNetError("grad_req='add' over several contexts is not supported: bind on one "
-                             "context, or accumulate with grad_req='write' yourself")
+        # grad_req='add': each replica accumulates its own gradients, and the
+        # sum over replicas is taken at update (as MXNet's kvstore does), not
+        # by the reducer during backward, which writes each backward's sum
+        # into every replica (adding the next one on top would count the
+        # earlier ones again).
+        self.sum_at_update = (len(contexts) > 1
+                              and any(req.get(n) == "add" for n in self.grad_params))
         types = {d.name: d.dtype for d in self.data_shapes + self.label_shapes}
         self.execs = []
         for i, ctx in enumerate(contexts):
@@ -149,7 +151,7 @@ class DataParallelExecutorGroup:
 
     def _make_reducer(self):
         self.reducer = None  # the old one (if any) goes first: it clears its callbacks
-        if len(self.execs) > 1 and self.grad_params:
+        if len(self.execs) > 1 and self.grad_params and not self.sum_at_update:
             self.reducer = _core.GradientReducer([e._handle for e in self.execs], self.grad_params)
 
     # --- running ------------------------------------------------------------
@@ -204,7 +206,12 @@ class DataParallelExecutorGroup:
         """One optimizer step on replica 0's parameters; the others take copies."""
         first = self.execs[0]
         for name in self.grad_params:
-            updater(index_of[name], first.grad_dict[name], first.arg_dict[name])
+            grad = first.grad_dict[name]
+            if self.sum_at_update:
+                grad = grad.copy()  # the replicas keep their own accumulated gradients
+                for exe in self.execs[1:]:
+                    grad += exe.grad_dict[name].as_in_context(grad.context)
+            updater(index_of[name], grad, first.arg_dict[name])
         for exe in self.execs[1:]:
             for name in self.grad_params:
                 exe.arg_dict[name]._t.copy_from(first.arg_dict[name]._t)
