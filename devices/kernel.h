@@ -8,7 +8,9 @@
 //
 // Contract for a kernel:
 // - `inputs` holds every input in the schema's order, aux states included;
-//   aux tensors may be updated (only when is_train, per MXNet).
+//   aux tensors may be updated: BatchNorm's moving statistics only when
+//   is_train, per MXNet; the optimizer family's states (momentum, ...) on
+//   every call, as MXNet's update operators write them.
 // - `outputs` holds every output, hidden ones included (BatchNorm's mean/var,
 //   Dropout's mask); all are allocated and must be written.
 // - For each in-place pair the schema declares, output j may alias input i
