@@ -1,33 +1,28 @@
-"""The optimizers of mx.optimizer written on the engine's imperative ops
-(symx/_nd_ops.py): NAG, RMSProp (plain and centered), AdaGrad, AdaDelta,
-Adamax, Nadam, Signum (SignSGD without momentum), Ftrl, FTML, DCASGD, SGLD.
+"""The adaptive optimizers of mx.optimizer, written on the engine's imperative
+ops (symx/_nd_ops.py): NAG, RMSProp (plain and centered), AdaGrad, AdaDelta,
+Adam, Adamax, Nadam, LAMB, Signum (SignSGD without momentum), Ftrl, FTML,
+DCASGD, SGLD. (The SGD family is in symx/_sgd_optimizers.py.)
 
-Each follows MXNet 1.9.1's update rule operand for operand: for the ones
-MXNet runs as a fused operator (nag_mom_update, rmsprop_update,
-rmspropalex_update, signum_update, signsgd_update, ftrl_update, ftml_update)
-the kernel's arithmetic, for the others MXNet's own Python arithmetic
+Where MXNet runs a fused update operator (nag_mom_update, adam_update,
+rmsprop_update, rmspropalex_update, signum_update, signsgd_update,
+ftrl_update, ftml_update, lamb_update_phase1/2) so does symx, the engine's
+operator of the same name and arithmetic (graph/ops/optimizer.cc); the others
+are MXNet's own Python arithmetic on the imperative ops
 (tests/python/golden/train_golden.json holds MXNet's weights after each
 step). The state lives in NDArrays on the weight's context, so these run
-wherever the weight is. SGD and Adam stay the engine's (train/optimizer.h).
+wherever the weight is.
 """
 import math
 
+import numpy as np
+
 from . import ndarray as nd
 from .optimizer import Optimizer, register
+from ._sgd_optimizers import update_kwargs
 
 
 class _NDArrayOptimizer(Optimizer):
     """Base: state from create_state, the rule in _step."""
-
-    def _make(self, lr, wd, rescale_grad, clip_gradient):
-        raise AssertionError("an NDArray optimizer has no engine object")
-
-    def _clip(self, x):
-        """MXNet's fused kernels clip when clip_gradient is given and >= 0."""
-        c = self.clip_gradient
-        if c is None or c < 0:
-            return x
-        return nd.clip(x, -c, c)
 
     def update(self, index, weight, grad, state):
         t = self._update_count(index)
@@ -45,6 +40,8 @@ def _zeros_like(weight):
 class NAG(_NDArrayOptimizer):
     """Nesterov momentum (MXNet's nag_mom_update; plain SGD without momentum)."""
 
+    _master_copy_last = True  # (momentum, float32 copy), as mp_nag_mom_update takes them
+
     def __init__(self, momentum=0.0, **kwargs):
         super().__init__(**kwargs)
         self.momentum = momentum
@@ -53,20 +50,27 @@ class NAG(_NDArrayOptimizer):
         return _zeros_like(weight) if self.momentum != 0.0 else None
 
     def _step(self, index, weight, grad, mom, lr, wd, t):
-        # MXNet passes clip_gradient only when it is truthy.
-        g = grad * self.rescale_grad
-        if self.clip_gradient:
-            g = self._clip(g)
-        step = lr * (g + wd * weight)
         if mom is None:
-            weight[:] = weight - step
-            return
-        mom *= self.momentum
-        weight[:] = weight - mom + (self.momentum + 1) * (mom - step)
-        # MXNet's kernel writes the weight in place before it updates the
-        # momentum, whose weight decay so reads the new weight: kept, for
-        # MXNet's numbers.
-        mom[:] = mom - lr * (g + wd * weight)
+            nd.sgd_update(weight, grad, out=weight, **update_kwargs(self, lr, wd))
+        else:
+            # MXNet's nag_mom_update writes the weight before it updates the
+            # momentum, whose weight decay so reads the new weight: kept.
+            nd.nag_mom_update(weight, grad, mom, out=weight,
+                              **update_kwargs(self, lr, wd, self.momentum))
+
+    def update_multi_precision(self, index, weight, grad, state):
+        if self.multi_precision and weight.dtype == np.float16 \
+                and isinstance(state, (tuple, list)):
+            self._update_count(index)
+            lr, wd = self._get_lr(index), self._get_wd(index)
+            mom, master = state
+            if mom is None:
+                nd.mp_sgd_update(weight, grad, master, out=weight, **update_kwargs(self, lr, wd))
+            else:
+                nd.mp_nag_mom_update(weight, grad, mom, master, out=weight,
+                                     **update_kwargs(self, lr, wd, self.momentum))
+        else:
+            self.update(index, weight, grad, state)
 
 
 @register
@@ -86,21 +90,16 @@ class RMSProp(_NDArrayOptimizer):
         return (_zeros_like(weight),)
 
     def _step(self, index, weight, grad, state, lr, wd, t):
-        g = grad * self.rescale_grad + wd * weight
-        if self.clip_gradient:
-            g = self._clip(g)
-        n = state[0]
-        n[:] = (1.0 - self.gamma1) * (g * g) + self.gamma1 * n
-        if not self.centered:
-            new_weight = weight - lr * (g / nd.sqrt(n + self.epsilon))
-        else:
-            mean, delta = state[1], state[2]
-            mean[:] = (1.0 - self.gamma1) * g + self.gamma1 * mean
-            delta[:] = self.gamma2 * delta - lr * g / nd.sqrt(n - mean * mean + self.epsilon)
-            new_weight = weight + delta
+        kwargs = update_kwargs(self, lr, wd)
+        kwargs.update(gamma1=self.gamma1, epsilon=self.epsilon)
         if self.clip_weights:
-            new_weight = nd.clip(new_weight, -self.clip_weights, self.clip_weights)
-        weight[:] = new_weight
+            kwargs["clip_weights"] = self.clip_weights
+        if not self.centered:
+            nd.rmsprop_update(weight, grad, state[0], out=weight, **kwargs)
+        else:
+            n, g, delta = state
+            nd.rmspropalex_update(weight, grad, n, g, delta, out=weight, gamma2=self.gamma2,
+                                  **kwargs)
 
 
 @register
@@ -145,6 +144,60 @@ class AdaDelta(_NDArrayOptimizer):
         acc_delta *= self.rho
         acc_delta += (1.0 - self.rho) * delta * delta
         weight -= delta + wd * weight
+
+
+@register
+class Adam(_NDArrayOptimizer):
+    """Kingma & Ba's Adam: MXNet's adam_update with the bias corrections
+    folded into the rate (lr * sqrt(1 - beta2^t) / (1 - beta1^t))."""
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 lazy_update=True, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
+        self.lazy_update = lazy_update
+
+    def create_state(self, index, weight):
+        return (_zeros_like(weight), _zeros_like(weight))  # mean, variance
+
+    def _step(self, index, weight, grad, state, lr, wd, t):
+        lr *= math.sqrt(1.0 - self.beta2 ** t) / (1.0 - self.beta1 ** t)
+        mean, var = state
+        nd.adam_update(weight, grad, mean, var, out=weight, beta1=self.beta1, beta2=self.beta2,
+                       epsilon=self.epsilon, **update_kwargs(self, lr, wd))
+
+
+@register
+class LAMB(_NDArrayOptimizer):
+    """You et al.'s LAMB: an Adam direction (lamb_update_phase1) scaled per
+    layer by |w| / |direction| (lamb_update_phase2), the ratio bounded by
+    lower_bound/upper_bound when given."""
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6,
+                 lower_bound=None, upper_bound=None, bias_correction=True, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
+        self.lower_bound, self.upper_bound = lower_bound, upper_bound
+        self.bias_correction = bias_correction
+        self.aggregate_num = 0  # one update per index (MXNet's aggregated form is the same)
+
+    def create_state(self, index, weight):
+        return (_zeros_like(weight), _zeros_like(weight))  # mean, variance
+
+    def _step(self, index, weight, grad, state, lr, wd, t):
+        kwargs = {"beta1": self.beta1, "beta2": self.beta2, "epsilon": self.epsilon,
+                  "bias_correction": self.bias_correction, "rescale_grad": self.rescale_grad,
+                  "t": t, "wd": wd}
+        if self.clip_gradient:
+            kwargs["clip_gradient"] = self.clip_gradient
+        mean, var = state
+        g = nd.lamb_update_phase1(weight, grad, mean, var, **kwargs)
+        bounds = {}
+        if self.lower_bound:
+            bounds["lower_bound"] = self.lower_bound
+        if self.upper_bound:
+            bounds["upper_bound"] = self.upper_bound
+        nd.lamb_update_phase2(weight, g, weight.norm(), g.norm(), lr=lr, out=weight, **bounds)
 
 
 @register
@@ -218,15 +271,11 @@ class Signum(_NDArrayOptimizer):
 
     def _step(self, index, weight, grad, mom, lr, wd, t):
         if mom is None:
-            # signsgd_update ignores rescale_grad and clipping: only the sign counts.
-            weight[:] = (1.0 - lr * wd) * weight - lr * nd.sign(grad)
-            return
-        g = grad * self.rescale_grad
-        if self.clip_gradient:
-            g = self._clip(g)
-        mom[:] = (self.momentum * mom - (1 - self.momentum) * wd * weight
-                  - (1 - self.momentum) * g)
-        weight[:] = (1.0 - lr * self.wd_lh) * weight + lr * nd.sign(mom)
+            # signsgd_update: only the gradient's sign counts.
+            nd.signsgd_update(weight, grad, out=weight, **update_kwargs(self, lr, wd))
+        else:
+            nd.signum_update(weight, grad, mom, out=weight, wd_lh=self.wd_lh,
+                             **update_kwargs(self, lr, wd, self.momentum))
 
 
 @register
@@ -242,14 +291,9 @@ class Ftrl(_NDArrayOptimizer):
         return (_zeros_like(weight), _zeros_like(weight))  # z, n
 
     def _step(self, index, weight, grad, state, lr, wd, t):
-        g = grad * self.rescale_grad
-        if self.clip_gradient:
-            g = self._clip(g)
         z, n = state
-        z += g - (nd.sqrt(n + g * g) - nd.sqrt(n)) * weight / lr
-        n += g * g
-        weight[:] = ((nd.sign(z) * self.lamda1 - z) / ((self.beta + nd.sqrt(n)) / lr + wd)
-                     * (abs(z) > self.lamda1))
+        nd.ftrl_update(weight, grad, z, n, out=weight, lamda1=self.lamda1, beta=self.beta,
+                       **update_kwargs(self, lr, wd))
 
 
 @register
@@ -264,15 +308,12 @@ class FTML(_NDArrayOptimizer):
         return (_zeros_like(weight), _zeros_like(weight), _zeros_like(weight))  # d, v, z
 
     def _step(self, index, weight, grad, state, lr, wd, t):
-        g = grad * self.rescale_grad + wd * weight
-        if self.clip_gradient:
-            g = self._clip(g)
         d, v, z = state
-        v[:] = self.beta2 * v + (1 - self.beta2) * nd.square(g)
-        d_t = (1 - self.beta1 ** t) / lr * (nd.sqrt(v / (1 - self.beta2 ** t)) + self.epsilon)
-        z[:] = self.beta1 * z + (1 - self.beta1) * g - (d_t - self.beta1 * d) * weight
-        d[:] = d_t
-        weight[:] = -z / d_t
+        kwargs = {"lr": lr, "wd": wd, "rescale_grad": self.rescale_grad, "t": t,
+                  "beta1": self.beta1, "beta2": self.beta2, "epsilon": self.epsilon}
+        if self.clip_gradient:
+            kwargs["clip_grad"] = self.clip_gradient  # FTML's operator calls it clip_grad
+        nd.ftml_update(weight, grad, d, v, z, out=weight, **kwargs)
 
 
 @register

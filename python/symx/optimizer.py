@@ -1,33 +1,37 @@
-"""mx.optimizer: SGD (momentum, weight decay) and Adam, updated by the engine.
+"""mx.optimizer: MXNet 1.9.1's optimizers, updating NDArrays where they live.
 
-A learning-rate schedule (``lr_scheduler=``, mx.lr_scheduler) sets the
-engine's rate before each update from the update count, as MXNet's
-optimizers read it.
+Every optimizer keeps its state in NDArrays on the weight's context (from
+create_state) and applies MXNet's update rule with the engine's imperative
+ops, operand for operand as MXNet's fused update kernels compute it, so the
+numbers are MXNet's (tests/python/golden/train_golden.json) on any device.
+A learning-rate schedule (``lr_scheduler=``, mx.lr_scheduler) gives the rate
+from the update count, as MXNet's optimizers read it.
 
-The update rules and their state are the engine's (train/optimizer.h);
-this module keeps MXNet's constructor arguments and its per-parameter
-multipliers: lr_mult/wd_mult from set_lr_mult/set_wd_mult and from the
-symbol's ``__lr_mult__``/``__wd_mult__`` attributes, and weight decay only on
-*_weight and *_gamma unless a multiplier says otherwise.
+As MXNet's: lr_mult/wd_mult from set_lr_mult/set_wd_mult and from the
+symbol's ``__lr_mult__``/``__wd_mult__`` attributes, weight decay only on
+*_weight and *_gamma unless a multiplier says otherwise, multi_precision
+(a float32 master copy of float16 weights), and the Updater's states pickled
+in MXNet's .states format (symx/_states_pickle.py).
 """
 import warnings
 
-from .base import _core, MXNetError
+import numpy as np
 
-__all__ = ["Optimizer", "SGD", "Adam", "create", "register", "get_updater", "Updater"]
+from .base import MXNetError
+from . import _states_pickle
+
+__all__ = ["Optimizer", "create", "register", "get_updater", "Updater"]
 
 
 class Optimizer:
-    """Base class; subclasses build their engine optimizer in ``_make``."""
+    """The base class: subclasses give create_state and update (MXNet's
+    contract, which custom optimizers written for MXNet follow too)."""
 
     opt_registry = {}
 
     def __init__(self, rescale_grad=1.0, param_idx2name=None, wd=0.0, clip_gradient=None,
                  learning_rate=None, lr_scheduler=None, sym=None, begin_num_update=0,
                  multi_precision=False, param_dict=None):
-        if multi_precision:
-            raise MXNetError("multi_precision is not supported: symx's optimizers update float32 "
-                             "and float64 weights")
         self.rescale_grad = rescale_grad
         self.lr_scheduler = lr_scheduler
         if lr_scheduler is None and learning_rate is None:
@@ -41,31 +45,24 @@ class Optimizer:
             lr_scheduler.base_lr = learning_rate
         self.wd = wd
         self.clip_gradient = clip_gradient
+        self.multi_precision = multi_precision
+        self.aggregate_num = 0
         self.begin_num_update = begin_num_update
         self.num_update = begin_num_update
-        self._index_update_count = {}
-        self.idx2name = dict(param_idx2name or {})
+        # Update counts per device, as MXNet keeps them (its pickles hold both).
+        self._all_index_update_counts = {0: {}}
+        self._index_update_count = self._all_index_update_counts[0]
+        if param_idx2name is None:
+            param_idx2name = {}
+        if not isinstance(param_idx2name, dict):
+            raise MXNetError("param_idx2name should be a dict of param indexes to names.")
+        self.idx2name = dict(param_idx2name)
         self.sym_info = (sym.attr_dict(), sym.list_arguments()) if sym is not None else ()
+        self.param_dict = param_dict if param_dict else {}
         self.lr_mult = {}
         self.wd_mult = {}
-        self._engine = None
-        self._pushed = set()  # indices whose multipliers the engine holds
         self.set_lr_mult({})
         self.set_wd_mult({})
-
-    # The engine object is made on first use, so attributes set after
-    # construction (rescale_grad by Module.init_optimizer) are honoured.
-    def _handle(self):
-        if self._engine is None:
-            clip = -1.0 if self.clip_gradient is None else float(self.clip_gradient)
-            self._engine = self._make(float(self.learning_rate), float(self.wd),
-                                      float(self.rescale_grad), clip)
-            self._engine.set_begin_num_update(int(self.begin_num_update))
-            self._push_multipliers()
-        return self._engine
-
-    def _make(self, lr, wd, rescale_grad, clip_gradient):
-        raise NotImplementedError
 
     @property
     def learning_rate(self):
@@ -80,28 +77,13 @@ class Optimizer:
                               "without one")
         self.lr = lr
 
-    # MXNet reads lr, wd, clip_gradient and rescale_grad on every update, so
-    # assigning them (opt.lr = ..., as Module.init_optimizer does for
-    # rescale_grad) must reach an engine that already exists.
-    def __setattr__(self, key, value):
-        super().__setattr__(key, value)
-        engine = self.__dict__.get("_engine")
-        if engine is None:
-            return
-        if key == "lr" and value is not None:
-            engine.lr = float(value)
-        elif key == "rescale_grad":
-            engine.set_rescale_grad(float(value))
-        elif key == "wd":
-            engine.set_wd(float(value))
-        elif key == "clip_gradient":
-            engine.set_clip_gradient(-1.0 if value is None else float(value))
+    def set_lr_scale(self, args_lrscale):
+        raise DeprecationWarning("set_lr_scale is deprecated: use set_lr_mult")
 
     def set_lr_mult(self, args_lr_mult):
         """lr multipliers by parameter name, over the symbol's __lr_mult__ attributes."""
         self.lr_mult = self._attr_mults("__lr_mult__")
         self.lr_mult.update(args_lr_mult)
-        self._push_multipliers()
 
     def set_wd_mult(self, args_wd_mult):
         """wd multipliers by name; names not ending in _weight or _gamma get 0, as in MXNet."""
@@ -111,7 +93,6 @@ class Optimizer:
                 self.wd_mult[name] = 0.0
         self.wd_mult.update(self._attr_mults("__wd_mult__"))
         self.wd_mult.update(args_wd_mult)
-        self._push_multipliers()
 
     def set_idx2name(self, idx2name, sym=None):
         """Names the indices (Module does this for an optimizer given as an instance)."""
@@ -130,52 +111,100 @@ class Optimizer:
                     out[name] = float(attr[name][key])
         return out
 
-    def _mult(self, mults, index):
-        # MXNet's lookup order: the index itself, then its name.
+    def _mult(self, mults, index, attr):
+        # MXNet's lookup order: a gluon-style param_dict entry, the index
+        # itself, then its name.
+        if index in self.param_dict:
+            return float(getattr(self.param_dict[index], attr))
         if index in mults:
             return float(mults[index])
         if index in self.idx2name:
             return float(mults.get(self.idx2name[index], 1.0))
         return 1.0
 
-    def _push_multipliers(self):
-        if self._engine is None:
-            return
-        # Indices pushed before are pushed again, so a multiplier dropped by a
-        # later set_lr_mult goes back to 1.
-        indices = set(self.idx2name) | self._pushed
-        indices |= {k for k in list(self.lr_mult) + list(self.wd_mult) if isinstance(k, int)}
-        for index in indices:
-            self._engine.set_lr_mult(index, self._mult(self.lr_mult, index))
-            self._engine.set_wd_mult(index, self._mult(self.wd_mult, index))
-        self._pushed = indices
-
     def create_state(self, index, weight):
-        """None: the engine creates and keeps each index's state on its first update."""
+        """The state ``update`` keeps for ``weight`` (None: no state)."""
         return None
 
+    # Where a multi_precision state keeps the float32 master copy: MXNet's
+    # base class puts it first, (copy, state); its SGD, LARS and NAG, whose
+    # fused mp_* operators take it last, (state, copy). .states files hold
+    # these tuples, so the order is MXNet's per optimizer.
+    _master_copy_last = False
+
+    def create_state_multi_precision(self, index, weight):
+        """With multi_precision, a float16 weight's state holds a float32
+        copy and the state of that copy; update_multi_precision steps the copy."""
+        if self.multi_precision and weight.dtype == np.float16:
+            master = weight.astype(np.float32)
+            inner = self.create_state(index, master)
+            return (inner, master) if self._master_copy_last else (master, inner)
+        if weight.dtype == np.float16 and not self.multi_precision:
+            warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy "
+                          "or slow convergence. Consider using multi_precision=True option "
+                          "of the %s optimizer" % type(self).__name__, stacklevel=2)
+        return self.create_state(index, weight)
+
+    def update(self, index, weight, grad, state):
+        """Updates NDArray ``weight`` in place from ``grad`` and ``state``."""
+        raise NotImplementedError("%s does not define update" % type(self).__name__)
+
+    def update_multi_precision(self, index, weight, grad, state):
+        """update, on the float32 copy for a float16 weight with multi_precision
+        (the gradient cast to float32), the weight then the copy's cast."""
+        if self.multi_precision and weight.dtype == np.float16 \
+                and isinstance(state, (tuple, list)):
+            inner, master = (state[0], state[1]) if self._master_copy_last \
+                else (state[1], state[0])
+            self.update(index, master, grad.astype(np.float32), inner)
+            master.astype(weight.dtype).copyto(weight)
+        else:
+            self.update(index, weight, grad, state)
+
+    def _set_current_context(self, device_id):
+        """Keeps update counts per device, as MXNet does for per-device updaters."""
+        if device_id not in self._all_index_update_counts:
+            self._all_index_update_counts[device_id] = {}
+        self._index_update_count = self._all_index_update_counts[device_id]
+
     def _update_count(self, index):
-        """Counts an update of ``index``; returns its count. num_update is the
-        largest per-index count, as in MXNet."""
-        count = self._index_update_count.get(index, self.begin_num_update) + 1
-        self._index_update_count[index] = count
-        self.num_update = max(self.num_update, count)
-        return count
+        """Counts an update of ``index`` (or of each index of a list);
+        num_update is the largest count, as in MXNet. Returns the count."""
+        indices = index if isinstance(index, (list, tuple)) else [index]
+        for idx in indices:
+            count = self._index_update_count.get(idx, self.begin_num_update) + 1
+            self._index_update_count[idx] = count
+            self.num_update = max(self.num_update, count)
+        return self._index_update_count[indices[-1]] if indices else None
+
+    def _get_lrs(self, indices):
+        lr = self.learning_rate
+        return [lr * self._mult(self.lr_mult, i, "lr_mult") for i in indices]
 
     def _get_lr(self, index):
         """This update's rate for ``index``: the schedule's (or lr) times its lr_mult."""
-        return float(self.learning_rate) * self._mult(self.lr_mult, index)
+        return self._get_lrs([index])[0]
+
+    def _get_wds(self, indices):
+        return [self.wd * self._mult(self.wd_mult, i, "wd_mult") for i in indices]
 
     def _get_wd(self, index):
-        return float(self.wd) * self._mult(self.wd_mult, index)
+        return self._get_wds([index])[0]
 
-    def update(self, index, weight, grad, state):
-        """Updates NDArray ``weight`` in place from ``grad``."""
-        self._update_count(index)
-        engine = self._handle()
-        if self.lr_scheduler is not None:
-            engine.lr = float(self.lr_scheduler(self.num_update))
-        engine.update(int(index), weight._t, grad._t)
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("param_dict", None)  # not pickled, as MXNet's
+        return state
+
+    def __setstate__(self, state):
+        # An MXNet optimizer's pickle has MXNet's attribute names, which are
+        # these; what it lacks keeps the constructor's default.
+        self.__dict__.update(state)
+        self.param_dict = {}
+        if "_all_index_update_counts" not in state:
+            self._all_index_update_counts = {0: dict(state.get("_index_update_count", {}))}
+        if "_index_update_count" not in state:
+            self._index_update_count = self._all_index_update_counts[0]
 
     @staticmethod
     def register(klass):
@@ -193,38 +222,15 @@ class Optimizer:
 register = Optimizer.register
 
 
-@register
-class SGD(Optimizer):
-    """SGD with momentum and weight decay (MXNet's sgd_update / sgd_mom_update)."""
+# The optimizers themselves, by family.
+from ._sgd_optimizers import SGD, ccSGD, LARS, LBSGD, Test  # noqa: E402
+from ._nd_optimizers import (NAG, RMSProp, AdaGrad, AdaDelta, Adam, Adamax,  # noqa: E402
+                             Nadam, LAMB, Signum, Ftrl, FTML, DCASGD, SGLD)
+from . import _optimizer_contrib as contrib  # noqa: E402  (mx.optimizer.contrib.GroupAdaGrad)
 
-    def __init__(self, momentum=0.0, lazy_update=True, **kwargs):
-        super().__init__(**kwargs)
-        self.momentum = momentum
-
-    def _make(self, lr, wd, rescale_grad, clip_gradient):
-        return _core.SGD(lr, wd, rescale_grad, clip_gradient, float(self.momentum))
-
-
-@register
-class Adam(Optimizer):
-    """Adam (MXNet's adam_update with bias-corrected learning rate)."""
-
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
-                 lazy_update=True, **kwargs):
-        super().__init__(learning_rate=learning_rate, **kwargs)
-        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
-
-    def _make(self, lr, wd, rescale_grad, clip_gradient):
-        return _core.Adam(lr, wd, rescale_grad, clip_gradient, float(self.beta1),
-                          float(self.beta2), float(self.epsilon))
-
-
-# The optimizers written on the engine's imperative ops (NAG, RMSProp, ...).
-from ._nd_optimizers import (NAG, RMSProp, AdaGrad, AdaDelta, Adamax, Nadam,  # noqa: E402
-                             Signum, Ftrl, FTML, DCASGD, SGLD)
-
-__all__ += ["NAG", "RMSProp", "AdaGrad", "AdaDelta", "Adamax", "Nadam", "Signum", "Ftrl", "FTML",
-            "DCASGD", "SGLD"]
+__all__ += ["SGD", "ccSGD", "LARS", "LBSGD", "Test", "NAG", "RMSProp", "AdaGrad", "AdaDelta",
+            "Adam", "Adamax", "Nadam", "LAMB", "Signum", "Ftrl", "FTML", "DCASGD", "SGLD",
+            "contrib"]
 
 
 def create(name, **kwargs):
@@ -233,16 +239,66 @@ def create(name, **kwargs):
 
 
 class Updater:
-    """MXNet's updater: ``updater(index, grad, weight)``."""
+    """MXNet's updater: ``updater(index, grad, weight)`` makes each index's
+    state on its first call and steps it; get_states/set_states pickle the
+    states (and the optimizer) in MXNet's .states format."""
 
     def __init__(self, optimizer):
         self.optimizer = optimizer
         self.states = {}
+        # States loaded by set_states move to their weight's context on first use.
+        self.states_synced = {}
+        self.aggregate_updates = optimizer.aggregate_num > 0
 
     def __call__(self, index, grad, weight):
-        if index not in self.states:
-            self.states[index] = self.optimizer.create_state(index, weight)
-        self.optimizer.update(index, weight, grad, self.states[index])
+        indices = list(index) if isinstance(index, (list, tuple)) else [index]
+        grads = list(grad) if isinstance(index, (list, tuple)) else [grad]
+        weights = list(weight) if isinstance(index, (list, tuple)) else [weight]
+        if weights:
+            self.optimizer._set_current_context(weights[0].context.device_id)
+        for i, idx in enumerate(indices):
+            if isinstance(idx, bytes):
+                indices[i] = idx = idx.decode()
+            if grads[i].shape != weights[i].shape:
+                raise MXNetError("optimizer update of index %s: gradient shape %s differs from "
+                                 "the weight's %s" % (idx, grads[i].shape, weights[i].shape))
+            if idx not in self.states:
+                self.states[idx] = self.optimizer.create_state_multi_precision(idx, weights[i])
+                self.states_synced[idx] = True
+            elif not self.states_synced.get(idx, True):
+                self.states[idx] = self.sync_state_context(self.states[idx], weights[i].context)
+                self.states_synced[idx] = True
+        # One update per index; MXNet's aggregated kernels compute the same
+        # numbers for a list of them.
+        for idx, w, g in zip(indices, weights, grads):
+            self.optimizer.update_multi_precision(idx, w, g, self.states[idx])
+
+    def sync_state_context(self, state, context):
+        """``state`` (an NDArray, or tuples/lists of them) on ``context``."""
+        from .ndarray import NDArray
+        if isinstance(state, NDArray):
+            return state.as_in_context(context)
+        if isinstance(state, (tuple, list)):
+            synced = [self.sync_state_context(s, context) for s in state]
+            return tuple(synced) if isinstance(state, tuple) else synced
+        return state
+
+    def set_states(self, states):
+        """Loads what get_states (MXNet's or symx's) returned."""
+        states = _states_pickle.loads(states)
+        if isinstance(states, tuple) and len(states) == 2:
+            self.states, self.optimizer = states
+        else:
+            self.states = states
+        if not isinstance(self.states, dict):
+            raise MXNetError("optimizer states: expected a dict of index to state, got %s"
+                             % type(self.states).__name__)
+        self.states_synced = dict.fromkeys(self.states.keys(), False)
+
+    def get_states(self, dump_optimizer=False):
+        """The states pickled (with the optimizer when dump_optimizer), as MXNet's."""
+        return _states_pickle.dumps((self.states, self.optimizer) if dump_optimizer
+                                    else self.states)
 
 
 def get_updater(optimizer):

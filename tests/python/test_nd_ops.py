@@ -21,7 +21,8 @@ def test_every_registered_op_is_a_function_of_mx_nd():
                 assert getattr(mx.nd.op, spelling) is getattr(mx.nd, spelling)
     assert mx.nd.contrib.box_nms is mx.nd._contrib_box_nms
     assert mx.nd._internal._plus_scalar is mx.nd._plus_scalar
-    assert mx.ndarray.concat is mx.nd.Concat
+    # One function per spelling (the alias names the node, as in MXNet).
+    assert mx.ndarray.concat.__name__ == "concat" and mx.nd.Concat.__name__ == "Concat"
 
 
 def test_linear_algebra_and_layers_equal_numpy():
@@ -199,3 +200,32 @@ def test_review_findings_match_mxnet():
     out = mx.nd.zeros((2,), ctx=mx.cpu(1))
     assert mx.nd._ones(shape=(2,), out=out) is out
     np.testing.assert_array_equal(out.asnumpy(), [1, 1])
+
+
+def test_update_operators_write_their_states_in_place():
+    # MXNet's calling convention: out=weight, the states (aux inputs) written.
+    w = mx.nd.array([1.0, -2.0, 0.5])
+    g = mx.nd.array([0.5, 0.5, -1.0])
+    mom = mx.nd.zeros((3,))
+    mx.nd.sgd_mom_update(w, g, mom, out=w, lr=0.1, momentum=0.9, wd=0.01)
+    want_mom = -0.1 * 0.01 * np.array([1.0, -2.0, 0.5], np.float32) - 0.1 * np.float32([0.5, 0.5, -1])
+    np.testing.assert_allclose(mom.asnumpy(), want_mom, rtol=1e-6)
+    np.testing.assert_allclose(w.asnumpy(), np.float32([1.0, -2.0, 0.5]) + want_mom, rtol=1e-6)
+    # Without out= the weight keeps its value and the result is a new array.
+    before = w.asnumpy()
+    new = mx.nd.sgd_update(w, g, lr=1.0)
+    np.testing.assert_array_equal(w.asnumpy(), before)
+    np.testing.assert_allclose(new.asnumpy(), before - g.asnumpy(), rtol=1e-6)
+    # float16 weights with a float32 master copy.
+    w16 = mx.nd.array([1.0, 2.0], dtype="float16")
+    w32 = w16.astype("float32")
+    mx.nd.mp_sgd_update(w16, mx.nd.array([1e-4, 1e-4], dtype="float16"), w32, out=w16, lr=1.0)
+    assert w32.dtype == np.float32 and w16.dtype == np.float16
+    np.testing.assert_allclose(w32.asnumpy(), [1 - 1e-4, 2 - 1e-4], rtol=1e-6)
+    # In a symbol the states are auxiliary, as MXNet lists them.
+    s = mx.sym.adam_update(mx.sym.Variable("w"), mx.sym.Variable("g"), mx.sym.Variable("m"),
+                           mx.sym.Variable("v"), lr=0.1)
+    assert s.list_arguments() == ["w", "g"]
+    assert s.list_auxiliary_states() == ["m", "v"]
+    with pytest.raises(mx.MXNetError, match="lr"):
+        mx.nd.sgd_update(w, g)

@@ -20,7 +20,10 @@ case without MXNet:
   - metric: update() calls with their labels and predictions, and get() /
     get_name_value() after each;
   - iterator: NDArrayIter's batches (data, label, pad) over a few epochs, and
-    provide_data / provide_label.
+    provide_data / provide_label;
+  - states: MXNet's .states bytes (Updater.get_states, with and without the
+    pickled optimizer) after a few updates, and the weights MXNet computes
+    resuming from them.
 Inputs are small and drawn from fixed numpy seeds, so the file stays small and
 regenerating it gives the same bytes.
 """
@@ -237,9 +240,105 @@ def optimizer_cases():
         scheduled("rmsprop_factor", "rmsprop", {"learning_rate": 0.01}, "FactorScheduler",
                   {"step": 1, "factor": 0.5}, steps=4),
     ]
+    # The rest of MXNet's family, and float16 weights with and without
+    # multi_precision (a float32 master copy).
+    cases += [
+        single("ccsgd_momentum", "ccsgd", {"learning_rate": 0.1, "momentum": 0.9}),
+        single("test_optimizer", "test", {"rescale_grad": 0.5}),
+        {"name": "lars_momentum_by_name", "optimizer": "lars",
+         "kwargs": {"learning_rate": 0.1, "momentum": 0.9, "wd": 0.01, "eta": 0.01,
+                    "rescale_grad": 0.5}, "dtype": "float32",
+         "idx2name": names4, "weights": four, "actions": round_of(range(4)) * 2},
+        scheduled("lars_momentum_correction", "lars",
+                  {"learning_rate": 0.2, "momentum": 0.9, "eta": 0.1, "eps": 1e-3,
+                   "clip_gradient": 0.5}, "FactorScheduler", {"step": 1, "factor": 0.5}, steps=4),
+        single("lbsgd_linear_warmup", "lbsgd",
+               {"learning_rate": 0.1, "momentum": 0.9, "batch_scale": 2, "warmup_epochs": 1,
+                "updates_per_epoch": 4}, steps=6),
+        single("lbsgd_lars", "lbsgd",
+               {"learning_rate": 0.1, "warmup_strategy": "lars", "wd": 0.01}, steps=3),
+        single("lamb_default", "lamb", {}, steps=4),
+        single("lamb_all", "lamb",
+               {"learning_rate": 0.01, "beta1": 0.8, "beta2": 0.99, "epsilon": 1e-5, "wd": 0.1,
+                "rescale_grad": 0.5, "clip_gradient": 0.3, "lower_bound": 0.5,
+                "upper_bound": 2.0}, steps=4),
+        single("lamb_no_bias_correction", "lamb",
+               {"learning_rate": 0.01, "bias_correction": False, "wd": 0.05}, steps=3),
+        single("groupadagrad", "groupadagrad", {"learning_rate": 0.1, "clip_gradient": 0.4},
+               steps=4),
+        single("sgd_float16", "sgd", {"learning_rate": 0.1, "momentum": 0.9}, dtype="float16"),
+        single("sgd_mp_momentum", "sgd",
+               {"learning_rate": 0.1, "momentum": 0.9, "wd": 0.05, "multi_precision": True},
+               steps=4, dtype="float16"),
+        single("sgd_mp_plain_clip", "sgd",
+               {"learning_rate": 0.1, "clip_gradient": 0.3, "multi_precision": True},
+               dtype="float16"),
+        single("nag_mp_momentum", "nag",
+               {"learning_rate": 0.1, "momentum": 0.9, "multi_precision": True}, dtype="float16"),
+        single("adam_mp", "adam", {"learning_rate": 0.05, "wd": 0.01, "multi_precision": True},
+               steps=4, dtype="float16"),
+        single("lamb_mp", "lamb", {"learning_rate": 0.01, "multi_precision": True}, steps=3,
+               dtype="float16"),
+        single("rmsprop_mp", "rmsprop", {"learning_rate": 0.01, "multi_precision": True},
+               dtype="float16"),
+    ]
     for case in cases:
         case.update(run_optimizer_case(case))
     return cases
+
+
+# ------------------------------------------------------------------- states
+
+def states_cases():
+    """Optimizer states as MXNet's Updater.get_states pickles them (.states
+    files), base64, after `before` updates, and the weights MXNet computes
+    when a fresh optimizer resumes from them (set_states) for `after` more:
+    once from the states alone (update counts restart), once from the
+    states with the pickled optimizer (dump_optimizer=True; counts go on)."""
+    import base64
+    rng = np.random.RandomState(11)
+    shape = (2, 3)
+
+    def case(name, optimizer, kwargs, dtype="float32", before=3, after=2):
+        w0 = rng.uniform(-1, 1, shape).astype(np.float32)
+        grads = [(rng.uniform(-1, 1, shape)).astype(np.float32) for _ in range(before + after)]
+        opt = mx.optimizer.create(optimizer, **kwargs)
+        updater = mx.optimizer.get_updater(opt)
+        weight = mx.nd.array(w0, dtype=dtype)
+        for g in grads[:before]:
+            updater(0, mx.nd.array(g, dtype=dtype), weight)
+        out = {"name": name, "optimizer": optimizer, "kwargs": kwargs, "dtype": dtype,
+               "weight": _list(weight.asnumpy().astype(np.float32)),
+               "grads": [_list(g) for g in grads[before:]],
+               "states": base64.b64encode(updater.get_states()).decode(),
+               "states_with_optimizer":
+                   base64.b64encode(updater.get_states(dump_optimizer=True)).decode()}
+        for key, blob in (("resumed", out["states"]),
+                          ("resumed_with_optimizer", out["states_with_optimizer"])):
+            fresh = mx.optimizer.get_updater(mx.optimizer.create(optimizer, **kwargs))
+            fresh.set_states(base64.b64decode(blob))
+            w = mx.nd.array(out["weight"], dtype=dtype)
+            steps = []
+            for g in grads[before:]:
+                fresh(0, mx.nd.array(g, dtype=dtype), w)
+                steps.append(_list(w.asnumpy().astype(np.float32)))
+            out[key] = steps
+            out[key + "_num_update"] = fresh.optimizer.num_update
+        return out
+
+    return [
+        case("sgd_momentum", "sgd", {"learning_rate": 0.1, "momentum": 0.9, "wd": 0.01}),
+        case("sgd_plain", "sgd", {"learning_rate": 0.1}),
+        case("adam", "adam", {"learning_rate": 0.05}),
+        case("rmsprop_centered", "rmsprop", {"learning_rate": 0.01, "centered": True}),
+        # (MXNet 1.9.1's DCASGD with momentum fails: it tests an NDArray for truth.)
+        case("dcasgd", "dcasgd", {"learning_rate": 0.1, "lamda": 0.1}),
+        case("sgd_mp_float16", "sgd", {"learning_rate": 0.1, "momentum": 0.9,
+                                       "multi_precision": True}, dtype="float16"),
+        case("adam_mp_float16", "adam", {"learning_rate": 0.05, "multi_precision": True},
+             dtype="float16"),
+        case("lamb_float64", "lamb", {"learning_rate": 0.01}, dtype="float64"),
+    ]
 
 
 # ------------------------------------------------------------- lr_scheduler
@@ -828,6 +927,7 @@ def main():
         "initializer": initializer_cases(),
         "metric": metric_cases(),
         "iterator": iterator_cases(),
+        "states": states_cases(),
     }
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:

@@ -157,6 +157,13 @@ class BucketingModule(BaseModule):
     def update_metric(self, eval_metric, labels, pre_sliced=False):
         self._curr_module.update_metric(eval_metric, labels)
 
-    def save_checkpoint(self, prefix, epoch, save_optimizer_states=False):
+    def save_checkpoint(self, prefix, epoch, save_optimizer_states=False, remove_amp_cast=True):
         self._buckets[self._default_bucket_key].save_checkpoint(prefix, epoch,
                                                                save_optimizer_states)
+
+    def save_optimizer_states(self, fname):
+        """The buckets share one updater: the default bucket's writes its states."""
+        self._buckets[self._default_bucket_key].save_optimizer_states(fname)
+
+    def load_optimizer_states(self, fname):
+        self._buckets[self._default_bucket_key].load_optimizer_states(fname)

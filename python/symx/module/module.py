@@ -1,5 +1,6 @@
 """Module: a symbol bound for training or inference on one or several contexts."""
 import logging
+import os
 import warnings
 
 from ..base import MXNetError
@@ -65,29 +66,91 @@ class Module(BaseModule):
         self._index_of = None
         self._data_shapes = self._label_shapes = None
         self._grad_req = "write"
+        self._preload_opt_states = None
 
     # --- checkpoints --------------------------------------------------------
     @staticmethod
     def load(prefix, epoch, load_optimizer_states=False, **kwargs):
-        """A Module from a checkpoint (parameters set at bind)."""
-        if load_optimizer_states:
-            raise MXNetError("load_optimizer_states is not supported: symx does not save "
-                             "optimizer states yet")
+        """A Module from a checkpoint (parameters set at bind); with
+        load_optimizer_states, init_optimizer loads prefix-%04d.states."""
         sym, args, auxs = _model.load_checkpoint(prefix, epoch)
         mod = Module(symbol=sym, **kwargs)
         mod._arg_params = args
         mod._aux_params = auxs
         mod.params_initialized = True
+        if load_optimizer_states:
+            mod._preload_opt_states = "%s-%04d.states" % (prefix, epoch)
         return mod
 
     def save_checkpoint(self, prefix, epoch, save_optimizer_states=False, remove_amp_cast=True):
-        if save_optimizer_states:
-            raise MXNetError("save_optimizer_states is not supported: symx does not save "
-                             "optimizer states yet")
+        """prefix-symbol.json, prefix-%04d.params and, with
+        save_optimizer_states, prefix-%04d.states (MXNet's three files)."""
         self._symbol.save("%s-symbol.json" % prefix)
         arg_params, aux_params = self.get_params()
         _model.save_checkpoint(prefix, epoch, None, arg_params, aux_params)
         logging.info('Saved checkpoint to "%s-%04d.params"', prefix, epoch)
+        if save_optimizer_states:
+            state_name = "%s-%04d.states" % (prefix, epoch)
+            self.save_optimizer_states(state_name)
+            logging.info('Saved optimizer state to "%s"', state_name)
+
+    def save_optimizer_states(self, fname):
+        """Writes the updater's states in MXNet's .states format (whole or not at all)."""
+        if not self.optimizer_initialized:
+            raise RuntimeError("save_optimizer_states needs init_optimizer first")
+        data = self._updater.get_states()
+        tmp = "%s.tmp%d" % (fname, os.getpid())
+        try:
+            with open(tmp, "wb") as fout:
+                fout.write(data)
+            os.replace(tmp, fname)
+        finally:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+
+    def load_optimizer_states(self, fname):
+        """Loads states saved by save_optimizer_states (MXNet's or symx's)."""
+        if not self.optimizer_initialized:
+            raise RuntimeError("load_optimizer_states needs init_optimizer first")
+        try:
+            with open(fname, "rb") as fin:
+                data = fin.read()
+        except OSError as e:
+            raise MXNetError("cannot read optimizer states %s: %s" % (fname, e.strerror)) from None
+        try:
+            self._updater.set_states(data)
+        except MXNetError as e:
+            raise MXNetError("%s: %s" % (fname, e)) from None
+        self._optimizer = self._updater.optimizer
+        self._check_loaded_states(fname)
+
+    def _check_loaded_states(self, fname):
+        """A state file for another net or optimizer fails here, naming the
+        parameter, rather than at some later update: each loaded state must
+        have the layout (arrays' shapes, None where no array) of a fresh one."""
+        from ..ndarray import NDArray
+
+        def layout(state):
+            if isinstance(state, NDArray):
+                return state.shape
+            if isinstance(state, (tuple, list)):
+                return tuple(layout(s) for s in state)
+            return None if state is None else type(state).__name__
+
+        names = self._optimizer.idx2name or dict(enumerate(self._param_names))
+        first = self._exec_group.execs[0]
+        for index, state in self._updater.states.items():
+            name = names.get(index)
+            if name is None or name not in first.arg_dict:
+                raise MXNetError("%s: state for index %r, which is no parameter of this module"
+                                 % (fname, index))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                fresh = self._optimizer.create_state_multi_precision(index, first.arg_dict[name])
+            if layout(state) != layout(fresh):
+                raise MXNetError("%s: the state of %s is %s; %s with this parameter keeps %s"
+                                 % (fname, name, layout(state), type(self._optimizer).__name__,
+                                    layout(fresh)))
 
     # --- names and shapes ---------------------------------------------------
     @property
@@ -148,16 +211,20 @@ class Module(BaseModule):
             fill(name, self._arg_params[name], arg_params)
         for name in self._aux_names:
             fill(name, self._aux_params[name], aux_params)
-        if not allow_extra:
-            for given, known in ((arg_params, self._param_names), (aux_params, self._aux_names)):
-                for name in (given or {}):
-                    if name not in known:
-                        raise ValueError('Find name "%s" that is not in the arguments' % name)
+        # Names the module does not have are ignored here, as MXNet's
+        # init_params ignores them (set_params with allow_missing refuses them).
         self.params_initialized = True
         self._exec_group.set_params(self._arg_params, self._aux_params)
 
     def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True,
                    allow_extra=False):
+        if allow_missing and not allow_extra:
+            # MXNet copies straight into the executors then, which refuse
+            # names they do not have.
+            for given, known in ((arg_params, self._param_names), (aux_params, self._aux_names)):
+                for name in (given or {}):
+                    if name not in known:
+                        raise ValueError('Find name "%s" that is not in the arguments' % name)
         self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
                          allow_missing=allow_missing, force_init=force_init,
                          allow_extra=allow_extra)
@@ -245,6 +312,9 @@ class Module(BaseModule):
         self._updater = opt.get_updater(optimizer)
         self._index_of = {n: i for i, n in optimizer.idx2name.items()}
         self.optimizer_initialized = True
+        if self._preload_opt_states is not None:
+            self.load_optimizer_states(self._preload_opt_states)
+            self._preload_opt_states = None
 
     def borrow_optimizer(self, shared_module):
         """Uses ``shared_module``'s optimizer (BucketingModule's buckets share one)."""

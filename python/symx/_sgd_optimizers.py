@@ -1,0 +1,291 @@
+"""The SGD family of mx.optimizer: SGD (and its old name ccSGD), LARS, LBSGD,
+and MXNet's Test optimizer.
+
+Each step is one of the engine's update operators, as MXNet's optimizers
+call them (graph/ops/optimizer.cc): SGD and LARS the aggregated
+multi_sgd_update / multi_sgd_mom_update (multi_mp_* for float16 weights with
+a float32 master copy, multi_precision), which MXNet 1.9.1's SGD runs for
+every dense update, one weight or several; LBSGD sgd_update / sgd_mom_update
+and their mp_ forms.
+"""
+import logging
+import math
+import warnings
+
+import numpy as np
+
+from . import ndarray as nd
+from .optimizer import Optimizer, register
+
+
+def update_kwargs(opt, lr, wd, momentum=None):
+    """The keyword arguments MXNet's optimizers give an update operator:
+    clip_gradient only when it is truthy (the operator's default, -1, is off)."""
+    kwargs = {"lr": lr, "wd": wd, "rescale_grad": opt.rescale_grad}
+    if momentum is not None:
+        kwargs["momentum"] = momentum
+    if opt.clip_gradient:
+        kwargs["clip_gradient"] = opt.clip_gradient
+    return kwargs
+
+
+def sgd_step(weight, grad, state, lr, wd, momentum, opt, multi_precision=False):
+    """sgd_update / sgd_mom_update (state: the momentum, or None), or their
+    mp_ forms (state: (momentum or None, float32 master copy)), on ``weight``
+    in place; ``opt`` gives rescale_grad and clip_gradient."""
+    if multi_precision:
+        mom, master = state
+        if mom is not None:
+            nd.mp_sgd_mom_update(weight, grad, mom, master, out=weight,
+                                 **update_kwargs(opt, lr, wd, momentum))
+        else:
+            nd.mp_sgd_update(weight, grad, master, out=weight, **update_kwargs(opt, lr, wd))
+    elif state is not None:
+        nd.sgd_mom_update(weight, grad, state, out=weight, **update_kwargs(opt, lr, wd, momentum))
+    else:
+        nd.sgd_update(weight, grad, out=weight, **update_kwargs(opt, lr, wd))
+
+
+def multi_sgd_step(weights, grads, states, lrs, wds, momentum, opt, multi_precision=False):
+    """One multi_(mp_)sgd_(mom_)update over the weights (lists), in place;
+    states as sgd_step's, one per weight."""
+    inputs = []
+    for w, g, state in zip(weights, grads, states):
+        inputs += [w, g]
+        mom, master = state if multi_precision else (state, None)
+        if momentum is not None:
+            inputs.append(mom)
+        if multi_precision:
+            inputs.append(master)
+    name = "multi_%ssgd_%supdate" % ("mp_" if multi_precision else "",
+                                     "mom_" if momentum is not None else "")
+    kwargs = {"num_weights": len(weights), "lrs": list(lrs), "wds": list(wds),
+              "rescale_grad": opt.rescale_grad}
+    if momentum is not None:
+        kwargs["momentum"] = momentum
+    if opt.clip_gradient:
+        kwargs["clip_gradient"] = opt.clip_gradient
+    getattr(nd, name)(*inputs, out=list(weights), **kwargs)
+
+
+class _SGDBase(Optimizer):
+    """What SGD, LARS and LBSGD share: a momentum state, and for float16
+    weights with multi_precision a float32 master copy kept as (momentum,
+    copy), MXNet's order for its mp_sgd_* operators."""
+
+    _master_copy_last = True
+
+    def create_state(self, index, weight):
+        if self.momentum == 0.0:
+            return None
+        return nd.zeros(weight.shape, ctx=weight.context, dtype=weight.dtype)
+
+    def _momentum(self):
+        return self.momentum
+
+    def _apply(self, weight, grad, state, lr, wd, multi_precision=False):
+        # The aggregated operator, as MXNet's SGD and LARS run every dense update.
+        momentum = self._momentum() if self.momentum > 0 else None
+        multi_sgd_step([weight], [grad], [state], [lr], [wd], momentum, self, multi_precision)
+
+    def _lr_wd(self, index, weight, grad):
+        return self._get_lr(index), self._get_wd(index)
+
+    def update(self, index, weight, grad, state):
+        self._update_count(index)
+        lr, wd = self._lr_wd(index, weight, grad)
+        self._apply(weight, grad, state, lr, wd)
+
+    def update_multi_precision(self, index, weight, grad, state):
+        # One mp_ operator on the float16 weight and its float32 copy.
+        if self.multi_precision and weight.dtype == np.float16 \
+                and isinstance(state, (tuple, list)):
+            self._update_count(index)
+            lr, wd = self._lr_wd(index, weight, grad)
+            self._apply(weight, grad, state, lr, wd, multi_precision=True)
+        else:
+            self.update(index, weight, grad, state)
+
+
+@register
+class SGD(_SGDBase):
+    """SGD with momentum and weight decay (MXNet's sgd_update / sgd_mom_update,
+    mp_* with multi_precision)."""
+
+    def __init__(self, momentum=0.0, lazy_update=True, **kwargs):
+        super().__init__(**kwargs)
+        self.momentum = momentum
+        self.lazy_update = lazy_update  # only row_sparse arrays update lazily: none here
+
+
+@register
+class ccSGD(SGD):  # noqa: N801 (MXNet's name)
+    """The name MXNet keeps for SGD from its C++ optimizer days."""
+
+
+@register
+class LARS(_SGDBase):
+    """You et al.'s layer-wise adaptive rate scaling: each weight's rate is
+    lr * eta * |w| / (|g| + wd * |w| + eps), but for biases, gammas and
+    betas; with momentum_correction the momentum scales by the schedule's
+    rate change."""
+
+    def __init__(self, momentum=0.0, lazy_update=True, eta=0.001, eps=0,
+                 momentum_correction=True, **kwargs):
+        super().__init__(**kwargs)
+        self.momentum = momentum
+        self.momentum_correction = momentum_correction
+        self.lazy_update = lazy_update
+        self.eta = eta
+        self.eps = eps
+        self.skip = 0
+        self.last_lr = None
+        self.cur_lr = None
+
+    def _get_lrs(self, indices):
+        # The previous and current base rates, for the momentum correction.
+        if self.cur_lr is not None:
+            self.last_lr = self.cur_lr
+        lr = self.learning_rate
+        if self.cur_lr is None:
+            self.last_lr = lr
+        self.cur_lr = lr
+        return [lr * self._mult(self.lr_mult, i, "lr_mult") for i in indices]
+
+    def set_wd_mult(self, args_wd_mult):
+        # LARS decays only *_weight (not *_gamma), as MXNet's.
+        self.wd_mult = {}
+        for name in self.idx2name.values():
+            if not name.endswith("_weight"):
+                self.wd_mult[name] = 0.0
+        self.wd_mult.update(self._attr_mults("__wd_mult__"))
+        self.wd_mult.update(args_wd_mult)
+
+    def _momentum(self):
+        if self.momentum_correction and self.last_lr != 0:
+            return self.momentum * (self.cur_lr / self.last_lr)
+        return self.momentum
+
+    def _lars_lr(self, index, weight, grad, lr, wd):
+        name = self.idx2name.get(index, str(index))
+        if name.endswith("gamma") or name.endswith("beta") or name.endswith("bias"):
+            return lr
+        # MXNet's multi_sum_sq and multi_lars kernels, in float32.
+        f = np.float32
+        w_sum_sq = np.sum(np.square(weight.asnumpy().astype(f)), dtype=f)
+        g_sum_sq = np.sum(np.square(grad.asnumpy().astype(f)), dtype=f)
+        w_norm = np.sqrt(w_sum_sq)
+        if w_norm > 0 and g_sum_sq > 0:
+            return float(f(lr) * f(self.eta) * w_norm
+                         / (np.sqrt(g_sum_sq) * f(self.rescale_grad) + f(wd) * w_norm
+                            + f(self.eps)))
+        return lr
+
+    def _lr_wd(self, index, weight, grad):
+        lr, wd = self._get_lr(index), self._get_wd(index)
+        return self._lars_lr(index, weight, grad, lr, wd), wd
+
+
+@register
+class LBSGD(_SGDBase):
+    """Large-batch SGD: gradients summed over batch_scale updates before one
+    step, its rate raised during warmup_epochs (linear, power2, sqrt) or by a
+    LARS ratio ('lars')."""
+
+    def __init__(self, momentum=0.0, multi_precision=False, warmup_strategy="linear",
+                 warmup_epochs=5, batch_scale=1, updates_per_epoch=32, begin_epoch=0,
+                 num_epochs=60, **kwargs):
+        super().__init__(multi_precision=multi_precision, **kwargs)
+        logging.info("Running Large-Batch SGD Algorithm")
+        logging.info("(Batch_scale=%f, warmup_epochs=%d, warmup_strategy=%s, "
+                     "updates_per_epoch=%d)", batch_scale, warmup_epochs, warmup_strategy,
+                     updates_per_epoch)
+        self.momentum = momentum
+        self.warmup_strategy = warmup_strategy
+        self.warmup_epochs = warmup_epochs
+        self.batch_scale = batch_scale
+        self.updates_per_epoch = updates_per_epoch
+        self.init_updates = begin_epoch * updates_per_epoch
+        self.num_epochs = num_epochs
+        self.lbmult = 1
+        self.cumgrads = {}
+        self.adaptive = False
+        self.admult = 1
+
+    def create_state_multi_precision(self, index, weight):
+        # LBSGD makes its master copy in create_state itself, as MXNet's.
+        return self.create_state(index, weight)
+
+    def create_state(self, index, weight):
+        if self.multi_precision and weight.dtype == np.float16:
+            mom = None
+            if self.momentum != 0.0:
+                mom = nd.zeros(weight.shape, ctx=weight.context, dtype=np.float32)
+            return (mom, weight.astype(np.float32))
+        if weight.dtype == np.float16 and not self.multi_precision:
+            warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy "
+                          "or slow convergence. Consider using multi_precision=True option "
+                          "of the SGD optimizer", stacklevel=2)
+        return super().create_state(index, weight)
+
+    def _get_lbmult(self, nup):
+        warmup = self.warmup_epochs * self.updates_per_epoch
+        top = float(self.batch_scale)
+        if nup >= warmup:
+            return top
+        if warmup <= 1:
+            return 1.0
+        if self.warmup_strategy == "linear":
+            return 1.0 + (top - 1) * nup / warmup
+        if self.warmup_strategy == "power2":
+            return 1.0 + (top - 1) * (nup * nup) / (warmup * warmup)
+        if self.warmup_strategy == "sqrt":
+            return 1.0 + (top - 1) * math.sqrt(float(nup) / warmup)
+        return 1.0
+
+    def _get_lars(self, weight, grad, wd):
+        w2 = float(np.sum((weight * weight).asnumpy()))
+        g2 = float(np.sum((grad * grad).asnumpy()))
+        return min(max(math.sqrt(w2 / (g2 + wd * w2 + 1e-18)), 0.01), 100)
+
+    def _cumulate_gradient(self, grad, index):
+        entry = self.cumgrads.get(index)
+        if entry and entry["num_cums"] > 0:
+            entry = {"cum_grad": entry["cum_grad"] + grad, "num_cums": entry["num_cums"] + 1}
+        else:
+            entry = {"cum_grad": grad, "num_cums": self.init_updates + 1}
+        self.cumgrads[index] = entry
+        return entry
+
+    def update(self, index, weight, grad, state):
+        lr, wd = self._get_lr(index), self._get_wd(index)
+        self._update_count(index)
+        entry = self._cumulate_gradient(grad, index)
+        if entry["num_cums"] % self.batch_scale == 0:
+            grad = entry["cum_grad"] / self.batch_scale
+            if self.warmup_strategy == "lars":
+                mult = self._get_lars(weight, grad, wd)
+            else:
+                mult = self._get_lbmult(entry["num_cums"])
+            momentum = self.momentum if self.momentum > 0 else None
+            sgd_step(weight, grad, state, lr * mult, wd, momentum, self,
+                     isinstance(state, (list, tuple)))
+            entry["cum_grad"] = 0
+        else:
+            # MXNet still runs sgd_update with lr 0: the weight keeps its value.
+            nd.sgd_update(weight, grad, out=weight, lr=0.0, wd=wd)
+
+    def update_multi_precision(self, index, weight, grad, state):
+        self.update(index, weight, grad, state)
+
+
+@register
+class Test(Optimizer):
+    """MXNet's test optimizer: adds the rescaled gradient; the state copies the weight."""
+
+    def create_state(self, index, weight):
+        return nd.zeros(weight.shape, ctx=weight.context)
+
+    def update(self, index, weight, grad, state):
+        weight += grad * self.rescale_grad
+        state[:] = weight
