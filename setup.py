@@ -41,7 +41,7 @@ setup(
     name="symx",
     version="1.9.1+symx",
     description="MXNet 1.x's symbolic API (import symx as mx) on the symx engine",
-    packages=["symx", "symx.module", "symx.ndarray", "symx.metric"],
+    packages=["symx", "symx.module", "symx.ndarray", "symx.metric", "symx.rnn"],
     package_dir={"": "python"},
     package_data={"symx": ["_positional_attrs.json"]},
     ext_modules=[Extension("symx._symx", sources=[])],

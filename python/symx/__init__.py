@@ -30,6 +30,7 @@ from . import model
 from . import callback
 from . import monitor
 from . import module
+from . import rnn
 
 nd = ndarray
 sym = symbol
