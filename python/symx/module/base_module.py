@@ -33,6 +33,14 @@ class BaseModule:
     def symbol(self):
         return self._symbol
 
+    def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True,
+                   allow_extra=False):
+        """Sets parameter values: init_params without an initializer, so every
+        parameter comes from the dicts (fit calls this at each epoch's end)."""
+        self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
+                         allow_missing=allow_missing, force_init=force_init,
+                         allow_extra=allow_extra)
+
     def forward_backward(self, data_batch):
         self.forward(data_batch, is_train=True)
         self.backward()
