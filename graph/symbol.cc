@@ -294,7 +294,9 @@ Symbol OpCall::Build() const {
   if (!op->variadic_key().empty() && !dict.count(op->variadic_key()) && named_.empty()) {
     dict[op->variadic_key()] = std::to_string(positional_.size());
   }
-  std::string name = NameScope::MakeName(name_, hint_.empty() ? op->name() : hint_);
+  // The spelling called names the node, as MXNet's functions do: split
+  // makes split0 where SliceChannel makes slicechannel0.
+  std::string name = NameScope::MakeName(name_, hint_.empty() ? op_name_ : hint_);
   std::string where = absl::StrCat("operator '", name, "' (", op->name(), ")");
 
   NodeAttrs attrs;

@@ -125,8 +125,8 @@ class OpCall {
  public:
   explicit OpCall(std::string op_name) : op_name_(std::move(op_name)) {}
   OpCall& Name(std::string name);
-  // Prefix for the automatic name when none is given (default: the op name,
-  // lower-cased: "fullyconnected0").
+  // Prefix for the automatic name when none is given (default: the op name
+  // or alias as given, lower-cased: "fullyconnected0", "split0").
   OpCall& NameHint(std::string hint);
   OpCall& Attr(const std::string& key, const AttrValue& value);
   OpCall& Input(const Symbol& input);                          // next positional input

@@ -23,8 +23,7 @@ def _attr_text(key, value):
         return np.dtype(value).name
     if isinstance(value, np.generic):
         value = value.item()
-    if isinstance(value, list):
-        value = tuple(value)
+    # str() as MXNet's frontend writes attributes: a list stays "[1, 1]".
     return str(value)
 
 
@@ -77,8 +76,11 @@ def populate(module, submodules, caller=None, what=_SYMBOL_DOC, keep=()):
     for name, aliases, description, inputs, is_backward in _core.list_ops():
         if is_backward or name in _ENGINE_ONLY:
             continue
-        fn = _make_function(name, description, inputs, caller, what)
         for spelling in [name] + list(aliases):
+            # One function per spelling: MXNet names a node after the function
+            # called (mx.sym.split makes split0, not slicechannel0).
+            _CANONICAL[spelling] = name
+            fn = _make_function(spelling, description, inputs, caller, what)
             if spelling not in keep:
                 setattr(module, spelling, fn)
             for prefix, group in _PREFIXES.items():
@@ -101,6 +103,10 @@ with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
     _POSITIONAL = json.load(_f)
 
 
+# Each op name and alias -> the op's name (populate fills it).
+_CANONICAL = {}
+
+
 def split_args(op_name, args, kwargs, is_input):
     """The inputs among ``args`` (arrays or symbols, or lists of them); the
     other values become the op's positional attributes in ``kwargs``."""
@@ -115,7 +121,7 @@ def split_args(op_name, args, kwargs, is_input):
         else:
             values.append(a)
     if values:
-        names = _POSITIONAL.get(op_name, [])
+        names = _POSITIONAL.get(_CANONICAL.get(op_name, op_name), [])
         if len(values) > len(names):
             raise TypeError("%s() takes at most %d positional attribute(s) after its inputs "
                             "(%s), got %d (%s): give attributes as keyword arguments"

@@ -16,7 +16,7 @@ from .context import Context, current_context
 from . import ndarray as nd
 
 __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "fromjson", "maximum",
-           "minimum", "power", "hypot"]
+           "minimum", "power", "pow", "hypot", "zeros", "ones", "full", "arange"]
 
 
 def _dtype_name(dtype):
@@ -42,10 +42,12 @@ class Symbol:
     # --- structure ----------------------------------------------------------
     @property
     def name(self):
-        """The name of a single-output symbol's node; None for a group."""
-        if self._s.num_outputs != 1:
-            return None
-        return self._s.name()
+        """The name of the node whose output(s) this symbol is (SliceChannel's
+        several outputs too, as MXNet's); None for a group of nodes."""
+        if self._s.num_outputs == 1:
+            return self._s.name()
+        names = {self[i]._s.name() for i in range(self._s.num_outputs)}
+        return names.pop() if len(names) == 1 else None
 
     def __repr__(self):
         name = self.name
@@ -124,15 +126,25 @@ class Symbol:
         return self._s.list_inputs()
 
     # --- attributes ---------------------------------------------------------
+    def _one_node(self):
+        """The engine symbol of this symbol's node: the symbol itself, or its
+        first output when its several outputs are one node's (SliceChannel);
+        None for a group of nodes (MXNet's attr then gives None)."""
+        if self._s.num_outputs == 1:
+            return self._s
+        return self[0]._s if self.name is not None else None
+
     def attr(self, key):
-        """The attribute ``key`` of this (single-output) symbol's node, or None."""
-        return self._s.attr(key)
+        """The attribute ``key`` of this symbol's node, or None (also for a group)."""
+        node = self._one_node()
+        return None if node is None else node.attr(key)
 
     def list_attr(self, recursive=False):
         if recursive:
             raise DeprecationWarning("Symbol.list_attr with recursive=True has been deprecated. "
                                      "Please use attr_dict instead.")
-        return _with_plain_hidden(self._s.list_attr())
+        node = self._one_node()
+        return {} if node is None else _with_plain_hidden(node.list_attr())
 
     def attr_dict(self):
         return {k: _with_plain_hidden(v) for k, v in self._s.attr_dict().items()}
@@ -342,6 +354,37 @@ def power(base, exp):
     """base ** exp for symbols and/or numbers."""
     return _scalar_or_symbol("power", base, exp, "_power", "_power_scalar", "_rpower_scalar",
                              builtins.pow)
+
+
+pow = power  # noqa: A001 (MXNet's name)
+
+
+def _create(op_name, **kwargs):
+    from . import _ops  # symx/_ops.py imports this module
+    return _ops.call(op_name, **kwargs)
+
+
+# MXNet's creation functions over the _zeros/_ones/_full/_arange ops, float32
+# unless given a dtype, as MXNet's.
+def zeros(shape, dtype=None, **kwargs):
+    """A symbol of zeros of ``shape`` (0 dims are inferred from its use)."""
+    return _create("_zeros", shape=shape, dtype=dtype or np.float32, **kwargs)
+
+
+def ones(shape, dtype=None, **kwargs):
+    """A symbol of ones of ``shape``."""
+    return _create("_ones", shape=shape, dtype=dtype or np.float32, **kwargs)
+
+
+def full(shape, val, dtype=None, **kwargs):
+    """A symbol of ``shape`` filled with ``val``."""
+    return _create("_full", shape=shape, dtype=dtype or np.float32, value=float(val), **kwargs)
+
+
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, dtype=None):
+    """Evenly spaced values in [start, stop), each repeated ``repeat`` times."""
+    return _create("_arange", start=start, stop=stop, step=step, repeat=repeat,
+                   infer_range=infer_range, name=name, dtype=dtype or np.float32)
 
 
 def hypot(left, right):

@@ -105,3 +105,51 @@ def test_debug_str_ends_with_mxnets_memory_line():
     # 1024x1024 data + its gradient, 512x1024 weight + gradient, the output...
     assert last.startswith("Total ") and last.endswith(" MB allocated")
     assert int(last.split()[1]) >= 8
+
+
+def test_alias_functions_name_nodes_after_themselves():
+    # MXNet 1.9.1: mx.sym.split names its node split0, SliceChannel slicechannel0.
+    x = mx.sym.Variable("x")
+    assert mx.sym.split(x, num_outputs=2).name.startswith("split")
+    assert mx.sym.swapaxes(x, dim1=0, dim2=1).name.startswith("swapaxes")
+    assert mx.sym.SliceChannel(x, num_outputs=2).name.startswith("slicechannel")
+    # Positional attributes still work through an alias.
+    assert mx.sym.split(x, 2).attr("num_outputs") == "2"
+
+
+def test_creation_functions_as_mxnets():
+    z = mx.sym.zeros((2, 3))
+    assert z.list_attr() == {"dtype": "float32", "shape": "(2, 3)"}
+    assert mx.sym.ones((2,)).list_attr() == {"dtype": "float32", "shape": "(2,)"}
+    assert mx.sym.full((2,), 3).list_attr() == {"dtype": "float32", "value": "3.0",
+                                                "shape": "(2,)"}
+    assert mx.sym.arange(0, 5, 2).list_attr() == {
+        "infer_range": "False", "repeat": "1", "step": "2", "dtype": "float32", "stop": "5",
+        "start": "0"}
+    np.testing.assert_array_equal(mx.sym.full((2,), 3).eval()[0].asnumpy(), [3, 3])
+    np.testing.assert_array_equal(mx.sym.arange(0, 5, 2).eval()[0].asnumpy(), [0, 2, 4])
+    np.testing.assert_array_equal(mx.sym.pow(mx.sym.Variable("a"), 2).eval(
+        a=mx.nd.array([3.0]))[0].asnumpy(), [9.0])
+
+
+def test_ndarray_helpers_as_mxnets():
+    a = mx.nd.array([[1, 2], [3, 4]])
+    b = mx.nd.array([[5, 6]])
+    np.testing.assert_array_equal(mx.nd.concatenate([a, b]).asnumpy(),
+                                  [[1, 2], [3, 4], [5, 6]])
+    assert mx.nd.concatenate([a, a], axis=1).shape == (2, 4)
+    assert mx.nd.concatenate([a], always_copy=False) is a
+    assert mx.nd.moveaxis(mx.nd.ones((2, 3, 4)), 0, -1).shape == (3, 4, 2)
+    out = mx.nd.zeros((3, 4))
+    mx.nd.onehot_encode(mx.nd.array([0, 2, 3]), out)
+    np.testing.assert_array_equal(out.asnumpy(), np.eye(4)[[0, 2, 3]])
+    assert mx.nd.from_numpy(np.arange(3, dtype=np.int32)).dtype == np.int32
+    # A parameter file's bytes load as the file does.
+    import tempfile
+    import os
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "x.params")
+        mx.nd.save(path, {"w": a})
+        with open(path, "rb") as f:
+            loaded = mx.nd.load_frombuffer(f.read())
+    np.testing.assert_array_equal(loaded["w"].asnumpy(), a.asnumpy())

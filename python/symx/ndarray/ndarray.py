@@ -26,7 +26,8 @@ from ..context import Context, current_context, _as_context, _from_string
 __all__ = ["NDArray", "array", "zeros", "ones", "empty", "full", "arange", "save", "load",
            "waitall", "add", "subtract", "multiply", "divide", "true_divide", "modulo", "power",
            "maximum", "minimum", "equal", "not_equal", "greater", "greater_equal", "lesser",
-           "lesser_equal", "logical_and", "logical_or", "logical_xor", "hypot"]
+           "lesser_equal", "logical_and", "logical_or", "logical_xor", "hypot", "concatenate",
+           "moveaxis", "onehot_encode", "from_numpy", "load_frombuffer"]
 
 _DEFAULT_DTYPE = "float32"
 
@@ -525,6 +526,57 @@ def load(fname):
     if names:
         return dict(zip(names, arrays))
     return arrays
+
+
+def load_frombuffer(buf):
+    """What load reads from a file, from bytes (MXNet's mx.nd.load_frombuffer)."""
+    import os
+    import tempfile
+    if not isinstance(buf, (bytes, bytearray)):
+        raise TypeError("load_frombuffer needs bytes, got %s" % type(buf).__name__)
+    fd, path = tempfile.mkstemp(suffix=".params")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(buf)
+        return load(path)
+    finally:
+        os.remove(path)
+
+
+def concatenate(arrays, axis=0, always_copy=True):
+    """The arrays joined along ``axis`` (MXNet's mx.nd.concatenate), on the
+    first array's context; one array is returned as is unless always_copy."""
+    if not arrays:
+        raise ValueError("concatenate needs at least one array")
+    if len(arrays) == 1 and not always_copy:
+        return arrays[0]
+    ctx = arrays[0].context
+    return _nd_ops.invoke("Concat", *[a.as_in_context(ctx) for a in arrays], dim=axis,
+                          num_args=len(arrays))
+
+
+def moveaxis(tensor, source, destination):
+    """``tensor`` with axis ``source`` moved to ``destination`` (numpy's rule)."""
+    ndim = tensor.ndim
+    source = source + ndim if source < 0 else source
+    destination = destination + ndim if destination < 0 else destination
+    if not (0 <= source < ndim and 0 <= destination < ndim):
+        raise ValueError("moveaxis: axes (%d, %d) out of range for %d dims"
+                         % (source, destination, ndim))
+    order = [a for a in range(ndim) if a != source]
+    order.insert(destination, source)
+    return _nd_ops.invoke("transpose", tensor, axes=tuple(order))
+
+
+def onehot_encode(indices, out):
+    """Writes the one-hot rows of ``indices`` into ``out`` (MXNet's legacy form)."""
+    depth = out.shape[1]
+    return _nd_ops.invoke("one_hot", indices, depth=depth, dtype=out.dtype, out=out)
+
+
+def from_numpy(ndarray, zero_copy=True):
+    """An NDArray holding ``ndarray``'s values (a copy: the engine owns its memory)."""
+    return array(ndarray, dtype=ndarray.dtype)
 
 
 def _wrap_all(tensors):
