@@ -170,7 +170,13 @@ absl::StatusOr<CallInputs> GatherInputs(const InvokeArgs& args, const std::strin
 std::string PlanKey(const InvokeArgs& args, const CallInputs& in) {
   std::string key = absl::StrCat(args.op, "\x01", args.is_train ? "t" : "i", "\x01",
                                  in.ctx.ToString(), "\x01", args.options.ToString(), "\x01");
-  for (const auto& [k, v] : args.attrs) absl::StrAppend(&key, k, "=", v, "\x02");
+  // An op whose attribute values change from call to call (an optimizer's
+  // rate) keys on their names only: its plan parses the values per call.
+  const Op* op = OpRegistry::Global().Find(args.op);
+  const bool per_call = op != nullptr && op->attrs_per_call();
+  for (const auto& [k, v] : args.attrs) {
+    absl::StrAppend(&key, k, per_call ? "" : "=", per_call ? "" : v, "\x02");
+  }
   absl::StrAppend(&key, "\x01", args.positional.size());
   for (const auto& [name, t] : args.named) absl::StrAppend(&key, "\x02", name);
   for (const Tensor& t : in.tensors) {
@@ -426,9 +432,20 @@ absl::Status Run(const InvokeArgs& args, const CallInputs& in, const std::string
     plan->hidden.assign(outputs.begin() + plan->num_visible, outputs.end());
     SYMX_RETURN_IF_ERROR(PrepareKernel(args, inputs, outputs, in.ctx, plan.get()));
   }
+  // The values of this call's attributes, for an op whose plan keys on their
+  // names only (the first call's are the plan's own).
+  NodeAttrs call_attrs;
+  if (!fresh && plan->attrs.op->attrs_per_call()) {
+    call_attrs = plan->attrs;
+    call_attrs.dict = args.attrs;
+    absl::StatusOr<OpParamPtr> parsed = plan->attrs.op->Parse(call_attrs.dict);
+    if (!parsed.ok()) return Annotate(parsed.status(), plan->where);
+    call_attrs.parsed = *std::move(parsed);
+  }
   {
     std::lock_guard<std::mutex> lock(DeviceMutex(plan->ctx.device));
     KernelContext ctx = plan->ctx;
+    if (call_attrs.op != nullptr) ctx.attrs = &call_attrs;
     ctx.inputs = std::move(inputs);
     ctx.outputs = outputs;
     SYMX_RETURN_IF_ERROR(plan->kernel->fn(ctx));

@@ -8,7 +8,10 @@
 // prepared state and its workspace. Later calls with the same key look the
 // plan up and only allocate their outputs and run the kernel; a kernel's
 // prepared state reads its tensors afresh on every call (devices/kernel.h),
-// which is what lets a plan serve new arrays.
+// which is what lets a plan serve new arrays. An op marked attrs_per_call
+// (the optimizer family: its rate and step count change every call) keys on
+// its attribute names only and parses the values on each call, so a schedule
+// does not build a plan per step.
 //
 //   Tensor c = Invoke({.op = "dot", .positional = {a, b}})[0];
 //   Invoke({.op = "_plus_scalar", .attrs = {{"scalar", "1"}}, .positional = {x}, .out = {x}});

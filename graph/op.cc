@@ -180,6 +180,11 @@ Op& Op::SetIndexInputs(std::vector<int> inputs) {
   index_inputs_ = std::move(inputs);
   return *this;
 }
+Op& Op::SetAttrsPerCall() {
+  attrs_per_call_ = true;
+  return *this;
+}
+
 Op& Op::SetLayoutAgnostic() {
   layout_agnostic_ = true;
   return *this;

@@ -114,6 +114,11 @@ class Op {
   // the layout plan stores them channels-last when its neighbours are
   // (executor/layout_plan.h).
   bool layout_agnostic() const { return layout_agnostic_; }
+  // Its attribute values change from call to call (an optimizer's rate and
+  // step count) and decide neither shapes, dtypes nor the kernel: imperative
+  // plans key on the attribute names and parse the values on every call
+  // (executor/imperative.h), so a schedule does not rebuild the plan.
+  bool attrs_per_call() const { return attrs_per_call_; }
 
   // Registration (static init only).
   Op& Describe(std::string text);
@@ -139,6 +144,7 @@ class Op {
   Op& SetPrecisionClass(PrecisionClass c);
   Op& SetIndexInputs(std::vector<int> inputs);
   Op& SetLayoutAgnostic();
+  Op& SetAttrsPerCall();
 
  private:
   std::string name_;
@@ -163,6 +169,7 @@ class Op {
   PrecisionClass precision_class_ = PrecisionClass::kFollow;
   std::vector<int> index_inputs_;
   bool layout_agnostic_ = false;
+  bool attrs_per_call_ = false;
 };
 
 class OpRegistry {

@@ -28,6 +28,10 @@
 //   aggregate path, even for one weight): their rule is sgd_mom_update's
 //   with a zero momentum when there is none, so w + (-lr * wd * w - lr * g),
 //   not sgd_update's (1 - lr * wd) * w - lr * g, and the last bit can differ.
+// - mp_lamb_update_phase2 writes the master copy weight32 with the new
+//   weight: MXNet 1.9.1's kernel declares that write (FMutateInputs) but never
+//   makes it, leaving the copy stale; its optimizer reaches the aggregated
+//   multi_mp_lamb_update instead, which does write it.
 // - No gradient: these are updates, not functions to differentiate.
 #include "graph/ops/optimizer.h"
 
@@ -184,7 +188,8 @@ Op& RegisterUpdate(const UpdateOp& u, const char* file = __builtin_FILE()) {
                .SetOutputNames({"output"})
                .SetInferShape(InferUpdateShape)
                .SetInplace({{0, 0}})
-               .SetNonDifferentiable();
+               .SetNonDifferentiable()
+               .SetAttrsPerCall();
   if (!u.aux.empty()) {
     const std::vector<int> aux = u.aux;
     op.SetAuxInputs([aux](const NodeAttrs&) { return aux; });
@@ -290,7 +295,7 @@ constexpr uint32_t kNAGFields = kLr | kWd | kRescale | kClip | kMomentum;
   RegisterUpdate({"mp_lamb_update_phase1",
                   "lamb_update_phase1 on the float32 master copy",
                   {"weight", "grad", "mean", "var", "weight32"},
-                  {2, 3, 4},
+                  {2, 3},  // weight32 is read only (MXNet mutates mean and var)
                   kRescale | kClip | kLamb1,
                   2,
                   true});
@@ -305,11 +310,17 @@ constexpr uint32_t kNAGFields = kLr | kWd | kRescale | kClip | kMomentum;
 
 // ------------------------------------------------------------ multi_ forms
 
+// More weights than any model has: a bound on the names and slots a typo
+// could ask for (num_weights=1e12 must be an error, not an allocation).
+constexpr int64_t kMaxWeights = 1 << 20;
+
 absl::StatusOr<OpParamPtr> ParseMultiUpdate(const AttrMap& attrs, const MultiUpdateLayout& l) {
   ParamReader r(attrs);
   auto p = std::make_shared<UpdateParam>();
   p->num_weights = r.Int("num_weights", 1);
-  if (p->num_weights < 1) r.Fail("num_weights", "must be >= 1");
+  if (p->num_weights < 1 || p->num_weights > kMaxWeights) {
+    r.Fail("num_weights", absl::StrCat("must be in [1, ", kMaxWeights, "]"));
+  }
   if (!l.preloaded) {
     for (const char* key : {"lrs", "wds"}) {
       std::vector<float>& v = std::string(key) == "lrs" ? p->lrs : p->wds;
@@ -333,7 +344,7 @@ int64_t NumWeights(const NodeAttrs& attrs) {
   auto it = attrs.dict.find("num_weights");
   int64_t n = 1;
   if (it != attrs.dict.end() && !absl::SimpleAtoi(it->second, &n)) return 1;
-  return n < 1 ? 1 : n;
+  return n < 1 || n > kMaxWeights ? 1 : n;  // out of range: the parse reports it
 }
 
 std::vector<std::string> MultiInputNames(const NodeAttrs& attrs, const MultiUpdateLayout& l) {
@@ -435,7 +446,8 @@ Op& RegisterMultiUpdate(const std::string& name, const char* file = __builtin_FI
         }
         return pairs;
       })
-      .SetNonDifferentiable();
+      .SetNonDifferentiable()
+      .SetAttrsPerCall();
 }
 
 [[maybe_unused]] const bool multi_registered = [] {

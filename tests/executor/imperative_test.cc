@@ -257,6 +257,35 @@ TEST_F(ImperativeTest, TheCacheKeepsTheMostRecentlyUsedPlans) {
   EXPECT_EQ(GetImperativeCacheStats().hits, hits + 1);
 }
 
+// The optimizer family's attributes change every step (a schedule's rate):
+// one plan serves every value, each call computing with its own.
+TEST_F(ImperativeTest, PerCallAttributesShareOnePlan) {
+  Tensor w = Full(Shape{3}, 1);
+  Tensor g = Full(Shape{3}, 1);
+  const uint64_t misses = GetImperativeCacheStats().misses;
+  double want = 1;
+  for (int step = 1; step <= 5; ++step) {
+    const double lr = 0.125 * step;
+    Invoke({.op = "sgd_update",
+            .attrs = {{"lr", std::to_string(lr)}},
+            .positional = {w, g},
+            .out = {w}});
+    want -= lr;
+    for (double v : w.ToDoubles()) EXPECT_DOUBLE_EQ(v, want) << "step " << step;
+  }
+  EXPECT_EQ(GetImperativeCacheStats().misses, misses + 1);
+  // A bad value is still the op's error, not a stale plan's run.
+  EXPECT_THROW(
+      Invoke({.op = "sgd_update", .attrs = {{"lr", "fast"}}, .positional = {w, g}, .out = {w}}),
+      Error);
+  // Other ops key on the values: a new scalar is a new plan.
+  Tensor x = Full(Shape{1}, 0);
+  Invoke({.op = "_plus_scalar", .attrs = {{"scalar", "7"}}, .positional = {x}});
+  const uint64_t before = GetImperativeCacheStats().misses;
+  Invoke({.op = "_plus_scalar", .attrs = {{"scalar", "8"}}, .positional = {x}});
+  EXPECT_EQ(GetImperativeCacheStats().misses, before + 1);
+}
+
 TEST_F(ImperativeTest, APlanHoldsNoArrayOfItsCallsAndCountsItsMemory) {
   Tensor x = Full(Shape{16}, 1);
   const long before = x.storage().use_count();

@@ -350,6 +350,18 @@ TEST(OptimizerOps, StatesAreAuxiliaryAndMixedPrecisionTypesInfer) {
   EXPECT_EQ(types.arg_types, (std::vector<DType>{DType::kFloat16, DType::kFloat16}));
   EXPECT_EQ(types.aux_types, (std::vector<DType>{DType::kFloat32, DType::kFloat32}));
   EXPECT_EQ(types.out_types, (std::vector<DType>{DType::kFloat16}));
+  // LAMB phase 1 reads its master copy (an argument); phase 2 writes it.
+  Symbol v = Symbol::Variable("v");
+  Symbol lamb1 = OpCall("mp_lamb_update_phase1")
+                     .Attr("wd", "0")
+                     .Attr("t", "1")
+                     .Input(w)
+                     .Input(g)
+                     .Input(m)
+                     .Input(v)
+                     .Input(m32);
+  EXPECT_EQ(lamb1.ListAuxiliaryStates(), (std::vector<std::string>{"m", "v"}));
+  EXPECT_EQ(lamb1.ListArguments(), (std::vector<std::string>{"w", "g", "w32"}));
 }
 
 TEST(OptimizerOps, ErrorsNameTheOpAndWhatIsWrong) {
@@ -446,6 +458,12 @@ TEST(OptimizerOps, MultiFormsStepEachWeightAsSgdMomUpdate) {
       }
     }
   }
+  // num_weights out of range is the parse's error, not an allocation.
+  EXPECT_THAT(
+      kernel_calls::RunKernel("preloaded_multi_sgd_update", {{"num_weights", "1000000000000"}},
+                              {Make(Shape{1}, {1})}, {Empty(Shape{1})})
+          .ToString(),
+      HasSubstr("num_weights"));
   // lrs must hold num_weights values.
   const Shape s{2};
   EXPECT_THAT(kernel_calls::RunKernel(
