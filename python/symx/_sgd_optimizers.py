@@ -10,6 +10,7 @@ and their mp_ forms.
 """
 import logging
 import math
+import os
 import warnings
 
 import numpy as np
@@ -46,6 +47,12 @@ def sgd_step(weight, grad, state, lr, wd, momentum, opt, multi_precision=False):
         nd.sgd_update(weight, grad, out=weight, **update_kwargs(opt, lr, wd))
 
 
+def aggregation_size(default):
+    """MXNet's MXNET_OPTIMIZER_AGGREGATION_SIZE: how many weights one
+    aggregated update takes (SGD and LARS default to 4)."""
+    return int(os.getenv("MXNET_OPTIMIZER_AGGREGATION_SIZE", str(default)))
+
+
 def multi_sgd_step(weights, grads, states, lrs, wds, momentum, opt, multi_precision=False):
     """One multi_(mp_)sgd_(mom_)update over the weights (lists), in place;
     states as sgd_step's, one per weight."""
@@ -74,6 +81,7 @@ class _SGDBase(Optimizer):
     copy), MXNet's order for its mp_sgd_* operators."""
 
     _master_copy_last = True
+    _takes_lists = True
 
     def create_state(self, index, weight):
         if self.momentum == 0.0:
@@ -83,28 +91,26 @@ class _SGDBase(Optimizer):
     def _momentum(self):
         return self.momentum
 
-    def _apply(self, weight, grad, state, lr, wd, multi_precision=False):
-        # The aggregated operator, as MXNet's SGD and LARS run every dense update.
-        momentum = self._momentum() if self.momentum > 0 else None
-        multi_sgd_step([weight], [grad], [state], [lr], [wd], momentum, self, multi_precision)
+    def _lr_wd(self, indices, weights, grads):
+        return self._get_lrs(indices), self._get_wds(indices)
 
-    def _lr_wd(self, index, weight, grad):
-        return self._get_lr(index), self._get_wd(index)
+    def _update_impl(self, indices, weights, grads, states, multi_precision):
+        # As MXNet's SGD: one aggregated operator over the weights given
+        # (a list from the Updater, in chunks of aggregate_num, or one).
+        if not isinstance(indices, (tuple, list)):
+            indices, weights, grads, states = [indices], [weights], [grads], [states]
+        self._update_count(list(indices))
+        lrs, wds = self._lr_wd(list(indices), weights, grads)
+        momentum = self._momentum() if self.momentum > 0 else None
+        multi_sgd_step(weights, grads, states, lrs, wds, momentum, self, multi_precision)
 
     def update(self, index, weight, grad, state):
-        self._update_count(index)
-        lr, wd = self._lr_wd(index, weight, grad)
-        self._apply(weight, grad, state, lr, wd)
+        self._update_impl(index, weight, grad, state, multi_precision=False)
 
     def update_multi_precision(self, index, weight, grad, state):
-        # One mp_ operator on the float16 weight and its float32 copy.
-        if self.multi_precision and weight.dtype == np.float16 \
-                and isinstance(state, (tuple, list)):
-            self._update_count(index)
-            lr, wd = self._lr_wd(index, weight, grad)
-            self._apply(weight, grad, state, lr, wd, multi_precision=True)
-        else:
-            self.update(index, weight, grad, state)
+        first = weight[0] if isinstance(index, (tuple, list)) else weight
+        self._update_impl(index, weight, grad, state,
+                          multi_precision=self.multi_precision and first.dtype == np.float16)
 
 
 @register
@@ -116,6 +122,7 @@ class SGD(_SGDBase):
         super().__init__(**kwargs)
         self.momentum = momentum
         self.lazy_update = lazy_update  # only row_sparse arrays update lazily: none here
+        self.aggregate_num = aggregation_size(4)
 
 
 @register
@@ -141,6 +148,7 @@ class LARS(_SGDBase):
         self.skip = 0
         self.last_lr = None
         self.cur_lr = None
+        self.aggregate_num = aggregation_size(4)
 
     def _get_lrs(self, indices):
         # The previous and current base rates, for the momentum correction.
@@ -181,9 +189,12 @@ class LARS(_SGDBase):
                             + f(self.eps)))
         return lr
 
-    def _lr_wd(self, index, weight, grad):
-        lr, wd = self._get_lr(index), self._get_wd(index)
-        return self._lars_lr(index, weight, grad, lr, wd), wd
+    def _lr_wd(self, indices, weights, grads):
+        # One _get_lrs per aggregated call: the momentum correction (the
+        # schedule's change) applies to that call's weights, as in MXNet.
+        lrs, wds = self._get_lrs(indices), self._get_wds(indices)
+        return [self._lars_lr(i, w, g, lr, wd)
+                for i, w, g, lr, wd in zip(indices, weights, grads, lrs, wds)], wds
 
 
 @register
@@ -212,11 +223,18 @@ class LBSGD(_SGDBase):
         self.adaptive = False
         self.admult = 1
 
-    def create_state_multi_precision(self, index, weight):
-        # LBSGD makes its master copy in create_state itself, as MXNet's.
-        return self.create_state(index, weight)
+    # MXNet's LBSGD overrides neither multi-precision method: through the
+    # Updater its state is the base class's (float32 copy, state of the copy)
+    # and each step runs on the copy with a float32 gradient (so a summed
+    # gradient is a float32 copy, never the executor's own buffer).
+    _master_copy_last = False
+    _takes_lists = False
+    create_state_multi_precision = Optimizer.create_state_multi_precision
+    update_multi_precision = Optimizer.update_multi_precision
 
     def create_state(self, index, weight):
+        # A float16 weight given directly (not through the Updater) takes
+        # its copy here, as MXNet's create_state does.
         if self.multi_precision and weight.dtype == np.float16:
             mom = None
             if self.momentum != 0.0:

@@ -13,7 +13,8 @@ as the class mxnet.ndarray.ndarray.NDArray rebuilt from (None,) with the state
     raw values, little endian
 
 dumps writes states so MXNet 1.9.1 loads them (the class named as MXNet's,
-the handle a bytearray, which MXNet's __setstate__ needs to be writable).
+the handle a bytearray, which MXNet's __setstate__ needs to be writable); a
+pickled optimizer (dump_optimizer) is symx's class, which only symx loads.
 loads reads MXNet's files and ours: MXNet's NDArray, optimizer and
 lr_scheduler classes map to symx's of the same name. Any other class of
 mxnet's is refused by name rather than guessed.
@@ -116,15 +117,21 @@ class _MXNetNDArray:
 
 def _resolve(obj, seen=None):
     """Replaces the stand-ins by the NDArrays they hold, in dicts, lists and
-    tuples (where MXNet's states keep them)."""
+    tuples (where MXNet's states keep them) and in the attributes of the
+    objects a pickled optimizer brings (LBSGD's summed gradients)."""
     if isinstance(obj, _MXNetNDArray):
         return obj.array
     if isinstance(obj, dict):
-        return {k: _resolve(v) for k, v in obj.items()}
+        return {k: _resolve(v, seen) for k, v in obj.items()}
     if isinstance(obj, tuple):
-        return tuple(_resolve(v) for v in obj)
+        return tuple(_resolve(v, seen) for v in obj)
     if isinstance(obj, list):
-        return [_resolve(v) for v in obj]
+        return [_resolve(v, seen) for v in obj]
+    if hasattr(obj, "__dict__") and type(obj).__module__.startswith("symx."):
+        seen = set() if seen is None else seen
+        if id(obj) not in seen:
+            seen.add(id(obj))
+            obj.__dict__.update(_resolve(dict(obj.__dict__), seen))
     return obj
 
 
@@ -180,5 +187,5 @@ class _Pickler(pickle._Pickler):  # the Python one: its save_global can be overr
 def dumps(obj):
     """Pickles states as MXNet's Updater.get_states does, NDArrays as MXNet's."""
     out = io.BytesIO()
-    _Pickler(out, protocol=2).dump(obj)
+    _Pickler(out, protocol=4).dump(obj)  # MXNet 1.9.1 on Python 3.8+ writes 4
     return out.getvalue()

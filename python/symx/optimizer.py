@@ -94,14 +94,6 @@ class Optimizer:
         self.wd_mult.update(self._attr_mults("__wd_mult__"))
         self.wd_mult.update(args_wd_mult)
 
-    def set_idx2name(self, idx2name, sym=None):
-        """Names the indices (Module does this for an optimizer given as an instance)."""
-        self.idx2name = dict(idx2name)
-        if sym is not None:
-            self.sym_info = (sym.attr_dict(), sym.list_arguments())
-        self.set_lr_mult({})
-        self.set_wd_mult({})
-
     def _attr_mults(self, key):
         out = {}
         if self.sym_info:
@@ -131,6 +123,9 @@ class Optimizer:
     # fused mp_* operators take it last, (state, copy). .states files hold
     # these tuples, so the order is MXNet's per optimizer.
     _master_copy_last = False
+    # Whether update takes lists of indices (MXNet's aggregated updates,
+    # aggregate_num > 0): the SGD family's does.
+    _takes_lists = False
 
     def create_state_multi_precision(self, index, weight):
         """With multi_precision, a float16 weight's state holds a float32
@@ -201,6 +196,10 @@ class Optimizer:
         # these; what it lacks keeps the constructor's default.
         self.__dict__.update(state)
         self.param_dict = {}
+        if not self._takes_lists:
+            # An MXNet LAMB pickles aggregate_num 45; symx's updates one
+            # weight at a time.
+            self.aggregate_num = 0
         if "_all_index_update_counts" not in state:
             self._all_index_update_counts = {0: dict(state.get("_index_update_count", {}))}
         if "_index_update_count" not in state:
@@ -268,10 +267,21 @@ class Updater:
             elif not self.states_synced.get(idx, True):
                 self.states[idx] = self.sync_state_context(self.states[idx], weights[i].context)
                 self.states_synced[idx] = True
-        # One update per index; MXNet's aggregated kernels compute the same
-        # numbers for a list of them.
+        if not self.aggregate_updates:
+            for idx, w, g in zip(indices, weights, grads):
+                self.optimizer.update_multi_precision(idx, w, g, self.states[idx])
+            return
+        # As MXNet's Updater: weights of one dtype in lists of aggregate_num,
+        # each list one aggregated update (SGD's multi_sgd_update); and of one
+        # context (a model split by group2ctxs has weights on several).
+        groups = {}
         for idx, w, g in zip(indices, weights, grads):
-            self.optimizer.update_multi_precision(idx, w, g, self.states[idx])
+            groups.setdefault((str(w.dtype), str(w.context)), []).append((idx, w, g))
+        size = max(1, self.optimizer.aggregate_num)
+        for group in groups.values():
+            for start in range(0, len(group), size):
+                idx, w, g = (list(x) for x in zip(*group[start:start + size]))
+                self.optimizer.update_multi_precision(idx, w, g, [self.states[i] for i in idx])
 
     def sync_state_context(self, state, context):
         """``state`` (an NDArray, or tuples/lists of them) on ``context``."""
@@ -288,6 +298,10 @@ class Updater:
         states = _states_pickle.loads(states)
         if isinstance(states, tuple) and len(states) == 2:
             self.states, self.optimizer = states
+            # The loaded optimizer decides how updates group (MXNet keeps
+            # the old optimizer's choice and loops forever on an SGD's
+            # states loaded into another optimizer's updater).
+            self.aggregate_updates = self.optimizer.aggregate_num > 0
         else:
             self.states = states
         if not isinstance(self.states, dict):

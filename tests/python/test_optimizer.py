@@ -45,6 +45,11 @@ def replay(case):
             index, grad = action[1], action[2]
             updater(index, mx.nd.array(grad, dtype=dtype), weights[index])
             after.append(weights[index].asnumpy())
+        elif kind == "update_all":
+            indices = [i for i, _ in action[1]]
+            updater(indices, [mx.nd.array(g, dtype=dtype) for _, g in action[1]],
+                    [weights[i] for i in indices])
+            after.extend(weights[i].asnumpy() for i in indices)
         elif kind in ("set_lr_mult", "set_wd_mult"):
             getattr(opt, kind)({k: v for k, v in action[1]})
         elif kind == "set_learning_rate":

@@ -44,9 +44,9 @@ def test_resumes_from_mxnets_states(name, with_optimizer):
     assert updater.optimizer.num_update == case[key + "_num_update"]
 
 
-def _train(updater, weights, grads):
-    for i, g in enumerate(grads):
-        updater(i % len(weights), mx.nd.array(g, dtype=weights[0].dtype), weights[i % 2])
+def _train(updater, weights, grads, start=0):
+    for i, g in enumerate(grads, start):
+        updater(i % 2, mx.nd.array(g, dtype=weights[0].dtype), weights[i % 2])
 
 
 @pytest.mark.parametrize("name,kwargs,dtype", [
@@ -56,6 +56,7 @@ def _train(updater, weights, grads):
     ("ftml", {}, "float32"),
     ("dcasgd", {"momentum": 0.5}, "float32"),
     ("lbsgd", {"momentum": 0.9, "batch_scale": 2}, "float32"),
+    ("lbsgd", {"momentum": 0.9, "batch_scale": 2, "multi_precision": True}, "float16"),
 ])
 def test_round_trip_resumes_bit_for_bit(name, kwargs, dtype):
     rng = np.random.RandomState(4)
@@ -68,12 +69,14 @@ def test_round_trip_resumes_bit_for_bit(name, kwargs, dtype):
 
     first = mx.optimizer.get_updater(mx.optimizer.create(name, **kwargs))
     got = [mx.nd.array(w, dtype=dtype) for w in w0]
-    _train(first, got, grads[:4])
+    # Saved after 3 updates: LBSGD's second weight is halfway through
+    # summing its gradients (an NDArray inside the pickled optimizer).
+    _train(first, got, grads[:3])
     blob = first.get_states(dump_optimizer=True)
     second = mx.optimizer.get_updater(mx.optimizer.create("sgd"))
     second.set_states(blob)  # the optimizer comes from the blob
     assert type(second.optimizer).__name__.lower() == name
-    _train(second, got, grads[4:])
+    _train(second, got, grads[3:], start=3)
     for a, b in zip(ref, got):
         np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
 
@@ -217,3 +220,40 @@ def test_module_states_errors(tmp_path):
     with pytest.raises(mx.MXNetError, match="cut.states: cannot read optimizer states"):
         small.load_optimizer_states(str(tmp_path / "cut.states"))
     assert not [f for f in os.listdir(tmp_path) if ".tmp" in f]
+
+
+def test_lbsgd_multi_precision_keeps_mxnets_state_order():
+    # MXNet's LBSGD uses the base class's (float32 copy, momentum).
+    opt = mx.optimizer.LBSGD(momentum=0.9, multi_precision=True)
+    master, mom = opt.create_state_multi_precision(0, mx.nd.ones((2,), dtype="float16"))
+    assert master.dtype == np.float32 and mom.dtype == np.float32
+
+
+def test_module_loads_states_keyed_by_name_and_keeps_its_own_on_error(tmp_path):
+    # MXNet's Module over several contexts updates on its kvstore, whose
+    # states are keyed by parameter name.
+    mod = _module(_net())
+    mod.init_optimizer(optimizer="sgd", optimizer_params={"momentum": 0.9})
+    _steps(mod, _batches(2))
+    by_index = mod._updater.states
+    names = dict(enumerate(mod._param_names))
+    by_name = {names[i]: s for i, s in by_index.items()}
+    (tmp_path / "named.states").write_bytes(_states_pickle.dumps(by_name))
+    other = _module(_net())
+    other.init_optimizer(optimizer="sgd", optimizer_params={"momentum": 0.9})
+    other.load_optimizer_states(str(tmp_path / "named.states"))
+    assert sorted(other._updater.states) == sorted(by_index)
+    for i in by_index:
+        np.testing.assert_array_equal(other._updater.states[i].asnumpy(),
+                                      by_index[i].asnumpy())
+    # A file that fails its check leaves the module's states as they were.
+    kept = dict(other._updater.states)
+    bad = dict(by_name, fc1_weight=mx.nd.zeros((1,)))
+    (tmp_path / "bad.states").write_bytes(_states_pickle.dumps(bad))
+    with pytest.raises(mx.MXNetError, match="bad.states: the state of fc1_weight"):
+        other.load_optimizer_states(str(tmp_path / "bad.states"))
+    assert other._updater.states.keys() == kept.keys()
+    assert all(other._updater.states[k] is kept[k] for k in kept)
+    (tmp_path / "alien.states").write_bytes(_states_pickle.dumps({"nosuch_weight": None}))
+    with pytest.raises(mx.MXNetError, match="'nosuch_weight', which this module does not have"):
+        other.load_optimizer_states(str(tmp_path / "alien.states"))

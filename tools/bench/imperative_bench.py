@@ -35,9 +35,9 @@ CASES = {
         "mx.nd.FullyConnected(d, w, b, num_hidden=16)"),
     "sum(axis=1) (8x8)": ("x = mx.nd.ones((8, 8))", "x.sum(axis=1)"),
     "clip (64 elements)": ("x = mx.nd.ones((64,))", "mx.nd.clip(x, 0, 0.5)"),
-    # One optimizer update through get_updater: MXNet runs one fused update
-    # operator, symx several imperative calls (its update ops are not
-    # registered yet), so these show what that costs.
+    # One optimizer update through get_updater: each engine runs its fused
+    # update operator (multi_sgd_mom_update, adam_update) with the Python
+    # bookkeeping around it.
     "SGD momentum update (4096)": (
         "upd = mx.optimizer.get_updater(mx.optimizer.SGD(learning_rate=1e-3, momentum=0.9, "
         "wd=1e-4)); w = mx.nd.ones((4096,)); g = mx.nd.ones((4096,))",

@@ -87,6 +87,13 @@ def run_optimizer_case(case):
             index, grad = action[1], action[2]
             updater(index, mx.nd.array(grad, dtype=dtype), weights[index])
             after.append(_list(weights[index].asnumpy()))
+        elif kind == "update_all":
+            # One updater call with every index, as MXNet's one-device Module
+            # makes it (the aggregated optimizers update them in groups).
+            indices = [i for i, _ in action[1]]
+            updater(indices, [mx.nd.array(g, dtype=dtype) for _, g in action[1]],
+                    [weights[i] for i in indices])
+            after.extend(_list(weights[i].asnumpy()) for i in indices)
         elif kind in ("set_lr_mult", "set_wd_mult"):
             getattr(opt, kind)(_mults(action[1]))
         elif kind == "set_learning_rate":
@@ -281,6 +288,27 @@ def optimizer_cases():
                dtype="float16"),
         single("rmsprop_mp", "rmsprop", {"learning_rate": 0.01, "multi_precision": True},
                dtype="float16"),
+    ]
+    # Lists of indices through the Updater, as a one-device Module gives
+    # them: SGD and LARS update in groups of 4 (MXNet's aggregation size);
+    # LARS's momentum correction follows the schedule per group.
+    six = [[i, w()] for i in range(6)]
+    names6 = [[i, "p%d_weight" % i] for i in range(6)]
+
+    def all_at_once(rounds):
+        return [["update_all", [[i, g()] for i in range(6)]] for _ in range(rounds)]
+
+    cases += [
+        {"name": "sgd_momentum_lists", "optimizer": "sgd",
+         "kwargs": {"learning_rate": 0.1, "momentum": 0.9, "wd": 0.01}, "dtype": "float32",
+         "idx2name": names6, "weights": six, "actions": all_at_once(3)},
+        {"name": "lars_lists_schedule", "optimizer": "lars",
+         "kwargs": {"learning_rate": 0.2, "momentum": 0.9, "eta": 0.1, "wd": 0.01},
+         "lr_scheduler": {"class": "FactorScheduler", "kwargs": {"step": 1, "factor": 0.5}},
+         "dtype": "float32", "idx2name": names6, "weights": six, "actions": all_at_once(3)},
+        {"name": "sgd_mp_lists", "optimizer": "sgd",
+         "kwargs": {"learning_rate": 0.1, "momentum": 0.9, "multi_precision": True},
+         "dtype": "float16", "idx2name": names6, "weights": six, "actions": all_at_once(2)},
     ]
     for case in cases:
         case.update(run_optimizer_case(case))

@@ -205,13 +205,25 @@ class DataParallelExecutorGroup:
     def update(self, updater, index_of):
         """One optimizer step on replica 0's parameters; the others take copies."""
         first = self.execs[0]
+        indices, grads, weights = [], [], []
         for name in self.grad_params:
             grad = first.grad_dict[name]
             if self.sum_at_update:
                 grad = grad.copy()  # the replicas keep their own accumulated gradients
                 for exe in self.execs[1:]:
                     grad += exe.grad_dict[name].as_in_context(grad.context)
-            updater(index_of[name], grad, first.arg_dict[name])
+            indices.append(index_of[name])
+            grads.append(grad)
+            weights.append(first.arg_dict[name])
+        if len(self.execs) == 1:
+            # MXNet's one-device Module hands the updater every parameter at
+            # once (its aggregated optimizers update them in groups) ...
+            if indices:
+                updater(indices, grads, weights)
+        else:
+            # ... and its kvstore one key at a time.
+            for index, grad, weight in zip(indices, grads, weights):
+                updater(index, grad, weight)
         for exe in self.execs[1:]:
             for name in self.grad_params:
                 exe.arg_dict[name]._t.copy_from(first.arg_dict[name]._t)

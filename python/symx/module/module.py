@@ -103,13 +103,16 @@ class Module(BaseModule):
         try:
             with open(tmp, "wb") as fout:
                 fout.write(data)
+                fout.flush()
+                os.fsync(fout.fileno())
             os.replace(tmp, fname)
         finally:
             if os.path.exists(tmp):
                 os.remove(tmp)
 
     def load_optimizer_states(self, fname):
-        """Loads states saved by save_optimizer_states (MXNet's or symx's)."""
+        """Loads states saved by save_optimizer_states (MXNet's or symx's);
+        on any error the module keeps the states it had."""
         if not self.optimizer_initialized:
             raise RuntimeError("load_optimizer_states needs init_optimizer first")
         try:
@@ -117,14 +120,38 @@ class Module(BaseModule):
                 data = fin.read()
         except OSError as e:
             raise MXNetError("cannot read optimizer states %s: %s" % (fname, e.strerror)) from None
+        # Into a fresh updater, swapped in only once every state checks.
+        updater = opt.get_updater(self._optimizer)
         try:
-            self._updater.set_states(data)
+            updater.set_states(data)
         except MXNetError as e:
             raise MXNetError("%s: %s" % (fname, e)) from None
-        self._optimizer = self._updater.optimizer
-        self._check_loaded_states(fname)
+        self._rekey_by_index(updater, fname)
+        self._check_loaded_states(updater, fname)
+        self._updater.states = updater.states
+        self._updater.states_synced = updater.states_synced
+        self._updater.optimizer = updater.optimizer
+        self._optimizer = updater.optimizer
 
-    def _check_loaded_states(self, fname):
+    def _rekey_by_index(self, updater, fname):
+        """MXNet's Module over several contexts updates on its kvstore, whose
+        states are keyed by parameter name: key them by index as here."""
+        names = updater.optimizer.idx2name or dict(enumerate(self._param_names))
+        index_of = {n: i for i, n in names.items()}
+        rekeyed = {}
+        for key, state in updater.states.items():
+            if isinstance(key, bytes):
+                key = key.decode()
+            if isinstance(key, str):
+                if key not in index_of:
+                    raise MXNetError("%s: state for parameter '%s', which this module does not "
+                                     "have" % (fname, key))
+                key = index_of[key]
+            rekeyed[key] = state
+        updater.states = rekeyed
+        updater.states_synced = dict.fromkeys(rekeyed, False)
+
+    def _check_loaded_states(self, updater, fname):
         """A state file for another net or optimizer fails here, naming the
         parameter, rather than at some later update: each loaded state must
         have the layout (arrays' shapes, None where no array) of a fresh one."""
@@ -137,19 +164,20 @@ class Module(BaseModule):
                 return tuple(layout(s) for s in state)
             return None if state is None else type(state).__name__
 
-        names = self._optimizer.idx2name or dict(enumerate(self._param_names))
+        optimizer = updater.optimizer
+        names = optimizer.idx2name or dict(enumerate(self._param_names))
         first = self._exec_group.execs[0]
-        for index, state in self._updater.states.items():
+        for index, state in updater.states.items():
             name = names.get(index)
             if name is None or name not in first.arg_dict:
                 raise MXNetError("%s: state for index %r, which is no parameter of this module"
                                  % (fname, index))
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                fresh = self._optimizer.create_state_multi_precision(index, first.arg_dict[name])
+                fresh = optimizer.create_state_multi_precision(index, first.arg_dict[name])
             if layout(state) != layout(fresh):
                 raise MXNetError("%s: the state of %s is %s; %s with this parameter keeps %s"
-                                 % (fname, name, layout(state), type(self._optimizer).__name__,
+                                 % (fname, name, layout(state), type(optimizer).__name__,
                                     layout(fresh)))
 
     # --- names and shapes ---------------------------------------------------
@@ -307,7 +335,10 @@ class Module(BaseModule):
                               "normalized to 1.0/batch_size/num_workers (%s vs. %s). Is this "
                               "intended?" % (optimizer.rescale_grad, 1.0 / batch_size), stacklevel=2)
             if not optimizer.idx2name:
-                optimizer.set_idx2name(idx2name, self._symbol)
+                # MXNet names the indices and nothing else: the multipliers
+                # stay as the optimizer made them (a bias keeps its weight
+                # decay when the optimizer was built without names).
+                optimizer.idx2name = dict(idx2name)
         self._optimizer = optimizer
         self._updater = opt.get_updater(optimizer)
         self._index_of = {n: i for i, n in optimizer.idx2name.items()}
