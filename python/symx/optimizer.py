@@ -267,7 +267,9 @@ class Updater:
             elif not self.states_synced.get(idx, True):
                 self.states[idx] = self.sync_state_context(self.states[idx], weights[i].context)
                 self.states_synced[idx] = True
-        if not self.aggregate_updates:
+        if not self.aggregate_updates or len(indices) == 1:
+            # (One weight updates alone: the aggregated form of one weight is
+            # the same call.)
             for idx, w, g in zip(indices, weights, grads):
                 self.optimizer.update_multi_precision(idx, w, g, self.states[idx])
             return
