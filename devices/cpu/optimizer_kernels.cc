@@ -4,14 +4,14 @@
 // (each element rounded once at the end; MXNet's half type rounds after each
 // operation, so float16 without a master copy can differ in the last bit).
 // The mp_ forms compute in float32 on the master copy weight32.
-#include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/str_cat.h"
 #include "devices/cpu/kernel_util.h"
 #include "devices/dtype_switch.h"
+#include "devices/geometry/update_operands.h"
 #include "devices/geometry/update_rules.h"
 #include "devices/geometry/update_scalars.h"
 #include "graph/op.h"
@@ -95,31 +95,6 @@ absl::Status DispatchTypes(const KernelContext& ctx, DType t, bool mixed, bool o
   }
 }
 
-// Sizes and dtypes as the schema infers them (a direct call may pass others):
-// inputs [first, first + count) have `low`'s dtype or, past `num_low`, float32.
-absl::Status CheckGroup(const KernelContext& ctx, size_t first, size_t count, size_t num_low,
-                        const Tensor& out, const std::vector<size_t>& scalars = {}) {
-  const Tensor& weight = ctx.inputs[first];
-  for (size_t k = 0; k < count; ++k) {
-    const Tensor& t = ctx.inputs[first + k];
-    const bool scalar = std::find(scalars.begin(), scalars.end(), k) != scalars.end();
-    if (t.size() != (scalar ? 1 : weight.size())) {
-      return Fail(ctx, absl::StrCat("input ", first + k, " ", t.DebugString(), " should have ",
-                                    scalar ? 1 : weight.size(), " elements"));
-    }
-    const DType want = k < num_low ? weight.dtype() : DType::kFloat32;
-    if (t.dtype() != want) {
-      return Fail(ctx, absl::StrCat("input ", first + k, " is ", DTypeName(t.dtype()),
-                                    ", expected ", DTypeName(want)));
-    }
-  }
-  if (out.size() != weight.size()) {
-    return Fail(ctx, absl::StrCat("output ", out.DebugString(), " should have ", weight.size(),
-                                  " elements"));
-  }
-  return absl::OkStatus();
-}
-
 // The single-weight ops: weight, grad (LAMB phase 2: g, r1, r2), the
 // states, then weight32 for the mp_ forms.
 absl::Status Update(const KernelContext& ctx, UpdateRule rule, int num_states, bool mixed) {
@@ -127,9 +102,9 @@ absl::Status Update(const KernelContext& ctx, UpdateRule rule, int num_states, b
   const size_t count = ctx.inputs.size();
   // mp_: weight and grad (LAMB phase 2: the weight alone) have the weight's dtype.
   const size_t num_low = mixed ? (lamb2 ? 1 : 2) : count;
-  std::vector<size_t> norms;
-  if (lamb2) norms = {2, 3};
-  SYMX_RETURN_IF_ERROR(CheckGroup(ctx, 0, count, num_low, ctx.outputs[0], norms));
+  SYMX_RETURN_IF_ERROR(CheckUpdateOperands(
+      ctx, 0, count, num_low, ctx.outputs[0], ctx.inputs[0].dtype(),
+      lamb2 ? std::initializer_list<size_t>{2, 3} : std::initializer_list<size_t>{}));
   Operands u;
   u.weight = &ctx.inputs[0];
   u.grad = &ctx.inputs[1];
@@ -176,11 +151,7 @@ absl::Status MultiUpdate(const KernelContext& ctx) {
   const int stride = l.stride();
   std::vector<float> lrs = param.lrs, wds = param.wds;
   if (l.preloaded) {
-    for (int64_t k : {n * stride, n * stride + 1}) {
-      SYMX_RETURN_IF_ERROR(CheckSize(ctx, ctx.inputs[k], n, k == n * stride ? "lrs" : "wds"));
-      if (ctx.inputs[k].dtype() != DType::kFloat32)
-        return UnsupportedDType(ctx, ctx.inputs[k].dtype());
-    }
+    SYMX_RETURN_IF_ERROR(CheckPreloadedRates(ctx, n, n * stride));
     const float* lr = ctx.inputs[n * stride].read_data<float>();
     const float* wd = ctx.inputs[n * stride + 1].read_data<float>();
     lrs.assign(lr, lr + n);
@@ -189,12 +160,9 @@ absl::Status MultiUpdate(const KernelContext& ctx) {
   const DType t = ctx.inputs[0].dtype();
   for (int64_t i = 0; i < n; ++i) {
     const size_t base = static_cast<size_t>(i * stride);
+    // weight_i has weight_0's dtype, as every low-precision operand.
     SYMX_RETURN_IF_ERROR(
-        CheckGroup(ctx, base, stride, l.mixed_precision ? 2 : stride, ctx.outputs[i]));
-    if (ctx.inputs[base].dtype() != t) {
-      return Fail(ctx, absl::StrCat("weight_", i, " is ", DTypeName(ctx.inputs[base].dtype()),
-                                    ", weight_0 ", DTypeName(t)));
-    }
+        CheckUpdateOperands(ctx, base, stride, l.mixed_precision ? 2 : stride, ctx.outputs[i], t));
     Operands u;
     u.weight = &ctx.inputs[base];
     u.grad = &ctx.inputs[base + 1];

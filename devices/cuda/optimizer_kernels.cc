@@ -1,9 +1,11 @@
 // CUDA kernels of the optimizer family (graph/ops/optimizer.cc): the update
-// ops on the GPU, with the CPU's rule and dtype checks
-// (devices/cpu/optimizer_kernels.cc).
-#include "absl/strings/str_cat.h"
+// ops on the GPU, with the rules and operand checks the CPU kernels use
+// (devices/geometry/update_rules.h, update_operands.h).
+#include <initializer_list>
+
 #include "devices/cuda/kernel_util.h"
 #include "devices/cuda/optimizer_launch.h"
+#include "devices/geometry/update_operands.h"
 #include "devices/geometry/update_rules.h"
 #include "devices/geometry/update_scalars.h"
 #include "graph/op.h"
@@ -13,44 +15,22 @@ namespace symx {
 namespace cuda {
 namespace {
 
-absl::Status CheckOperands(const KernelContext& ctx, UpdateRule rule, bool mixed) {
-  const Tensor& weight = ctx.inputs[0];
-  const bool lamb2 = rule == UpdateRule::kLambPhase2;
-  for (size_t i = 0; i < ctx.inputs.size(); ++i) {
-    const int64_t want_size = lamb2 && (i == 2 || i == 3) ? 1 : weight.size();
-    if (ctx.inputs[i].size() != want_size) {
-      return Fail(ctx, absl::StrCat("input ", i, " ", ctx.inputs[i].DebugString(), " should have ",
-                                    want_size, " elements"));
-    }
-    const bool is_low = !mixed || i == 0 || (i == 1 && !lamb2);
-    const DType want = is_low ? weight.dtype() : DType::kFloat32;
-    if (ctx.inputs[i].dtype() != want) {
-      return Fail(ctx, absl::StrCat("input ", i, " is ", DTypeName(ctx.inputs[i].dtype()),
-                                    ", expected ", DTypeName(want)));
-    }
-  }
-  if (ctx.outputs[0].size() != weight.size()) {
-    return Fail(ctx, absl::StrCat("output ", ctx.outputs[0].DebugString(), " should have ",
-                                  weight.size(), " elements"));
-  }
-  return absl::OkStatus();
-}
-
 absl::Status Update(const KernelContext& ctx, UpdateRule rule, int num_states, bool mixed) {
   SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
-  SYMX_RETURN_IF_ERROR(CheckOperands(ctx, rule, mixed));
+  const bool lamb2 = rule == UpdateRule::kLambPhase2;
+  const size_t count = ctx.inputs.size();
+  // mp_: weight and grad (LAMB phase 2: the weight alone) have the weight's dtype.
+  const size_t num_low = mixed ? (lamb2 ? 1 : 2) : count;
   const Tensor& weight = ctx.inputs[0];
-  const DType t = weight.dtype();
-  if (t != DType::kFloat32 && t != DType::kFloat64 && t != DType::kFloat16) {
-    return UnsupportedDType(ctx, t);
-  }
-  SYMX_ASSIGN_OR_RETURN(Elem elem, FloatElem(ctx, t));
+  SYMX_RETURN_IF_ERROR(CheckUpdateOperands(
+      ctx, 0, count, num_low, ctx.outputs[0], weight.dtype(),
+      lamb2 ? std::initializer_list<size_t>{2, 3} : std::initializer_list<size_t>{}));
+  SYMX_ASSIGN_OR_RETURN(Elem elem, FloatElem(ctx, weight.dtype()));
   UpdateOperands u;
   u.rule = rule;
   u.num_states = num_states;
   u.weight = weight.read_raw_data();
   u.grad = ctx.inputs[1].read_raw_data();
-  const bool lamb2 = rule == UpdateRule::kLambPhase2;
   const int first_state = lamb2 ? 4 : 2;
   for (int k = 0; k < num_states; ++k) u.states[k] = ctx.inputs[first_state + k].raw_data();
   if (mixed) u.master = ctx.inputs.back().data<float>();
@@ -86,35 +66,18 @@ absl::Status MultiUpdate(const KernelContext& ctx) {
   const float* lrs = nullptr;
   const float* wds = nullptr;
   if (l.preloaded) {
-    for (int64_t k : {n * stride, n * stride + 1}) {
-      if (ctx.inputs[k].size() != n || ctx.inputs[k].dtype() != DType::kFloat32) {
-        return Fail(ctx,
-                    absl::StrCat(k == n * stride ? "lrs " : "wds ", ctx.inputs[k].DebugString(),
-                                 " should be ", n, " float32 values"));
-      }
-    }
+    SYMX_RETURN_IF_ERROR(CheckPreloadedRates(ctx, n, n * stride));
     lrs = ctx.inputs[n * stride].read_data<float>();
     wds = ctx.inputs[n * stride + 1].read_data<float>();
   }
   const DType t = ctx.inputs[0].dtype();
-  if (t != DType::kFloat32 && t != DType::kFloat64 && t != DType::kFloat16) {
-    return UnsupportedDType(ctx, t);
-  }
   SYMX_ASSIGN_OR_RETURN(Elem elem, FloatElem(ctx, t));
   for (int64_t i = 0; i < n; ++i) {
     const int64_t base = i * stride;
     const Tensor& weight = ctx.inputs[base];
-    for (int k = 0; k < stride; ++k) {
-      const Tensor& x = ctx.inputs[base + k];
-      const DType want = (!l.mixed_precision || k < 2) ? t : DType::kFloat32;
-      if (x.size() != weight.size() || x.dtype() != want) {
-        return Fail(ctx, absl::StrCat("input ", base + k, " ", x.DebugString(), " should be ",
-                                      weight.size(), " ", DTypeName(want), " values"));
-      }
-    }
-    if (ctx.outputs[i].size() != weight.size()) {
-      return Fail(ctx, absl::StrCat("output ", i, " should have ", weight.size(), " elements"));
-    }
+    // weight_i has weight_0's dtype, as every low-precision operand.
+    SYMX_RETURN_IF_ERROR(
+        CheckUpdateOperands(ctx, base, stride, l.mixed_precision ? 2 : stride, ctx.outputs[i], t));
     UpdateOperands u;
     u.rule = UpdateRule::kSGDMom;
     u.num_states = l.momentum ? 1 : 0;
