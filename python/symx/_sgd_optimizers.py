@@ -19,10 +19,13 @@ from . import ndarray as nd
 from .optimizer import Optimizer, register
 
 
-def update_kwargs(opt, lr, wd, momentum=None):
+def update_kwargs(opt, lr, wd, momentum=None, **rates):
     """The keyword arguments MXNet's optimizers give an update operator:
-    clip_gradient only when it is truthy (the operator's default, -1, is off)."""
-    kwargs = {"lr": lr, "wd": wd, "rescale_grad": opt.rescale_grad}
+    lr and wd (or, given as ``rates``, the multi_ forms' lrs and wds),
+    momentum when given, clip_gradient only when it is truthy (the
+    operator's default, -1, is off)."""
+    kwargs = dict(rates) if rates else {"lr": lr, "wd": wd}
+    kwargs["rescale_grad"] = opt.rescale_grad
     if momentum is not None:
         kwargs["momentum"] = momentum
     if opt.clip_gradient:
@@ -66,19 +69,15 @@ def multi_sgd_step(weights, grads, states, lrs, wds, momentum, opt, multi_precis
             inputs.append(master)
     name = "multi_%ssgd_%supdate" % ("mp_" if multi_precision else "",
                                      "mom_" if momentum is not None else "")
-    kwargs = {"num_weights": len(weights), "lrs": list(lrs), "wds": list(wds),
-              "rescale_grad": opt.rescale_grad}
-    if momentum is not None:
-        kwargs["momentum"] = momentum
-    if opt.clip_gradient:
-        kwargs["clip_gradient"] = opt.clip_gradient
-    getattr(nd, name)(*inputs, out=list(weights), **kwargs)
+    kwargs = update_kwargs(opt, None, None, momentum, lrs=list(lrs), wds=list(wds))
+    getattr(nd, name)(*inputs, out=list(weights), num_weights=len(weights), **kwargs)
 
 
 class _SGDBase(Optimizer):
-    """What SGD, LARS and LBSGD share: a momentum state, and for float16
-    weights with multi_precision a float32 master copy kept as (momentum,
-    copy), MXNet's order for its mp_sgd_* operators."""
+    """What SGD, LARS and LBSGD share: a momentum state, and (SGD and LARS;
+    LBSGD keeps the base class's order) for float16 weights with
+    multi_precision a float32 master copy kept as (momentum, copy), MXNet's
+    order for its mp_sgd_* operators."""
 
     _master_copy_last = True
     _takes_lists = True
@@ -115,8 +114,8 @@ class _SGDBase(Optimizer):
 
 @register
 class SGD(_SGDBase):
-    """SGD with momentum and weight decay (MXNet's sgd_update / sgd_mom_update,
-    mp_* with multi_precision)."""
+    """SGD with momentum and weight decay (MXNet's multi_sgd_update /
+    multi_sgd_mom_update, multi_mp_* with multi_precision)."""
 
     def __init__(self, momentum=0.0, lazy_update=True, **kwargs):
         super().__init__(**kwargs)

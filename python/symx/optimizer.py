@@ -247,7 +247,12 @@ class Updater:
         self.states = {}
         # States loaded by set_states move to their weight's context on first use.
         self.states_synced = {}
-        self.aggregate_updates = optimizer.aggregate_num > 0
+
+    @property
+    def aggregate_updates(self):
+        """Whether updates go in lists (the optimizer's aggregate_num > 0),
+        as the optimizer held now decides (set_states may bring another)."""
+        return self.optimizer.aggregate_num > 0
 
     def __call__(self, index, grad, weight):
         indices = list(index) if isinstance(index, (list, tuple)) else [index]
@@ -299,11 +304,10 @@ class Updater:
         """Loads what get_states (MXNet's or symx's) returned."""
         states = _states_pickle.loads(states)
         if isinstance(states, tuple) and len(states) == 2:
+            # (aggregate_updates then follows the loaded optimizer: MXNet keeps
+            # the old one's choice and loops forever on an SGD's states
+            # loaded into another optimizer's updater.)
             self.states, self.optimizer = states
-            # The loaded optimizer decides how updates group (MXNet keeps
-            # the old optimizer's choice and loops forever on an SGD's
-            # states loaded into another optimizer's updater).
-            self.aggregate_updates = self.optimizer.aggregate_num > 0
         else:
             self.states = states
         if not isinstance(self.states, dict):

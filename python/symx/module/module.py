@@ -126,17 +126,17 @@ class Module(BaseModule):
             updater.set_states(data)
         except MXNetError as e:
             raise MXNetError("%s: %s" % (fname, e)) from None
-        self._rekey_by_index(updater, fname)
-        self._check_loaded_states(updater, fname)
-        self._updater.states = updater.states
-        self._updater.states_synced = updater.states_synced
-        self._updater.optimizer = updater.optimizer
+        names = updater.optimizer.idx2name or dict(enumerate(self._param_names))
+        self._rekey_by_index(updater, names, fname)
+        self._check_loaded_states(updater, names, fname)
+        # The updater object stays (BucketingModule's buckets share it).
+        self._updater.__dict__.update(updater.__dict__)
         self._optimizer = updater.optimizer
 
-    def _rekey_by_index(self, updater, fname):
+    @staticmethod
+    def _rekey_by_index(updater, names, fname):
         """MXNet's Module over several contexts updates on its kvstore, whose
         states are keyed by parameter name: key them by index as here."""
-        names = updater.optimizer.idx2name or dict(enumerate(self._param_names))
         index_of = {n: i for i, n in names.items()}
         rekeyed = {}
         for key, state in updater.states.items():
@@ -151,7 +151,7 @@ class Module(BaseModule):
         updater.states = rekeyed
         updater.states_synced = dict.fromkeys(rekeyed, False)
 
-    def _check_loaded_states(self, updater, fname):
+    def _check_loaded_states(self, updater, names, fname):
         """A state file for another net or optimizer fails here, naming the
         parameter, rather than at some later update: each loaded state must
         have the layout (arrays' shapes, None where no array) of a fresh one."""
@@ -165,7 +165,6 @@ class Module(BaseModule):
             return None if state is None else type(state).__name__
 
         optimizer = updater.optimizer
-        names = optimizer.idx2name or dict(enumerate(self._param_names))
         first = self._exec_group.execs[0]
         for index, state in updater.states.items():
             name = names.get(index)
