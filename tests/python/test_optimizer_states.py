@@ -257,3 +257,20 @@ def test_module_loads_states_keyed_by_name_and_keeps_its_own_on_error(tmp_path):
     (tmp_path / "alien.states").write_bytes(_states_pickle.dumps({"nosuch_weight": None}))
     with pytest.raises(mx.MXNetError, match="'nosuch_weight', which this module does not have"):
         other.load_optimizer_states(str(tmp_path / "alien.states"))
+
+
+def test_module_follows_the_loaded_optimizers_aggregation(tmp_path):
+    # A file with a pickled optimizer brings its own grouping of updates:
+    # an SGD module (aggregated) loading an LBSGD (one weight at a time)
+    # must update as LBSGD, not hand it lists.
+    mod = _module(_net())
+    mod.init_optimizer(optimizer="sgd", optimizer_params={"momentum": 0.9})
+    assert mod._updater.aggregate_updates
+    lbsgd = mx.optimizer.get_updater(mx.optimizer.LBSGD(momentum=0.9))
+    lbsgd.states = {i: mx.nd.zeros(mod._exec_group.execs[0].arg_dict[n].shape)
+                    for i, n in enumerate(mod._param_names)}
+    (tmp_path / "lbsgd.states").write_bytes(lbsgd.get_states(dump_optimizer=True))
+    mod.load_optimizer_states(str(tmp_path / "lbsgd.states"))
+    assert isinstance(mod._optimizer, mx.optimizer.LBSGD)
+    assert not mod._updater.aggregate_updates
+    _steps(mod, _batches(2))
