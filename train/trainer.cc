@@ -15,9 +15,11 @@
 #include "tools/examples/models.h"
 #include "train/checkpoint.h"
 #include "train/initializer.h"
+#include "train/lr_scheduler.h"
 #include "train/mixed_precision.h"
 #include "train/optimizer.h"
 #include "train/parallel_model.h"
+#include "train/spec.h"
 
 namespace symx::train {
 namespace {
@@ -33,7 +35,9 @@ double Seconds(std::chrono::steady_clock::time_point since) {
 void CheckOptions(const TrainOptions& o) {
   if (o.epochs < 1) Fail(absl::StrCat("epochs must be at least 1, got ", o.epochs));
   if (o.batch_size < 1) Fail(absl::StrCat("batch size must be at least 1, got ", o.batch_size));
-  if (!(o.lr > 0) || !std::isfinite(o.lr)) Fail(absl::StrCat("lr must be positive, got ", o.lr));
+  if (o.lr && (!(*o.lr > 0) || !std::isfinite(*o.lr))) {
+    Fail(absl::StrCat("lr must be positive, got ", *o.lr));
+  }
   if (!(o.wd >= 0) || !std::isfinite(o.wd)) {
     Fail(absl::StrCat("wd must not be negative, got ", o.wd));
   }
@@ -89,6 +93,34 @@ class HostMirror {
 };
 
 }  // namespace
+
+std::unique_ptr<Optimizer> MakeOptimizer(const TrainOptions& options, int64_t batch_size) {
+  const Spec spec = ParseSpec(options.optimizer, "optimizer");
+  std::string text = options.optimizer;
+  static const char* const kWithMomentum[] = {"sgd", "ccsgd", "nag", "lars", "dcasgd", "signum"};
+  if (spec.values.count("momentum") == 0 &&
+      std::find(std::begin(kWithMomentum), std::end(kWithMomentum), spec.name) !=
+          std::end(kWithMomentum)) {
+    absl::StrAppend(&text, text.find(':') == std::string::npos ? ":" : ",",
+                    "momentum=", options.momentum);
+  }
+  OptimizerOptions oo;
+  oo.lr = options.lr;
+  if (!oo.lr && spec.name == "sgd") oo.lr = 0.05;  // MXNet's train_mnist.py
+  oo.wd = options.wd;
+  // Gradients are sums over the global batch, on every layout.
+  oo.rescale_grad = 1.0 / static_cast<double>(batch_size);
+  if (options.clip_gradient > 0) oo.clip_gradient = options.clip_gradient;
+  oo.seed = options.seed;
+  std::unique_ptr<Optimizer> probe = CreateOptimizer(text, oo);
+  if (!options.lr_schedule.empty()) {
+    // The schedule starts from the optimizer's rate (its own default when
+    // --lr is not given), as MXNet's optimizer sets the schedule's base_lr.
+    oo.lr_scheduler = ParseLRScheduler(options.lr_schedule, probe->learning_rate());
+    return CreateOptimizer(text, oo);
+  }
+  return probe;
+}
 
 Symbol BuildModel(const std::string& name) {
   if (name == "mlp") return examples::Mlp();
@@ -157,20 +189,14 @@ TrainResult Train(const TrainOptions& options, const DataSplits& data,
   InitParameters(net, *init, init_aux, {}, rng);
   model.SetParams(init_args, init_aux);
 
-  OptimizerOptions oo;
-  oo.lr = options.lr;
-  oo.wd = options.wd;
-  // Gradients are sums over the global batch, on every layout.
-  oo.rescale_grad = 1.0 / static_cast<double>(batch);
-  oo.clip_gradient = options.clip_gradient;
-  std::unique_ptr<Optimizer> opt = CreateOptimizer(options.optimizer, oo, options.momentum);
+  std::unique_ptr<Optimizer> opt = MakeOptimizer(options, batch);
   const std::map<std::string, AttrMap> attrs = net.AttrDict();
+  std::vector<int> indices;
   for (size_t i = 0; i < param_names.size(); ++i) {
     const std::string& name = param_names[i];
     const int index = static_cast<int>(i);
-    if (!absl::EndsWith(name, "_weight") && !absl::EndsWith(name, "_gamma")) {
-      opt->set_wd_mult(index, 0.0);
-    }
+    indices.push_back(index);
+    opt->set_index_name(index, name);  // the optimizer's default wd_mult by name
     if (auto m = NumberAttr(attrs, name, "__wd_mult__")) opt->set_wd_mult(index, *m);
     if (auto m = NumberAttr(attrs, name, "__lr_mult__")) opt->set_lr_mult(index, *m);
   }
@@ -206,10 +232,16 @@ TrainResult Train(const TrainOptions& options, const DataSplits& data,
       }
       if (apply) {
         mirror.Pull();
+        std::vector<Tensor> ws, gs;
+        std::vector<int> ids;
         for (size_t i = 0; i < param_names.size(); ++i) {
           const Tensor& w = mirror.param(param_names[i]);
-          if (w.defined()) opt->Update(static_cast<int>(i), w, mirror.grad(param_names[i]));
+          if (!w.defined()) continue;  // another rank's stage holds it
+          ids.push_back(indices[i]);
+          ws.push_back(w);
+          gs.push_back(mirror.grad(param_names[i]));
         }
+        opt->Update(ids, ws, gs);
         mirror.Push();
         model.SyncReplicas();
       }

@@ -4,7 +4,8 @@
 //   SimpleBind with data [B, 1, H, W] and softmax_label [B] (gradients for
 //     the parameters only), initialize the parameters (seeded Xavier by default)
 //   per epoch: for each shuffled batch Forward(is_train) -> Backward ->
-//     optimizer update of every (weight, grad) with rescale_grad = 1/B;
+//     one optimizer update of every (weight, grad) with rescale_grad = 1/B
+//     (as Module's updater given the list), the rate from the lr schedule;
 //     training loss (mean cross entropy of the softmax output) and accuracy;
 //     test accuracy from an inference executor bound to the same parameter
 //     arrays (no copy)
@@ -17,7 +18,8 @@
 // on a device the host cannot address (a GPU) are updated on host copies.
 //
 // Like MXNet, weight decay applies to *_weight and *_gamma only (wd_mult 0
-// elsewhere), and a variable's __lr_mult__/__wd_mult__ attributes are honoured.
+// elsewhere; lars: *_weight), and a variable's __lr_mult__/__wd_mult__
+// attributes are honoured.
 // The last partial training batch of an epoch is dropped (the order changes
 // every epoch); the test set is evaluated completely (the last batch is padded
 // and the padding not counted).
@@ -26,6 +28,8 @@
 
 #include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +42,7 @@
 #include "train/data.h"
 #include "train/loss_scaler.h"
 #include "train/metrics.h"
+#include "train/optimizer.h"
 
 namespace symx::train {
 
@@ -48,11 +53,20 @@ struct TrainOptions {
   int64_t synthetic_test = 2000;
   int epochs = 3;
   int64_t batch_size = 100;
-  std::string optimizer = "sgd";  // sgd | adam
-  double lr = 0.05;               // MXNet's train_mnist.py default
-  double momentum = 0.9;          // SGD only
+  // An optimizer spelled as CreateOptimizer reads it (optimizer.h):
+  // "sgd", "adam", "lamb:beta1=0.8", ...
+  std::string optimizer = "sgd";
+  // The rate; unset: 0.05 for sgd (MXNet's train_mnist.py), the
+  // optimizer's MXNet default for the others.
+  std::optional<double> lr;
+  // For the optimizers with a momentum (sgd, nag, lars, dcasgd, signum)
+  // unless the optimizer spelling sets it.
+  double momentum = 0.9;
   double wd = 0.0001;
   double clip_gradient = -1;  // <= 0: none
+  // An lr schedule spelled as ParseLRScheduler reads it (lr_scheduler.h),
+  // its base rate the optimizer's; empty: a constant rate.
+  std::string lr_schedule;
   // An initializer description for *_weight (see initializer.h): MXNet's
   // train_mnist.py choice by default.
   std::string initializer =
@@ -122,6 +136,11 @@ struct TrainResult {
   // Files written, in order (symbol first).
   std::vector<std::string> saved_files;
 };
+
+// The optimizer Train uses: options.optimizer with options' rate, momentum,
+// wd, clip_gradient and lr_schedule, rescale_grad 1/batch_size. Throws
+// symx::Error for an unknown optimizer, schedule or setting.
+std::unique_ptr<Optimizer> MakeOptimizer(const TrainOptions& options, int64_t batch_size);
 
 // "mlp" or "lenet" (throws symx::Error for anything else).
 Symbol BuildModel(const std::string& name);

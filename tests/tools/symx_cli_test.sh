@@ -202,6 +202,19 @@ check 2 "unexpected argument" -- train extra
 check 1 "cannot open /nonexistent/train-images-idx3-ubyte" -- train --data-dir /nonexistent
 check 1 "larger than the training set" -- train --batch-size 100000 --prefix "$TMP/none"
 check 2 "--dtype must be float32, float16 or bfloat16, got 'int8'" -- train --dtype int8
+check 2 "unknown optimizer 'adamm' (known: adadelta" -- train --optimizer adamm
+check 2 "optimizer 'adam' has no setting 'beta3'" -- train --optimizer adam:beta3=0.5
+check 2 "lr schedule 'factor': step is required" -- train --lr-schedule factor:factor=0.5
+check 2 "unknown lr schedule 'exp'" -- train --lr-schedule exp:step=2
+check 2 "--clip-gradient must be positive" -- train --clip-gradient 0
+# Another optimizer with a schedule: the report names both.
+out=$("$SYMX" train --epochs 1 --optimizer "nag:momentum=0.8" --lr 0.1 \
+  --lr-schedule "multifactor:step=[50,80],factor=0.5" --prefix "$TMP/ckpt_nag" 2>/dev/null)
+if [ $? != 0 ] || ! grep -q "epoch 1/1: loss .* test accuracy 0\.9" <<<"$out" ||
+  ! grep -qF "nag(lr multifactor(x0.5 after updates 50,80, from 0.1), momentum 0.8, wd 0.0001)" \
+    <<<"$out"; then
+  echo "FAIL: train --optimizer nag --lr-schedule: $out"; fail=1
+fi
 # Mixed precision: float16 with loss scaling, float32 master weights in a
 # float32 checkpoint that runs as any other.
 out=$("$SYMX" train --epochs 1 --dtype float16 --prefix "$TMP/ckpt16" 2>/dev/null)

@@ -103,13 +103,50 @@ TEST(Trainer, SameSeedSameResult) {
   EXPECT_TRUE(a.saved_files.empty());
 }
 
+TEST(Trainer, OptimizersAndSchedulesFromTheirSpellings) {
+  TrainOptions o;
+  std::unique_ptr<Optimizer> sgd = MakeOptimizer(o, 100);
+  EXPECT_DOUBLE_EQ(sgd->learning_rate(), 0.05);
+  EXPECT_DOUBLE_EQ(sgd->rescale_grad(), 0.01);
+  EXPECT_NE(sgd->Describe().find("momentum 0.9"), std::string::npos) << sgd->Describe();
+  o.optimizer = "nag:momentum=0.5";
+  EXPECT_NE(MakeOptimizer(o, 100)->Describe().find("momentum 0.5"), std::string::npos);
+  o.optimizer = "lamb";  // MXNet's default rate for it
+  EXPECT_DOUBLE_EQ(MakeOptimizer(o, 100)->learning_rate(), 0.001);
+  o.lr = 0.2;
+  o.lr_schedule = "factor:step=2,factor=0.5";
+  std::unique_ptr<Optimizer> lamb = MakeOptimizer(o, 100);
+  EXPECT_DOUBLE_EQ(lamb->learning_rate(), 0.2);
+  EXPECT_NE(lamb->Describe().find("factor(x0.5 every 2 updates, from 0.2"), std::string::npos)
+      << lamb->Describe();
+}
+
+TEST(Trainer, TrainsWithAScheduleAndAnAdaptiveOptimizer) {
+  TrainOptions o;
+  o.epochs = 2;
+  o.batch_size = 50;
+  o.optimizer = "rmsprop";
+  o.lr = 0.003;
+  o.lr_schedule = "cosine:max_update=60,final_lr=0.0001,warmup_steps=5";
+  DataSplits data = SyntheticDataset(1500, 300, 11);
+  TrainResult r = Train(o, data);
+  EXPECT_LT(r.epochs.back().train_loss, r.epochs.front().train_loss);
+  EXPECT_GT(r.epochs.back().test_accuracy, 0.9);
+}
+
 TEST(Trainer, BadOptionsAreErrors) {
   DataSplits data = SyntheticDataset(100, 10, 1);
   TrainOptions o;
   o.model = "resnet";
   EXPECT_THROW(Train(o, data), Error);
   o = TrainOptions();
-  o.optimizer = "rmsprop";
+  o.optimizer = "rmsprob";
+  EXPECT_THROW(Train(o, data), Error);
+  o = TrainOptions();
+  o.optimizer = "adam:beta3=0.5";
+  EXPECT_THROW(Train(o, data), Error);
+  o = TrainOptions();
+  o.lr_schedule = "factor:stp=10";
   EXPECT_THROW(Train(o, data), Error);
   o = TrainOptions();
   o.batch_size = 200;

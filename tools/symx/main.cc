@@ -41,8 +41,9 @@ constexpr char kUsage[] =
     "      draw the forward graph as placed on devices and ranks (Graphviz; svg/png need `dot`)\n"
     "  train   [--model mlp|lenet] [--data-dir MNIST_DIR] [--epochs N] [--batch-size N] [--lr X]\n"
     "          [--ctx CTX[,CTX...]] [--group2ctx GROUP=CTX]... [--prefix PATH]\n"
-    "          [--optimizer sgd|adam] [--momentum X] [--wd X] [--seed N] [--save-every-epoch]\n"
-    "          [--comm-timeout SECONDS] [--bucket-mb MB]\n"
+    "          [--optimizer NAME[:KEY=VALUE,...]] [--lr-schedule NAME:KEY=VALUE,...]\n"
+    "          [--momentum X] [--wd X] [--clip-gradient X] [--seed N] [--save-every-epoch]\n"
+    "          [--comm-timeout SECONDS] [--bucket-mb MB] [--dtype float32|float16|bfloat16]\n"
     "      train an example classifier (synthetic data without --data-dir); save a checkpoint;\n"
     "      several --ctx devices or mpirun ranks train data parallel\n"
     "contexts: cpu, cpu(N), gpu(N), and another rank's device as cpu(N)@rankR\n";

@@ -22,20 +22,30 @@ namespace {
 constexpr char kUsage[] =
     "usage: symx train [--model mlp|lenet] [--data-dir MNIST_DIR] [--epochs N] [--batch-size N]\n"
     "                  [--lr X] [--ctx CTX[,CTX...]] [--group2ctx GROUP=CTX]... [--prefix PATH]\n"
-    "                  [--optimizer sgd|adam] [--momentum X] [--wd X] [--seed N]\n"
+    "                  [--optimizer NAME[:KEY=VALUE,...]] [--lr-schedule NAME:KEY=VALUE,...]\n"
+    "                  [--momentum X] [--wd X] [--clip-gradient X] [--seed N]\n"
     "                  [--save-every-epoch] [--comm-timeout SECONDS] [--bucket-mb MB]\n"
     "                  [--dtype float32|float16|bfloat16]\n"
+    "  --optimizer: sgd (default), nag, signum, lars, dcasgd, adam, adamw, rmsprop, adagrad,\n"
+    "          adadelta, adamax, nadam, ftrl, ftml, lamb, sgld, groupadagrad, with MXNet's\n"
+    "          settings: 'adam:beta1=0.8,epsilon=1e-6', 'rmsprop:centered=true'\n"
+    "  --lr: default 0.05 for sgd, MXNet's default for the others\n"
+    "  --momentum (default 0.9) applies to sgd, nag, signum, lars, dcasgd\n"
+    "  --lr-schedule: factor:step=N[,factor=F], multifactor:step=[N1,N2,...][,factor=F],\n"
+    "          poly:max_update=N[,pwr=P], cosine:max_update=N[,final_lr=X]; all take\n"
+    "          warmup_steps, warmup_begin_lr, warmup_mode=linear|constant; steps count\n"
+    "          updates (batches), the schedule starts from --lr\n"
     "  --dtype float16|bfloat16 trains in mixed precision: the model computes in that dtype,\n"
     "          the optimizer keeps float32 master weights, checkpoints are float32; float16\n"
     "          scales the loss dynamically (updates with a non-finite gradient are skipped)\n";
 
 train::TrainOptions ParseTrainFlags(const std::vector<std::string>& args) {
-  absl::StatusOr<ParsedArgs> parsed = ParseArgs(
-      args,
-      {"--model", "--data-dir", "--epochs", "--batch-size", "--lr", "--ctx", "--group2ctx",
-       "--prefix", "--optimizer", "--momentum", "--wd", "--seed", "--comm-timeout", "--bucket-mb",
-       "--dtype"},
-      {"--save-every-epoch"});
+  absl::StatusOr<ParsedArgs> parsed =
+      ParseArgs(args,
+                {"--model", "--data-dir", "--epochs", "--batch-size", "--lr", "--ctx",
+                 "--group2ctx", "--prefix", "--optimizer", "--momentum", "--wd", "--seed",
+                 "--comm-timeout", "--bucket-mb", "--dtype", "--lr-schedule", "--clip-gradient"},
+                {"--save-every-epoch"});
   if (!parsed.ok()) throw UsageError(std::string(parsed.status().message()));
   if (!parsed->positional.empty()) {
     throw UsageError(absl::StrCat("unexpected argument '", parsed->positional[0], "'"), kUsage);
@@ -48,19 +58,21 @@ train::TrainOptions ParseTrainFlags(const std::vector<std::string>& args) {
     }
     o.model = *v;
   }
-  if (auto v = single("--optimizer")) {
-    if (*v != "sgd" && *v != "adam") {
-      throw UsageError(absl::StrCat("--optimizer must be sgd or adam, got '", *v, "'"));
-    }
-    o.optimizer = *v;
-    if (*v == "adam") o.lr = 0.001;  // Adam's usual rate unless --lr says otherwise
+  if (auto v = single("--optimizer")) o.optimizer = *v;
+  if (auto v = single("--lr-schedule")) {
+    if (v->empty()) throw UsageError("--lr-schedule must not be empty");
+    o.lr_schedule = *v;
+  }
+  if (auto v = single("--clip-gradient")) {
+    o.clip_gradient = ParseDoubleFlag("--clip-gradient", *v);
+    if (!(o.clip_gradient > 0)) throw UsageError("--clip-gradient must be positive");
   }
   if (auto v = single("--data-dir")) o.data_dir = *v;
   if (auto v = single("--epochs")) o.epochs = static_cast<int>(ParseIntFlag("--epochs", *v, 1));
   if (auto v = single("--batch-size")) o.batch_size = ParseIntFlag("--batch-size", *v, 1);
   if (auto v = single("--lr")) {
     o.lr = ParseDoubleFlag("--lr", *v);
-    if (o.lr <= 0) throw UsageError("--lr must be positive");
+    if (!(*o.lr > 0)) throw UsageError("--lr must be positive");
   }
   if (auto v = single("--momentum")) {
     o.momentum = ParseDoubleFlag("--momentum", *v);
@@ -106,6 +118,13 @@ train::TrainOptions ParseTrainFlags(const std::vector<std::string>& args) {
   if (auto v = single("--dtype")) {
     o.dtype =
         ParseDTypeChoiceFlag("--dtype", *v, {DType::kFloat32, DType::kFloat16, DType::kBFloat16});
+  }
+  // The optimizer and schedule spellings are checked now, before any data
+  // is read (an unknown name or setting is a usage error naming it).
+  try {
+    train::MakeOptimizer(o, o.batch_size);
+  } catch (const Error& e) {
+    throw UsageError(e.what());
   }
   return o;
 }
@@ -160,9 +179,7 @@ int TrainMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
         }
         report << "model " << o.model << ", data " << data.description << ": " << data.train.size()
                << " training / " << data.test.size() << " test examples; batch " << o.batch_size
-               << ", " << o.optimizer << " lr " << o.lr;
-        if (o.optimizer == "sgd") report << " momentum " << o.momentum;
-        report << " wd " << o.wd << ", ";
+               << ", " << train::MakeOptimizer(o, o.batch_size)->Describe() << ", ";
         if (o.dtype != DType::kFloat32) {
           report << DTypeName(o.dtype) << " mixed precision (float32 master weights";
           if (o.dtype == DType::kFloat16)
