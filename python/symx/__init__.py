@@ -30,6 +30,8 @@ from . import model
 from . import callback
 from . import monitor
 from . import module
+from . import kvstore
+from . import kvstore as kv
 from . import rnn
 
 nd = ndarray

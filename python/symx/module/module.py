@@ -20,6 +20,21 @@ def _descs(shapes):
     return [s if isinstance(s, DataDesc) else DataDesc(*s) for s in shapes]
 
 
+def _one_process_kvstore(kvstore):
+    """The KVStore a Module was given (None for a name or None). The module
+    sums its contexts' gradients itself, as MXNet's local and device stores
+    do; a distributed type is refused by kvstore.create, naming it."""
+    from .. import kvstore as kvs
+    if kvstore is None:
+        return None
+    if isinstance(kvstore, kvs.KVStore):
+        return kvstore
+    if isinstance(kvstore, str):
+        kvs.create(kvstore)  # refuses dist_* and unknown names
+        return None
+    raise MXNetError("kvstore must be a type name or a KVStore, got %s" % type(kvstore).__name__)
+
+
 class Module(BaseModule):
     """MXNet's Module. ``context`` may be a list: then every batch is split over the
     contexts and their gradients summed by the engine (data parallelism)."""
@@ -319,9 +334,7 @@ class Module(BaseModule):
         if self.optimizer_initialized and not force_init:
             self.logger.warning("optimizer already initialized, ignoring...")
             return
-        if kvstore not in (None, "local", "device") and not isinstance(kvstore, type(None)):
-            raise MXNetError("kvstore '%s' is not supported: symx sums gradients over a "
-                             "Module's contexts itself (use 'local' or 'device')" % (kvstore,))
+        kv = _one_process_kvstore(kvstore)
         batch_size = self._exec_group.batch_size
         idx2name = dict(enumerate(self._param_names))
         if isinstance(optimizer, str):
@@ -340,6 +353,10 @@ class Module(BaseModule):
                 optimizer.idx2name = dict(idx2name)
         self._optimizer = optimizer
         self._updater = opt.get_updater(optimizer)
+        if kv is not None:
+            # MXNet updates on the kvstore: its updater is the module's, so
+            # kv.save_optimizer_states saves what the module steps.
+            kv._set_updater(self._updater)
         self._index_of = {n: i for i, n in optimizer.idx2name.items()}
         self.optimizer_initialized = True
         if self._preload_opt_states is not None:
