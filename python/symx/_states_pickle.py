@@ -14,7 +14,10 @@ as the class mxnet.ndarray.ndarray.NDArray rebuilt from (None,) with the state
 
 dumps writes states so MXNet 1.9.1 loads them (the class named as MXNet's,
 the handle a bytearray, which MXNet's __setstate__ needs to be writable); a
-pickled optimizer (dump_optimizer) is symx's class, which only symx loads.
+pickled optimizer (dump_optimizer) and its schedule are named as MXNet's
+classes of the same name where MXNet 1.9.1 has one (their attributes are
+MXNet's), so MXNet loads and steps them; others (AdamW, a user's subclass)
+keep their own module's name.
 loads reads MXNet's files and ours: MXNet's NDArray, optimizer and
 lr_scheduler classes map to symx's of the same name. Any other class of
 mxnet's is refused by name rather than guessed.
@@ -176,12 +179,38 @@ class _Pickler(pickle._Pickler):  # the Python one: its save_global can be overr
         return NotImplemented
 
     def save_global(self, obj, name=None):
-        if obj is _MXNetNDArray:
-            # Named as MXNet's class, so MXNet loads the file; loads maps it back.
-            self.write(pickle.GLOBAL + b"mxnet.ndarray.ndarray\nNDArray\n")
+        # Named as MXNet's class, so MXNet loads the file; loads maps it back.
+        target = _mxnet_name(obj)
+        if target is not None:
+            self.write(pickle.GLOBAL + ("%s\n%s\n" % target).encode("ascii"))
             self.memoize(obj)
             return
         super().save_global(obj, name)
+
+
+# MXNet 1.9.1's optimizer classes (mxnet.optimizer.optimizer; GroupAdaGrad
+# in mxnet.optimizer.contrib) and schedules (mxnet.lr_scheduler).
+_MXNET_OPTIMIZERS = ("SGD", "Signum", "FTML", "LARS", "LBSGD", "LAMB", "DCASGD", "NAG", "SGLD",
+                     "ccSGD", "Adam", "AdaGrad", "RMSProp", "AdaDelta", "Ftrl", "Adamax",
+                     "Nadam", "Test")
+_MXNET_SCHEDULERS = ("FactorScheduler", "MultiFactorScheduler", "PolyScheduler",
+                     "CosineScheduler")
+
+
+def _mxnet_name(obj):
+    """(module, name) of MXNet's class for symx's ``obj``, or None."""
+    if obj is _MXNetNDArray:
+        return ("mxnet.ndarray.ndarray", "NDArray")
+    module = getattr(obj, "__module__", "") or ""
+    name = getattr(obj, "__qualname__", "")
+    if module.startswith("symx._") and module.endswith("optimizers") and \
+            name in _MXNET_OPTIMIZERS:
+        return ("mxnet.optimizer.optimizer", name)
+    if module == "symx._optimizer_contrib" and name == "GroupAdaGrad":
+        return ("mxnet.optimizer.contrib", name)
+    if module == "symx.lr_scheduler" and name in _MXNET_SCHEDULERS:
+        return ("mxnet.lr_scheduler", name)
+    return None
 
 
 def dumps(obj):

@@ -115,6 +115,30 @@ def test_states_pickle_names_mxnets_class():
         pickle.loads(blob)
 
 
+def test_pickled_optimizers_are_named_as_mxnets_classes():
+    # MXNet 1.9.1 then loads them as its own and steps on (checked by hand:
+    # tools/golden/check_states_interop.py, bit for bit for SGD, NAG, Adam,
+    # RMSProp, FTML, Signum, Nadam, LARS and the schedules); symx loads them back.
+    sched = mx.lr_scheduler.FactorScheduler(step=2, factor=0.5, base_lr=0.1)
+    for opt, module in [(mx.optimizer.SGD(momentum=0.9, lr_scheduler=sched),
+                         b"mxnet.optimizer.optimizer\nSGD\n"),
+                        (mx.optimizer.Nadam(), b"mxnet.optimizer.optimizer\nNadam\n"),
+                        (mx.optimizer.contrib.GroupAdaGrad(),
+                         b"mxnet.optimizer.contrib\nGroupAdaGrad\n")]:
+        updater = mx.optimizer.get_updater(opt)
+        updater(0, mx.nd.ones((2, 2)), mx.nd.ones((2, 2)))
+        blob = updater.get_states(dump_optimizer=True)
+        assert module in blob
+        again = mx.optimizer.get_updater(mx.optimizer.SGD())
+        again.set_states(blob)
+        assert type(again.optimizer) is type(opt)
+    assert b"mxnet.lr_scheduler\nFactorScheduler\n" in \
+        mx.optimizer.get_updater(mx.optimizer.SGD(lr_scheduler=sched)).get_states(True)
+    # AdamW is not MXNet 1.9.1's: it keeps symx's name.
+    assert b"symx._adamw_optimizer" in mx.optimizer.get_updater(
+        mx.optimizer.AdamW()).get_states(dump_optimizer=True)
+
+
 @pytest.mark.parametrize("raw,match", [
     (b"\x00\x01", "truncated"),
     (np.array([0x12345678, 0, 1], "<u4").tobytes(), "bad magic"),
