@@ -117,7 +117,7 @@ class Sgd : public SgdBase {
 
 // You et al.'s layer-wise rates: lr * eta * |w| / (|g| * rescale + wd * |w| +
 // eps) for every weight but *bias, *gamma, *beta (and where |w| or |g| is 0),
-// the sums of squares in float32 as MXNet's multi_sum_sq; with
+// from MXNet's multi_sum_sq and multi_lars operators; with
 // momentum_correction the momentum scales by the schedule's change.
 class Lars : public SgdBase {
  public:
@@ -130,21 +130,39 @@ class Lars : public SgdBase {
     const double lr = learning_rate();
     last_lr_ = cur_lr_ < 0 ? lr : cur_lr_;
     cur_lr_ = lr;
+    // MXNet's: the sums of squares (multi_sum_sq) and the rates
+    // (multi_lars) of the layers that get their own, in float32.
+    std::vector<size_t> layers;
+    std::vector<Tensor> lw, lg;
+    std::vector<double> lrs, wds;
     for (size_t k = 0; k < ids.size(); ++k) {
       const std::string name = index_name(ids[k]);
       if (absl::EndsWith(name, "gamma") || absl::EndsWith(name, "beta") ||
           absl::EndsWith(name, "bias")) {
         continue;
       }
-      const float w2 = SumOfSquares(ws[k]), g2 = SumOfSquares(gs[k]);
-      const float w_norm = std::sqrt(w2);
-      if (w_norm > 0 && g2 > 0) {
-        const float f = static_cast<float>(rates[k].lr) * static_cast<float>(eta_) * w_norm /
-                        (std::sqrt(g2) * static_cast<float>(options_.rescale_grad) +
-                         static_cast<float>(rates[k].wd) * w_norm + static_cast<float>(eps_));
-        rates[k].lr = f;
-      }
+      layers.push_back(k);
+      lw.push_back(ws[k]);
+      lg.push_back(gs[k]);
+      lrs.push_back(rates[k].lr);
+      wds.push_back(rates[k].wd);
     }
+    if (layers.empty()) return rates;
+    const AttrMap count = {{"num_arrays", std::to_string(layers.size())}};
+    const Tensor w_sum_sq = nd::Call("multi_sum_sq", lw, count);
+    const Tensor g_sum_sq = nd::Call("multi_sum_sq", lg, count);
+    const Shape n{static_cast<int64_t>(layers.size())};
+    auto on_device = [&](const std::vector<double>& v) {
+      return ValueOrThrow(
+          CopyToNew(Tensor::FromVector(n, v, DType::kFloat32), ws[0].ctx(), DType::kFloat32));
+    };
+    const std::vector<double> scaled =
+        nd::Call("multi_lars", {on_device(lrs), w_sum_sq, g_sum_sq, on_device(wds)},
+                 {{"eta", nd::Num(eta_)},
+                  {"eps", nd::Num(eps_)},
+                  {"rescale_grad", nd::Num(options_.rescale_grad)}})
+            .ToDoubles();
+    for (size_t j = 0; j < layers.size(); ++j) rates[layers[j]].lr = scaled[j];
     return rates;
   }
   bool DecaysByName(const std::string& name) const override {
@@ -159,11 +177,6 @@ class Lars : public SgdBase {
   }
 
  private:
-  static float SumOfSquares(const Tensor& t) {
-    double sum = 0;
-    for (double v : t.ToDoubles()) sum += static_cast<double>(static_cast<float>(v * v));
-    return static_cast<float>(sum);
-  }
   double eta_, eps_;
   bool correction_;
   double last_lr_ = -1, cur_lr_ = -1;

@@ -64,5 +64,10 @@ _ops.add_fluent_methods(symbol.Symbol, symbol)
 _nd_ops.populate(ndarray, _op_submodules(ndarray, "nd", _GROUPS + ("op",)),
                  keep=set(ndarray.__all__))
 _ops.add_fluent_methods(ndarray.NDArray, ndarray)
+# MXNet's Python wrappers of the contrib update ops (mx.nd.contrib.adamw_update, ...).
+from . import _nd_contrib_updates  # noqa: E402
+for _fn in _nd_contrib_updates.WRAPPERS:
+    setattr(ndarray.contrib, _fn.__name__, _fn)
+del _fn
 
 __version__ = "1.9.1+symx"

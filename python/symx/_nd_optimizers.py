@@ -1,6 +1,6 @@
 """The adaptive optimizers of mx.optimizer, written on the engine's imperative
 ops (symx/_nd_ops.py): NAG, RMSProp (plain and centered), AdaGrad, AdaDelta,
-Adam, Adamax, Nadam, LAMB, Signum (SignSGD without momentum), Ftrl, FTML,
+Adam, Adamax, Nadam, Signum (SignSGD without momentum), Ftrl, FTML,
 DCASGD, SGLD. (The SGD family is in symx/_sgd_optimizers.py.)
 
 Where MXNet runs a fused update operator (nag_mom_update, adam_update,
@@ -169,44 +169,6 @@ class Adam(_NDArrayOptimizer):
         mean, var = state
         nd.adam_update(weight, grad, mean, var, out=weight, beta1=self.beta1, beta2=self.beta2,
                        epsilon=self.epsilon, **update_kwargs(self, lr, wd))
-
-
-@register
-class LAMB(_NDArrayOptimizer):
-    """You et al.'s LAMB: an Adam direction (lamb_update_phase1) scaled per
-    layer by |w| / |direction| (lamb_update_phase2), the ratio bounded by
-    lower_bound/upper_bound when given."""
-
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6,
-                 lower_bound=None, upper_bound=None, bias_correction=True, **kwargs):
-        super().__init__(learning_rate=learning_rate, **kwargs)
-        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
-        self.lower_bound, self.upper_bound = lower_bound, upper_bound
-        self.bias_correction = bias_correction
-        # MXNet's Updater gives LAMB lists (aggregate_num 45) and runs
-        # multi_lamb_update, whose rounding differs in the last bits (the
-        # bias correction's power in float, lr * (r1 / r2), float32 norms);
-        # symx runs the phase operators per weight (multi_lamb_update is not
-        # registered yet): equal on the golden cases, not bit for bit at scale.
-        self.aggregate_num = 0
-
-    def create_state(self, index, weight):
-        return (_zeros_like(weight), _zeros_like(weight))  # mean, variance
-
-    def _step(self, index, weight, grad, state, lr, wd, t):
-        kwargs = {"beta1": self.beta1, "beta2": self.beta2, "epsilon": self.epsilon,
-                  "bias_correction": self.bias_correction, "rescale_grad": self.rescale_grad,
-                  "t": t, "wd": wd}
-        if self.clip_gradient:
-            kwargs["clip_gradient"] = self.clip_gradient
-        mean, var = state
-        g = nd.lamb_update_phase1(weight, grad, mean, var, **kwargs)
-        bounds = {}
-        if self.lower_bound:
-            bounds["lower_bound"] = self.lower_bound
-        if self.upper_bound:
-            bounds["upper_bound"] = self.upper_bound
-        nd.lamb_update_phase2(weight, g, weight.norm(), g.norm(), lr=lr, out=weight, **bounds)
 
 
 @register

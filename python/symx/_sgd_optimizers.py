@@ -2,11 +2,12 @@
 and MXNet's Test optimizer.
 
 Each step is one of the engine's update operators, as MXNet's optimizers
-call them (graph/ops/optimizer.cc): SGD and LARS the aggregated
-multi_sgd_update / multi_sgd_mom_update (multi_mp_* for float16 weights with
-a float32 master copy, multi_precision), which MXNet 1.9.1's SGD runs for
-every dense update, one weight or several; LBSGD sgd_update / sgd_mom_update
-and their mp_ forms.
+call them (graph/ops/optimizer.cc): SGD the aggregated multi_sgd_update /
+multi_sgd_mom_update (multi_mp_* for float16 weights with a float32 master
+copy, multi_precision), which MXNet 1.9.1's SGD runs for every dense update,
+one weight or several; LARS multi_sum_sq, multi_lars and the
+preloaded_multi_* forms; LBSGD sgd_update / sgd_mom_update and their mp_
+forms.
 """
 import logging
 import math
@@ -15,6 +16,7 @@ import warnings
 
 import numpy as np
 
+from . import _nd_ops
 from . import ndarray as nd
 from .optimizer import Optimizer, register
 
@@ -173,27 +175,53 @@ class LARS(_SGDBase):
             return self.momentum * (self.cur_lr / self.last_lr)
         return self.momentum
 
-    def _lars_lr(self, index, weight, grad, lr, wd):
-        name = self.idx2name.get(index, str(index))
-        if name.endswith("gamma") or name.endswith("beta") or name.endswith("bias"):
-            return lr
-        # MXNet's multi_sum_sq and multi_lars kernels, in float32.
-        f = np.float32
-        w_sum_sq = np.sum(np.square(weight.asnumpy().astype(f)), dtype=f)
-        g_sum_sq = np.sum(np.square(grad.asnumpy().astype(f)), dtype=f)
-        w_norm = np.sqrt(w_sum_sq)
-        if w_norm > 0 and g_sum_sq > 0:
-            return float(f(lr) * f(self.eta) * w_norm
-                         / (np.sqrt(g_sum_sq) * f(self.rescale_grad) + f(wd) * w_norm
-                            + f(self.eps)))
-        return lr
-
-    def _lr_wd(self, indices, weights, grads):
-        # One _get_lrs per aggregated call: the momentum correction (the
-        # schedule's change) applies to that call's weights, as in MXNet.
+    def _update_impl(self, indices, weights, grads, states, multi_precision):
+        # MXNet's aggregated LARS (every dense update): the layers that get
+        # their own rate first, their rates from multi_sum_sq and
+        # multi_lars, then preloaded_multi_(mp_)sgd_(mom_)update over
+        # aggregate_num weights at a time with the rates as arrays.
+        if not isinstance(indices, (tuple, list)):
+            indices, weights, grads, states = [indices], [weights], [grads], [states]
+        indices = list(indices)
+        self._update_count(indices)
         lrs, wds = self._get_lrs(indices), self._get_wds(indices)
-        return [self._lars_lr(i, w, g, lr, wd)
-                for i, w, g, lr, wd in zip(indices, weights, grads, lrs, wds)], wds
+        kwargs = {"rescale_grad": self.rescale_grad}
+        if self.momentum > 0:
+            kwargs["momentum"] = self._momentum()
+        if self.clip_gradient:
+            kwargs["clip_gradient"] = self.clip_gradient
+        names = [self.idx2name.get(i, str(i)) for i in indices]
+        fixed = [n.endswith("gamma") or n.endswith("beta") or n.endswith("bias") for n in names]
+        order = [k for k in range(len(indices)) if not fixed[k]] + \
+                [k for k in range(len(indices)) if fixed[k]]
+        nb_lars = fixed.count(False)
+        ctx = weights[0].context
+        new_lrs = np.array([lrs[k] for k in order], dtype=np.float32)
+        new_wds = np.array([wds[k] for k in order], dtype=np.float32)
+        ws = [weights[k] for k in order]
+        gs = [grads[k] for k in order]
+        sts = [states[k] for k in order]
+        if nb_lars > 0:
+            w_sum_sq = _nd_ops.invoke("multi_sum_sq", *ws[:nb_lars], num_arrays=nb_lars)
+            g_sum_sq = _nd_ops.invoke("multi_sum_sq", *gs[:nb_lars], num_arrays=nb_lars)
+            scaled = _nd_ops.invoke("multi_lars", nd.array(new_lrs[:nb_lars], ctx=ctx),
+                                    w_sum_sq, g_sum_sq, nd.array(new_wds[:nb_lars], ctx=ctx),
+                                    eta=self.eta, eps=self.eps, rescale_grad=self.rescale_grad)
+            new_lrs[:nb_lars] = scaled.asnumpy()
+        for start in range(0, len(ws), max(1, self.aggregate_num)):
+            end = min(start + max(1, self.aggregate_num), len(ws))
+            inputs = []
+            for k in range(start, end):
+                mom, master = sts[k] if multi_precision else (sts[k], None)
+                inputs += [ws[k], gs[k]]
+                if self.momentum > 0:
+                    inputs.append(mom)
+                if multi_precision:
+                    inputs.append(master)
+            inputs += [nd.array(new_lrs[start:end], ctx=ctx), nd.array(new_wds[start:end], ctx=ctx)]
+            name = "preloaded_multi_%ssgd_%supdate" % ("mp_" if multi_precision else "",
+                                                       "mom_" if self.momentum > 0 else "")
+            _nd_ops.invoke(name, *inputs, out=ws[start:end], num_weights=end - start, **kwargs)
 
 
 @register

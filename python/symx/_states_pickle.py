@@ -203,7 +203,7 @@ def _mxnet_name(obj):
         return ("mxnet.ndarray.ndarray", "NDArray")
     module = getattr(obj, "__module__", "") or ""
     name = getattr(obj, "__qualname__", "")
-    if module.startswith("symx._") and module.endswith("optimizers") and \
+    if module in ("symx._sgd_optimizers", "symx._nd_optimizers", "symx._lamb_optimizer") and \
             name in _MXNET_OPTIMIZERS:
         return ("mxnet.optimizer.optimizer", name)
     if module == "symx._optimizer_contrib" and name == "GroupAdaGrad":

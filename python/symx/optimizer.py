@@ -197,8 +197,8 @@ class Optimizer:
         self.__dict__.update(state)
         self.param_dict = {}
         if not self._takes_lists:
-            # An MXNet LAMB pickles aggregate_num 45; symx's updates one
-            # weight at a time.
+            # An optimizer that updates one weight at a time keeps doing so
+            # whatever aggregate_num the pickle holds.
             self.aggregate_num = 0
         if "_all_index_update_counts" not in state:
             self._all_index_update_counts = {0: dict(state.get("_index_update_count", {}))}
@@ -224,12 +224,14 @@ register = Optimizer.register
 # The optimizers themselves, by family.
 from ._sgd_optimizers import SGD, ccSGD, LARS, LBSGD, Test  # noqa: E402
 from ._nd_optimizers import (NAG, RMSProp, AdaGrad, AdaDelta, Adam, Adamax,  # noqa: E402
-                             Nadam, LAMB, Signum, Ftrl, FTML, DCASGD, SGLD)
+                             Nadam, Signum, Ftrl, FTML, DCASGD, SGLD)
+from ._lamb_optimizer import LAMB  # noqa: E402
+from ._adamw_optimizer import AdamW  # noqa: E402
 from . import _optimizer_contrib as contrib  # noqa: E402  (mx.optimizer.contrib.GroupAdaGrad)
 
 __all__ += ["SGD", "ccSGD", "LARS", "LBSGD", "Test", "NAG", "RMSProp", "AdaGrad", "AdaDelta",
             "Adam", "Adamax", "Nadam", "LAMB", "Signum", "Ftrl", "FTML", "DCASGD", "SGLD",
-            "contrib"]
+            "AdamW", "contrib"]
 
 
 def create(name, **kwargs):
@@ -272,15 +274,14 @@ class Updater:
             elif not self.states_synced.get(idx, True):
                 self.states[idx] = self.sync_state_context(self.states[idx], weights[i].context)
                 self.states_synced[idx] = True
-        if not self.aggregate_updates or len(indices) == 1:
-            # (One weight updates alone: the aggregated form of one weight is
-            # the same call.)
+        if not self.aggregate_updates:
             for idx, w, g in zip(indices, weights, grads):
                 self.optimizer.update_multi_precision(idx, w, g, self.states[idx])
             return
-        # As MXNet's Updater: weights of one dtype in lists of aggregate_num,
-        # each list one aggregated update (SGD's multi_sgd_update); and of one
-        # context (a model split by group2ctxs has weights on several).
+        # As MXNet's Updater: weights of one dtype in lists of aggregate_num
+        # (one weight too), each list one aggregated update (SGD's
+        # multi_sgd_update, LAMB's _multi_lamb_update); and of one context (a
+        # model split by group2ctxs has weights on several).
         groups = {}
         for idx, w, g in zip(indices, weights, grads):
             groups.setdefault((str(w.dtype), str(w.context)), []).append((idx, w, g))

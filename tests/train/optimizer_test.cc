@@ -381,9 +381,9 @@ TEST(Optimizer, AdamWDecaysApartFromTheGradient) {
   // the decay adds lr_t * wd * w.
   auto adamw = CreateOptimizer("adamw:learning_rate=0.01,wd=0.1,epsilon=0");
   Tensor w = Vec({2.0, -1.0});
-  adamw->Update(0, w, Vec({0.5, 0.0}));
+  adamw->Update(0, w, Vec({0.5, -0.25}));
   const double lr_t = 0.01 * std::sqrt(1 - 0.999) / (1 - 0.9);
-  ExpectNear(w, {2.0 - 0.01 - lr_t * 0.1 * 2.0, -1.0 + lr_t * 0.1 * 1.0}, 1e-6);
+  ExpectNear(w, {2.0 - 0.01 - lr_t * 0.1 * 2.0, -1.0 + 0.01 + lr_t * 0.1 * 1.0}, 1e-6);
   // A rescale that is not finite skips the step (the operator's rule).
   adamw->set_rescale_grad(std::nan(""));
   const std::vector<double> before = w.ToDoubles();

@@ -32,6 +32,7 @@ SYMX_GPU_CONFORMANCE=(
   //tests/ops:lrn_test
   //tests/ops:math_test
   //tests/ops:norm_test
+  //tests/ops:optimizer_contrib_test
   //tests/ops:ordering_test
   //tests/ops:pooling_test
   //tests/ops:reduce_test
