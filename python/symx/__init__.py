@@ -68,6 +68,8 @@ _ops.add_fluent_methods(ndarray.NDArray, ndarray)
 from . import _nd_contrib_updates  # noqa: E402
 for _fn in _nd_contrib_updates.WRAPPERS:
     setattr(ndarray.contrib, _fn.__name__, _fn)
-del _fn
+for _name, _fn in _nd_contrib_updates.SYMBOL_WRAPPERS.items():
+    setattr(symbol.contrib, _name, _fn)
+del _fn, _name
 
 __version__ = "1.9.1+symx"

@@ -82,3 +82,36 @@ def multi_mp_lamb_update(weights, grads, mean, var, weights32, step_count, lrs, 
 
 WRAPPERS = (adamw_update, mp_adamw_update, multi_adamw_update, multi_mp_adamw_update,
             multi_lamb_update, multi_mp_lamb_update)
+
+
+# mx.sym.contrib's two (MXNet has no symbol forms of the multi_ ones): a
+# Python rescale_grad becomes a full((1,)) node, as MXNet's do.
+def _rescale_symbol(rescale_grad):
+    from .symbol import Symbol, full
+    return rescale_grad if isinstance(rescale_grad, Symbol) else full(shape=(1,),
+                                                                      val=rescale_grad)
+
+
+def sym_adamw_update(weight, grad, mean, var, rescale_grad, lr, eta, beta1=0.9, beta2=0.999,
+                     epsilon=1e-8, wd=0, clip_gradient=-1, out=None, name=None, **kwargs):
+    """The symbol of adamw_update (mean and var are its auxiliary states)."""
+    from .symbol import _internal
+    return _internal._adamw_update(weight=weight, grad=grad, mean=mean, var=var,
+                                   rescale_grad=_rescale_symbol(rescale_grad), lr=lr, eta=eta,
+                                   beta1=beta1, beta2=beta2, epsilon=epsilon, wd=wd,
+                                   clip_gradient=clip_gradient, name=name, **kwargs)
+
+
+def sym_mp_adamw_update(weight, grad, mean, var, weight32, rescale_grad, lr, eta, beta1=0.9,
+                        beta2=0.999, epsilon=1e-8, wd=0, clip_gradient=-1, out=None, name=None,
+                        **kwargs):
+    """The symbol of mp_adamw_update."""
+    from .symbol import _internal
+    return _internal._mp_adamw_update(weight=weight, grad=grad, mean=mean, var=var,
+                                      weight32=weight32,
+                                      rescale_grad=_rescale_symbol(rescale_grad), lr=lr,
+                                      eta=eta, beta1=beta1, beta2=beta2, epsilon=epsilon, wd=wd,
+                                      clip_gradient=clip_gradient, name=name, **kwargs)
+
+
+SYMBOL_WRAPPERS = {"adamw_update": sym_adamw_update, "mp_adamw_update": sym_mp_adamw_update}

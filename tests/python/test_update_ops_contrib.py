@@ -159,3 +159,23 @@ def test_group_adagrad_update_dense():
     _close(w, [[0.9528597593307495, 1.905719518661499], [2.900007963180542, 4.099991798400879],
                [0.40850111842155457, -1.0]])
     _close(h, [[1.125], [0.0625], [1.7200000286102295]])
+
+
+def test_symbol_adamw_update_runs_as_the_imperative_one():
+    w, g, m, v = [mx.sym.Variable(n) for n in ("w", "g", "m", "v")]
+    sym = mx.sym.contrib.adamw_update(w, g, m, v, 0.5, lr=0.1, eta=1.0, wd=0.01)
+    assert sym.list_arguments() == ["w", "g"]
+    assert sym.list_auxiliary_states() == ["m", "v"]  # written, as MXNet's FMutateInputs
+    ex = sym.simple_bind(mx.cpu(), w=(3,), g=(3,), m=(3,), v=(3,))
+    ex.arg_dict["w"][:] = np.array([1.0, -2.0, 0.5])
+    ex.arg_dict["g"][:] = np.array([2.0, 1.0, -4.0])
+    got = ex.forward()[0].asnumpy()
+    ref = mx.nd.array([1.0, -2.0, 0.5])
+    mean, var = mx.nd.zeros((3,)), mx.nd.zeros((3,))
+    mx.nd.contrib.adamw_update(ref, mx.nd.array([2.0, 1.0, -4.0]), mean, var, 0.5, lr=0.1,
+                               eta=1.0, wd=0.01, out=ref)
+    np.testing.assert_array_equal(got, ref.asnumpy())
+    np.testing.assert_array_equal(ex.aux_dict["m"].asnumpy(), mean.asnumpy())
+    assert not np.array_equal(got, [1.0, -2.0, 0.5])
+    mp = mx.sym.contrib.mp_adamw_update(w, g, m, v, mx.sym.Variable("w32"), 1.0, lr=0.1, eta=1.0)
+    assert mp.list_auxiliary_states() == ["m", "v", "w32"]
