@@ -171,11 +171,15 @@ std::string PlanKey(const InvokeArgs& args, const CallInputs& in) {
   std::string key = absl::StrCat(args.op, "\x01", args.is_train ? "t" : "i", "\x01",
                                  in.ctx.ToString(), "\x01", args.options.ToString(), "\x01");
   // An op whose attribute values change from call to call (an optimizer's
-  // rate) keys on their names only: its plan parses the values per call.
+  // rate) keys on their names only: its plan parses the values per call;
+  // but not on those that decide its inputs and outputs (num_weights).
   const Op* op = OpRegistry::Global().Find(args.op);
   const bool per_call = op != nullptr && op->attrs_per_call();
   for (const auto& [k, v] : args.attrs) {
-    absl::StrAppend(&key, k, per_call ? "" : "=", per_call ? "" : v, "\x02");
+    const bool by_value =
+        !per_call || std::find(op->attrs_keyed_by_value().begin(), op->attrs_keyed_by_value().end(),
+                               k) != op->attrs_keyed_by_value().end();
+    absl::StrAppend(&key, k, by_value ? "=" : "", by_value ? v : "", "\x02");
   }
   absl::StrAppend(&key, "\x01", args.positional.size());
   for (const auto& [name, t] : args.named) absl::StrAppend(&key, "\x02", name);

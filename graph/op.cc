@@ -180,8 +180,9 @@ Op& Op::SetIndexInputs(std::vector<int> inputs) {
   index_inputs_ = std::move(inputs);
   return *this;
 }
-Op& Op::SetAttrsPerCall() {
+Op& Op::SetAttrsPerCall(std::vector<std::string> keyed_by_value) {
   attrs_per_call_ = true;
+  attrs_keyed_by_value_ = std::move(keyed_by_value);
   return *this;
 }
 

@@ -117,8 +117,11 @@ class Op {
   // Its attribute values change from call to call (an optimizer's rate and
   // step count) and decide neither shapes, dtypes nor the kernel: imperative
   // plans key on the attribute names and parse the values on every call
-  // (executor/imperative.h), so a schedule does not rebuild the plan.
+  // (executor/imperative.h), so a schedule does not rebuild the plan. The
+  // attributes of attrs_keyed_by_value() (a multi_ update's num_weights,
+  // which decides its inputs and outputs) key by value all the same.
   bool attrs_per_call() const { return attrs_per_call_; }
+  const std::vector<std::string>& attrs_keyed_by_value() const { return attrs_keyed_by_value_; }
 
   // Registration (static init only).
   Op& Describe(std::string text);
@@ -144,7 +147,7 @@ class Op {
   Op& SetPrecisionClass(PrecisionClass c);
   Op& SetIndexInputs(std::vector<int> inputs);
   Op& SetLayoutAgnostic();
-  Op& SetAttrsPerCall();
+  Op& SetAttrsPerCall(std::vector<std::string> keyed_by_value = {});
 
  private:
   std::string name_;
@@ -170,6 +173,7 @@ class Op {
   std::vector<int> index_inputs_;
   bool layout_agnostic_ = false;
   bool attrs_per_call_ = false;
+  std::vector<std::string> attrs_keyed_by_value_;
 };
 
 class OpRegistry {

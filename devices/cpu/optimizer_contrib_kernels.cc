@@ -216,6 +216,17 @@ AdamWScalars<C> AdamWScalarsOf(const AdamWParam& p, float rescale) {
   return s;
 }
 
+// A skipped AdamW step: output i holds weight i (input i * stride) unless it
+// is that very array.
+absl::Status KeepWeights(const KernelContext& ctx, int64_t n, int64_t stride) {
+  for (int64_t i = 0; i < n; ++i) {
+    const Tensor& w = ctx.inputs[i * stride];
+    const Tensor& out = ctx.outputs[i];
+    if (out.read_raw_data() != w.read_raw_data()) SYMX_RETURN_IF_ERROR(CopyTensor(w, out));
+  }
+  return absl::OkStatus();
+}
+
 // _adamw_update (weight, grad, mean, var, rescale_grad) and
 // _mp_adamw_update (..., weight32, rescale_grad).
 template <bool kMixed>
@@ -225,8 +236,9 @@ absl::Status AdamW(const KernelContext& ctx) {
   SYMX_RETURN_IF_ERROR(CheckUpdateOperands(ctx, 0, count, kMixed ? 2 : count, ctx.outputs[0], t));
   float rescale = 0;
   SYMX_RETURN_IF_ERROR(ReadRescale(ctx, ctx.inputs[count], &rescale));
-  // An overflowed step (AMP): nothing is written, the output neither.
-  if (!AdamWStepTaken(rescale)) return absl::OkStatus();
+  // An overflowed step (AMP): the weight and states stay; an output that is
+  // not the weight gets the weight (MXNet leaves it unwritten: garbage).
+  if (!AdamWStepTaken(rescale)) return KeepWeights(ctx, 1, count + 1);
   const AdamWParam& param = ctx.param<AdamWParam>();
   AdamWOperands u{&ctx.inputs[0],
                   &ctx.inputs[1],
@@ -298,19 +310,6 @@ absl::Status GroupAdagrad(const KernelContext& ctx) {
 
 // ------------------------------------------------------------ multi-tensor AdamW and LAMB
 
-// Every weight's operands (weight_i, grad_i, mean_i, var_i[, weight32_i])
-// and output, checked before anything is written; weight_i has weight_0's
-// dtype.
-absl::Status CheckMultiOperands(const KernelContext& ctx, int64_t n, bool mixed) {
-  const int stride = mixed ? 5 : 4;
-  const DType t = ctx.inputs[0].dtype();
-  for (int64_t i = 0; i < n; ++i) {
-    SYMX_RETURN_IF_ERROR(
-        CheckUpdateOperands(ctx, i * stride, stride, mixed ? 2 : stride, ctx.outputs[i], t));
-  }
-  return absl::OkStatus();
-}
-
 // _multi_adamw_update and _multi_mp_adamw_update: each weight's AdamW step
 // with its lr, wd and eta, in the multi-tensor kernels' arithmetic. MXNet
 // 1.9.1 copies the float rates into its kernel's float16 or float64 slots
@@ -320,10 +319,10 @@ absl::Status MultiAdamW(const KernelContext& ctx) {
   const AdamWParam& param = ctx.param<AdamWParam>();
   const int64_t n = param.num_weights;
   const int stride = kMixed ? 5 : 4;
-  SYMX_RETURN_IF_ERROR(CheckMultiOperands(ctx, n, kMixed));
+  SYMX_RETURN_IF_ERROR(CheckMultiUpdateOperands(ctx, n, kMixed ? 5 : 4, kMixed ? 2 : 4, 1));
   float rescale = 0;
   SYMX_RETURN_IF_ERROR(ReadRescale(ctx, ctx.inputs[n * stride], &rescale));
-  if (!AdamWStepTaken(rescale)) return absl::OkStatus();
+  if (!AdamWStepTaken(rescale)) return KeepWeights(ctx, n, stride);
   for (int64_t i = 0; i < n; ++i) {
     const int64_t b = i * stride;
     AdamWOperands u{&ctx.inputs[b],
@@ -355,7 +354,7 @@ absl::Status MultiLamb(const KernelContext& ctx) {
   const MultiLambParam& param = ctx.param<MultiLambParam>();
   const int64_t n = param.num_tensors;
   const int stride = kMixed ? 5 : 4;
-  SYMX_RETURN_IF_ERROR(CheckMultiOperands(ctx, n, kMixed));
+  SYMX_RETURN_IF_ERROR(CheckMultiUpdateOperands(ctx, n, kMixed ? 5 : 4, kMixed ? 2 : 4, 0));
   return FloatTypes(ctx, ctx.inputs[0].dtype(), [&](auto tt, auto c) {
     using T = decltype(tt);
     using C = std::conditional_t<kMixed, float, decltype(c)>;

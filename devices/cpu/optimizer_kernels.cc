@@ -104,7 +104,8 @@ absl::Status Update(const KernelContext& ctx, UpdateRule rule, int num_states, b
   const size_t num_low = mixed ? (lamb2 ? 1 : 2) : count;
   SYMX_RETURN_IF_ERROR(CheckUpdateOperands(
       ctx, 0, count, num_low, ctx.outputs[0], ctx.inputs[0].dtype(),
-      lamb2 ? std::initializer_list<size_t>{2, 3} : std::initializer_list<size_t>{}));
+      lamb2 ? std::initializer_list<size_t>{2, 3} : std::initializer_list<size_t>{},
+      rule == UpdateRule::kLambPhase1 && mixed ? DType::kFloat32 : DType::kUnknown));
   Operands u;
   u.weight = &ctx.inputs[0];
   u.grad = &ctx.inputs[1];

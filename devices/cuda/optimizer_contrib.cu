@@ -59,7 +59,15 @@ __global__ void AdamWKernel(AdamWOperands u, AdamWScalars<C> p) {
     default:
       rescale = RescaleOf<float>(u.rescale);
   }
-  if (!AdamWStepTaken(rescale)) return;
+  if (!AdamWStepTaken(rescale)) {
+    // Skipped (AMP overflow): an output that is not the weight gets it.
+    if (u.out != u.weight) {
+      SYMX_GRID_STRIDE(i, u.n) {
+        Store(static_cast<T*>(u.out), i, Load(static_cast<const T*>(u.weight), i));
+      }
+    }
+    return;
+  }
   p.rescale = static_cast<C>(rescale);
   SYMX_GRID_STRIDE(i, u.n) {
     const C w = u.master != nullptr ? static_cast<C>(u.master[i])

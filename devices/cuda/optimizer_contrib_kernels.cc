@@ -186,16 +186,6 @@ absl::Status GroupAdagrad(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-absl::Status CheckMultiOperands(const KernelContext& ctx, int64_t n, bool mixed) {
-  const int stride = mixed ? 5 : 4;
-  const DType t = ctx.inputs[0].dtype();
-  for (int64_t i = 0; i < n; ++i) {
-    SYMX_RETURN_IF_ERROR(
-        CheckUpdateOperands(ctx, i * stride, stride, mixed ? 2 : stride, ctx.outputs[i], t));
-  }
-  return absl::OkStatus();
-}
-
 // As the CPU kernel: rates converted, not copied byte for byte (MXNet's
 // float16/float64 bug); one launch per weight.
 template <bool kMixed>
@@ -204,7 +194,7 @@ absl::Status MultiAdamW(const KernelContext& ctx) {
   const AdamWParam& p = ctx.param<AdamWParam>();
   const int64_t n = p.num_weights;
   const int stride = kMixed ? 5 : 4;
-  SYMX_RETURN_IF_ERROR(CheckMultiOperands(ctx, n, kMixed));
+  SYMX_RETURN_IF_ERROR(CheckMultiUpdateOperands(ctx, n, kMixed ? 5 : 4, kMixed ? 2 : 4, 1));
   SYMX_ASSIGN_OR_RETURN(Elem elem, UpdateElem(ctx, ctx.inputs[0].dtype()));
   const Tensor& rescale = ctx.inputs[n * stride];
   SYMX_ASSIGN_OR_RETURN(Elem rescale_t, RescaleElem(ctx, rescale));
@@ -275,7 +265,7 @@ absl::Status MultiLamb(const KernelContext& ctx) {
   const MultiLambParam& p = ctx.param<MultiLambParam>();
   const int64_t n = p.num_tensors;
   const int stride = kMixed ? 5 : 4;
-  SYMX_RETURN_IF_ERROR(CheckMultiOperands(ctx, n, kMixed));
+  SYMX_RETURN_IF_ERROR(CheckMultiUpdateOperands(ctx, n, kMixed ? 5 : 4, kMixed ? 2 : 4, 0));
   SYMX_ASSIGN_OR_RETURN(Elem elem, UpdateElem(ctx, ctx.inputs[0].dtype()));
   int64_t largest = 0;
   for (int64_t k = 0; k < n; ++k) largest = std::max(largest, ctx.inputs[k * stride].size());

@@ -24,7 +24,8 @@ absl::Status Update(const KernelContext& ctx, UpdateRule rule, int num_states, b
   const Tensor& weight = ctx.inputs[0];
   SYMX_RETURN_IF_ERROR(CheckUpdateOperands(
       ctx, 0, count, num_low, ctx.outputs[0], weight.dtype(),
-      lamb2 ? std::initializer_list<size_t>{2, 3} : std::initializer_list<size_t>{}));
+      lamb2 ? std::initializer_list<size_t>{2, 3} : std::initializer_list<size_t>{},
+      rule == UpdateRule::kLambPhase1 && mixed ? DType::kFloat32 : DType::kUnknown));
   SYMX_ASSIGN_OR_RETURN(Elem elem, FloatElem(ctx, weight.dtype()));
   UpdateOperands u;
   u.rule = rule;

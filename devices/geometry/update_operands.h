@@ -21,10 +21,17 @@ namespace symx {
 // many elements as the weight (those at the offsets in `norms`, LAMB phase
 // 2's r1 and r2, one), the weight's dtype for the first `num_low` and
 // float32 after them; the weight float32, float64 or float16, and `low`'s
-// dtype (a multi_ op's weights share weight_0's).
+// dtype (a multi_ op's weights share weight_0's); `out` of dtype `out_dtype`
+// (unknown: `low`; mp_lamb_update_phase1's direction is float32), as a
+// kernel writes it.
 inline absl::Status CheckUpdateOperands(const KernelContext& ctx, size_t first, size_t count,
                                         size_t num_low, const Tensor& out, DType low,
-                                        std::initializer_list<size_t> norms = {}) {
+                                        std::initializer_list<size_t> norms = {},
+                                        DType out_dtype = DType::kUnknown) {
+  if (first + count > ctx.inputs.size()) {
+    return Fail(
+        ctx, absl::StrCat("expected at least ", first + count, " inputs, got ", ctx.inputs.size()));
+  }
   const Tensor& weight = ctx.inputs[first];
   if (low != DType::kFloat32 && low != DType::kFloat64 && low != DType::kFloat16) {
     return UnsupportedDType(ctx, low);
@@ -46,6 +53,29 @@ inline absl::Status CheckUpdateOperands(const KernelContext& ctx, size_t first, 
   if (out.size() != weight.size()) {
     return Fail(ctx, absl::StrCat("output ", out.DebugString(), " should have ", weight.size(),
                                   " elements"));
+  }
+  const DType want_out = out_dtype == DType::kUnknown ? low : out_dtype;
+  if (out.dtype() != want_out) {
+    return Fail(ctx, absl::StrCat("output is ", DTypeName(out.dtype()), ", expected ",
+                                  DTypeName(want_out)));
+  }
+  return absl::OkStatus();
+}
+
+// A multi-tensor update's operands: n groups of `stride` inputs (the first
+// `num_low` of each in weight_0's dtype, the rest float32) and `extra`
+// inputs after them (AdamW's rescale_grad), n outputs; checked before
+// anything is written.
+inline absl::Status CheckMultiUpdateOperands(const KernelContext& ctx, int64_t n, size_t stride,
+                                             size_t num_low, size_t extra) {
+  if (ctx.inputs.size() != n * stride + extra || ctx.outputs.size() != static_cast<size_t>(n)) {
+    return Fail(ctx,
+                absl::StrCat(n, " weights need ", n * stride + extra, " inputs and ", n,
+                             " outputs, got ", ctx.inputs.size(), " and ", ctx.outputs.size()));
+  }
+  const DType t = ctx.inputs[0].dtype();
+  for (int64_t i = 0; i < n; ++i) {
+    SYMX_RETURN_IF_ERROR(CheckUpdateOperands(ctx, i * stride, stride, num_low, ctx.outputs[i], t));
   }
   return absl::OkStatus();
 }

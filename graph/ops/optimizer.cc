@@ -447,7 +447,7 @@ Op& RegisterMultiUpdate(const std::string& name, const char* file = __builtin_FI
         return pairs;
       })
       .SetNonDifferentiable()
-      .SetAttrsPerCall();
+      .SetAttrsPerCall({"num_weights"});
 }
 
 [[maybe_unused]] const bool multi_registered = [] {

@@ -465,25 +465,29 @@ absl::Status InferMultiShape(const NodeAttrs& attrs, std::vector<Shape>* in,
   return absl::OkStatus();
 }
 
-// weight_i, grad_i and output i share a dtype; the states are float32 in
+// Every weight_i, grad_i and output i share one dtype (the kernel takes
+// weight_0's for all, as MXNet's one-dtype rule); the states are float32 in
 // the mp_ forms, else that dtype too. rescale_grad: MXNet ties it to the
 // weights' dtype (its Python wrapper's float32 array then fails for float16
 // weights); here any float dtype is read, float32 when unknown.
 absl::Status InferMultiType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out,
                             bool mixed, bool lamb) {
   const int stride = Stride(mixed);
+  const int num_low = mixed ? 2 : stride;
+  const int64_t n = NumWeights(attrs, lamb);
   const std::vector<std::string> names = MultiInputNames(attrs, mixed, lamb);
-  for (int64_t i = 0; i < NumWeights(attrs, lamb); ++i) {
-    const int64_t base = i * stride;
-    const int num_low = mixed ? 2 : stride;
-    DType low = (*out)[i];
+  DType low = DType::kUnknown;
+  for (int64_t i = 0; i < n && low == DType::kUnknown; ++i) {
+    if ((*out)[i] != DType::kUnknown) low = (*out)[i];
     for (int k = 0; k < num_low; ++k) {
-      if ((*in)[base + k] != DType::kUnknown) low = (*in)[base + k];
+      if ((*in)[i * stride + k] != DType::kUnknown) low = (*in)[i * stride + k];
     }
+  }
+  for (int64_t i = 0; i < n; ++i) {
     for (int k = 0; k < stride; ++k) {
       const DType want = k < num_low ? low : DType::kFloat32;
       if (want == DType::kUnknown) continue;
-      SYMX_RETURN_IF_ERROR(AssignType(in, base + k, want, "input " + names[base + k]));
+      SYMX_RETURN_IF_ERROR(AssignType(in, i * stride + k, want, "input " + names[i * stride + k]));
     }
     if (low != DType::kUnknown) {
       SYMX_RETURN_IF_ERROR(AssignType(out, i, low, absl::StrCat("output ", i)));
@@ -531,7 +535,7 @@ void RegisterMulti(const char* name, bool mixed, bool lamb, const char* describe
         return pairs;
       })
       .SetNonDifferentiable()
-      .SetAttrsPerCall();
+      .SetAttrsPerCall({lamb ? "num_tensors" : "num_weights"});
 }
 
 [[maybe_unused]] const bool multi_registered = [] {

@@ -15,6 +15,11 @@ def _rescale_array(rescale_grad, ctx):
     return full((1,), rescale_grad, ctx=ctx, dtype="float32")
 
 
+def _tuple(v):
+    """MXNet's tuple attributes take one value for one tensor too."""
+    return tuple(v) if isinstance(v, (list, tuple)) else (v,)
+
+
 def _interleave(*lists):
     return [a for group in zip(*lists) for a in group]
 
@@ -45,8 +50,8 @@ def multi_adamw_update(weights, grads, mean, var, rescale_grad, lrs, wds, etas, 
     rescale = _rescale_array(rescale_grad, weights[0].context)
     inputs = _interleave(weights, grads, mean, var) + [rescale]
     return _nd_ops.invoke("_multi_adamw_update", *inputs, out=out,
-                          num_weights=size or len(weights), lrs=tuple(lrs), wds=tuple(wds),
-                          etas=tuple(etas), name=name, **kwargs)
+                          num_weights=size or len(weights), lrs=_tuple(lrs), wds=_tuple(wds),
+                          etas=_tuple(etas), name=name, **kwargs)
 
 
 def multi_mp_adamw_update(weights, grads, mean, var, weights32, rescale_grad, lrs, wds, etas,
@@ -55,8 +60,8 @@ def multi_mp_adamw_update(weights, grads, mean, var, weights32, rescale_grad, lr
     rescale = _rescale_array(rescale_grad, weights[0].context)
     inputs = _interleave(weights, grads, mean, var, weights32) + [rescale]
     return _nd_ops.invoke("_multi_mp_adamw_update", *inputs, out=out,
-                          num_weights=size or len(weights), lrs=tuple(lrs), wds=tuple(wds),
-                          etas=tuple(etas), name=name, **kwargs)
+                          num_weights=size or len(weights), lrs=_tuple(lrs), wds=_tuple(wds),
+                          etas=_tuple(etas), name=name, **kwargs)
 
 
 def multi_lamb_update(weights, grads, mean, var, step_count, lrs, wds, out=None, num_tensors=0,
@@ -65,8 +70,8 @@ def multi_lamb_update(weights, grads, mean, var, step_count, lrs, wds, out=None,
     inputs = _interleave(weights, grads, mean, var)
     return _nd_ops.invoke("_multi_lamb_update", *inputs, out=out,
                           num_tensors=num_tensors or len(weights),
-                          step_count=tuple(int(s) for s in step_count),
-                          learning_rates=tuple(lrs), wds=tuple(wds), **kwargs)
+                          step_count=_tuple(step_count),
+                          learning_rates=_tuple(lrs), wds=_tuple(wds), **kwargs)
 
 
 def multi_mp_lamb_update(weights, grads, mean, var, weights32, step_count, lrs, wds, out=None,
@@ -76,8 +81,8 @@ def multi_mp_lamb_update(weights, grads, mean, var, weights32, step_count, lrs, 
     inputs = _interleave(weights, grads, mean, var, weights32)
     return _nd_ops.invoke("_multi_mp_lamb_update", *inputs, out=out,
                           num_tensors=num_tensors or len(weights),
-                          step_count=tuple(int(s) for s in step_count),
-                          learning_rates=tuple(lrs), wds=tuple(wds), **kwargs)
+                          step_count=_tuple(step_count),
+                          learning_rates=_tuple(lrs), wds=_tuple(wds), **kwargs)
 
 
 WRAPPERS = (adamw_update, mp_adamw_update, multi_adamw_update, multi_mp_adamw_update,

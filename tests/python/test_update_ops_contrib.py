@@ -179,3 +179,46 @@ def test_symbol_adamw_update_runs_as_the_imperative_one():
     assert not np.array_equal(got, [1.0, -2.0, 0.5])
     mp = mx.sym.contrib.mp_adamw_update(w, g, m, v, mx.sym.Variable("w32"), 1.0, lr=0.1, eta=1.0)
     assert mp.list_auxiliary_states() == ["m", "v", "w32"]
+
+
+def test_a_cached_plan_does_not_hide_a_changed_count():
+    # The multi_ updates' plans key on num_tensors/num_weights: the same
+    # inputs with a larger count are the error a first call gives.
+    arrs = [mx.nd.ones((3,)) for _ in range(4)]
+    mx.nd.contrib.multi_lamb_update([arrs[0]], [arrs[1]], [arrs[2]], [arrs[3]], [1], [0.1],
+                                    [0.0], out=[arrs[0]])
+    with pytest.raises(mx.base.MXNetError, match="weight_1"):
+        mx.nd._internal._multi_lamb_update(*arrs, num_tensors=2, learning_rates=(0.1, 0.1),
+                                           wds=(0, 0), step_count=(1, 1), out=[arrs[0]])
+
+
+def test_a_skipped_adamw_step_returns_the_weight():
+    w = mx.nd.array([1.0, 2.0])
+    out = mx.nd.contrib.adamw_update(w, mx.nd.ones((2,)), mx.nd.zeros((2,)), mx.nd.zeros((2,)),
+                                     0.0, lr=0.1, eta=1.0)
+    np.testing.assert_array_equal(out.asnumpy(), [1.0, 2.0])
+
+
+def test_clip_gradient_zero_clips_to_zero_as_mxnet():
+    w, mean = mx.nd.array([1.0, 2.0]), mx.nd.zeros((2,))
+    mx.nd.contrib.adamw_update(w, mx.nd.ones((2,)), mean, mx.nd.zeros((2,)), 1.0, lr=0.1, eta=1.0,
+                               clip_gradient=0, out=w)
+    np.testing.assert_array_equal(mean.asnumpy(), [0.0, 0.0])
+
+
+def test_multi_updates_infer_one_dtype_for_every_weight():
+    a, b, c, d, e, f, g, h = [mx.sym.Variable(n) for n in "abcdefgh"]
+    sym = mx.sym._internal._multi_lamb_update(a, b, c, d, e, f, g, h, num_tensors=2,
+                                              learning_rates=(0.1, 0.1), wds=(0, 0),
+                                              step_count=(1, 1))
+    args, outs, aux = sym.infer_type(a="float32")
+    assert set(args) | set(outs) | set(aux) == {np.float32}
+    with pytest.raises(mx.base.MXNetError):
+        sym.infer_type(a="float32", e="float16")
+
+
+def test_one_tensor_takes_scalar_rates():
+    w = mx.nd.ones((2,))
+    mx.nd.contrib.multi_lamb_update([w], [mx.nd.ones((2,))], [mx.nd.zeros((2,))],
+                                    [mx.nd.zeros((2,))], step_count=1, lrs=0.1, wds=0.0, out=[w])
+    assert not np.array_equal(w.asnumpy(), [1.0, 1.0])
