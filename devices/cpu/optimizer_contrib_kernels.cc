@@ -96,16 +96,8 @@ absl::Status MultiSumSq(const KernelContext& ctx) {
 }
 
 absl::Status MultiLars(const KernelContext& ctx) {
+  SYMX_RETURN_IF_ERROR(CheckLarsOperands(ctx));
   const Tensor& out = ctx.outputs[0];
-  for (size_t i = 0; i < ctx.inputs.size(); ++i) {
-    const Tensor& t = ctx.inputs[i];
-    if (t.dtype() != DType::kFloat32) return UnsupportedDType(ctx, t.dtype());
-    if (t.size() != out.size()) {
-      return Fail(ctx, absl::StrCat("input ", i, " ", t.DebugString(), " should have ", out.size(),
-                                    " elements"));
-    }
-  }
-  if (out.dtype() != DType::kFloat32) return UnsupportedDType(ctx, out.dtype());
   const LarsParam& p = ctx.param<LarsParam>();
   const float* lrs = ctx.inputs[0].read_data<float>();
   const float* wss = ctx.inputs[1].read_data<float>();

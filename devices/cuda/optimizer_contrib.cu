@@ -3,6 +3,8 @@
 // CPU kernels share (devices/geometry/update_rules_contrib.h), compiled
 // without fused multiply-adds (exact_srcs) so the updates' numbers are the
 // CPU's.
+#include <type_traits>
+
 #include "devices/cuda/block_reduce.cuh"
 #include "devices/cuda/elem_types.cuh"
 #include "devices/cuda/optimizer_contrib_launch.h"
@@ -212,22 +214,47 @@ cudaError_t LaunchLars(const float* lrs, const float* weights_sum_sq, const floa
   return LastLaunchError();
 }
 
-cudaError_t LaunchAdamW(Elem t, const AdamWOperands& u, const AdamWScalars<float>& f,
-                        const AdamWScalars<double>& d, cudaStream_t s) {
-  if (u.n == 0) return cudaSuccess;
-  const bool mp = u.master != nullptr;
+// The (weight, state, compute) types of an update in dtype `t`: float16
+// computes in float; float64 in float with a float32 master copy (mp), else
+// in double; `fn` gets them as a Types value and the matching scalars.
+template <typename T, typename S, typename C>
+struct Types {
+  using Weight = T;
+  using State = S;
+  using Compute = C;
+};
+
+template <typename Fn>
+cudaError_t ByUpdateTypes(Elem t, bool mp, Fn&& fn) {
   switch (t) {
     case Elem::kF32:
-      return LaunchAdamWAs<float, float, float>(u, f, s);
+      return fn(Types<float, float, float>{});
     case Elem::kF64:
-      return mp ? LaunchAdamWAs<double, float, float>(u, f, s)
-                : LaunchAdamWAs<double, double, double>(u, d, s);
+      return mp ? fn(Types<double, float, float>{}) : fn(Types<double, double, double>{});
     case Elem::kF16:
-      return mp ? LaunchAdamWAs<__half, float, float>(u, f, s)
-                : LaunchAdamWAs<__half, __half, float>(u, f, s);
+      return mp ? fn(Types<__half, float, float>{}) : fn(Types<__half, __half, float>{});
     default:
       return cudaErrorInvalidValue;
   }
+}
+
+template <typename C, typename F, typename D>
+const auto& ScalarsFor(const F& f, const D& d) {
+  if constexpr (std::is_same_v<C, double>) {
+    return d;
+  } else {
+    return f;
+  }
+}
+
+cudaError_t LaunchAdamW(Elem t, const AdamWOperands& u, const AdamWScalars<float>& f,
+                        const AdamWScalars<double>& d, cudaStream_t s) {
+  if (u.n == 0) return cudaSuccess;
+  return ByUpdateTypes(t, u.master != nullptr, [&](auto types) {
+    using Ty = decltype(types);
+    using C = typename Ty::Compute;
+    return LaunchAdamWAs<typename Ty::Weight, typename Ty::State, C>(u, ScalarsFor<C>(f, d), s);
+  });
 }
 
 cudaError_t LaunchGroupAdagrad(Elem t, const GroupAdagradOperands& u, cudaStream_t s) {
@@ -251,19 +278,12 @@ cudaError_t LaunchGroupAdagrad(Elem t, const GroupAdagradOperands& u, cudaStream
 cudaError_t LaunchLambDirection(Elem t, const LambOperands& u, const LambScalars<float>& f,
                                 const LambScalars<double>& d, cudaStream_t s) {
   if (u.n == 0) return cudaSuccess;
-  const bool mp = u.master != nullptr;
-  switch (t) {
-    case Elem::kF32:
-      return LaunchLambDirectionAs<float, float, float>(u, f, s);
-    case Elem::kF64:
-      return mp ? LaunchLambDirectionAs<double, float, float>(u, f, s)
-                : LaunchLambDirectionAs<double, double, double>(u, d, s);
-    case Elem::kF16:
-      return mp ? LaunchLambDirectionAs<__half, float, float>(u, f, s)
-                : LaunchLambDirectionAs<__half, __half, float>(u, f, s);
-    default:
-      return cudaErrorInvalidValue;
-  }
+  return ByUpdateTypes(t, u.master != nullptr, [&](auto types) {
+    using Ty = decltype(types);
+    using C = typename Ty::Compute;
+    return LaunchLambDirectionAs<typename Ty::Weight, typename Ty::State, C>(
+        u, ScalarsFor<C>(f, d), s);
+  });
 }
 
 cudaError_t LaunchLambStep(Elem t, const LambOperands& u, const float* sums, float lr,

@@ -93,6 +93,22 @@ inline absl::Status CheckPreloadedRates(const KernelContext& ctx, int64_t n, int
   return absl::OkStatus();
 }
 
+// multi_lars: lrs, weights_sum_sq, grads_sum_sq, wds and the output, float32
+// arrays of one size.
+inline absl::Status CheckLarsOperands(const KernelContext& ctx) {
+  const Tensor& out = ctx.outputs[0];
+  for (size_t i = 0; i < ctx.inputs.size(); ++i) {
+    const Tensor& t = ctx.inputs[i];
+    if (t.dtype() != DType::kFloat32) return UnsupportedDType(ctx, t.dtype());
+    if (t.size() != out.size()) {
+      return Fail(ctx, absl::StrCat("input ", i, " ", t.DebugString(), " should have ", out.size(),
+                                    " elements"));
+    }
+  }
+  if (out.dtype() != DType::kFloat32) return UnsupportedDType(ctx, out.dtype());
+  return absl::OkStatus();
+}
+
 }  // namespace symx
 
 #endif  // SYMX_DEVICES_GEOMETRY_UPDATE_OPERANDS_H_

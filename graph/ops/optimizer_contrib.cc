@@ -401,16 +401,21 @@ std::vector<float> PerWeight(ParamReader* r, const char* key, int64_t n, const c
   return v;
 }
 
+// A multi-tensor op's count (num_weights, num_tensors): MXNet's kernels hold
+// at most `most` and do not check.
+int64_t TensorCount(ParamReader* r, const char* key, int64_t most, const char* what) {
+  const int64_t n = r->Int(key, 1);
+  if (n < 1 || n > most) {
+    r->Fail(key, absl::StrCat("must be in [1, ", most, "] (MXNet's multi-tensor ", what,
+                              " takes at most ", most, " a call)"));
+  }
+  return n;
+}
+
 absl::StatusOr<OpParamPtr> ParseMultiAdamW(const AttrMap& attrs) {
   ParamReader r(attrs);
   auto p = std::make_shared<AdamWParam>();
-  p->num_weights = r.Int("num_weights", 1);
-  // MXNet's kernel holds at most 50 weights and does not check.
-  if (p->num_weights < 1 || p->num_weights > kMaxAdamWWeights) {
-    r.Fail("num_weights", absl::StrCat("must be in [1, ", kMaxAdamWWeights,
-                                       "] (MXNet's multi-tensor AdamW takes at most ",
-                                       kMaxAdamWWeights, " weights a call)"));
-  }
+  p->num_weights = TensorCount(&r, "num_weights", kMaxAdamWWeights, "AdamW");
   p->lrs = PerWeight(&r, "lrs", p->num_weights, "num_weights");
   p->beta1 = F32(r.Float("beta1", 0.9));
   p->beta2 = F32(r.Float("beta2", 0.999));
@@ -424,12 +429,7 @@ absl::StatusOr<OpParamPtr> ParseMultiAdamW(const AttrMap& attrs) {
 absl::StatusOr<OpParamPtr> ParseMultiLamb(const AttrMap& attrs) {
   ParamReader r(attrs);
   auto p = std::make_shared<MultiLambParam>();
-  p->num_tensors = r.Int("num_tensors", 1);
-  if (p->num_tensors < 1 || p->num_tensors > kMaxLambTensors) {
-    r.Fail("num_tensors", absl::StrCat("must be in [1, ", kMaxLambTensors,
-                                       "] (MXNet's multi-tensor LAMB takes at most ",
-                                       kMaxLambTensors, " tensors a call)"));
-  }
+  p->num_tensors = TensorCount(&r, "num_tensors", kMaxLambTensors, "LAMB");
   p->learning_rates = PerWeight(&r, "learning_rates", p->num_tensors, "num_tensors");
   p->beta1 = F32(r.Float("beta1", 0.9));
   p->beta2 = F32(r.Float("beta2", 0.999));
