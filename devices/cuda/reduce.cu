@@ -19,10 +19,10 @@ __global__ void ReduceRowsKernel(Reducer<Acc<T>> r, const T* x, int64_t len, Acc
   using C = Acc<T>;
   const T* row = x + static_cast<int64_t>(blockIdx.x) * len;
   C v = r.Init();
-  for (int64_t l = threadIdx.x; l < len; l += blockDim.x) v = r.Apply(v, Load(row, l));
+  for (int64_t l = threadIdx.x; l < len; l += blockDim.x) v = r.Apply(v, r.Map(Load(row, l)));
   v = BlockReduce(v, r);
   if (threadIdx.x == 0) {
-    C out = r.f == ReduceFn::kSum ? v * scale : v;
+    C out = r.Finish(v, scale);
     if (accumulate) out += Load(y, blockIdx.x);
     Store(y, blockIdx.x, out);
   }
@@ -36,8 +36,8 @@ __global__ void ReduceStridedKernel(Reducer<Acc<T>> r, const T* x, int64_t outer
     const int64_t o = p / inner, i = p % inner;
     const T* base = x + o * len * inner + i;
     C v = r.Init();
-    for (int64_t l = 0; l < len; ++l) v = r.Apply(v, Load(base, l * inner));
-    C out = r.f == ReduceFn::kSum ? v * scale : v;
+    for (int64_t l = 0; l < len; ++l) v = r.Apply(v, r.Map(Load(base, l * inner)));
+    C out = r.Finish(v, scale);
     if (accumulate) out += Load(y, p);
     Store(y, p, out);
   }
@@ -63,7 +63,7 @@ cudaError_t Reduce(ReduceFn f, const T* x, int64_t outer, int64_t len, int64_t i
 
 cudaError_t LaunchReduce(ReduceFn f, Elem t, const void* x, int64_t outer, int64_t len,
                          int64_t inner, double scale, void* y, cudaStream_t s) {
-  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+  SYMX_CUDA_REDUCE_SWITCH(t, f, T, {
     return Reduce<T>(f, static_cast<const T*>(x), outer, len, inner, scale, false,
                      static_cast<T*>(y), s);
   });

@@ -40,24 +40,15 @@ template <typename T>
 __global__ void ReduceStridedKernel(ReduceFn f, const T* x, StridedDims kept, StridedDims red,
                                     int64_t reduced_count, Acc<T> scale, T* y, int64_t outputs) {
   using C = Acc<T>;
+  const Reducer<C> rd{f};
   SYMX_GRID_STRIDE(j, outputs) {
     const T* base = x + Offset(kept, j);
-    C acc;
-    if (f == ReduceFn::kSum) {
-      acc = C(0);
-    } else {
-      acc = f == ReduceFn::kMax ? -C(INFINITY) : C(INFINITY);
-    }
+    C acc = rd.Init();
     for (int64_t r = 0; r < reduced_count; ++r) {
-      const C v = Load(base, Offset(red, r));
-      if (f == ReduceFn::kSum) {
-        acc += v;
-      } else if (v != v || (f == ReduceFn::kMax ? v > acc : v < acc)) {
-        acc = v;
-        if (v != v) break;  // NaN wins
-      }
+      acc = rd.Apply(acc, rd.Map(Load(base, Offset(red, r))));
+      if (acc != acc) break;  // NaN stays NaN in every reduction
     }
-    Store(y, j, f == ReduceFn::kSum ? acc * scale : acc);
+    Store(y, j, rd.Finish(acc, scale));
   }
 }
 
@@ -72,10 +63,10 @@ __global__ void ReduceStridedBlockKernel(ReduceFn f, const T* x, StridedDims kep
   const T* base = x + Offset(kept, blockIdx.x);
   C acc = r.Init();
   for (int64_t k = threadIdx.x; k < reduced_count; k += blockDim.x) {
-    acc = r.Apply(acc, Load(base, Offset(red, k)));
+    acc = r.Apply(acc, r.Map(Load(base, Offset(red, k))));
   }
   acc = BlockReduce(acc, r);
-  if (threadIdx.x == 0) Store(y, blockIdx.x, f == ReduceFn::kSum ? acc * scale : acc);
+  if (threadIdx.x == 0) Store(y, blockIdx.x, r.Finish(acc, scale));
 }
 
 template <typename C>
@@ -116,11 +107,62 @@ __global__ void BroadcastGradKernel(BinaryFn f, bool rhs, const T* g, const T* a
 }
 
 template <typename T>
-__global__ void MaxReduceGradKernel(const T* x, const T* y, const T* g, StridedDims d, T* dx,
-                                    int64_t n) {
+__global__ void ReduceGradKernel(ReduceGradFn f, const T* x, const T* y, const T* g, StridedDims d,
+                                 T* dx, int64_t n) {
+  using C = Acc<T>;
   SYMX_GRID_STRIDE(i, n) {
     const int64_t r = Offset(d, i);
-    Store(dx, i, Load(x, i) == Load(y, r) ? Load(g, r) : Acc<T>(0));
+    const C xi = Load(x, i), yr = Load(y, r), gr = Load(g, r);
+    C v;
+    switch (f) {
+      case ReduceGradFn::kEqual:
+        v = xi == yr ? gr : C(0);
+        break;
+      case ReduceGradFn::kProd:
+        v = gr * (yr / xi);
+        break;
+      case ReduceGradFn::kNanSum:
+        v = gr * (xi != xi ? C(0) : C(1));
+        break;
+      case ReduceGradFn::kNanProd:
+        v = gr * (xi != xi ? C(0) : yr / xi);
+        break;
+      case ReduceGradFn::kNorm1:
+        v = gr * C((xi > C(0)) - (xi < C(0)));
+        break;
+      default:  // kNorm2
+        v = gr * (xi / yr);
+        break;
+    }
+    Store(dx, i, v);
+  }
+}
+
+template <typename T>
+__global__ void VarianceStridedKernel(const T* x, const T* mean, StridedDims kept, StridedDims red,
+                                      int64_t reduced_count, Acc<T> scale, T* y,
+                                      int64_t outputs) {
+  using C = Acc<T>;
+  SYMX_GRID_STRIDE(j, outputs) {
+    const T* base = x + Offset(kept, j);
+    const C m = Load(mean, j);
+    C acc = C(0);
+    for (int64_t r = 0; r < reduced_count; ++r) {
+      const C d = Load(base, Offset(red, r)) - m;
+      acc += d * d;
+    }
+    Store(y, j, acc * scale);
+  }
+}
+
+template <typename T>
+__global__ void MomentsGradKernel(const T* gm, const T* gv, const T* x, const T* mean,
+                                  StridedDims d, Acc<T> inv_n, T* dx, int64_t n) {
+  using C = Acc<T>;
+  SYMX_GRID_STRIDE(i, n) {
+    const int64_t r = Offset(d, i);
+    Store(dx, i,
+          Load(gm, r) * inv_n + Load(gv, r) * (Load(x, i) - Load(mean, r)) * C(2) * inv_n);
   }
 }
 
@@ -162,7 +204,7 @@ cudaError_t LaunchReduceStrided(ReduceFn f, Elem t, const void* x, const Strided
   // A thread per output keeps the GPU busy when there are many outputs; a
   // block per output when there are few, each over many elements.
   const bool per_block = outputs < 4096 && count >= 1024;
-  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+  SYMX_CUDA_REDUCE_SWITCH(t, f, T, {
     if (per_block) {
       ReduceStridedBlockKernel<T><<<static_cast<unsigned>(outputs), kThreads, 0, s>>>(
           f, static_cast<const T*>(x), kept, reduced, count, static_cast<Acc<T>>(scale),
@@ -188,13 +230,39 @@ cudaError_t LaunchBroadcastGradTerms(BinaryFn f, bool rhs, Elem t, const void* g
   return LastLaunchError();
 }
 
-cudaError_t LaunchMaxReduceGrad(Elem t, const void* x, const void* y, const void* g,
-                                const StridedDims& d, void* dx, int64_t n, cudaStream_t s) {
+cudaError_t LaunchReduceGrad(ReduceGradFn f, Elem t, const void* x, const void* y, const void* g,
+                             const StridedDims& d, void* dx, int64_t n, cudaStream_t s) {
   if (n == 0) return cudaSuccess;
   SYMX_CUDA_FLOAT_SWITCH(t, T, {
-    MaxReduceGradKernel<T>
-        <<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(x), static_cast<const T*>(y),
+    ReduceGradKernel<T>
+        <<<GridFor(n), kThreads, 0, s>>>(f, static_cast<const T*>(x), static_cast<const T*>(y),
                                          static_cast<const T*>(g), d, static_cast<T*>(dx), n);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchVarianceStrided(Elem t, const void* x, const void* mean, const StridedDims& kept,
+                                  const StridedDims& reduced, double scale, void* y,
+                                  int64_t outputs, cudaStream_t s) {
+  if (outputs == 0) return cudaSuccess;
+  int64_t count = 1;
+  for (int k = 0; k < reduced.ndim; ++k) count *= reduced.dims[k];
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    VarianceStridedKernel<T><<<GridFor(outputs), kThreads, 0, s>>>(
+        static_cast<const T*>(x), static_cast<const T*>(mean), kept, reduced, count,
+        static_cast<Acc<T>>(scale), static_cast<T*>(y), outputs);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchMomentsGrad(Elem t, const void* gm, const void* gv, const void* x,
+                              const void* mean, const StridedDims& d, double inv_n, void* dx,
+                              int64_t n, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    MomentsGradKernel<T><<<GridFor(n), kThreads, 0, s>>>(
+        static_cast<const T*>(gm), static_cast<const T*>(gv), static_cast<const T*>(x),
+        static_cast<const T*>(mean), d, static_cast<Acc<T>>(inv_n), static_cast<T*>(dx), n);
   });
   return LastLaunchError();
 }
