@@ -290,14 +290,7 @@ class NDArray:
     def __int__(self):
         return int(self.asscalar())
 
-    # --- reductions the engine has no op for yet (host) ---------------------
-    # sum, mean, max, argmax, ... are the fluent methods of their ops.
-    def min(self, axis=None, keepdims=False):
-        return _reduce(self, np.min, axis, keepdims)
-
-    def norm(self):
-        return array([np.sqrt(np.sum(np.square(self.asnumpy(), dtype=np.float64)))],
-                     ctx=self.context, dtype=self._t.dtype)
+    # sum, mean, max, min, norm, argmax, ... are the fluent methods of their ops.
 
     def __repr__(self):
         shape_info = "x".join("%d" % d for d in self.shape)
@@ -310,13 +303,6 @@ class NDArray:
 
 def _rebuild(values, ctx):
     return array(values, ctx=_from_string(ctx), dtype=values.dtype)
-
-
-def _reduce(arr, fn, axis, keepdims):
-    out = np.asarray(fn(arr.asnumpy(), axis=axis, keepdims=keepdims))
-    if out.ndim == 0:
-        out = out.reshape(1)  # MXNet's legacy reductions give shape (1,)
-    return array(out, ctx=arr.context, dtype=arr._t.dtype)
 
 
 # Python operator -> (op on two arrays, op with the scalar on the right, op
