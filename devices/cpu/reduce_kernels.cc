@@ -238,7 +238,9 @@ absl::Status ReduceForward(const KernelContext& ctx, const T* src, T* dst) {
     }
     return absl::OkStatus();
   }
-  const T inv_count = T(1) / static_cast<T>(in.size() / out.size());
+  // Only a mean divides (an int8 count of 256 would be a zero divisor).
+  T inv_count = T(1);
+  if constexpr (K == ReduceKind::kMean) inv_count = T(1) / static_cast<T>(in.size() / out.size());
   // Eigen paths start with a kept group; a leading reduced group gets a kept 1.
   std::vector<int64_t> dims = plan.dims;
   if (plan.reduced[0]) dims.insert(dims.begin(), 1);

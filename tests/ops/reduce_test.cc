@@ -550,6 +550,24 @@ TEST(ReduceKernel, LargeReductionsOnThePool) {
   }
 }
 
+TEST(ReduceKernel, IntegersWrapAroundInTheirTypeAsMXNet) {
+  // MXNet accumulates in the input type: 100 + 100 + 100 in int8 is 44;
+  // 65536 * 65536 * 3 in int32 is 0; 256 int8 ones sum to 0 (and a count of
+  // 256 must not become a zero divisor, which only a mean uses).
+  Tensor a = Tensor::FromVector(Shape{3}, {100, 100, 100}, DType::kInt8);
+  Tensor out = Empty(Shape{1}, DType::kInt8);
+  ASSERT_TRUE(RunKernel("sum", {}, {a}, {out}).ok());
+  EXPECT_EQ(out.ToDoubles(), std::vector<double>{44});
+  Tensor b = Tensor::FromVector(Shape{3}, {65536, 65536, 3}, DType::kInt32);
+  Tensor outb = Empty(Shape{1}, DType::kInt32);
+  ASSERT_TRUE(RunKernel("prod", {}, {b}, {outb}).ok());
+  EXPECT_EQ(outb.ToDoubles(), std::vector<double>{0});
+  Tensor ones = Tensor::FromVector(Shape{2, 256}, std::vector<double>(512, 1.0), DType::kInt8);
+  Tensor outc = Empty(Shape{2}, DType::kInt8);
+  ASSERT_TRUE(RunKernel("sum", {{"axis", "1"}}, {ones}, {outc}).ok());
+  EXPECT_EQ(outc.ToDoubles(), (std::vector<double>{0, 0}));
+}
+
 TEST(ReduceKernel, RejectsBadAxesWithoutCrashing) {
   Tensor x = Tensor::FromVector(Shape{2, 3}, Ramp(6));
   Tensor out = Empty(Shape{2});
