@@ -229,3 +229,16 @@ def test_update_operators_write_their_states_in_place():
     assert s.list_auxiliary_states() == ["m", "v"]
     with pytest.raises(mx.MXNetError, match="lr"):
         mx.nd.sgd_update(w, g)
+
+
+def test_reductions_and_updates_take_mxnets_positional_attributes():
+    x = mx.nd.array([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]])
+    np.testing.assert_array_equal(mx.nd.min(x, 1).asnumpy(), [-2.0, -6.0])
+    np.testing.assert_array_equal(x.prod(0).asnumpy(), [4.0, -10.0, -18.0])
+    np.testing.assert_array_equal(mx.nd.norm(x, 1, 1).asnumpy(), [6.0, 15.0])
+    mean, var = mx.nd.moments(x, (1,))
+    np.testing.assert_allclose(mean.asnumpy(), [2.0 / 3, 1.0], rtol=1e-6)
+    assert mx.sym.min(mx.sym.Variable("d"), 1).infer_shape(d=(2, 3))[1] == [(2,)]
+    w = mx.nd.ones((2,))
+    mx.nd.sgd_update(w, mx.nd.ones((2,)), 0.5, out=w)  # lr positionally
+    np.testing.assert_array_equal(w.asnumpy(), [0.5, 0.5])
