@@ -1,9 +1,10 @@
 #include "train/nd.h"
 
-#include <cmath>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "executor/imperative.h"
 #include "graph/error.h"
 
@@ -29,6 +30,12 @@ void CallInto(const std::string& op, std::vector<Tensor> inputs, AttrMap attrs,
 }
 
 std::string Num(double v) { return absl::StrFormat("%.17g", v); }
+
+std::string Tuple(const std::vector<double>& values) {
+  std::vector<std::string> parts;
+  for (double x : values) parts.push_back(Num(x));
+  return absl::StrCat("(", absl::StrJoin(parts, ","), ")");
+}
 
 Tensor ZerosLike(const Tensor& t) {
   return ValueOrThrow(Tensor::Zeros(t.shape(), t.dtype(), t.ctx()));
@@ -56,14 +63,7 @@ Tensor Abs(const Tensor& x) { return Call("abs", {x}); }
 Tensor Clip(const Tensor& x, double lo, double hi) {
   return Call("clip", {x}, {{"a_min", Num(lo)}, {"a_max", Num(hi)}});
 }
-Tensor Norm(const Tensor& x) {
-  // On the host in double, as the Python front's NDArray.norm (the engine
-  // has no norm operator yet), rounded to x's dtype.
-  double sum = 0;
-  for (double v : x.ToDoubles()) sum += v * v;
-  const Tensor host = Tensor::FromVector(Shape{1}, {std::sqrt(sum)}, x.dtype());
-  return ValueOrThrow(CopyToNew(host, x.ctx(), x.dtype()));
-}
+Tensor Norm(const Tensor& x) { return Call("norm", {x}); }
 void AddInto(const Tensor& x, const Tensor& y) { Call("broadcast_add", {x, y}, {}, x); }
 void SubInto(const Tensor& x, const Tensor& y) { Call("broadcast_sub", {x, y}, {}, x); }
 void MulScalarInto(const Tensor& x, double s) { Call("_mul_scalar", {x}, {{"scalar", Num(s)}}, x); }

@@ -24,6 +24,8 @@ void CallInto(const std::string& op, std::vector<Tensor> inputs, AttrMap attrs,
 // A double as an attribute, exactly (Python's repr of a float reads back to
 // the same double; so does this).
 std::string Num(double v);
+// A tuple attribute of such numbers: "(0.1,0.2)".
+std::string Tuple(const std::vector<double>& values);
 
 Tensor ZerosLike(const Tensor& t);
 Tensor Copy(const Tensor& t);
@@ -43,7 +45,7 @@ Tensor Square(const Tensor& x);
 Tensor Sqrt(const Tensor& x);
 Tensor Abs(const Tensor& x);
 Tensor Clip(const Tensor& x, double lo, double hi);
-// The 2-norm of every element, shape [1] (summed on the host in double).
+// The 2-norm of every element, shape [1] (the norm operator).
 Tensor Norm(const Tensor& x);
 // In place, as x += y, x *= s, x[:] = y.
 void AddInto(const Tensor& x, const Tensor& y);

@@ -1,9 +1,11 @@
 #include "train/optimizer.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <utility>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/error.h"
@@ -30,6 +32,18 @@ std::vector<internal::OptimizerEntry> AllOptimizers() {
 }
 
 }  // namespace
+
+namespace internal {
+
+size_t AggregationSize(size_t fallback, size_t most) {
+  const char* env = std::getenv("MXNET_OPTIMIZER_AGGREGATION_SIZE");
+  int64_t n = static_cast<int64_t>(fallback);
+  if (env != nullptr && !absl::SimpleAtoi(env, &n)) n = static_cast<int64_t>(fallback);
+  if (most > 0) n = std::clamp<int64_t>(n, 1, static_cast<int64_t>(most));
+  return n < 0 ? 0 : static_cast<size_t>(n);
+}
+
+}  // namespace internal
 
 Optimizer::Optimizer(std::string name, const OptimizerOptions& options, double default_lr)
     : options_(options),

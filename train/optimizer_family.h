@@ -3,6 +3,7 @@
 #ifndef SYMX_TRAIN_OPTIMIZER_FAMILY_H_
 #define SYMX_TRAIN_OPTIMIZER_FAMILY_H_
 
+#include <cstddef>
 #include <memory>
 #include <vector>
 
@@ -19,6 +20,11 @@ struct OptimizerEntry {
   const char* name;
   OptimizerMaker make;
 };
+
+// MXNet's MXNET_OPTIMIZER_AGGREGATION_SIZE: how many weights one multi_
+// update takes, `fallback` when unset, clamped to [1, most] when most > 0
+// (LAMB's operator takes 45).
+size_t AggregationSize(size_t fallback, size_t most);
 
 // sgd, ccsgd, nag, signum, lars, dcasgd (optimizers_sgd.cc).
 std::vector<OptimizerEntry> SgdFamily();

@@ -311,8 +311,12 @@ class Ftml : public FusedBase {
   double b1_, b2_, eps_;
 };
 
-// You et al.'s LAMB: lamb_update_phase1's Adam direction, scaled per layer by
-// |w| / |direction| in lamb_update_phase2 (bounded when bounds are given).
+// You et al.'s LAMB as MXNet 1.9.1's: lists (every update the trainer makes)
+// go aggregate_num at a time (MXNET_OPTIMIZER_AGGREGATION_SIZE, default and
+// at most 45) through _multi_lamb_update (_multi_mp_lamb_update for float16
+// with multi_precision); with aggregate_num 1, each weight's
+// lamb_update_phase1 direction scaled by |w| / |direction| in
+// lamb_update_phase2. Bounds, when given, bound |w|.
 class Lamb : public FusedBase {
  public:
   Lamb(const OptimizerOptions& o, double b1, double b2, double eps, std::optional<double> lower,
@@ -323,25 +327,57 @@ class Lamb : public FusedBase {
         eps_(eps),
         lower_(lower),
         upper_(upper),
-        bias_correction_(bias_correction) {}
+        bias_correction_(bias_correction),
+        aggregate_(AggregationSize(45, 45)) {}
+  size_t aggregate_num() const override { return aggregate_ > 1 ? aggregate_ : 0; }
 
  protected:
+  // _multi_mp_lamb_update; one weight at a time steps its float32 copy.
+  bool fused_multi_precision() const override { return aggregate_num() > 0; }
   std::vector<Tensor> CreateState(const Tensor& w) override { return ZeroStates(w, 2); }
-  void Step(int, const Tensor& w, const Tensor& g, std::vector<Tensor>& s,
-            const Rates& r) override {
+  AttrMap Common() const {
     AttrMap a = {{"beta1", nd::Num(b1_)},
                  {"beta2", nd::Num(b2_)},
                  {"epsilon", nd::Num(eps_)},
                  {"bias_correction", bias_correction_ ? "True" : "False"},
-                 {"rescale_grad", nd::Num(options_.rescale_grad)},
-                 {"t", std::to_string(r.t)},
-                 {"wd", nd::Num(r.wd)}};
+                 {"rescale_grad", nd::Num(options_.rescale_grad)}};
     AddClip(a);
+    return a;
+  }
+  void AddBounds(AttrMap& a) const {
+    if (lower_ && *lower_ != 0) a["lower_bound"] = nd::Num(*lower_);
+    if (upper_ && *upper_ != 0) a["upper_bound"] = nd::Num(*upper_);
+  }
+  void Step(int, const Tensor& w, const Tensor& g, std::vector<Tensor>& s,
+            const Rates& r) override {
+    AttrMap a = Common();
+    a["t"] = std::to_string(r.t);
+    a["wd"] = nd::Num(r.wd);
     const Tensor direction = nd::Call("lamb_update_phase1", {w, g, s[0], s[1]}, a);
     AttrMap b = {{"lr", nd::Num(r.lr)}};
-    if (lower_ && *lower_ != 0) b["lower_bound"] = nd::Num(*lower_);
-    if (upper_ && *upper_ != 0) b["upper_bound"] = nd::Num(*upper_);
+    AddBounds(b);
     nd::Call("lamb_update_phase2", {w, direction, nd::Norm(w), nd::Norm(direction)}, b, w);
+  }
+  void StepGroup(const std::vector<int>& ids, const std::vector<Tensor>& ws,
+                 const std::vector<Tensor>& gs, bool multi_precision) override {
+    const std::vector<Rates> rates = GroupRates(ids);
+    std::vector<Tensor> inputs;
+    std::vector<double> lrs, wds, steps;
+    for (size_t k = 0; k < ids.size(); ++k) {
+      Slot& slot = SlotFor(ids[k], ws[k]);
+      inputs.insert(inputs.end(), {ws[k], gs[k], slot.state[0], slot.state[1]});
+      if (multi_precision) inputs.push_back(slot.master);
+      lrs.push_back(rates[k].lr);
+      wds.push_back(rates[k].wd);
+      steps.push_back(static_cast<double>(rates[k].t));
+    }
+    AttrMap a = Common();
+    AddBounds(a);
+    a["num_tensors"] = std::to_string(ids.size());
+    a["learning_rates"] = nd::Tuple(lrs);
+    a["wds"] = nd::Tuple(wds);
+    a["step_count"] = nd::Tuple(steps);
+    nd::CallInto(multi_precision ? "_multi_mp_lamb_update" : "_multi_lamb_update", inputs, a, ws);
   }
   std::string DescribeSettings() const override {
     return absl::StrCat("beta1 ", b1_, ", beta2 ", b2_, ", epsilon ", eps_);
@@ -351,6 +387,7 @@ class Lamb : public FusedBase {
   double b1_, b2_, eps_;
   std::optional<double> lower_, upper_;
   bool bias_correction_;
+  size_t aggregate_;
 };
 
 // Stochastic gradient Langevin dynamics: half a gradient step plus N(0, lr)

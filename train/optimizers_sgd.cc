@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/error.h"
@@ -17,21 +16,6 @@
 
 namespace symx::train::internal {
 namespace {
-
-// MXNet's MXNET_OPTIMIZER_AGGREGATION_SIZE: how many weights one multi_
-// update takes (SGD and LARS default to 4).
-size_t AggregationSize(size_t fallback) {
-  const char* env = std::getenv("MXNET_OPTIMIZER_AGGREGATION_SIZE");
-  int64_t n;
-  if (env == nullptr || !absl::SimpleAtoi(env, &n) || n < 0) return fallback;
-  return static_cast<size_t>(n);
-}
-
-std::string Tuple(const std::vector<double>& v) {
-  std::vector<std::string> parts;
-  for (double x : v) parts.push_back(nd::Num(x));
-  return absl::StrCat("(", absl::StrJoin(parts, ","), ")");
-}
 
 // A momentum buffer, none without momentum (MXNet's create_state).
 std::vector<Tensor> MomentumState(const Tensor& w, double momentum) {
@@ -45,7 +29,7 @@ std::vector<Tensor> MomentumState(const Tensor& w, double momentum) {
 class SgdBase : public Optimizer {
  public:
   SgdBase(const char* name, const OptimizerOptions& o, double momentum)
-      : Optimizer(name, o), momentum_(momentum), aggregate_(AggregationSize(4)) {}
+      : Optimizer(name, o), momentum_(momentum), aggregate_(AggregationSize(4, 0)) {}
   size_t aggregate_num() const override { return aggregate_; }
 
  protected:
@@ -98,8 +82,8 @@ class SgdBase : public Optimizer {
       wds.push_back(rates[k].wd);
     }
     AttrMap attrs = {{"num_weights", std::to_string(ws.size())},
-                     {"lrs", Tuple(lrs)},
-                     {"wds", Tuple(wds)},
+                     {"lrs", nd::Tuple(lrs)},
+                     {"wds", nd::Tuple(wds)},
                      {"rescale_grad", nd::Num(options_.rescale_grad)}};
     if (mom) attrs["momentum"] = nd::Num(Momentum());
     AddClip(attrs);

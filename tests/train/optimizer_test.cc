@@ -358,6 +358,25 @@ TEST(Optimizer, AggregatesInChunksOfTheEnvironmentSize) {
   unsetenv("MXNET_OPTIMIZER_AGGREGATION_SIZE");
 }
 
+TEST(Optimizer, LambListsTakeTheAggregatedOperatorWithThePhasesNumbers) {
+  // Default: _multi_lamb_update over the list (MXNet's Updater path);
+  // MXNET_OPTIMIZER_AGGREGATION_SIZE=1: lamb_update_phase1/2 per weight.
+  std::vector<std::vector<double>> results[2];
+  for (int run = 0; run < 2; ++run) {
+    if (run == 1) setenv("MXNET_OPTIMIZER_AGGREGATION_SIZE", "1", 1);
+    auto lamb = CreateOptimizer("lamb:learning_rate=0.01,wd=0.01,lower_bound=0.1,upper_bound=5");
+    EXPECT_EQ(lamb->aggregate_num(), run == 0 ? 45u : 0u);
+    std::vector<Tensor> ws = {Vec({1.0, -2.0, 0.5}), Vec({0.3, 0.4}), Vec({-1.5})};
+    for (int step = 0; step < 3; ++step) {
+      lamb->Update({0, 1, 2}, ws, {Vec({0.2, 0.1, -0.3}), Vec({-1.0, 0.5}), Vec({0.25})});
+    }
+    for (const Tensor& w : ws) results[run].push_back(w.ToDoubles());
+  }
+  unsetenv("MXNET_OPTIMIZER_AGGREGATION_SIZE");
+  for (size_t k = 0; k < 3; ++k) ExpectNear(Vec(results[0][k]), results[1][k], 1e-6);
+  EXPECT_NE(results[0][0], (std::vector<double>{1.0, -2.0, 0.5}));
+}
+
 TEST(Optimizer, EveryNamedOptimizerSteps) {
   for (const std::string& name : OptimizerNames()) {
     SCOPED_TRACE(name);
