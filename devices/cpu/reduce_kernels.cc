@@ -360,7 +360,17 @@ constexpr bool TakesIntegers(ReduceKind k) {
 
 template <typename T, ReduceKind K>
 absl::Status ForwardT(const KernelContext& ctx) {
-  return ReduceForward<T, K>(ctx, ctx.inputs[0].data<T>(), ctx.outputs[0].data<T>());
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T> && K != ReduceKind::kMax &&
+                K != ReduceKind::kMin) {
+    // Sums and products of signed integers wrap around as MXNet's do (two's
+    // complement) through their unsigned twins: a signed overflow is
+    // undefined in C++ (UBSan stops on it).
+    using U = std::make_unsigned_t<T>;
+    return ReduceForward<U, K>(ctx, reinterpret_cast<const U*>(ctx.inputs[0].data<T>()),
+                               reinterpret_cast<U*>(ctx.outputs[0].data<T>()));
+  } else {
+    return ReduceForward<T, K>(ctx, ctx.inputs[0].data<T>(), ctx.outputs[0].data<T>());
+  }
 }
 
 template <ReduceKind K>
