@@ -16,6 +16,7 @@
 #include "devices/dtype_switch.h"
 #include "devices/geometry/update_operands.h"
 #include "devices/geometry/update_rules_contrib.h"
+#include "devices/geometry/update_scalars_contrib.h"
 #include "graph/op.h"
 #include "graph/ops/optimizer_contrib.h"
 
@@ -196,14 +197,7 @@ void AdamWElements(const KernelContext& ctx, const AdamWScalars<C>& p, const Ada
 
 template <typename C>
 AdamWScalars<C> AdamWScalarsOf(const AdamWParam& p, float rescale) {
-  AdamWScalars<C> s;
-  s.lr = static_cast<C>(p.lr);
-  s.beta1 = static_cast<C>(p.beta1);
-  s.beta2 = static_cast<C>(p.beta2);
-  s.epsilon = static_cast<C>(p.epsilon);
-  s.wd = static_cast<C>(p.wd);
-  s.eta = static_cast<C>(p.eta);
-  s.clip_gradient = static_cast<C>(p.clip_gradient);
+  AdamWScalars<C> s = AdamWScalarsOf<C>(p);
   s.rescale = static_cast<C>(rescale);
   return s;
 }
@@ -362,17 +356,7 @@ absl::Status MultiLamb(const KernelContext& ctx) {
       float* master = kMixed ? ctx.inputs[b + 4].data<float>() : nullptr;
       T* out = ctx.outputs[k].data<T>();
       const float weight_sum_sq = SumOfSquares(w, size);
-      LambScalars<C> p;
-      p.beta1 = static_cast<C>(param.beta1);
-      p.beta2 = static_cast<C>(param.beta2);
-      p.epsilon = static_cast<C>(param.epsilon);
-      p.clip_gradient = static_cast<C>(param.clip_gradient);
-      p.rescale_grad = static_cast<C>(param.rescale_grad);
-      p.wd = static_cast<C>(param.wds[k]);
-      p.bias_correction = param.bias_correction;
-      const C t = static_cast<C>(param.step_count[k]);
-      p.beta1_t = std::pow(p.beta1, t);
-      p.beta2_t = std::pow(p.beta2, t);
+      const LambScalars<C> p = LambScalarsOf<C>(param, k);
       direction.resize(static_cast<size_t>(size));
       ParallelFor(ctx, size, 20.0, [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; ++i) {

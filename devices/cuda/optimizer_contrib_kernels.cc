@@ -13,6 +13,7 @@
 #include "devices/cuda/optimizer_contrib_launch.h"
 #include "devices/geometry/update_operands.h"
 #include "devices/geometry/update_rules_contrib.h"
+#include "devices/geometry/update_scalars_contrib.h"
 #include "graph/op.h"
 #include "graph/ops/optimizer_contrib.h"
 
@@ -101,19 +102,6 @@ absl::Status ResetArrays(const KernelContext& ctx) {
 absl::StatusOr<Elem> RescaleElem(const KernelContext& ctx, const Tensor& t) {
   if (t.size() < 1) return Fail(ctx, "rescale_grad is empty: its first element is the scale");
   return UpdateElem(ctx, t.dtype());
-}
-
-template <typename C>
-AdamWScalars<C> AdamWScalarsOf(const AdamWParam& p) {
-  AdamWScalars<C> s;
-  s.lr = static_cast<C>(p.lr);
-  s.beta1 = static_cast<C>(p.beta1);
-  s.beta2 = static_cast<C>(p.beta2);
-  s.epsilon = static_cast<C>(p.epsilon);
-  s.wd = static_cast<C>(p.wd);
-  s.eta = static_cast<C>(p.eta);
-  s.clip_gradient = static_cast<C>(p.clip_gradient);
-  return s;
 }
 
 // The kernel reads rescale_grad[0] on the device and returns at once when the
@@ -231,22 +219,6 @@ size_t MultiLambWorkspace(const NodeAttrs& attrs, const std::vector<Shape>& in_s
   pieces.Take(static_cast<size_t>(largest) * sizeof(float));
   pieces.Take(2 * sizeof(float));
   return pieces.total();
-}
-
-template <typename C>
-LambScalars<C> LambScalarsOf(const MultiLambParam& p, int64_t k) {
-  LambScalars<C> s;
-  s.beta1 = static_cast<C>(p.beta1);
-  s.beta2 = static_cast<C>(p.beta2);
-  s.epsilon = static_cast<C>(p.epsilon);
-  s.clip_gradient = static_cast<C>(p.clip_gradient);
-  s.rescale_grad = static_cast<C>(p.rescale_grad);
-  s.wd = static_cast<C>(p.wds[k]);
-  s.bias_correction = p.bias_correction;
-  const C t = static_cast<C>(p.step_count[k]);
-  s.beta1_t = std::pow(s.beta1, t);
-  s.beta2_t = std::pow(s.beta2, t);
-  return s;
 }
 
 // As the CPU kernel, tensor by tensor: |w|^2 (from the weight input), the
