@@ -1,11 +1,9 @@
 #include "train/optimizer.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <utility>
 
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/error.h"
@@ -35,10 +33,8 @@ std::vector<internal::OptimizerEntry> AllOptimizers() {
 
 namespace internal {
 
-size_t AggregationSize(size_t fallback, size_t most) {
-  const char* env = std::getenv("MXNET_OPTIMIZER_AGGREGATION_SIZE");
-  int64_t n = static_cast<int64_t>(fallback);
-  if (env != nullptr && !absl::SimpleAtoi(env, &n)) n = static_cast<int64_t>(fallback);
+size_t AggregationSize(const OptimizerOptions& options, size_t fallback, size_t most) {
+  int64_t n = options.aggregate_num.value_or(static_cast<int64_t>(fallback));
   if (most > 0) n = std::clamp<int64_t>(n, 1, static_cast<int64_t>(most));
   return n < 0 ? 0 : static_cast<size_t>(n);
 }
@@ -281,6 +277,7 @@ std::unique_ptr<Optimizer> CreateOptimizer(const std::string& text,
   if (auto v = r.Double("clip_gradient")) o.clip_gradient = *v;
   if (auto v = r.Bool("multi_precision")) o.multi_precision = *v;
   if (auto v = r.Int("begin_num_update")) o.begin_num_update = *v;
+  if (auto v = r.Int("aggregate_num")) o.aggregate_num = *v;
   if (o.lr && !(*o.lr >= 0)) r.Fail("learning_rate", "must not be negative");
   if (!(o.wd >= 0)) r.Fail("wd", "must not be negative");
   if (o.begin_num_update < 0) r.Fail("begin_num_update", "must not be negative");

@@ -41,7 +41,7 @@
 //   its cast back into the weight;
 // - clip_gradient unset is MXNet's None (no clipping).
 // Update with several indices at once is MXNet's Updater with a list: SGD
-// and LARS update groups of aggregate_num (MXNET_OPTIMIZER_AGGREGATION_SIZE,
+// and LARS update groups of aggregate_num (OptimizerOptions::aggregate_num,
 // default 4) weights with one multi_ operator, the others one by one.
 // Errors throw symx::Error naming the optimizer and index.
 #ifndef SYMX_TRAIN_OPTIMIZER_H_
@@ -74,6 +74,10 @@ struct OptimizerOptions {
   // optimizer overwrites it with learning_rate; pass it made with that rate).
   std::shared_ptr<LRScheduler> lr_scheduler;
   uint64_t seed = 0;  // sgld's noise
+  // MXNet's MXNET_OPTIMIZER_AGGREGATION_SIZE, read by the caller (the CLI):
+  // how many weights one aggregated update takes; unset: the optimizer's
+  // default (sgd, lars 4; lamb 45).
+  std::optional<int64_t> aggregate_num;
 };
 
 class Optimizer {

@@ -21,10 +21,10 @@ struct OptimizerEntry {
   OptimizerMaker make;
 };
 
-// MXNet's MXNET_OPTIMIZER_AGGREGATION_SIZE: how many weights one multi_
-// update takes, `fallback` when unset, clamped to [1, most] when most > 0
-// (LAMB's operator takes 45).
-size_t AggregationSize(size_t fallback, size_t most);
+// How many weights one multi_ update takes: options.aggregate_num, or
+// `fallback` when unset, clamped to [1, most] when most > 0 (LAMB's operator
+// takes 45).
+size_t AggregationSize(const OptimizerOptions& options, size_t fallback, size_t most);
 
 // sgd, ccsgd, nag, signum, lars, dcasgd (optimizers_sgd.cc).
 std::vector<OptimizerEntry> SgdFamily();

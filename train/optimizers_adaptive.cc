@@ -328,7 +328,7 @@ class Lamb : public FusedBase {
         lower_(lower),
         upper_(upper),
         bias_correction_(bias_correction),
-        aggregate_(AggregationSize(45, 45)) {}
+        aggregate_(AggregationSize(o, 45, 45)) {}
   size_t aggregate_num() const override { return aggregate_ > 1 ? aggregate_ : 0; }
 
  protected:

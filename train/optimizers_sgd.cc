@@ -29,7 +29,7 @@ std::vector<Tensor> MomentumState(const Tensor& w, double momentum) {
 class SgdBase : public Optimizer {
  public:
   SgdBase(const char* name, const OptimizerOptions& o, double momentum)
-      : Optimizer(name, o), momentum_(momentum), aggregate_(AggregationSize(4, 0)) {}
+      : Optimizer(name, o), momentum_(momentum), aggregate_(AggregationSize(o, 4, 0)) {}
   size_t aggregate_num() const override { return aggregate_; }
 
  protected:

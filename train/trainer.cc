@@ -112,6 +112,7 @@ std::unique_ptr<Optimizer> MakeOptimizer(const TrainOptions& options, int64_t ba
   oo.rescale_grad = 1.0 / static_cast<double>(batch_size);
   if (options.clip_gradient > 0) oo.clip_gradient = options.clip_gradient;
   oo.seed = options.seed;
+  oo.aggregate_num = options.aggregate_num;
   std::unique_ptr<Optimizer> probe = CreateOptimizer(text, oo);
   if (!options.lr_schedule.empty()) {
     // The schedule starts from the optimizer's rate (its own default when

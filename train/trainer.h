@@ -67,6 +67,9 @@ struct TrainOptions {
   // An lr schedule spelled as ParseLRScheduler reads it (lr_scheduler.h),
   // its base rate the optimizer's; empty: a constant rate.
   std::string lr_schedule;
+  // MXNet's MXNET_OPTIMIZER_AGGREGATION_SIZE (the CLI reads it); unset: the
+  // optimizer's default.
+  std::optional<int64_t> aggregate_num;
   // An initializer description for *_weight (see initializer.h): MXNet's
   // train_mnist.py choice by default.
   std::string initializer =

@@ -207,6 +207,8 @@ check 2 "optimizer 'adam' has no setting 'beta3'" -- train --optimizer adam:beta
 check 2 "lr schedule 'factor': step is required" -- train --lr-schedule factor:factor=0.5
 check 2 "unknown lr schedule 'exp'" -- train --lr-schedule exp:step=2
 check 2 "--clip-gradient must be positive" -- train --clip-gradient 0
+MXNET_OPTIMIZER_AGGREGATION_SIZE=x check 2 \
+  "MXNET_OPTIMIZER_AGGREGATION_SIZE must be a count, got 'x'" -- train --epochs 1
 # Another optimizer with a schedule: the report names both.
 out=$("$SYMX" train --epochs 1 --optimizer "nag:momentum=0.8" --lr 0.1 \
   --lr-schedule "multifactor:step=[50,80],factor=0.5" --prefix "$TMP/ckpt_nag" 2>/dev/null)

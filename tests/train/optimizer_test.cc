@@ -338,8 +338,8 @@ TEST(Optimizer, AggregatesInChunksOfTheEnvironmentSize) {
   // weight at a time, which is what the chunking must not change.
   std::vector<Tensor> a, b;
   for (const char* size : {"4", "2", "0"}) {
-    setenv("MXNET_OPTIMIZER_AGGREGATION_SIZE", size, 1);
-    auto sgd = CreateOptimizer("sgd:momentum=0.9,learning_rate=0.1,wd=0.01");
+    auto sgd = CreateOptimizer(
+        absl::StrCat("sgd:momentum=0.9,learning_rate=0.1,wd=0.01,aggregate_num=", size));
     EXPECT_EQ(sgd->aggregate_num(), static_cast<size_t>(std::atoi(size)));
     std::vector<Tensor> ws, gs;
     std::vector<int> ids;
@@ -355,16 +355,16 @@ TEST(Optimizer, AggregatesInChunksOfTheEnvironmentSize) {
       for (int i = 0; i < 5; ++i) ExpectNear(b[i], a[i].ToDoubles(), 0);
     }
   }
-  unsetenv("MXNET_OPTIMIZER_AGGREGATION_SIZE");
 }
 
 TEST(Optimizer, LambListsTakeTheAggregatedOperatorWithThePhasesNumbers) {
   // Default: _multi_lamb_update over the list (MXNet's Updater path);
-  // MXNET_OPTIMIZER_AGGREGATION_SIZE=1: lamb_update_phase1/2 per weight.
+  // aggregate_num 1 (MXNET_OPTIMIZER_AGGREGATION_SIZE=1): the phases per weight.
   std::vector<std::vector<double>> results[2];
   for (int run = 0; run < 2; ++run) {
-    if (run == 1) setenv("MXNET_OPTIMIZER_AGGREGATION_SIZE", "1", 1);
-    auto lamb = CreateOptimizer("lamb:learning_rate=0.01,wd=0.01,lower_bound=0.1,upper_bound=5");
+    OptimizerOptions o;
+    if (run == 1) o.aggregate_num = 1;
+    auto lamb = CreateOptimizer("lamb:learning_rate=0.01,wd=0.01,lower_bound=0.1,upper_bound=5", o);
     EXPECT_EQ(lamb->aggregate_num(), run == 0 ? 45u : 0u);
     std::vector<Tensor> ws = {Vec({1.0, -2.0, 0.5}), Vec({0.3, 0.4}), Vec({-1.5})};
     for (int step = 0; step < 3; ++step) {
@@ -372,7 +372,6 @@ TEST(Optimizer, LambListsTakeTheAggregatedOperatorWithThePhasesNumbers) {
     }
     for (const Tensor& w : ws) results[run].push_back(w.ToDoubles());
   }
-  unsetenv("MXNET_OPTIMIZER_AGGREGATION_SIZE");
   for (size_t k = 0; k < 3; ++k) ExpectNear(Vec(results[0][k]), results[1][k], 1e-6);
   EXPECT_NE(results[0][0], (std::vector<double>{1.0, -2.0, 0.5}));
 }

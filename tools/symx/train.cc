@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <iomanip>
 #include <sstream>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -118,6 +120,16 @@ train::TrainOptions ParseTrainFlags(const std::vector<std::string>& args) {
   if (auto v = single("--dtype")) {
     o.dtype =
         ParseDTypeChoiceFlag("--dtype", *v, {DType::kFloat32, DType::kFloat16, DType::kBFloat16});
+  }
+  // MXNet's variable, as its Updater reads it (how many weights one
+  // aggregated update takes).
+  if (const char* env = std::getenv("MXNET_OPTIMIZER_AGGREGATION_SIZE")) {
+    int64_t n;
+    if (!absl::SimpleAtoi(env, &n) || n < 0) {
+      throw UsageError(
+          absl::StrCat("MXNET_OPTIMIZER_AGGREGATION_SIZE must be a count, got '", env, "'"));
+    }
+    o.aggregate_num = n;
   }
   // The optimizer and schedule spellings are checked now, before any data
   // is read (an unknown name or setting is a usage error naming it).
