@@ -5,6 +5,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "graph/shape.h"
 
@@ -42,7 +43,35 @@ bool ParseFloatText(absl::string_view s, double* out) {
   return absl::SimpleAtod(s, out) && !std::isnan(*out);
 }
 
+// The record RecordParams fills on this thread, if it is running.
+thread_local ParamRecord* g_record = nullptr;
+
+std::string TupleText(const std::vector<int64_t>& t) {
+  return absl::StrCat("(", absl::StrJoin(t, ", "), ")");
+}
+
+std::string FloatText(double v) { return absl::StrFormat("%.17g", v); }
+
 }  // namespace
+
+bool ParamReader::Recording() { return g_record != nullptr; }
+
+void ParamReader::Note(absl::string_view key, bool required, std::string default_text) {
+  for (const ParamSpec& s : g_record->specs) {
+    if (s.key == key) return;  // asked twice (e.g. Enum with a default asks Enum)
+  }
+  g_record->specs.push_back(ParamSpec{std::string(key), required, std::move(default_text)});
+}
+
+ParamRecord RecordParams(const std::function<absl::StatusOr<OpParamPtr>(const AttrMap&)>& parse,
+                         const AttrMap& attrs) {
+  ParamRecord record;
+  ParamRecord* outer = g_record;
+  g_record = &record;
+  (void)parse(attrs);
+  g_record = outer;
+  return record;
+}
 
 const std::string* ParamReader::Lookup(absl::string_view key, bool required) {
   known_.insert(std::string(key));
@@ -58,20 +87,29 @@ const std::string* ParamReader::Lookup(absl::string_view key, bool required) {
 }
 
 void ParamReader::Bad(absl::string_view key, const std::string& value, absl::string_view expected) {
+  if (Recording()) {
+    g_record->refused.push_back(absl::StrCat(key, ": \"", value, "\" (expected ", expected, ")"));
+  }
   if (!error_.ok()) return;
   error_ = absl::InvalidArgumentError(absl::StrCat("invalid value for attribute '", key, "': \"",
                                                    value, "\" (expected ", expected, ")"));
 }
 
 void ParamReader::Fail(absl::string_view key, absl::string_view why) {
-  if (!error_.ok()) return;
   auto it = attrs_.find(std::string(key));
   std::string value = it == attrs_.end() ? "" : it->second;
+  // A check of a value that was never given (a required one, missing) is not
+  // a refusal of a spelling.
+  if (Recording() && it != attrs_.end()) {
+    g_record->refused.push_back(absl::StrCat(key, ": \"", value, "\" (", why, ")"));
+  }
+  if (!error_.ok()) return;
   error_ = absl::InvalidArgumentError(
       absl::StrCat("invalid value for attribute '", key, "': \"", value, "\" (", why, ")"));
 }
 
 int64_t ParamReader::Int(absl::string_view key) {
+  if (Recording()) Note(key, true, "");
   const std::string* v = Lookup(key, true);
   int64_t out = 0;
   if (v && !ParseIntText(*v, &out)) Bad(key, *v, "an integer");
@@ -79,6 +117,7 @@ int64_t ParamReader::Int(absl::string_view key) {
 }
 
 int64_t ParamReader::Int(absl::string_view key, int64_t def) {
+  if (Recording()) Note(key, false, absl::StrCat(def));
   const std::string* v = Lookup(key, false);
   if (!v) return def;
   int64_t out = def;
@@ -87,6 +126,7 @@ int64_t ParamReader::Int(absl::string_view key, int64_t def) {
 }
 
 std::optional<int64_t> ParamReader::OptionalInt(absl::string_view key) {
+  if (Recording()) Note(key, false, "None");
   const std::string* v = Lookup(key, false);
   if (!v || *v == "None") return std::nullopt;
   int64_t out = 0;
@@ -94,7 +134,17 @@ std::optional<int64_t> ParamReader::OptionalInt(absl::string_view key) {
   return out;
 }
 
+std::optional<int64_t> ParamReader::OptionalInt(absl::string_view key, std::optional<int64_t> def) {
+  if (Recording()) Note(key, false, def ? absl::StrCat(*def) : "None");
+  if (attrs_.find(std::string(key)) == attrs_.end()) {
+    known_.insert(std::string(key));
+    return def;
+  }
+  return OptionalInt(key);
+}
+
 double ParamReader::Float(absl::string_view key) {
+  if (Recording()) Note(key, true, "");
   const std::string* v = Lookup(key, true);
   double out = 0;
   if (v && !ParseFloatText(*v, &out)) Bad(key, *v, "a number");
@@ -102,6 +152,7 @@ double ParamReader::Float(absl::string_view key) {
 }
 
 double ParamReader::Float(absl::string_view key, double def) {
+  if (Recording()) Note(key, false, FloatText(def));
   const std::string* v = Lookup(key, false);
   if (!v) return def;
   double out = def;
@@ -110,6 +161,7 @@ double ParamReader::Float(absl::string_view key, double def) {
 }
 
 double ParamReader::FloatOrNan(absl::string_view key, double def) {
+  if (Recording()) Note(key, false, FloatText(def));
   const std::string* v = Lookup(key, false);
   if (!v) return def;
   const std::string lower = absl::AsciiStrToLower(absl::StripAsciiWhitespace(*v));
@@ -120,6 +172,7 @@ double ParamReader::FloatOrNan(absl::string_view key, double def) {
 }
 
 std::optional<double> ParamReader::OptionalFloat(absl::string_view key) {
+  if (Recording()) Note(key, false, "None");
   const std::string* v = Lookup(key, false);
   if (!v || *v == "None") return std::nullopt;
   double out = 0;
@@ -128,6 +181,7 @@ std::optional<double> ParamReader::OptionalFloat(absl::string_view key) {
 }
 
 bool ParamReader::Bool(absl::string_view key, bool def) {
+  if (Recording()) Note(key, false, def ? "1" : "0");
   const std::string* v = Lookup(key, false);
   if (!v) return def;
   bool out = def;
@@ -135,12 +189,24 @@ bool ParamReader::Bool(absl::string_view key, bool def) {
   return out;
 }
 
+bool ParamReader::BoolOrNone(absl::string_view key, bool def) {
+  if (Recording()) Note(key, false, def ? "1" : "0");
+  auto it = attrs_.find(std::string(key));
+  if (it != attrs_.end() && it->second == "None") {
+    known_.insert(std::string(key));
+    return def;
+  }
+  return Bool(key, def);
+}
+
 std::string ParamReader::String(absl::string_view key, absl::string_view def) {
+  if (Recording()) Note(key, false, std::string(def));
   const std::string* v = Lookup(key, false);
   return v ? *v : std::string(def);
 }
 
 std::string ParamReader::Enum(absl::string_view key, const std::vector<std::string>& choices) {
+  if (Recording()) Note(key, true, "");
   const std::string* v = Lookup(key, true);
   if (!v) return choices.empty() ? "" : choices[0];
   for (const std::string& c : choices) {
@@ -152,6 +218,7 @@ std::string ParamReader::Enum(absl::string_view key, const std::vector<std::stri
 
 std::string ParamReader::Enum(absl::string_view key, const std::vector<std::string>& choices,
                               absl::string_view def) {
+  if (Recording()) Note(key, false, std::string(def));
   if (attrs_.find(std::string(key)) == attrs_.end()) {
     known_.insert(std::string(key));
     return std::string(def);
@@ -160,6 +227,7 @@ std::string ParamReader::Enum(absl::string_view key, const std::vector<std::stri
 }
 
 std::vector<int64_t> ParamReader::Tuple(absl::string_view key) {
+  if (Recording()) Note(key, true, "");
   const std::string* v = Lookup(key, true);
   if (!v) return {};
   absl::StatusOr<std::vector<int64_t>> t = ParseIntTuple(*v);
@@ -171,6 +239,7 @@ std::vector<int64_t> ParamReader::Tuple(absl::string_view key) {
 }
 
 std::vector<int64_t> ParamReader::Tuple(absl::string_view key, const std::vector<int64_t>& def) {
+  if (Recording()) Note(key, false, TupleText(def));
   if (attrs_.find(std::string(key)) == attrs_.end()) {
     known_.insert(std::string(key));
     return def;
@@ -179,6 +248,7 @@ std::vector<int64_t> ParamReader::Tuple(absl::string_view key, const std::vector
 }
 
 std::optional<std::vector<int64_t>> ParamReader::OptionalTuple(absl::string_view key) {
+  if (Recording()) Note(key, false, "None");
   const std::string* v = Lookup(key, false);
   if (!v || *v == "None") return std::nullopt;
   absl::StatusOr<std::vector<int64_t>> t = ParseIntTuple(*v);
@@ -191,6 +261,11 @@ std::optional<std::vector<int64_t>> ParamReader::OptionalTuple(absl::string_view
 
 std::vector<double> ParamReader::FloatTuple(absl::string_view key,
                                             const std::vector<double>& def) {
+  if (Recording()) {
+    std::vector<std::string> parts;
+    for (double d : def) parts.push_back(FloatText(d));
+    Note(key, false, absl::StrCat("(", absl::StrJoin(parts, ", "), ")"));
+  }
   const std::string* v = Lookup(key, false);
   if (!v) return def;
   absl::StatusOr<std::vector<double>> t = ParseFloatTuple(*v);
@@ -201,7 +276,23 @@ std::vector<double> ParamReader::FloatTuple(absl::string_view key,
   return *t;
 }
 
+std::vector<double> ParamReader::FloatTuple(absl::string_view key) {
+  if (Recording()) Note(key, true, "");
+  if (!Lookup(key, true)) return {};
+  return FloatTuple(key, {});
+}
+
+DType ParamReader::Dtype(absl::string_view key, DType def) {
+  if (Recording()) Note(key, false, std::string(DTypeName(def)));
+  if (attrs_.find(std::string(key)) == attrs_.end()) {
+    known_.insert(std::string(key));
+    return def;
+  }
+  return Dtype(key);
+}
+
 DType ParamReader::Dtype(absl::string_view key) {
+  if (Recording()) Note(key, true, "");
   const std::string* v = Lookup(key, true);
   if (!v) return DType::kUnknown;
   absl::StatusOr<DType> t = ParseDType(*v);
@@ -213,6 +304,7 @@ DType ParamReader::Dtype(absl::string_view key) {
 }
 
 std::optional<DType> ParamReader::OptionalDtype(absl::string_view key) {
+  if (Recording()) Note(key, false, "None");
   const std::string* v = Lookup(key, false);
   if (!v || *v == "None") return std::nullopt;
   absl::StatusOr<DType> t = ParseDType(*v);
@@ -224,6 +316,11 @@ std::optional<DType> ParamReader::OptionalDtype(absl::string_view key) {
 }
 
 absl::StatusOr<OpParamPtr> ParamReader::Finish(OpParamPtr param) {
+  if (Recording()) {
+    for (const auto& [key, value] : attrs_) {
+      if (!IsDunderKey(key) && !known_.count(key)) g_record->unknown.push_back(key);
+    }
+  }
   if (!error_.ok()) return error_;
   for (const auto& [key, value] : attrs_) {
     if (IsDunderKey(key) || known_.count(key)) continue;

@@ -16,6 +16,7 @@
 #define SYMX_GRAPH_PARAM_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -29,6 +30,22 @@
 #include "graph/dtype.h"
 
 namespace symx {
+
+// What a parse function asks for, recorded by RecordParams below: the
+// parameter's key, whether it is required, and its default as text ("None"
+// for an optional value without one). The op registry coverage test compares
+// these with MXNet's registry (tools/registry).
+struct ParamSpec {
+  std::string key;
+  bool required = false;
+  std::string default_text;
+};
+
+struct ParamRecord {
+  std::vector<ParamSpec> specs;      // in the order the parse function asked
+  std::vector<std::string> refused;  // "key: message" for each value it refused
+  std::vector<std::string> unknown;  // keys of the attributes it never asked for
+};
 
 // Base of every op's parameter struct. Immutable once parsed.
 struct OpParam {
@@ -45,6 +62,8 @@ class ParamReader {
   int64_t Int(absl::string_view key, int64_t def);
   // "None" or absent -> nullopt.
   std::optional<int64_t> OptionalInt(absl::string_view key);
+  // "None" -> nullopt; absent -> def (MXNet's "int or None, default=-1").
+  std::optional<int64_t> OptionalInt(absl::string_view key, std::optional<int64_t> def);
   double Float(absl::string_view key);
   double Float(absl::string_view key, double def);
   // Float, but "nan" is a value too (the scalar of x * nan: MXNet computes
@@ -52,6 +71,8 @@ class ParamReader {
   double FloatOrNan(absl::string_view key, double def);
   std::optional<double> OptionalFloat(absl::string_view key);
   bool Bool(absl::string_view key, bool def);
+  // MXNet's "boolean or None": "None" or absent -> def.
+  bool BoolOrNone(absl::string_view key, bool def);
   std::string String(absl::string_view key, absl::string_view def);
   // One of `choices`.
   std::string Enum(absl::string_view key, const std::vector<std::string>& choices);
@@ -64,7 +85,9 @@ class ParamReader {
   std::optional<std::vector<int64_t>> OptionalTuple(absl::string_view key);
   // "(0.5, 1)", "[2]", "0.5", "()". Absent -> def.
   std::vector<double> FloatTuple(absl::string_view key, const std::vector<double>& def);
+  std::vector<double> FloatTuple(absl::string_view key);  // required
   DType Dtype(absl::string_view key);
+  DType Dtype(absl::string_view key, DType def);
   std::optional<DType> OptionalDtype(absl::string_view key);
 
   // Adds an error (e.g. a range check) about `key`.
@@ -75,12 +98,22 @@ class ParamReader {
 
  private:
   const std::string* Lookup(absl::string_view key, bool required);
+  // Records `key` when RecordParams is running on this thread.
+  static bool Recording();
+  static void Note(absl::string_view key, bool required, std::string default_text);
   void Bad(absl::string_view key, const std::string& value, absl::string_view expected);
 
   const AttrMap& attrs_;
   std::set<std::string, std::less<>> known_;
   absl::Status error_;
 };
+
+// Runs `parse` on `attrs` and records every parameter it asks for, every value
+// it refuses (all of them, not only the first) and every key it does not know.
+// A missing required value is not recorded as refused. Not for the hot path:
+// the recording is per thread and costs string formatting.
+ParamRecord RecordParams(const std::function<absl::StatusOr<OpParamPtr>(const AttrMap&)>& parse,
+                         const AttrMap& attrs);
 
 // Parse function for ops without parameters: any non-hidden key is an error.
 absl::StatusOr<OpParamPtr> ParseNoParams(const AttrMap& attrs);

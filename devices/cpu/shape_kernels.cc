@@ -1,6 +1,6 @@
 // CPU kernels for the data-movement ops: the reshape family (Flatten, Reshape,
 // expand_dims, squeeze, _backward_reshape), transpose, and the join/split ops
-// (Concat, SliceChannel, slice_axis and their backward ops).
+// (Concat, _rnn_param_concat, SliceChannel, slice_axis and their backward ops).
 //
 // None of them computes, so all work on every dtype by moving bytes: the
 // reshape family is a memcpy (nothing when the executor ran it in place),
@@ -413,6 +413,7 @@ void ConcatChannelsLast(const NodeAttrs& attrs, const std::vector<Shape>& in,
 SYMX_REGISTER_KERNEL("Concat", kCPU, .fn = Concat, .channels_last = ConcatChannelsLast,
                      .channels_last_tied = true);
 SYMX_REGISTER_KERNEL("_backward_Concat", kCPU, ConcatBackward);
+SYMX_REGISTER_KERNEL("_rnn_param_concat", kCPU, Concat);
 SYMX_REGISTER_KERNEL("SliceChannel", kCPU, SliceChannel);
 SYMX_REGISTER_KERNEL("_backward_SliceChannel", kCPU, SliceChannelBackward);
 SYMX_REGISTER_KERNEL("slice_axis", kCPU, SliceAxis);

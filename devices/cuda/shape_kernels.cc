@@ -130,6 +130,7 @@ absl::Status SliceAxisBackward(const KernelContext& ctx) { return SliceAxisImpl(
 SYMX_REGISTER_KERNEL("transpose", kGPU, Transpose);
 SYMX_REGISTER_KERNEL("Concat", kGPU, Concat);
 SYMX_REGISTER_KERNEL("_backward_Concat", kGPU, ConcatBackward);
+SYMX_REGISTER_KERNEL("_rnn_param_concat", kGPU, Concat);
 SYMX_REGISTER_KERNEL("SliceChannel", kGPU, SliceChannel);
 SYMX_REGISTER_KERNEL("_backward_SliceChannel", kGPU, SliceChannelBackward);
 SYMX_REGISTER_KERNEL("slice_axis", kGPU, SliceAxis);

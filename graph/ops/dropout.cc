@@ -26,7 +26,7 @@ absl::StatusOr<OpParamPtr> ParseDropout(const AttrMap& attrs) {
   param->mode = r.Enum("mode", {"training", "always"}, "training");
   param->axes = r.Tuple("axes", {});
   // MXNet declares cudnn_off as an optional bool, so "None" may appear in saved graphs.
-  if (r.String("cudnn_off", "None") != "None") param->cudnn_off = r.Bool("cudnn_off", false);
+  param->cudnn_off = r.BoolOrNone("cudnn_off", false);
   return r.Finish(std::move(param));
 }
 

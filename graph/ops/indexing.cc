@@ -103,8 +103,7 @@ SYMX_REGISTER_OP("one_hot")
 absl::StatusOr<OpParamPtr> ParsePick(const AttrMap& attrs) {
   ParamReader r(attrs);
   auto p = std::make_shared<PickParam>();
-  p->axis = r.OptionalInt("axis");
-  if (attrs.find("axis") == attrs.end()) p->axis = -1;
+  p->axis = r.OptionalInt("axis", -1);
   p->keepdims = r.Bool("keepdims", false);
   p->mode = ToMode(r.Enum("mode", {"clip", "wrap"}, "clip"));
   return r.Finish(std::move(p));
@@ -259,7 +258,7 @@ absl::StatusOr<OpParamPtr> ParseEmbedding(const AttrMap& attrs) {
   if (p->input_dim < 1) r.Fail("input_dim", "must be > 0");
   p->output_dim = r.Int("output_dim");
   if (p->output_dim < 1) r.Fail("output_dim", "must be > 0");
-  p->dtype = r.OptionalDtype("dtype").value_or(DType::kFloat32);
+  p->dtype = r.Dtype("dtype", DType::kFloat32);
   p->sparse_grad = r.Bool("sparse_grad", false);
   return r.Finish(std::move(p));
 }

@@ -324,7 +324,7 @@ absl::StatusOr<OpParamPtr> ParseMultiUpdate(const AttrMap& attrs, const MultiUpd
   if (!l.preloaded) {
     for (const char* key : {"lrs", "wds"}) {
       std::vector<float>& v = std::string(key) == "lrs" ? p->lrs : p->wds;
-      for (double x : r.FloatTuple(key, {})) v.push_back(F32(x));
+      for (double x : r.FloatTuple(key)) v.push_back(F32(x));
       if (static_cast<int64_t>(v.size()) != p->num_weights) {
         r.Fail(key,
                absl::StrCat("must hold num_weights (", p->num_weights, ") values, not ", v.size()));

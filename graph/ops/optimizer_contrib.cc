@@ -394,7 +394,7 @@ std::vector<std::string> MultiInputNames(const NodeAttrs& attrs, bool mixed, boo
 // A float tuple with one value per weight.
 std::vector<float> PerWeight(ParamReader* r, const char* key, int64_t n, const char* count_key) {
   std::vector<float> v;
-  for (double x : r->FloatTuple(key, {})) v.push_back(F32(x));
+  for (double x : r->FloatTuple(key)) v.push_back(F32(x));
   if (static_cast<int64_t>(v.size()) != n) {
     r->Fail(key, absl::StrCat("must hold ", count_key, " (", n, ") values, not ", v.size()));
   }
@@ -440,7 +440,7 @@ absl::StatusOr<OpParamPtr> ParseMultiLamb(const AttrMap& attrs) {
   p->upper_bound = F32(r.Float("upper_bound", -1.0));
   p->clip_gradient = F32(r.Float("clip_gradient", -1.0));
   p->bias_correction = r.Bool("bias_correction", true);
-  p->step_count = r.Tuple("step_count", {});
+  p->step_count = r.Tuple("step_count");
   if (static_cast<int64_t>(p->step_count.size()) != p->num_tensors) {
     r.Fail("step_count", absl::StrCat("must hold num_tensors (", p->num_tensors, ") values, not ",
                                       p->step_count.size()));

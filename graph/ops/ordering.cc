@@ -51,19 +51,12 @@ DType DTypeOf(const std::string& name) {
   return d.ok() ? *d : DType::kFloat32;
 }
 
-// Axis attributes default to -1 when absent and are None when given as "None".
-std::optional<int64_t> AxisOrDefault(ParamReader* r, const AttrMap& attrs) {
-  std::optional<int64_t> axis = r->OptionalInt("axis");
-  if (attrs.find("axis") == attrs.end()) axis = -1;
-  return axis;
-}
-
 // ----------------------------------------------------------------------------- sort/argsort/topk
 
 absl::StatusOr<OpParamPtr> ParseSort(const AttrMap& attrs) {
   ParamReader r(attrs);
   auto p = std::make_shared<TopKParam>();
-  p->axis = AxisOrDefault(&r, attrs);
+  p->axis = r.OptionalInt("axis", -1);  // -1 when absent, None when "None"
   p->is_ascend = r.Bool("is_ascend", true);
   p->k = 0;
   p->ret = TopKReturn::kValue;
@@ -74,7 +67,7 @@ absl::StatusOr<OpParamPtr> ParseSort(const AttrMap& attrs) {
 absl::StatusOr<OpParamPtr> ParseArgsort(const AttrMap& attrs) {
   ParamReader r(attrs);
   auto p = std::make_shared<TopKParam>();
-  p->axis = AxisOrDefault(&r, attrs);
+  p->axis = r.OptionalInt("axis", -1);
   p->is_ascend = r.Bool("is_ascend", true);
   p->dtype = DTypeOf(r.Enum("dtype", kIndexDTypes, "float32"));
   p->k = 0;
@@ -85,7 +78,7 @@ absl::StatusOr<OpParamPtr> ParseArgsort(const AttrMap& attrs) {
 absl::StatusOr<OpParamPtr> ParseTopK(const AttrMap& attrs) {
   ParamReader r(attrs);
   auto p = std::make_shared<TopKParam>();
-  p->axis = AxisOrDefault(&r, attrs);
+  p->axis = r.OptionalInt("axis", -1);
   p->k = r.Int("k", 1);
   const std::string ret = r.Enum("ret_typ", {"both", "indices", "mask", "value"}, "indices");
   p->ret = ret == "both"    ? TopKReturn::kBoth

@@ -158,9 +158,10 @@ std::vector<NodeEntry> ROIAlignGradient(const NodePtr& node, const std::vector<N
 
 // "(4, 8, 16, 32)", "[0.5,1,2]", "2": a non-empty tuple of positive floats;
 // absent keeps *out (the default).
+// `*out` holds the default on entry.
 void ReadFloatTuple(ParamReader* r, const AttrMap& attrs, const char* key,
                     std::vector<float>* out) {
-  const std::vector<double> v = r->FloatTuple(key, {});
+  const std::vector<double> v = r->FloatTuple(key, std::vector<double>(out->begin(), out->end()));
   if (!attrs.count(key)) return;
   const std::string& text = attrs.at(key);
   if (v.empty()) {

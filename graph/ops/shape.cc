@@ -1,5 +1,6 @@
 // The shape family: ops that view, permute, join or cut arrays (Flatten,
-// Reshape, expand_dims, squeeze, transpose, Concat, SliceChannel, slice_axis),
+// Reshape, expand_dims, squeeze, transpose, Concat and _rnn_param_concat,
+// SliceChannel, slice_axis),
 // with their backward ops.
 //
 // Registers the ops that only change how an array's elements are viewed: Flatten, Reshape,
@@ -662,6 +663,45 @@ absl::Status InferConcat(const NodeAttrs& attrs, std::vector<Shape>* in, std::ve
   return absl::OkStatus();
 }
 
+// _rnn_param_concat: Gluon's RNN layers join their flattened weights and
+// biases with it into the RNN op's one `parameters` input. It is Concat, but
+// the output's size (known from the RNN op) also settles two inputs of unknown
+// size, shared equally, as MXNet's RNNParamConcatShape does.
+absl::Status InferRnnParamConcat(const NodeAttrs& attrs, std::vector<Shape>* in,
+                                 std::vector<Shape>* out) {
+  SYMX_RETURN_IF_ERROR(InferConcat(attrs, in, out));
+  const Shape& o = (*out)[0];
+  if (!o.ndim_known() || o.ndim() == 0) return absl::OkStatus();
+  int axis = 0;
+  SYMX_RETURN_IF_ERROR(NormalizeAxis(Param<ConcatParam>(attrs).dim, o.ndim(), "dim", &axis));
+  if (!o.dim_known(axis)) return absl::OkStatus();
+  std::vector<size_t> unknown;
+  int64_t sum = 0;
+  for (size_t i = 0; i < in->size(); ++i) {
+    const Shape& s = (*in)[i];
+    if (!s.ndim_known() || !s.dim_known(axis)) {
+      unknown.push_back(i);
+    } else {
+      sum += s[axis];
+    }
+  }
+  if (unknown.size() < 2) return absl::OkStatus();  // InferConcat settled one
+  const int64_t residual = o[axis] - sum;
+  if (unknown.size() > 2 || residual < 0 || residual % 2 != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "_rnn_param_concat: ", unknown.size(), " inputs of unknown size cannot share the ",
+        residual, " elements the output ", o.ToString(), " leaves along dim ", axis,
+        " (MXNet infers one input, or two of equal size)"));
+  }
+  for (size_t i : unknown) {
+    Shape s = o;
+    if ((*in)[i].ndim_known()) s = (*in)[i];
+    s[axis] = residual / 2;
+    SYMX_RETURN_IF_ERROR(AssignShape(in, i, s, absl::StrCat("input arg", i)));
+  }
+  return absl::OkStatus();
+}
+
 std::vector<NodeEntry> ConcatGradient(const NodePtr& node,
                                       const std::vector<NodeEntry>& out_grads) {
   if (!out_grads[0].node) return std::vector<NodeEntry>(node->inputs.size());
@@ -829,6 +869,16 @@ SYMX_REGISTER_OP("Concat")
     .SetVariadic("num_args")
     .SetInputNames([](const NodeAttrs& attrs) { return NumberedNames("arg", ConcatCount(attrs)); })
     .SetInferShape(InferConcat)
+    .SetGradient(ConcatGradient);
+
+SYMX_REGISTER_OP("_rnn_param_concat")
+    .Describe(
+        "Concat for the weights of Gluon's RNN layers: the output's size also settles two "
+        "inputs of unknown size.")
+    .SetParse(ParseConcat)
+    .SetVariadic("num_args")
+    .SetInputNames([](const NodeAttrs& attrs) { return NumberedNames("arg", ConcatCount(attrs)); })
+    .SetInferShape(InferRnnParamConcat)
     .SetGradient(ConcatGradient);
 
 static Op& symx_backward_concat_registration =

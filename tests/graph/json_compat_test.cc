@@ -82,6 +82,25 @@ TEST(JsonCompatTest, OneCustomNodeNamesItsOpType) {
       << err;
 }
 
+// Each kind of operator that exists only inside MXNet gets its reason.
+TEST(JsonCompatTest, MxnetInternalSparseAndImageOpsNameTheirReason) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"_contrib_backward_quadratic", "MXNet's own machinery inserts"},
+      {"_grad_add", "MXNet's own machinery inserts"},
+      {"_CustomFunction", "Python callback operator"},
+      {"_cvimdecode", "image file decoding"},
+      {"cast_storage", "sparse (CSR / row_sparse) storage"},
+      {"_contrib_dgl_subgraph", "DGL graphs"},
+      {"_contrib_calibrate_entropy", "calibration step"},
+  };
+  for (const auto& [op, reason] : cases) {
+    const std::string err = LoadError(Model({Var("data"), Op(op, "node")}, 1));
+    EXPECT_NE(err.find("operator '" + op + "' cannot run outside MXNet: "), std::string::npos)
+        << err;
+    EXPECT_NE(err.find(reason), std::string::npos) << op << ": " << err;
+  }
+}
+
 TEST(JsonCompatTest, PythonTwoLongShapesAreRead) {
   Symbol s = Symbol::FromJson(
       Model({Var("data", "{\"__shape__\": \"(1L, 3L, 224L, 224L)\"}"), Op("relu", "r")}, 1));

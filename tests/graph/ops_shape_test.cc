@@ -355,6 +355,24 @@ TEST(ConcatTest, PartialInference) {
   EXPECT_EQ(Infer("Concat", {{"num_args", "2"}}, {Shape(), Shape()}).out[0], Shape());
 }
 
+// Gluon's RNN layers: the RNN's parameter count settles one or two inputs.
+TEST(RnnParamConcatTest, TheOutputSettlesTwoInputsEqually) {
+  const AttrMap three = {{"num_args", "3"}, {"dim", "0"}};
+  ShapeResult r = Infer("_rnn_param_concat", three, {Shape{12}, Shape(), Shape{U}}, {Shape{40}});
+  EXPECT_EQ(r.in[1], (Shape{14}));
+  EXPECT_EQ(r.in[2], (Shape{14}));
+  r = Infer("_rnn_param_concat", three, {Shape{12}, Shape{6}, Shape()}, {Shape{40}});
+  EXPECT_EQ(r.in[2], (Shape{22}));
+  r = Infer("_rnn_param_concat", three, {Shape{12}, Shape{6}, Shape{2}});
+  EXPECT_EQ(r.out[0], (Shape{20}));
+  EXPECT_CONTAINS(
+      InferError("_rnn_param_concat", three, {Shape{12}, Shape(), Shape()}, {Shape{41}}),
+      "cannot share the 29 elements");
+  EXPECT_CONTAINS(InferError("_rnn_param_concat", {{"num_args", "3"}, {"dim", "0"}},
+                             {Shape(), Shape(), Shape()}, {Shape{40}}),
+                  "3 inputs of unknown size");
+}
+
 TEST(ConcatTest, Errors) {
   EXPECT_CONTAINS(InferError("Concat", {{"num_args", "2"}}, {Shape{2, 3}, Shape{3, 5}}),
                   "input arg1");

@@ -120,5 +120,46 @@ TEST(ParamReaderTest, ErrorsNameKeyAndValue) {
   EXPECT_FALSE(flag.ok());
 }
 
+// The accessors with MXNet-style defaults: "None" and absent differ for
+// OptionalInt(key, def); BoolOrNone takes "None" as the default.
+TEST(ParamReaderTest, DefaultsOfOptionalValues) {
+  AttrMap none = {{"axis", "None"}, {"flag", "None"}};
+  ParamReader r(none);
+  EXPECT_EQ(r.OptionalInt("axis", -1), std::nullopt);
+  EXPECT_TRUE(r.BoolOrNone("flag", true));
+  EXPECT_EQ(r.Dtype("dtype", DType::kFloat32), DType::kFloat32);
+  EXPECT_TRUE(r.Finish(std::make_shared<OpParam>()).ok());
+  AttrMap absent;
+  ParamReader a(absent);
+  EXPECT_EQ(a.OptionalInt("axis", -1), -1);
+  EXPECT_FALSE(a.BoolOrNone("flag", false));
+  EXPECT_TRUE(a.FloatTuple("lrs").empty());
+  EXPECT_NE(a.Finish(std::make_shared<OpParam>())
+                .status()
+                .message()
+                .find("required attribute 'lrs' is missing"),
+            absl::string_view::npos);
+}
+
+// RecordParams sees every key, default, refusal and unknown key.
+TEST(ParamReaderTest, RecordParamsRecordsWhatTheParserAsks) {
+  ParamRecord rec = RecordParams(ParseTest, {{"f", "x"}, {"b", "maybe"}, {"zz", "1"}});
+  ASSERT_EQ(rec.specs.size(), 5u);
+  EXPECT_EQ(rec.specs[0].key, "n");
+  EXPECT_TRUE(rec.specs[0].required);
+  EXPECT_EQ(rec.specs[1].key, "f");
+  EXPECT_EQ(rec.specs[1].default_text, "0.5");
+  EXPECT_EQ(rec.specs[2].default_text, "0");
+  EXPECT_EQ(rec.specs[3].default_text, "x");
+  EXPECT_EQ(rec.specs[4].default_text, "(1, 1)");
+  // Both bad values, not only the first; the missing 'n' is no refusal.
+  ASSERT_EQ(rec.refused.size(), 2u);
+  EXPECT_EQ(rec.refused[0].substr(0, 2), "f:");
+  EXPECT_EQ(rec.refused[1].substr(0, 2), "b:");
+  EXPECT_EQ(rec.unknown, std::vector<std::string>{"zz"});
+  // Outside RecordParams nothing is recorded and parsing is unchanged.
+  EXPECT_TRUE(ParseTest({{"n", "1"}}).ok());
+}
+
 }  // namespace
 }  // namespace symx

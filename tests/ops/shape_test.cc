@@ -157,7 +157,7 @@ TEST(ShapeConformance, Transpose) {
 
 // ----------------------------------------------------------------------------- Concat & co
 
-OpCase ConcatCase(std::vector<Shape> shapes, int64_t dim) {
+OpCase ConcatCase(std::vector<Shape> shapes, int64_t dim, const std::string& op = "Concat") {
   auto ref = [dim](const std::vector<Values>& in, const std::vector<Shape>& shapes) {
     const int n = shapes[0].ndim();
     const int ax = Norm(dim, n);
@@ -174,9 +174,9 @@ OpCase ConcatCase(std::vector<Shape> shapes, int64_t dim) {
     }
     return std::vector<Values>{out};
   };
-  std::string name = "Concat dim " + std::to_string(dim);
+  std::string name = op + " dim " + std::to_string(dim);
   for (const Shape& s : shapes) name += " " + s.ToString();
-  return Movement(name, "Concat",
+  return Movement(name, op,
                   {{"dim", std::to_string(dim)}, {"num_args", std::to_string(shapes.size())}},
                   shapes, ref);
 }
@@ -189,6 +189,12 @@ TEST(ShapeConformance, Concat) {
   CheckOp(ConcatCase({Shape{4}}, 0));
   CheckOp(ConcatCase({Shape{2, 0, 3}, Shape{2, 2, 3}}, 1));
   CheckOp(ConcatCase({Shape{0, 3}, Shape{0, 2}}, 1));
+}
+
+// Gluon's RNN layers join their flattened weights with it; it computes as Concat.
+TEST(ShapeConformance, RnnParamConcat) {
+  CheckOp(ConcatCase({Shape{6}, Shape{4}, Shape{3}}, 0, "_rnn_param_concat"));
+  CheckOp(ConcatCase({Shape{2, 3}, Shape{1, 3}}, 0, "_rnn_param_concat"));
 }
 
 OpCase SliceChannelCase(const Shape& s, int64_t k, int64_t axis, bool squeeze) {

@@ -23,6 +23,11 @@ def _shape_cases():
     out.append(Case("transpose_default", mx.sym.transpose(d), {"data": (2, 3, 4)}))
     out.append(Case("transpose_axes", mx.sym.transpose(d, axes=(1, 0, 2)), {"data": (2, 3, 4)}))
     out.append(Case("Concat_dim1", mx.sym.Concat(d, d * 2, dim=1), {"data": (2, 3)}))
+    out.append(Case("rnn_param_concat",
+                    mx.sym._internal._rnn_param_concat(
+                        d, mx.sym._internal._mul_scalar(d, scalar=2, name="twice"), V("w"),
+                        dim=0, num_args=3, name="params"),
+                    {"data": (6,), "w": (4,)}))
     out.append(Case("SliceChannel", mx.sym.SliceChannel(d, num_outputs=3, axis=1),
                     {"data": (2, 6, 2)}))
     out.append(Case("SliceChannel_squeeze",
