@@ -199,6 +199,12 @@ bool ParamReader::BoolOrNone(absl::string_view key, bool def) {
   return Bool(key, def);
 }
 
+std::string ParamReader::String(absl::string_view key) {
+  if (Recording()) Note(key, true, "");
+  const std::string* v = Lookup(key, true);
+  return v ? *v : std::string();
+}
+
 std::string ParamReader::String(absl::string_view key, absl::string_view def) {
   if (Recording()) Note(key, false, std::string(def));
   const std::string* v = Lookup(key, false);

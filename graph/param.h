@@ -74,6 +74,7 @@ class ParamReader {
   // MXNet's "boolean or None": "None" or absent -> def.
   bool BoolOrNone(absl::string_view key, bool def);
   std::string String(absl::string_view key, absl::string_view def);
+  std::string String(absl::string_view key);  // required
   // One of `choices`.
   std::string Enum(absl::string_view key, const std::vector<std::string>& choices);
   std::string Enum(absl::string_view key, const std::vector<std::string>& choices,

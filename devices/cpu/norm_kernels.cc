@@ -1,4 +1,5 @@
-// CPU kernels of the norm family (graph/ops/norm.cc): BatchNorm, LayerNorm,
+// CPU kernels of the norm family (graph/ops/norm.cc): BatchNorm (and BatchNorm_v1,
+// _contrib_SyncBatchNorm, _contrib_BatchNormWithReLU), LayerNorm,
 // L2Normalization, InstanceNorm and GroupNorm, with their backward ops.
 //
 // CPU kernels for BatchNorm and LayerNorm, forward and backward.
@@ -579,6 +580,26 @@ absl::Status LayerNormBackward(const KernelContext& ctx) {
   SYMX_FLOAT_SWITCH(ctx, ctx.inputs[1].dtype(), T, return LayerNormBackwardT<T>(ctx));
 }
 
+// _contrib_SyncBatchNorm: BatchNorm wherever it needs no other device's statistics.
+absl::Status SyncBatchNormForward(const KernelContext& ctx) {
+  SYMX_RETURN_IF_ERROR(
+      CheckSyncBatchNormRunnable(ctx.param<SyncBatchNormParam>(), ctx.is_train, ctx.Where()));
+  return BatchNormForward(ctx);
+}
+
+// _contrib_BatchNormWithReLU: BatchNorm, then relu in place (NaN passing, as relu).
+absl::Status BatchNormReluForward(const KernelContext& ctx) {
+  SYMX_RETURN_IF_ERROR(BatchNormForward(ctx));
+  SYMX_FLOAT_SWITCH(ctx, ctx.outputs[0].dtype(), T, {
+    T* y = ctx.outputs[0].data<T>();
+    const int64_t n = ctx.outputs[0].size();
+    for (int64_t i = 0; i < n; ++i) {
+      if (y[i] < T(0)) y[i] = T(0);
+    }
+    return absl::OkStatus();
+  });
+}
+
 }  // namespace
 
 #ifdef SYMX_WITH_ONEDNN
@@ -596,6 +617,20 @@ SYMX_REGISTER_KERNEL("_backward_BatchNorm", kCPU, .fn = BatchNormBackward,
                      .prepare = kBatchNormBackwardPrepare,
                      .channels_last = BatchNormBackwardChannelsLast, .channels_last_tied = true,
                      .widening = HalfWidening::kFloat16AndBFloat16);
+// BatchNorm's variants (graph/ops/norm.cc) run its kernels.
+SYMX_REGISTER_KERNEL("BatchNorm_v1", kCPU, .fn = BatchNormForward, .prepare = kBatchNormPrepare,
+                     .channels_last = BatchNormChannelsLast, .channels_last_tied = true,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("_contrib_SyncBatchNorm", kCPU, .fn = SyncBatchNormForward,
+                     .prepare = kBatchNormPrepare, .channels_last = BatchNormChannelsLast,
+                     .channels_last_tied = true, .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("_backward_SyncBatchNorm", kCPU, .fn = BatchNormBackward,
+                     .prepare = kBatchNormBackwardPrepare,
+                     .channels_last = BatchNormBackwardChannelsLast, .channels_last_tied = true,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("_contrib_BatchNormWithReLU", kCPU, .fn = BatchNormReluForward,
+                     .prepare = kBatchNormPrepare, .channels_last = BatchNormChannelsLast,
+                     .channels_last_tied = true, .widening = HalfWidening::kFloat16AndBFloat16);
 SYMX_REGISTER_KERNEL("LayerNorm", kCPU, .fn = LayerNormForward,
                      .widening = HalfWidening::kFloat16AndBFloat16);
 SYMX_REGISTER_KERNEL("_backward_LayerNorm", kCPU, .fn = LayerNormBackward,

@@ -1,4 +1,5 @@
-// CUDA kernels of the norm family (graph/ops/norm.cc): BatchNorm, GroupNorm,
+// CUDA kernels of the norm family (graph/ops/norm.cc): BatchNorm (and BatchNorm_v1,
+// _contrib_SyncBatchNorm, _contrib_BatchNormWithReLU), GroupNorm,
 // InstanceNorm, L2Normalization, LayerNorm, with their backward ops.
 //
 // CUDA kernels of LayerNorm, InstanceNorm, GroupNorm and L2Normalization (and
@@ -6,13 +7,14 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "devices/geometry/axis_layout.h"
+#include "devices/cuda/elemwise_launch.h"
 #include "devices/cuda/kernel_util.h"
-#include "devices/kernel.h"
+#include "devices/cuda/norm_launch.h"
+#include "devices/geometry/axis_layout.h"
 #include "devices/geometry/pool_geom.h"
+#include "devices/kernel.h"
 #include "graph/infer_util.h"
 #include "graph/ops/norm.h"
-#include "devices/cuda/norm_launch.h"
 
 namespace symx {
 namespace cuda {
@@ -82,10 +84,32 @@ absl::Status BatchNormBackward(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// _contrib_SyncBatchNorm: BatchNorm wherever it needs no other device's statistics.
+absl::Status SyncBatchNorm(const KernelContext& ctx) {
+  SYMX_RETURN_IF_ERROR(
+      CheckSyncBatchNormRunnable(ctx.param<SyncBatchNormParam>(), ctx.is_train, ctx.Where()));
+  return BatchNorm(ctx);
+}
+
+// _contrib_BatchNormWithReLU: BatchNorm, then relu in place.
+absl::Status BatchNormRelu(const KernelContext& ctx) {
+  SYMX_RETURN_IF_ERROR(BatchNorm(ctx));
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& y = ctx.outputs[0];
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, y.dtype()));
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchUnary(UnaryFn::kRelu, t, y.raw_data(), y.raw_data(), y.size(), device->stream()));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 SYMX_REGISTER_KERNEL("BatchNorm", kGPU, BatchNorm);
 SYMX_REGISTER_KERNEL("_backward_BatchNorm", kGPU, BatchNormBackward);
+SYMX_REGISTER_KERNEL("BatchNorm_v1", kGPU, BatchNorm);
+SYMX_REGISTER_KERNEL("_contrib_SyncBatchNorm", kGPU, SyncBatchNorm);
+SYMX_REGISTER_KERNEL("_backward_SyncBatchNorm", kGPU, BatchNormBackward);
+SYMX_REGISTER_KERNEL("_contrib_BatchNormWithReLU", kGPU, BatchNormRelu);
 
 }  // namespace cuda
 

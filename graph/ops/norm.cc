@@ -2,7 +2,13 @@
 // L2Normalization, with their backward ops.
 //
 // Registers BatchNorm (moving statistics as aux states, batch mean/var as hidden outputs)
-// and _backward_BatchNorm.
+// and _backward_BatchNorm, and its variants: MXNet's legacy BatchNorm_v1 (channel axis 1,
+// eps a float), _contrib_SyncBatchNorm (on one device, or in inference, BatchNorm; with
+// ndev > 1 MXNet sums the batch statistics over devices, which symx refuses in training
+// rather than compute per-device statistics), and _contrib_BatchNormWithReLU (relu of
+// BatchNorm's output, in one kernel). MXNet's BatchNorm_v1 and SyncBatchNorm update the
+// moving statistics in their backward pass; symx does it in the training forward pass, as
+// for BatchNorm, which leaves the same values after every forward-and-backward step.
 //
 // Registers LayerNorm (normalization over one axis, with hidden mean/std outputs) and
 // _backward_LayerNorm.
@@ -41,6 +47,17 @@
 #include "graph/shape.h"
 
 namespace symx {
+
+absl::Status CheckSyncBatchNormRunnable(const SyncBatchNormParam& p, bool is_train,
+                                        const std::string& where) {
+  if (!is_train || p.use_global_stats || p.ndev <= 1) return absl::OkStatus();
+  return absl::UnimplementedError(absl::StrCat(
+      where, ": _contrib_SyncBatchNorm with ndev=", p.ndev, " (key '", p.key,
+      "') sums its batch statistics over ", p.ndev,
+      " devices in training, which symx does not do yet; it runs in inference (is_train=False "
+      "or use_global_stats=True), and with ndev=1 it trains as BatchNorm"));
+}
+
 namespace {
 
 absl::StatusOr<OpParamPtr> ParseBatchNorm(const AttrMap& attrs) {
@@ -134,40 +151,105 @@ absl::Status BatchNormInferType(const NodeAttrs& attrs, std::vector<DType>* in,
   return absl::OkStatus();
 }
 
-std::vector<NodeEntry> BatchNormGradient(const NodePtr& node,
-                                         const std::vector<NodeEntry>& ograds) {
-  // Gradients flowing into the mean/var outputs are ignored, as MXNet does.
-  if (!ograds[0].node) return std::vector<NodeEntry>(node->inputs.size());
-  const std::vector<NodeEntry>& x = node->inputs;
-  std::vector<NodeEntry> grads =
-      MakeBackwardNode("_backward_BatchNorm", node,
-                       {ograds[0], x[0], x[1], x[2], Out(node, 1), Out(node, 2), x[3], x[4]});
-  grads.resize(node->inputs.size());  // aux states get no gradient
-  return grads;
+// The gradient through `backward_op` (BatchNorm's backward kernels, under the
+// name whose parse function reads the forward node's attributes). With
+// `relu`, the output gradient first goes through the relu of the output.
+GradientFn BatchNormGradient(std::string backward_op, bool relu = false) {
+  return [backward_op, relu](const NodePtr& node,
+                             const std::vector<NodeEntry>& ograds) -> std::vector<NodeEntry> {
+    // Gradients flowing into the mean/var outputs are ignored, as MXNet does.
+    if (!ograds[0].node) return std::vector<NodeEntry>(node->inputs.size());
+    const std::vector<NodeEntry>& x = node->inputs;
+    NodeEntry g = ograds[0];
+    if (relu) {
+      // g * (y > 0), from forward ops so inference sizes it like any other node.
+      NodeEntry mask = MakeInternalEntry("_greater_scalar", node->name() + "_relu_mask",
+                                         {Out(node, 0)}, {{"scalar", "0"}});
+      g = MakeInternalEntry("elemwise_mul", node->name() + "_relu_backward", {g, mask});
+    }
+    std::vector<NodeEntry> grads = MakeBackwardNode(
+        backward_op, node, {g, x[0], x[1], x[2], Out(node, 1), Out(node, 2), x[3], x[4]});
+    grads.resize(node->inputs.size());  // aux states get no gradient
+    return grads;
+  };
 }
 
-SYMX_REGISTER_OP("BatchNorm")
-    .SetPrecisionClass(PrecisionClass::kFloat32)
-    .Describe(
-        "Batch normalization over all axes but `axis`; keeps moving_mean/moving_var "
-        "as auxiliary states. Outputs mean and var are hidden unless output_mean_var.")
-    .SetParse(ParseBatchNorm)
-    .SetInputNames({"data", "gamma", "beta", "moving_mean", "moving_var"})
-    .SetAuxInputs([](const NodeAttrs&) {
-      return std::vector<int>{3, 4};
-    })
-    .SetOutputNames({"output", "mean", "var"})
-    .SetNumVisibleOutputs([](const NodeAttrs& attrs) {
-      return Param<BatchNormParam>(attrs).output_mean_var ? 3 : 1;
-    })
-    // Moving statistics start as mean 0, variance 1 (MXNet's initializer hints).
-    .SetInputVarAttrs([](const NodeAttrs&, int input, AttrMap* var_attrs) {
-      if (input == 3) var_attrs->emplace("__init__", "[\"zero\", {}]");
-      if (input == 4) var_attrs->emplace("__init__", "[\"one\", {}]");
-    })
-    .SetInferShape(BatchNormInferShape)
-    .SetInferType(BatchNormInferType)
-    .SetGradient(BatchNormGradient);
+// The legacy BatchNorm_v1: channel axis 1, eps a float (1e-3f).
+absl::StatusOr<OpParamPtr> ParseBatchNormV1(const AttrMap& attrs) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<BatchNormParam>();
+  p->eps = r.Float("eps", static_cast<double>(1e-3f));
+  if (p->eps < 0) r.Fail("eps", "must be >= 0");
+  p->momentum = r.Float("momentum", 0.9);
+  p->fix_gamma = r.Bool("fix_gamma", true);
+  p->use_global_stats = r.Bool("use_global_stats", false);
+  p->output_mean_var = r.Bool("output_mean_var", false);
+  return r.Finish(std::move(p));
+}
+
+absl::StatusOr<OpParamPtr> ParseSyncBatchNorm(const AttrMap& attrs) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<SyncBatchNormParam>();
+  p->eps = r.Float("eps", static_cast<double>(1e-3f));
+  if (p->eps < 0) r.Fail("eps", "must be >= 0");
+  p->momentum = r.Float("momentum", 0.9);
+  p->fix_gamma = r.Bool("fix_gamma", true);
+  p->use_global_stats = r.Bool("use_global_stats", false);
+  p->output_mean_var = r.Bool("output_mean_var", false);
+  p->ndev = r.Int("ndev", 1);
+  if (p->ndev < 1) r.Fail("ndev", "must be >= 1 (the devices sharing the batch statistics)");
+  p->key = r.String("key");
+  return r.Finish(std::move(p));
+}
+
+// The schema every BatchNorm variant shares but its name, parse and gradient.
+Op& RegisterBatchNormLike(const std::string& name, ParseFn parse, GradientFn gradient,
+                          const char* description, const char* file = __builtin_FILE()) {
+  return OpRegistry::Global()
+      .Register(name, file)
+      .SetPrecisionClass(PrecisionClass::kFloat32)
+      .Describe(description)
+      .SetParse(std::move(parse))
+      .SetInputNames({"data", "gamma", "beta", "moving_mean", "moving_var"})
+      .SetAuxInputs([](const NodeAttrs&) {
+        return std::vector<int>{3, 4};
+      })
+      .SetOutputNames({"output", "mean", "var"})
+      .SetNumVisibleOutputs([](const NodeAttrs& attrs) {
+        return Param<BatchNormParam>(attrs).output_mean_var ? 3 : 1;
+      })
+      // Moving statistics start as mean 0, variance 1 (MXNet's initializer hints).
+      .SetInputVarAttrs([](const NodeAttrs&, int input, AttrMap* var_attrs) {
+        if (input == 3) var_attrs->emplace("__init__", "[\"zero\", {}]");
+        if (input == 4) var_attrs->emplace("__init__", "[\"one\", {}]");
+      })
+      .SetInferShape(BatchNormInferShape)
+      .SetInferType(BatchNormInferType)
+      .SetGradient(std::move(gradient));
+}
+
+Op& batch_norm_v1_registration = RegisterBatchNormLike(
+    "BatchNorm_v1", ParseBatchNormV1, BatchNormGradient("_backward_BatchNorm"),
+    "MXNet's legacy batch normalization: BatchNorm over channel axis 1.");
+
+Op& sync_batch_norm_registration = RegisterBatchNormLike(
+    "_contrib_SyncBatchNorm", ParseSyncBatchNorm, BatchNormGradient("_backward_SyncBatchNorm"),
+    "BatchNorm whose batch statistics MXNet sums over ndev devices; with ndev > 1 symx runs it "
+    "in inference only.");
+
+Op& backward_sync_batch_norm_registration = RegisterBackwardOp(
+    "_backward_SyncBatchNorm", ParseSyncBatchNorm,
+    {"ograd", "data", "gamma", "beta", "mean", "var", "moving_mean", "moving_var"},
+    [](const NodeAttrs&) { return 3; });
+
+Op& batch_norm_relu_registration = RegisterBatchNormLike(
+    "_contrib_BatchNormWithReLU", ParseBatchNorm, BatchNormGradient("_backward_BatchNorm", true),
+    "relu(BatchNorm(data)), in one kernel.");
+
+Op& batch_norm_registration = RegisterBatchNormLike(
+    "BatchNorm", ParseBatchNorm, BatchNormGradient("_backward_BatchNorm"),
+    "Batch normalization over all axes but `axis`; keeps moving_mean/moving_var as auxiliary "
+    "states. Outputs mean and var are hidden unless output_mean_var.");
 
 Op& backward_batch_norm_registration = RegisterBackwardOp(
     "_backward_BatchNorm", ParseBatchNorm,

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/status/status.h"
 #include "graph/param.h"
 
 namespace symx {
@@ -22,6 +23,18 @@ struct BatchNormParam : OpParam {
   std::optional<double> min_calib_range;
   std::optional<double> max_calib_range;
 };
+
+// _contrib_SyncBatchNorm: BatchNorm whose batch statistics MXNet sums over
+// `ndev` devices meeting at `key`.
+struct SyncBatchNormParam : BatchNormParam {
+  int64_t ndev = 1;
+  std::string key;
+};
+
+// OK unless the node would need the batch statistics of several devices:
+// training (batch statistics) with ndev > 1. `where` names the node.
+absl::Status CheckSyncBatchNormRunnable(const SyncBatchNormParam& p, bool is_train,
+                                        const std::string& where);
 
 struct LayerNormParam : OpParam {
   int64_t axis = -1;

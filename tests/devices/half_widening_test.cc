@@ -132,6 +132,7 @@ TEST(HalfWidening, Bfloat16ActivationWidensAndFloat16StaysNative) {
   }
   // Declared where each kernel is registered (KernelInfo::widening).
   EXPECT_EQ(HalfWidenedOps(), (std::vector<std::string>{"BatchNorm",
+                                                        "BatchNorm_v1",
                                                         "Convolution",
                                                         "Deconvolution",
                                                         "Dropout",
@@ -157,6 +158,7 @@ TEST(HalfWidening, Bfloat16ActivationWidensAndFloat16StaysNative) {
                                                         "_backward_MakeLoss",
                                                         "_backward_Pooling",
                                                         "_backward_SoftmaxOutput",
+                                                        "_backward_SyncBatchNorm",
                                                         "_backward_batch_dot",
                                                         "_backward_dot",
                                                         "_backward_log_softmax",
@@ -170,6 +172,8 @@ TEST(HalfWidening, Bfloat16ActivationWidensAndFloat16StaysNative) {
                                                         "_backward_prod",
                                                         "_backward_softmax",
                                                         "_backward_sum",
+                                                        "_contrib_BatchNormWithReLU",
+                                                        "_contrib_SyncBatchNorm",
                                                         "_symx_fused_conv",
                                                         "batch_dot",
                                                         "dot",

@@ -1,4 +1,5 @@
-// Tests of the norm family (graph/ops/norm.cc): BatchNorm, LayerNorm,
+// Tests of the norm family (graph/ops/norm.cc): BatchNorm (and its variants
+// BatchNorm_v1, _contrib_SyncBatchNorm, _contrib_BatchNormWithReLU), LayerNorm,
 // L2Normalization, InstanceNorm and GroupNorm.
 //
 // Conformance: references are plain loops written from MXNet 1.9.1's formulas
@@ -55,18 +56,25 @@ struct BnSpec {
   bool output_mean_var = false;
   bool is_train = true;
   double eps = 1e-3;
+  // BatchNorm or a variant: BatchNorm_v1 and _contrib_SyncBatchNorm take no
+  // axis (1), _contrib_BatchNormWithReLU applies relu to the output.
+  std::string op = "BatchNorm";
 };
 
 // `onednn_bnorm`: bound with EngineOptions::onednn_batchnorm.
 OpCase BnCase(const BnSpec& sp, bool onednn_bnorm = false) {
   OpCase c;
   c.name = sp.name;
-  c.op = "BatchNorm";
-  c.attrs = {{"axis", std::to_string(sp.axis)},
-             {"fix_gamma", sp.fix_gamma ? "True" : "False"},
+  c.op = sp.op;
+  c.attrs = {{"fix_gamma", sp.fix_gamma ? "True" : "False"},
              {"use_global_stats", sp.use_global_stats ? "True" : "False"},
              {"output_mean_var", sp.output_mean_var ? "True" : "False"},
              {"eps", std::to_string(sp.eps)}};
+  if (sp.op == "BatchNorm" || sp.op == "_contrib_BatchNormWithReLU") {
+    c.attrs["axis"] = std::to_string(sp.axis);
+  }
+  if (sp.op == "_contrib_SyncBatchNorm") c.attrs["key"] = "bn0";
+  const bool relu = sp.op == "_contrib_BatchNormWithReLU";
   int64_t outer, ch, inner;
   Split(sp.data, sp.axis, &outer, &ch, &inner);
   const Shape chs{ch};
@@ -106,6 +114,7 @@ OpCase BnCase(const BnSpec& sp, bool onednn_bnorm = false) {
         for (int64_t i = 0; i < inner; ++i) {
           const int64_t at = (o * ch + k) * inner + i;
           y[at] = (in[0][at] - m) / std::sqrt(v + spec.eps) * g + in[2][k];
+          if (relu) y[at] = std::max(y[at], 0.0);
         }
       }
       mean[k] = m;
@@ -153,6 +162,76 @@ TEST(NormConformance, BatchNorm) {
 #endif
     for (const BnSpec& s : specs) CheckOp(BnCase(s, onednn_bnorm));
   }
+}
+
+// BatchNorm_v1, _contrib_SyncBatchNorm (one device) and _contrib_BatchNormWithReLU run
+// BatchNorm's kernels: training, inference, global statistics, 2-D and 4-D data.
+TEST(NormConformance, BatchNormVariants) {
+  for (const char* op : {"BatchNorm_v1", "_contrib_SyncBatchNorm", "_contrib_BatchNormWithReLU"}) {
+    std::vector<BnSpec> specs = {
+        {"NCHW", Shape{2, 3, 2, 2}},
+        {"fix_gamma off", Shape{2, 3, 2, 2}, 1, false},
+        {"2-D", Shape{4, 3}, 1, false},
+        {"use_global_stats", Shape{2, 3, 2, 2}, 1, false, true},
+        {"inference", Shape{2, 3, 2, 2}, 1, false, false, false, /*is_train=*/false},
+        {"output_mean_var", Shape{3, 2, 2}, 1, false, false, true},
+    };
+    for (const bool onednn_bnorm : {false, true}) {
+#ifndef SYMX_WITH_ONEDNN
+      if (onednn_bnorm) break;
+#endif
+      for (BnSpec s : specs) {
+        s.name = std::string(op) + " " + s.name;
+        s.op = op;
+        CheckOp(BnCase(s, onednn_bnorm));
+      }
+    }
+  }
+}
+
+// SyncBatchNorm over several devices would need their statistics: symx refuses
+// that in training and runs it as BatchNorm in inference.
+TEST(BatchNormKernelTest, SyncBatchNormOverDevicesRunsOnlyInInference) {
+  std::vector<NodeEntry> inputs;
+  for (const char* n : {"x", "g", "b", "mm", "mv"}) inputs.push_back({MakeVariableNode(n), 0, 0});
+  NodePtr node =
+      MakeOpNode("_contrib_SyncBatchNorm", "sbn", {{"ndev", "4"}, {"key", "stage1"}}, inputs)
+          .value();
+  const KernelInfo* k = KernelRegistry::Find("_contrib_SyncBatchNorm", DeviceType::kCPU);
+  ASSERT_NE(k, nullptr);
+  const Shape data{2, 2, 3}, ch{2};
+  for (bool is_train : {true, false}) {
+    KernelContext ctx;
+    ctx.attrs = &node->attrs;
+    ctx.device = GetDevice(Context::CPU(0)).value();
+    ctx.is_train = is_train;
+    ctx.inputs = {Tensor::FromVector(data, Uniform(data, -2, 3, 1), DType::kFloat32),
+                  Tensor::FromVector(ch, {1, 1}, DType::kFloat32),
+                  Tensor::FromVector(ch, {0, 0}, DType::kFloat32),
+                  Tensor::FromVector(ch, {0, 0}, DType::kFloat32),
+                  Tensor::FromVector(ch, {1, 1}, DType::kFloat32)};
+    ctx.outputs = {Tensor::Empty(data, DType::kFloat32).value(),
+                   Tensor::Empty(ch, DType::kFloat32).value(),
+                   Tensor::Empty(ch, DType::kFloat32).value()};
+    ctx.req = {OpReq::kWrite, OpReq::kWrite, OpReq::kWrite};
+    absl::Status s = k->fn(ctx);
+    if (is_train) {
+      EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented) << s;
+      EXPECT_NE(s.message().find("sbn"), std::string::npos) << s;
+      EXPECT_NE(s.message().find("ndev=4 (key 'stage1')"), std::string::npos) << s;
+    } else {
+      EXPECT_TRUE(s.ok()) << s;
+    }
+  }
+  std::vector<NodeEntry> in2 = inputs;
+  absl::Status no_key = MakeOpNode("_contrib_SyncBatchNorm", "s", {}, in2).status();
+  EXPECT_NE(no_key.message().find("required attribute 'key' is missing"), std::string::npos)
+      << no_key;
+  absl::Status bad_ndev =
+      MakeOpNode("_contrib_SyncBatchNorm", "s", {{"key", "k"}, {"ndev", "0"}}, in2).status();
+  EXPECT_NE(bad_ndev.message().find("'ndev'"), std::string::npos) << bad_ndev;
+  absl::Status v1_axis = MakeOpNode("BatchNorm_v1", "s", {{"axis", "2"}}, in2).status();
+  EXPECT_NE(v1_axis.message().find("unknown attribute 'axis'"), std::string::npos) << v1_axis;
 }
 
 TEST(NormConformance, BatchNormLarge) {

@@ -53,6 +53,9 @@ TEST(MixedPrecision, OpsDeclareTheirPrecisionClassAndIndexInputs) {
     if (op->precision_class() == PrecisionClass::kFloat32LossHead) loss_heads.insert(op->name());
   }
   EXPECT_EQ(float32, (std::set<std::string>{"BatchNorm",
+                                            "BatchNorm_v1",
+                                            "_contrib_SyncBatchNorm",
+                                            "_contrib_BatchNormWithReLU",
                                             "LRN",
                                             "L2Normalization",
                                             "LayerNorm",

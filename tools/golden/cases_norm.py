@@ -1,4 +1,5 @@
-"""Golden cases of the norm family (graph/ops/norm.cc): BatchNorm, LayerNorm,
+"""Golden cases of the norm family (graph/ops/norm.cc): BatchNorm (and BatchNorm_v1,
+_contrib_SyncBatchNorm, _contrib_BatchNormWithReLU), LayerNorm,
 L2Normalization, InstanceNorm and GroupNorm (see golden_lib.py for what a Case holds)."""
 import numpy as np
 
@@ -20,6 +21,30 @@ def _batch_layer_norm_cases():
         Case("BatchNorm_global_stats", mx.sym.BatchNorm(d, name="bn", use_global_stats=True,
                                                         fix_gamma=False),
              {"data": (2, 3, 2)}, is_train=True),
+        # BatchNorm's variants. MXNet's BatchNorm_v1 and SyncBatchNorm update the
+        # moving statistics in backward, symx in the training forward: the
+        # cases run both, so the aux states compare.
+        Case("BatchNorm_v1_train", mx.sym.BatchNorm_v1(d, name="bn", fix_gamma=False),
+             {"data": (4, 3, 2, 2)}, is_train=True),
+        # MXNet's backward after an inference forward uses the training formula
+        # (batch-statistics terms over the moving statistics) in BatchNorm_v1 and
+        # BatchNormWithReLU, and neither runs in float64 for finite differences:
+        # their inference cases check the forward pass (tests/ops/norm_test checks
+        # the inference gradient against finite differences).
+        Case("BatchNorm_v1_inference", mx.sym.BatchNorm_v1(d, name="bn"), {"data": (2, 3)},
+             grad=False),
+        Case("SyncBatchNorm_train",
+             mx.sym.contrib.SyncBatchNorm(d, name="bn", fix_gamma=False, key="bn0"),
+             {"data": (4, 3, 2, 2)}, is_train=True),
+        Case("SyncBatchNorm_inference",
+             mx.sym.contrib.SyncBatchNorm(d, name="bn", ndev=4, key="bn1"), {"data": (2, 3, 2)},
+             # MXNet's backward waits at a barrier for all ndev devices.
+             grad=False),
+        Case("BatchNormWithReLU_train",
+             mx.sym.contrib.BatchNormWithReLU(d, name="bn", fix_gamma=False),
+             {"data": (4, 3, 2, 2)}, is_train=True),
+        Case("BatchNormWithReLU_inference", mx.sym.contrib.BatchNormWithReLU(d, name="bn"),
+             {"data": (2, 3, 2, 2)}, grad=False),
         Case("LayerNorm", mx.sym.LayerNorm(d, name="ln"), {"data": (2, 3, 4)}),
         Case("LayerNorm_axis0", mx.sym.LayerNorm(d, axis=0, name="ln"), {"data": (3, 2)}),
     ]
