@@ -67,7 +67,7 @@ bool UsesOnednnGemm(const KernelContext& ctx) {
 template <typename T>
 void GemmBlock(bool onednn, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a,
                int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc, bool accumulate,
-               const T* row_bias) {
+               const T* row_bias, T alpha) {
   if (m <= 0 || n <= 0) return;
   StridedMat<T> out(c, m, n, Eigen::OuterStride<>(ldc));
   bool add = accumulate;
@@ -84,7 +84,7 @@ void GemmBlock(bool onednn, bool ta, bool tb, int64_t m, int64_t n, int64_t k, c
   if constexpr (std::is_same_v<T, float>) {
     if (onednn) {
       // Row-major, as ours; beta 0 does not read C.
-      const dnnl_status_t st = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.f, a, lda, b,
+      const dnnl_status_t st = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b,
                                           ldb, add ? 1.f : 0.f, c, ldc);
       if (st == dnnl_success) return;
       // Only bad arguments fail, which Gemm's callers never pass: Eigen then.
@@ -95,30 +95,22 @@ void GemmBlock(bool onednn, bool ta, bool tb, int64_t m, int64_t n, int64_t k, c
 #endif
   ConstStridedMat<T> lhs(a, ta ? k : m, ta ? m : k, Eigen::OuterStride<>(lda));
   ConstStridedMat<T> rhs(b, tb ? n : k, tb ? k : n, Eigen::OuterStride<>(ldb));
+  // Eigen folds alpha * (lhs * rhs) into its GEMM's alpha (no temporary).
+  auto product = [&](const auto& l, const auto& r) {
+    if (add) {
+      out.noalias() += alpha * (l * r);
+    } else {
+      out.noalias() = alpha * (l * r);
+    }
+  };
   if (!ta && !tb) {
-    if (add) {
-      out.noalias() += lhs * rhs;
-    } else {
-      out.noalias() = lhs * rhs;
-    }
+    product(lhs, rhs);
   } else if (!ta && tb) {
-    if (add) {
-      out.noalias() += lhs * rhs.transpose();
-    } else {
-      out.noalias() = lhs * rhs.transpose();
-    }
+    product(lhs, rhs.transpose());
   } else if (ta && !tb) {
-    if (add) {
-      out.noalias() += lhs.transpose() * rhs;
-    } else {
-      out.noalias() = lhs.transpose() * rhs;
-    }
+    product(lhs.transpose(), rhs);
   } else {
-    if (add) {
-      out.noalias() += lhs.transpose() * rhs.transpose();
-    } else {
-      out.noalias() = lhs.transpose() * rhs.transpose();
-    }
+    product(lhs.transpose(), rhs.transpose());
   }
 }
 
@@ -127,7 +119,7 @@ void GemmBlock(bool onednn, bool ta, bool tb, int64_t m, int64_t n, int64_t k, c
 template <typename T>
 void Gemm(const KernelContext& ctx, bool parallel, bool trans_a, bool trans_b, int64_t m, int64_t n,
           int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc,
-          bool accumulate, const T* row_bias) {
+          bool accumulate, const T* row_bias, T alpha) {
   if (m <= 0 || n <= 0) return;
   // The blocks (which change the rounding of C) follow the device's thread
   // count, not this step's share of it: a graph split over several devices
@@ -155,7 +147,8 @@ void Gemm(const KernelContext& ctx, bool parallel, bool trans_a, bool trans_b, i
   if (onednn) one.emplace(1);
 #endif
   if (!parallel || threads <= 1 || flops < kGemmParallelFlops || blocks <= 1) {
-    GemmBlock(onednn, trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, accumulate, row_bias);
+    GemmBlock(onednn, trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, accumulate, row_bias,
+              alpha);
     return;
   }
   auto run = [&](int64_t first, int64_t last) {
@@ -163,12 +156,12 @@ void Gemm(const KernelContext& ctx, bool parallel, bool trans_a, bool trans_b, i
       const int64_t lo = dim * blk / blocks, hi = dim * (blk + 1) / blocks;
       if (split_rows) {
         const T* a_blk = trans_a ? a + lo : a + lo * lda;
-        GemmBlock(onednn, trans_a, trans_b, hi - lo, n, k, a_blk, lda, b, ldb, c + lo * ldc,
-                  ldc, accumulate, row_bias);
+        GemmBlock(onednn, trans_a, trans_b, hi - lo, n, k, a_blk, lda, b, ldb, c + lo * ldc, ldc,
+                  accumulate, row_bias, alpha);
       } else {
         const T* b_blk = trans_b ? b + lo * ldb : b + lo;
         GemmBlock(onednn, trans_a, trans_b, m, hi - lo, k, a, lda, b_blk, ldb, c + lo, ldc,
-                  accumulate, row_bias != nullptr ? row_bias + lo : nullptr);
+                  accumulate, row_bias != nullptr ? row_bias + lo : nullptr, alpha);
       }
     }
   };
@@ -177,10 +170,10 @@ void Gemm(const KernelContext& ctx, bool parallel, bool trans_a, bool trans_b, i
 
 template void Gemm<float>(const KernelContext&, bool, bool, bool, int64_t, int64_t, int64_t,
                           const float*, int64_t, const float*, int64_t, float*, int64_t, bool,
-                          const float*);
+                          const float*, float);
 template void Gemm<double>(const KernelContext&, bool, bool, bool, int64_t, int64_t, int64_t,
                            const double*, int64_t, const double*, int64_t, double*, int64_t, bool,
-                           const double*);
+                           const double*, double);
 
 namespace {
 
@@ -300,23 +293,6 @@ absl::Status DotBackward(const KernelContext& ctx) {
 
 // ---------------------------------------------------------------- batch_dot
 
-// Per-batch products at least this large use the parallel GEMM one batch at a
-// time; smaller ones run whole batches per thread.
-constexpr double kBatchGemmParallelFlops = 1 << 22;
-
-// Runs fn(i, parallel_gemm) for every batch i: on the pool over batches when each
-// product is small, else one batch at a time with a parallel GEMM.
-template <typename Fn>
-void ForEachBatch(const KernelContext& ctx, int64_t batch, double flops_per_batch, Fn&& fn) {
-  if (flops_per_batch >= kBatchGemmParallelFlops) {
-    for (int64_t i = 0; i < batch; ++i) fn(i, true);
-    return;
-  }
-  ParallelFor(ctx, batch, std::max(flops_per_batch, 1.0), [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) fn(i, false);
-  });
-}
-
 template <typename T>
 absl::Status BatchDotForwardT(const KernelContext& ctx) {
   const auto& p = ctx.param<DotParam>();
@@ -368,8 +344,6 @@ absl::Status BatchDotBackward(const KernelContext& ctx) {
 }  // namespace
 
 #ifdef SYMX_WITH_ONEDNN
-// PrepareFn of the dense kernels: with oneDNN on in the bind and every operand
-// float32, the step's GEMMs run on oneDNN's sgemm.
 absl::Status PrepareDense(KernelContext* ctx, size_t* workspace_bytes) {
   *workspace_bytes = 0;
   if (!ctx->options.onednn) return absl::OkStatus();
@@ -379,8 +353,6 @@ absl::Status PrepareDense(KernelContext* ctx, size_t* workspace_bytes) {
   AdoptOnednnState(ctx, std::make_shared<OnednnGemm>());
   return absl::OkStatus();
 }
-#else
-constexpr PrepareFn PrepareDense = nullptr;
 #endif
 
 SYMX_REGISTER_KERNEL("FullyConnected", kCPU, .fn = FullyConnectedForward, .prepare = PrepareDense,

@@ -95,6 +95,10 @@ TEST(MixedPrecision, OpsDeclareTheirPrecisionClassAndIndexInputs) {
   EXPECT_TRUE(OpRegistry::Global().Find("Embedding")->IsIndexInput(0));
   EXPECT_FALSE(OpRegistry::Global().Find("Embedding")->IsIndexInput(1));
   EXPECT_TRUE(OpRegistry::Global().Find("take")->IsIndexInput(1));
+  for (const char* op : {"SequenceMask", "SequenceLast", "SequenceReverse"}) {
+    EXPECT_FALSE(OpRegistry::Global().Find(op)->IsIndexInput(0)) << op;
+    EXPECT_TRUE(OpRegistry::Global().Find(op)->IsIndexInput(1)) << op;
+  }
   EXPECT_FALSE(OpRegistry::Global().Find("Convolution")->IsIndexInput(0));
 }
 

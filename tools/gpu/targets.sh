@@ -17,6 +17,7 @@ SYMX_GPU_TESTS=(
 # GPU kernel. (fused_conv_test is CPU only: the fusion is a CPU pass.)
 SYMX_GPU_CONFORMANCE=(
   //tests/ops:activation_test
+  //tests/ops:attention_test
   //tests/ops:binary_test
   //tests/ops:compare_test
   //tests/ops:convolution_test
@@ -39,6 +40,7 @@ SYMX_GPU_CONFORMANCE=(
   //tests/ops:resample_test
   //tests/ops:rnn_test
   //tests/ops:roi_test
+  //tests/ops:sequence_test
   //tests/ops:shape_test
   //tests/ops:softmax_test
   //tests/ops:spatial_test
