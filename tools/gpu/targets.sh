@@ -36,6 +36,8 @@ SYMX_GPU_CONFORMANCE=(
   //tests/ops:optimizer_contrib_test
   //tests/ops:ordering_test
   //tests/ops:pooling_test
+  //tests/ops:random_pdf_test
+  //tests/ops:random_test
   //tests/ops:reduce_test
   //tests/ops:resample_test
   //tests/ops:rnn_test
