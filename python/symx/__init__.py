@@ -71,5 +71,9 @@ for _fn in _nd_contrib_updates.WRAPPERS:
 for _name, _fn in _nd_contrib_updates.SYMBOL_WRAPPERS.items():
     setattr(symbol.contrib, _name, _fn)
 del _fn, _name
+# MXNet's samplers of mx.nd.random / mx.sym.random (scalars: _random_X, arrays:
+# _sample_X).
+from . import _random_wrappers  # noqa: E402
+_random_wrappers.install(ndarray.random, symbol.random)
 
 __version__ = "1.9.1+symx"
