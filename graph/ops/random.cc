@@ -391,7 +391,7 @@ absl::StatusOr<OpParamPtr> ParseUniqueZipfian(const AttrMap& attrs) {
   auto p = std::make_shared<UniqueZipfianParam>();
   p->range_max = r.Int("range_max");
   if (p->range_max <= 0) r.Fail("range_max", "the number of classes must be positive");
-  p->shape = r.Tuple("shape", {});
+  p->shape = r.OptionalTuple("shape").value_or(std::vector<int64_t>{});  // MXNet: None
   if (!p->shape.empty()) {
     if (p->shape.size() != 2 || p->shape[0] < 0 || p->shape[1] < 0) {
       r.Fail("shape", "must be (batch_size, num_sampled)");
