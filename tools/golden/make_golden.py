@@ -26,7 +26,7 @@ sys.path.insert(0, HERE)
 import golden_lib  # noqa: E402
 
 FAMILIES = ["activation", "binary", "compare", "convolution", "crop", "ctc", "dense", "detection",
-            "dropout", "elemwise", "indexing", "init", "loss", "lrn", "math", "norm", "ordering",
+            "dropout", "elemwise", "indexing", "init", "layout", "loss", "lrn", "math", "norm", "ordering",
             "pooling", "reduce", "resample", "rnn", "roi", "shape", "softmax", "spatial",
             "tensor", "optimizer_contrib", "sequence", "attention", "models", "numerics", "fuzz"]
 
