@@ -486,3 +486,122 @@ SYMX_REGISTER_KERNEL("_backward_Embedding", kCPU, .fn = EmbeddingBackward,
 }  // namespace cpu
 
 }  // namespace symx
+
+namespace symx {
+namespace cpu {
+namespace {
+
+// batch_take: a as (rows, m); out[i] = a[i, clip(indices[i])].
+absl::Status BatchTake(const KernelContext& ctx) {
+  const Tensor& a = ctx.inputs[0];
+  const Tensor& index = ctx.inputs[1];
+  const Tensor& out = ctx.outputs[0];
+  const Shape& s = a.shape();
+  const int64_t m = s.ndim() >= 2 ? s[s.ndim() - 1] : 0;
+  if (m == 0 || a.size() / m != index.size() || out.size() != index.size()) {
+    return Problem(
+        ctx, absl::StrCat("indices ", index.DebugString(), " do not fit a ", a.DebugString()));
+  }
+  if (index.dtype() == DType::kUnknown) return UnsupportedDType(ctx, index.dtype());
+  IndexReader read(index);
+  return WithElementBytes(ctx, a.dtype(), [&](auto tag) {
+    using U = decltype(tag);
+    const U* x = static_cast<const U*>(a.raw_data());
+    U* y = static_cast<U*>(out.raw_data());
+    ParallelFor(ctx, index.size(), 2.0, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) y[i] = x[i * m + ClipOrWrapPosition(read(i), m, false)];
+    });
+  });
+}
+
+// out = v, converted to out's dtype (integral values: exact where they fit).
+absl::Status StoreValues(const KernelContext& ctx, const std::vector<double>& v,
+                         const Tensor& out) {
+  if (out.dtype() == DType::kUnknown || out.dtype() == DType::kBool) {
+    return UnsupportedDType(ctx, out.dtype());
+  }
+  SYMX_DTYPE_SWITCH_ALL(out.dtype(), T, {
+    T* y = out.data<T>();
+    for (size_t i = 0; i < v.size(); ++i) y[i] = CastValue<T>(v[i]);
+  });
+  return absl::OkStatus();
+}
+
+// Flat index of each (ndim, N) column, truncated at each step as MXNet's
+// integer accumulator does.
+absl::Status RavelMultiIndex(const KernelContext& ctx) {
+  const std::vector<int64_t>& shape = ctx.param<RavelParam>().shape;
+  const Tensor& in = ctx.inputs[0];
+  const Tensor& out = ctx.outputs[0];
+  const int64_t k = static_cast<int64_t>(shape.size()), n = out.size();
+  if (in.size() != k * n) {
+    return Problem(ctx, absl::StrCat("input ", in.DebugString(), " does not hold ", k, " x ", n,
+                                     " coordinates"));
+  }
+  SYMX_ASSIGN_OR_RETURN(std::vector<double> v, HostDoubles(in));
+  std::vector<double> flat(n);
+  for (int64_t i = 0; i < n; ++i) {
+    double r = 0;
+    for (int64_t j = 0; j < k; ++j)
+      r = std::trunc(r * static_cast<double>(shape[j]) + v[j * n + i]);
+    flat[i] = r;
+  }
+  return StoreValues(ctx, flat, out);
+}
+
+// Coordinates (ndim, N) of each flat index: remainders from the last dim,
+// the first coordinate the quotient left (unwrapped), as MXNet's kernel.
+absl::Status UnravelIndex(const KernelContext& ctx) {
+  const std::vector<int64_t>& shape = ctx.param<RavelParam>().shape;
+  const Tensor& in = ctx.inputs[0];
+  const Tensor& out = ctx.outputs[0];
+  const int64_t k = static_cast<int64_t>(shape.size()), n = in.size();
+  if (out.size() != k * n) {
+    return Problem(ctx, absl::StrCat("output ", out.DebugString(), " does not hold ", k, " x ", n,
+                                     " coordinates"));
+  }
+  SYMX_ASSIGN_OR_RETURN(std::vector<double> v, HostDoubles(in));
+  std::vector<double> coords(k * n);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t idx = static_cast<int64_t>(v[i]);
+    for (int64_t j = k - 1; j > 0; --j) {
+      const int64_t q = idx / shape[j];
+      coords[j * n + i] = static_cast<double>(idx - q * shape[j]);
+      idx = q;
+    }
+    coords[i] = static_cast<double>(idx);
+  }
+  return StoreValues(ctx, coords, out);
+}
+
+absl::Status IndexArray(const KernelContext& ctx) {
+  const Shape& s = ctx.inputs[0].shape();
+  const Tensor& out = ctx.outputs[0];
+  std::vector<int> axes;
+  absl::Status st = IndexArrayAxes(ctx.param<IndexArrayParam>(), s.ndim(), &axes);
+  if (!st.ok()) return Problem(ctx, std::string(st.message()));
+  if (out.dtype() != DType::kInt64) return UnsupportedDType(ctx, out.dtype());
+  const int64_t m = static_cast<int64_t>(axes.size()), n = ctx.inputs[0].size();
+  if (out.size() != n * m) {
+    return Problem(ctx, absl::StrCat("output ", out.DebugString(), " does not fit ", s.ToString()));
+  }
+  std::vector<int64_t> stride(s.ndim(), 1);
+  for (int d = s.ndim() - 2; d >= 0; --d) stride[d] = stride[d + 1] * s[d + 1];
+  int64_t* y = out.data<int64_t>();
+  ParallelFor(ctx, n, static_cast<double>(m), [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      for (int64_t j = 0; j < m; ++j) y[i * m + j] = (i / stride[axes[j]]) % s[axes[j]];
+    }
+  });
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+SYMX_REGISTER_KERNEL("batch_take", kCPU, BatchTake);
+SYMX_REGISTER_KERNEL("_ravel_multi_index", kCPU, RavelMultiIndex);
+SYMX_REGISTER_KERNEL("_unravel_index", kCPU, UnravelIndex);
+SYMX_REGISTER_KERNEL("_contrib_index_array", kCPU, IndexArray);
+
+}  // namespace cpu
+}  // namespace symx

@@ -78,6 +78,32 @@ inline absl::Status CopyThroughView(const KernelContext& ctx, const StridedView&
   }
 }
 
+// strided[v] = the element stored in the first DTypeSize(dtype) bytes of
+// `bits` (a value already in the dtype, memcpy'd there), at every position.
+inline absl::Status FillThroughView(const KernelContext& ctx, StridedView v, const Tensor& strided,
+                                    uint64_t bits) {
+  if (v.size() == 0) return absl::OkStatus();
+  v.Simplify();
+  const int n = static_cast<int>(v.dims.size());
+  const int64_t inner = v.dims[n - 1], step = v.steps[n - 1], rows = v.size() / inner;
+  const size_t width = DTypeSize(strided.dtype());
+  if (width == 0 || width > sizeof(bits)) return UnsupportedDType(ctx, strided.dtype());
+  char* base = static_cast<char*>(strided.raw_data());
+  ParallelFor(ctx, rows, static_cast<double>(inner) + n, [&](int64_t begin, int64_t end) {
+    for (int64_t row = begin; row < end; ++row) {
+      int64_t pos = v.offset, rest = row;
+      for (int d = n - 2; d >= 0; --d) {
+        pos += (rest % v.dims[d]) * v.steps[d];
+        rest /= v.dims[d];
+      }
+      for (int64_t j = 0; j < inner; ++j) {
+        std::memcpy(base + static_cast<size_t>(pos + j * step) * width, &bits, width);
+      }
+    }
+  });
+  return absl::OkStatus();
+}
+
 }  // namespace cpu
 }  // namespace symx
 

@@ -8,21 +8,24 @@
 // (uint64) | float accumulator of the half-type gradients]. take's raise mode
 // and gather_nd check every value, which costs one synchronization per call
 // (the host reads the first bad element, to name it); clip and wrap do not.
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "devices/geometry/axis_layout.h"
+#include "devices/cuda/indexing_launch.h"
 #include "devices/cuda/kernel_util.h"
+#include "devices/cuda/strided_kernels.h"
+#include "devices/cuda/strided_launch.h"
 #include "devices/dtype_switch.h"
+#include "devices/geometry/axis_layout.h"
 #include "devices/geometry/index_position.h"
 #include "devices/kernel.h"
 #include "graph/infer_util.h"
 #include "graph/ops/indexing.h"
 #include "graph/ops/ordering.h"
-#include "devices/cuda/indexing_launch.h"
 
 namespace symx {
 namespace cuda {
@@ -412,6 +415,153 @@ size_t EmbeddingBackwardWorkspace(const NodeAttrs& attrs, const std::vector<Shap
 SYMX_REGISTER_KERNEL("Embedding", kGPU, EmbeddingForward);
 SYMX_REGISTER_KERNEL("_backward_Embedding", kGPU, .fn = EmbeddingBackward,
                      .workspace = EmbeddingBackwardWorkspace);
+
+}  // namespace cuda
+
+namespace cuda {
+namespace {
+
+// batch_take: a as (rows, m); out[i] = a[i, clip(indices[i])], pick's kernel
+// along the last axis.
+absl::Status BatchTake(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& a = ctx.inputs[0];
+  const Tensor& index = ctx.inputs[1];
+  const Tensor& out = ctx.outputs[0];
+  const Shape& sh = a.shape();
+  const int64_t m = sh.ndim() >= 2 ? sh[sh.ndim() - 1] : 0;
+  if (m == 0 || a.size() / m != index.size() || out.size() != index.size() ||
+      a.dtype() != out.dtype()) {
+    return Fail(ctx,
+                absl::StrCat("indices ", index.DebugString(), " do not fit a ", a.DebugString()));
+  }
+  SYMX_ASSIGN_OR_RETURN(Elem it, AnyElem(ctx, index.dtype()));
+  SYMX_ASSIGN_OR_RETURN(Scratch s, Carve(ctx, index.size(), 0));
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchIndexPositions(it, index.read_raw_data(), index.size(), m, IndexPosMode::kClip,
+                                s.pos, s.first_bad, device->stream()));
+  SYMX_CUDA_LAUNCH(ctx, LaunchPick(DTypeSize(a.dtype()), a.read_raw_data(), s.pos, index.size(), m,
+                                   1, out.raw_data(), false, device->stream()));
+  return absl::OkStatus();
+}
+
+size_t BatchTakeWorkspace(const NodeAttrs&, const std::vector<Shape>& in, const std::vector<Shape>&,
+                          DType) {
+  return in.size() < 2 ? 0 : ScratchBytes(in[1].Size(), 0);
+}
+
+// ravel / unravel: the index arithmetic on the host (the CPU kernels'
+// rules), from the values read back, and the result uploaded: one
+// synchronization per call, for arrays of indices.
+absl::Status UploadValues(const KernelContext& ctx, const std::vector<double>& v,
+                          const Tensor& out) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  if (out.dtype() == DType::kUnknown || out.dtype() == DType::kBool) {
+    return UnsupportedDType(ctx, out.dtype());
+  }
+  if (v.empty()) return absl::OkStatus();
+  std::vector<char> bytes(v.size() * DTypeSize(out.dtype()));
+  SYMX_DTYPE_SWITCH_ALL(out.dtype(), T, {
+    for (size_t i = 0; i < v.size(); ++i) {
+      const T x = CastValue<T>(v[i]);
+      std::memcpy(bytes.data() + i * sizeof(T), &x, sizeof(T));
+    }
+  });
+  return device->CopyFromHost(bytes.data(), out.raw_data(), bytes.size());
+}
+
+absl::Status RavelMultiIndex(const KernelContext& ctx) {
+  const std::vector<int64_t>& shape = ctx.param<RavelParam>().shape;
+  const Tensor& in = ctx.inputs[0];
+  const Tensor& out = ctx.outputs[0];
+  const int64_t k = static_cast<int64_t>(shape.size()), n = out.size();
+  if (in.size() != k * n) {
+    return Fail(ctx, absl::StrCat("input ", in.DebugString(), " does not hold ", k, " x ", n,
+                                  " coordinates"));
+  }
+  SYMX_ASSIGN_OR_RETURN(std::vector<double> v, HostDoubles(in));
+  std::vector<double> flat(n);
+  for (int64_t i = 0; i < n; ++i) {
+    double r = 0;
+    for (int64_t j = 0; j < k; ++j)
+      r = std::trunc(r * static_cast<double>(shape[j]) + v[j * n + i]);
+    flat[i] = r;
+  }
+  return UploadValues(ctx, flat, out);
+}
+
+absl::Status UnravelIndex(const KernelContext& ctx) {
+  const std::vector<int64_t>& shape = ctx.param<RavelParam>().shape;
+  const Tensor& in = ctx.inputs[0];
+  const Tensor& out = ctx.outputs[0];
+  const int64_t k = static_cast<int64_t>(shape.size()), n = in.size();
+  if (out.size() != k * n) {
+    return Fail(ctx, absl::StrCat("output ", out.DebugString(), " does not hold ", k, " x ", n,
+                                  " coordinates"));
+  }
+  SYMX_ASSIGN_OR_RETURN(std::vector<double> v, HostDoubles(in));
+  std::vector<double> coords(k * n);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t idx = static_cast<int64_t>(v[i]);
+    for (int64_t j = k - 1; j > 0; --j) {
+      const int64_t q = idx / shape[j];
+      coords[j * n + i] = static_cast<double>(idx - q * shape[j]);
+      idx = q;
+    }
+    coords[i] = static_cast<double>(idx);
+  }
+  return UploadValues(ctx, coords, out);
+}
+
+// index_array: column j of the output is a strided copy of 0, 1, ..., an
+// int64 ramp uploaded into the workspace, stepping along axes[j] only.
+absl::Status IndexArray(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Shape& sh = ctx.inputs[0].shape();
+  const Tensor& out = ctx.outputs[0];
+  std::vector<int> axes;
+  absl::Status st = IndexArrayAxes(ctx.param<IndexArrayParam>(), sh.ndim(), &axes);
+  if (!st.ok()) return Fail(ctx, std::string(st.message()));
+  if (out.dtype() != DType::kInt64) return UnsupportedDType(ctx, out.dtype());
+  const int64_t m = static_cast<int64_t>(axes.size()), n = ctx.inputs[0].size();
+  if (out.size() != n * m) {
+    return Fail(ctx, absl::StrCat("output ", out.DebugString(), " does not fit ", sh.ToString()));
+  }
+  if (n == 0 || m == 0) return absl::OkStatus();
+  int64_t longest = 1;
+  for (int64_t d : sh.dims()) longest = d > longest ? d : longest;
+  std::vector<int64_t> ramp(longest);
+  for (int64_t i = 0; i < longest; ++i) ramp[i] = i;
+  SYMX_ASSIGN_OR_RETURN(char* table, WorkspaceOf(ctx, ramp.size() * sizeof(int64_t)));
+  SYMX_RETURN_IF_ERROR(device->CopyFromHost(ramp.data(), table, ramp.size() * sizeof(int64_t)));
+  const std::vector<int64_t> st_in = StridesOf(sh);
+  for (int64_t j = 0; j < m; ++j) {
+    StridedDims d;
+    for (int k = 0; k < sh.ndim(); ++k) {
+      SYMX_RETURN_IF_ERROR(Push(ctx, &d, sh[k], k == axes[j] ? 1 : 0, st_in[k] * m));
+    }
+    int64_t* dst = out.data<int64_t>() + j;
+    SYMX_RETURN_IF_ERROR(Copy(ctx, table, dst, d, n, DType::kInt64));
+  }
+  return absl::OkStatus();
+}
+
+size_t IndexArrayWorkspace(const NodeAttrs&, const std::vector<Shape>& in,
+                           const std::vector<Shape>&, DType) {
+  int64_t longest = 1;
+  if (!in.empty() && in[0].ndim_known()) {
+    for (int64_t d : in[0].dims()) longest = d > longest ? d : longest;
+  }
+  return static_cast<size_t>(longest) * sizeof(int64_t);
+}
+
+}  // namespace
+
+SYMX_REGISTER_KERNEL("batch_take", kGPU, .fn = BatchTake, .workspace = BatchTakeWorkspace);
+SYMX_REGISTER_KERNEL("_ravel_multi_index", kGPU, RavelMultiIndex);
+SYMX_REGISTER_KERNEL("_unravel_index", kGPU, UnravelIndex);
+SYMX_REGISTER_KERNEL("_contrib_index_array", kGPU, .fn = IndexArray,
+                     .workspace = IndexArrayWorkspace);
 
 }  // namespace cuda
 

@@ -25,6 +25,22 @@
 //
 // Registers Embedding (row lookup of integer-valued indices in a (input_dim, output_dim)
 // table) and _backward_Embedding.
+//
+// Registers batch_take, _ravel_multi_index (ravel_multi_index), _unravel_index
+// (unravel_index) and _contrib_index_array, none differentiable (MXNet
+// registers no gradient for batch_take and a zero one for the others):
+// - batch_take(a, indices): out[i] = a's row i at column indices[i], a seen
+//   as (prod(shape[:-1]), shape[-1]) rows; the column is clipped to the row.
+//   indices are int32, as MXNet requires. (MXNet's kernel strides rows by
+//   prod(shape[1:]), which reads out of bounds beyond 2-D data; 2-D is the
+//   same either way.)
+// - _ravel_multi_index(data (ndim, N), shape): the flat index of each column,
+//   r = r * shape[j] + data[j, i] truncated at each step, in data's dtype;
+//   _unravel_index(data (N,), shape): the coordinates (ndim, N) of each flat
+//   (truncated) index, the last ones modulo their dims (C++'s remainder) and
+//   the first the quotient left, as MXNet computes them; neither checks range.
+// - _contrib_index_array(data, axes): int64 coordinates, out[..., j] =
+//   the index along axes[j] (every axis by default).
 #include "graph/ops/indexing.h"
 
 #include <memory>
@@ -323,5 +339,164 @@ Op& backward_embedding_registration = RegisterBackwardOp(
     "_backward_Embedding", ParseEmbedding, {"ograd", "data"}, [](const NodeAttrs&) { return 2; });
 
 }  // namespace
+
+namespace {
+
+// ----------------------------------------------------------------------------- batch_take
+
+absl::Status BatchTakeShape(const NodeAttrs&, std::vector<Shape>* in, std::vector<Shape>* out) {
+  SYMX_RETURN_IF_ERROR(AssignShape(out, 0, (*in)[1], "output"));
+  SYMX_RETURN_IF_ERROR(AssignShape(in, 1, (*out)[0], "input indices"));
+  const Shape& a = (*in)[0];
+  const Shape& idx = (*in)[1];
+  if (a.ndim_known() && a.ndim() < 2) return ShapeError("input a", a, "at least 2 dims");
+  if (!a.fully_known() || !idx.fully_known()) return absl::OkStatus();
+  const int64_t last = a[a.ndim() - 1];
+  const int64_t rows = last > 0 ? a.Size() / last : 0;
+  if (rows != idx.Size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("batch_take: indices ", idx.ToString(), " must have one entry per row of a ",
+                     a.ToString(), " (", rows, " rows of ", last, ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BatchTakeType(const NodeAttrs& attrs, std::vector<DType>* in,
+                           std::vector<DType>* out) {
+  SYMX_RETURN_IF_ERROR(DataTypeFirstInput(attrs, in, out));
+  return AssignType(in, 1, DType::kInt32, "input indices");
+}
+
+SYMX_REGISTER_OP("batch_take")
+    .SetIndexInputs({1})
+    .Describe(
+        "out[i] = a[i, indices[i]] for a seen as rows of its last axis; indices (int32) are "
+        "clipped to the row.")
+    .SetInputNames({"a", "indices"})
+    .SetInferShape(BatchTakeShape)
+    .SetInferType(BatchTakeType)
+    .SetNonDifferentiable();
+
+// ----------------------------------------------------------------------------- ravel / unravel
+
+absl::StatusOr<OpParamPtr> ParseRavel(const AttrMap& attrs) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<RavelParam>();
+  std::optional<std::vector<int64_t>> shape = r.OptionalTuple("shape");
+  if (!shape || shape->empty()) {
+    r.Fail("shape", "must be given, with at least 1 dim");
+  } else {
+    p->shape = *shape;
+    for (int64_t d : p->shape) {
+      if (d < 1) {
+        r.Fail("shape", "dims must be >= 1");
+        break;
+      }
+    }
+  }
+  return r.Finish(std::move(p));
+}
+
+absl::Status RavelShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  const int64_t k = static_cast<int64_t>(Param<RavelParam>(attrs).shape.size());
+  const Shape& data = (*in)[0];
+  if (data.ndim_known()) {
+    if (data.ndim() != 2 || (data.dim_known(0) && data[0] != k)) {
+      return ShapeError("input data", data,
+                        absl::StrCat("2 dims (", k,
+                                     ", N), one row per dim "
+                                     "of shape"));
+    }
+    return AssignShape(out, 0, Shape{data[1]}, "output");
+  }
+  if ((*out)[0].ndim_known()) {
+    if ((*out)[0].ndim() != 1) return ShapeError("output", (*out)[0], "1 dim");
+    return AssignShape(in, 0, Shape{k, (*out)[0][0]}, "input data");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status UnravelShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  const int64_t k = static_cast<int64_t>(Param<RavelParam>(attrs).shape.size());
+  const Shape& data = (*in)[0];
+  if (data.ndim_known()) {
+    if (data.ndim() != 1) return ShapeError("input data", data, "1 dim (N,)");
+    return AssignShape(out, 0, Shape{k, data[0]}, "output");
+  }
+  const Shape& o = (*out)[0];
+  if (o.ndim_known()) {
+    if (o.ndim() != 2 || (o.dim_known(0) && o[0] != k)) {
+      return ShapeError("output", o, absl::StrCat("2 dims (", k, ", N)"));
+    }
+    return AssignShape(in, 0, Shape{o[1]}, "input data");
+  }
+  return absl::OkStatus();
+}
+
+SYMX_REGISTER_OP("_ravel_multi_index")
+    .SetIndexInputs({0})
+    .Describe("The flat index in `shape` of each column of the (ndim, N) multi-indices.")
+    .AddAlias("ravel_multi_index")
+    .SetParse(ParseRavel)
+    .SetInputNames({"data"})
+    .SetInferShape(RavelShape)
+    .SetInferType(DataTypeFirstInput)
+    .SetNonDifferentiable();
+
+SYMX_REGISTER_OP("_unravel_index")
+    .SetIndexInputs({0})
+    .Describe("The (ndim, N) coordinates in `shape` of each of the N flat indices.")
+    .AddAlias("unravel_index")
+    .SetParse(ParseRavel)
+    .SetInputNames({"data"})
+    .SetInferShape(UnravelShape)
+    .SetInferType(DataTypeFirstInput)
+    .SetNonDifferentiable();
+
+// ----------------------------------------------------------------------------- index_array
+
+absl::StatusOr<OpParamPtr> ParseIndexArray(const AttrMap& attrs) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<IndexArrayParam>();
+  p->axes = r.OptionalTuple("axes");
+  return r.Finish(std::move(p));
+}
+
+absl::Status IndexArrayShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                             std::vector<Shape>* out) {
+  const Shape& data = (*in)[0];
+  if (!data.ndim_known()) return absl::OkStatus();
+  std::vector<int> axes;
+  SYMX_RETURN_IF_ERROR(IndexArrayAxes(Param<IndexArrayParam>(attrs), data.ndim(), &axes));
+  std::vector<int64_t> dims = data.dims();
+  dims.push_back(static_cast<int64_t>(axes.size()));
+  return AssignShape(out, 0, Shape(dims), "output");
+}
+
+SYMX_REGISTER_OP("_contrib_index_array")
+    .Describe("The int64 coordinates of every element: out[..., j] = its index along axes[j].")
+    .SetParse(ParseIndexArray)
+    .SetInputNames({"data"})
+    .SetInferShape(IndexArrayShape)
+    .SetInferType([](const NodeAttrs&, std::vector<DType>*, std::vector<DType>* out) {
+      return AssignType(out, 0, DType::kInt64, "output");
+    })
+    .SetNonDifferentiable();
+
+}  // namespace
+
+absl::Status IndexArrayAxes(const IndexArrayParam& p, int ndim, std::vector<int>* axes) {
+  axes->clear();
+  if (!p.axes) {
+    for (int d = 0; d < ndim; ++d) axes->push_back(d);
+    return absl::OkStatus();
+  }
+  for (int64_t a : *p.axes) {
+    int ax = 0;
+    SYMX_RETURN_IF_ERROR(NormalizeAxis(a, ndim, "_contrib_index_array: axes", &ax));
+    axes->push_back(ax);
+  }
+  return absl::OkStatus();
+}
 
 }  // namespace symx

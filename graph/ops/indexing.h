@@ -14,7 +14,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
+#include "absl/status/status.h"
 #include "graph/dtype.h"
 #include "graph/param.h"
 
@@ -46,6 +48,20 @@ struct EmbeddingParam : OpParam {
   DType dtype = DType::kFloat32;
   bool sparse_grad = false;
 };
+
+// _ravel_multi_index / _unravel_index: the shape the flat indices refer to.
+struct RavelParam : OpParam {
+  std::vector<int64_t> shape;
+};
+
+// _contrib_index_array: the axes whose coordinates are listed (None: all).
+struct IndexArrayParam : OpParam {
+  std::optional<std::vector<int64_t>> axes;
+};
+
+// index_array's axes for `ndim` dims, negative ones counted from the end; an
+// error naming an axis out of range.
+absl::Status IndexArrayAxes(const IndexArrayParam& p, int ndim, std::vector<int>* axes);
 
 }  // namespace symx
 

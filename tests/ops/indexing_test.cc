@@ -28,6 +28,8 @@
 #include "graph/op.h"
 #include "graph/symbol.h"
 #include "gtest/gtest.h"
+#include "tests/executor/executor_test_util.h"
+#include "tests/expect_contains.h"
 #include "tests/ops/conformance.h"
 #include "tests/ops/index_layouts.h"
 #include "tests/ops/kernel_calls.h"
@@ -407,4 +409,182 @@ TEST(EmbeddingKernel, LargeScatterAddMatchesLoop) {
 
 }  // namespace
 
+}  // namespace symx
+
+namespace symx {
+namespace {
+
+using testing::CheckOp;
+using testing::ErrorOf;
+using testing::MakeTensor;
+using testing::NumElements;
+using testing::OpCase;
+using testing::RunOp;
+using testing::Values;
+
+// ----------------------------------------------------------------------------- batch_take
+
+TEST(IndexingConformance, BatchTake) {
+  struct Row {
+    Shape a, idx;
+    Values v;
+  };
+  for (const Row& row : std::vector<Row>{{{3, 4}, {3}, {0, 3, 2}},
+                                         {{4, 3}, {4}, {-1, 7, 1, 2}},
+                                         {{2, 2, 3}, {2, 2}, {2, 0, 1, 5}}}) {
+    OpCase c;
+    c.op = "batch_take";
+    c.name = absl::StrCat("batch_take ", row.a.ToString());
+    c.shapes = {row.a, row.idx};
+    c.init = [row](int i, const Shape& s) {
+      if (i == 1) return row.v;
+      Values v(NumElements(s));
+      for (size_t k = 0; k < v.size(); ++k) v[k] = static_cast<double>(k % 50) + 1;
+      return v;
+    };
+    c.check_backward = false;
+    // The harness gives every input the case's dtype and indices are int32
+    // (MXNet's rule); other data dtypes are checked below.
+    c.dtypes = {DType::kInt32};
+    const int64_t m = row.a[row.a.ndim() - 1];
+    c.reference = [m](const std::vector<Values>& in, const std::vector<Shape>&) {
+      Values out;
+      for (size_t i = 0; i < in[1].size(); ++i) {
+        int64_t j = static_cast<int64_t>(in[1][i]);
+        j = j < 0 ? 0 : (j >= m ? m - 1 : j);
+        out.push_back(in[0][i * m + j]);
+      }
+      return std::vector<Values>{out};
+    };
+    CheckOp(c);
+  }
+}
+
+TEST(IndexingKernel, BatchTakeMovesEveryDtype) {
+  const Values a = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  const Tensor idx = MakeTensor(Shape{3}, {3, -2, 1}, DType::kInt32);
+  for (DType t : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16,
+                  DType::kInt64, DType::kInt8, DType::kUint8}) {
+    std::vector<Tensor> out = RunOp("batch_take", {}, {MakeTensor(Shape{3, 4}, a, t), idx});
+    EXPECT_EQ(out[0].dtype(), t);
+    EXPECT_EQ(out[0].ToDoubles(), (Values{4, 5, 10})) << DTypeName(t);
+  }
+}
+
+TEST(IndexingErrors, BatchTake) {
+  const Tensor a = MakeTensor(Shape{3, 4}, Values(12, 1.0), DType::kFloat32);
+  const Tensor idx = MakeTensor(Shape{2}, {0, 1}, DType::kInt32);
+  std::string msg = ErrorOf([&] { RunOp("batch_take", {}, {a, idx}); });
+  EXPECT_CONTAINS(msg, "[2]");
+  EXPECT_CONTAINS(msg, "[3,4]");
+  const Tensor f = MakeTensor(Shape{3}, {0, 1, 2}, DType::kFloat32);
+  msg = ErrorOf([&] { RunOp("batch_take", {}, {a, f}); });
+  EXPECT_CONTAINS(msg, "int32");
+  const Tensor flat = MakeTensor(Shape{3}, {0, 1, 2}, DType::kFloat32);
+  const Tensor i1 = MakeTensor(Shape{3}, {0, 1, 2}, DType::kInt32);
+  msg = ErrorOf([&] { RunOp("batch_take", {}, {flat, i1}); });
+  EXPECT_CONTAINS(msg, "at least 2 dims");
+}
+
+// ----------------------------------------------------------------------------- ravel / unravel
+
+TEST(IndexingConformance, RavelAndUnravel) {
+  const std::vector<int64_t> shape = {3, 4, 5};
+  OpCase r;
+  r.op = "_ravel_multi_index";
+  r.name = "ravel_multi_index (3, 4, 5)";
+  r.attrs = {{"shape", "(3, 4, 5)"}};
+  r.shapes = {Shape{3, 4}};
+  r.init = index_layouts::Given(0, {0, 2, 1, 2, 3, 0, 1, 3, 4, 1, 0, 2});
+  r.check_backward = false;
+  r.dtypes = {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64};
+  r.reference = [shape](const std::vector<Values>& in, const std::vector<Shape>&) {
+    Values out;
+    for (int64_t i = 0; i < 4; ++i) {
+      int64_t f = 0;
+      for (int64_t j = 0; j < 3; ++j) f = f * shape[j] + static_cast<int64_t>(in[0][j * 4 + i]);
+      out.push_back(static_cast<double>(f));
+    }
+    return std::vector<Values>{out};
+  };
+  CheckOp(r);
+  OpCase u;
+  u.op = "_unravel_index";
+  u.name = "unravel_index (3, 4, 5)";
+  u.attrs = {{"shape", "(3, 4, 5)"}};
+  u.shapes = {Shape{5}};
+  // 61 is past the end: the first coordinate is the quotient left (3), as MXNet.
+  u.init = index_layouts::Given(0, {0, 59, 22, 37, 61});
+  u.check_backward = false;
+  u.dtypes = {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64};
+  u.reference = [shape](const std::vector<Values>& in, const std::vector<Shape>&) {
+    Values out(15);
+    for (int64_t i = 0; i < 5; ++i) {
+      int64_t f = static_cast<int64_t>(in[0][i]);
+      for (int64_t j = 2; j > 0; --j) {
+        out[j * 5 + i] = static_cast<double>(f % shape[j]);
+        f /= shape[j];
+      }
+      out[i] = static_cast<double>(f);
+    }
+    return std::vector<Values>{out};
+  };
+  CheckOp(u);
+  EXPECT_EQ(OpRegistry::Global().Find("ravel_multi_index"),
+            OpRegistry::Global().Find("_ravel_multi_index"));
+  EXPECT_EQ(OpRegistry::Global().Find("unravel_index"),
+            OpRegistry::Global().Find("_unravel_index"));
+}
+
+TEST(IndexingErrors, RavelAndUnravel) {
+  const Tensor x = MakeTensor(Shape{2, 3}, Values(6, 1.0), DType::kFloat32);
+  std::string msg = ErrorOf([&] { RunOp("_ravel_multi_index", {{"shape", "(3, 4, 5)"}}, {x}); });
+  EXPECT_CONTAINS(msg, "[2,3]");
+  msg = ErrorOf([&] { RunOp("_ravel_multi_index", {}, {x}); });
+  EXPECT_CONTAINS(msg, "shape");
+  msg = ErrorOf([&] { RunOp("_unravel_index", {{"shape", "(3, 0)"}}, {x}); });
+  EXPECT_CONTAINS(msg, "shape");
+  msg = ErrorOf([&] { RunOp("_unravel_index", {{"shape", "(3, 4)"}}, {x}); });
+  EXPECT_CONTAINS(msg, "[2,3]");
+  EXPECT_CONTAINS(msg, "1 dim");
+}
+
+// ----------------------------------------------------------------------------- index_array
+
+TEST(IndexingConformance, IndexArray) {
+  struct Row {
+    AttrMap attrs;
+    Shape s;
+    std::vector<int> axes;
+  };
+  for (const Row& row : std::vector<Row>{{{}, {3, 2}, {0, 1}},
+                                         {{{"axes", "(1, 0)"}}, {3, 2, 2}, {1, 0}},
+                                         {{{"axes", "(-1,)"}}, {2, 3, 4}, {2}},
+                                         {{}, {5}, {0}}}) {
+    OpCase c;
+    c.op = "_contrib_index_array";
+    c.name = absl::StrCat("index_array ", row.s.ToString());
+    c.attrs = row.attrs;
+    c.shapes = {row.s};
+    c.check_backward = false;
+    c.dtypes = {DType::kFloat32, DType::kFloat16, DType::kInt32};
+    const Row rw = row;
+    c.reference = [rw](const std::vector<Values>&, const std::vector<Shape>& s) {
+      const std::vector<int64_t> st = testing::Strides(s[0]);
+      Values out;
+      for (int64_t i = 0; i < NumElements(s[0]); ++i) {
+        for (int a : rw.axes) out.push_back(static_cast<double>((i / st[a]) % s[0][a]));
+      }
+      return std::vector<Values>{out};
+    };
+    CheckOp(c);
+  }
+  const Tensor x = MakeTensor(Shape{2, 3}, Values(6, 1.0), DType::kFloat32);
+  EXPECT_EQ(RunOp("_contrib_index_array", {}, {x})[0].dtype(), DType::kInt64);
+  std::string msg = ErrorOf([&] { RunOp("_contrib_index_array", {{"axes", "(2,)"}}, {x}); });
+  EXPECT_CONTAINS(msg, "axes");
+  EXPECT_CONTAINS(msg, "2");
+}
+
+}  // namespace
 }  // namespace symx

@@ -1,5 +1,6 @@
 """Golden cases of the indexing family (graph/ops/indexing.cc): one_hot, pick,
-take, gather_nd and Embedding. Index inputs get fixed values (including
+take, gather_nd, Embedding, batch_take, ravel_multi_index, unravel_index and
+contrib.index_array. Index inputs get fixed values (including
 out-of-range ones for the clip and wrap modes) and no gradient (see golden_lib.py for what a Case holds)."""
 import numpy as np
 
@@ -83,6 +84,22 @@ def _embedding_cases():
     ]
 
 
+def _index_math_cases():
+    a, i, d = V("a"), V("indices"), V("data")
+    return [
+        Case("batch_take", mx.sym.batch_take(a, i), {"a": (4, 3), "indices": (4,)},
+             values={"indices": np.array([0, 2, -1, 5])}, dtypes={"indices": "int32"},
+             grad=False, note="MXNet clips indices to the row"),
+        Case("ravel_multi_index", mx.sym.ravel_multi_index(d, shape=(3, 4, 5)), {"data": (3, 4)},
+             values={"data": np.array([[0, 2, 1, 2], [3, 0, 1, 3], [4, 1, 0, 2]])}, grad=False),
+        Case("unravel_index_int64", mx.sym.unravel_index(d, shape=(3, 4, 5)), {"data": (4,)},
+             values={"data": np.array([0, 59, 22, 37])}, dtypes={"data": "int64"}, grad=False),
+        Case("index_array", mx.sym.contrib.index_array(d), {"data": (3, 2)}, grad=False),
+        Case("index_array_axes", mx.sym.contrib.index_array(d, axes=(1, -3)),
+             {"data": (3, 2, 2)}, grad=False),
+    ]
+
+
 def cases():
     return (_one_hot_cases() + _pick_cases() + _take_cases() + _gather_nd_cases() +
-            _embedding_cases())
+            _embedding_cases() + _index_math_cases())

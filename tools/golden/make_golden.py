@@ -28,7 +28,8 @@ import golden_lib  # noqa: E402
 FAMILIES = ["activation", "binary", "compare", "convolution", "crop", "ctc", "dense", "detection",
             "dropout", "elemwise", "indexing", "init", "layout", "loss", "lrn", "math", "norm", "ordering",
             "pooling", "reduce", "resample", "rnn", "roi", "shape", "softmax", "spatial",
-            "tensor", "optimizer_contrib", "sequence", "attention", "models", "numerics", "fuzz"]
+            "tensor", "optimizer_contrib", "sequence", "attention", "models", "numerics",
+            "fuzz", "scatter"]
 
 
 def main():
