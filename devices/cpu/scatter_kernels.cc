@@ -7,6 +7,7 @@
 // devices/geometry/scatter_plan.h computes from the index values, in index
 // order (so the last of coinciding positions wins, as in MXNet's CPU loop).
 // Elements move as bytes: every dtype.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -108,8 +109,50 @@ absl::Status IndexCopy(const KernelContext& ctx) {
   return WriteRows(ctx, ctx.inputs[2], rows, slice, out);
 }
 
+// fill_element_0index: out = lhs, then out[i, rhs[i]] = mhs[i] where in range.
+absl::Status FillElement0Index(const KernelContext& ctx) {
+  const Tensor& out = ctx.outputs[0];
+  SYMX_RETURN_IF_ERROR(CopyBase(ctx, ctx.inputs[0], out));
+  const Tensor& values = ctx.inputs[1];
+  if (out.dtype() != DType::kFloat32 || values.dtype() != DType::kFloat32) {
+    return UnsupportedDType(ctx, out.dtype() != DType::kFloat32 ? out.dtype() : values.dtype());
+  }
+  const int64_t m = out.shape().ndim() == 2 ? out.shape()[1] : 0;
+  SYMX_ASSIGN_OR_RETURN(std::vector<double> idx, HostDoubles(ctx.inputs[2]));
+  if (out.shape().ndim() != 2 || static_cast<int64_t>(idx.size()) != out.shape()[0] ||
+      values.size() != out.shape()[0]) {
+    return Fail(ctx, absl::StrCat("rhs ", ctx.inputs[2].DebugString(), " and mhs ",
+                                  values.DebugString(), " do not fit lhs ", out.DebugString()));
+  }
+  std::vector<int64_t> cells, sources;
+  RowColumnCells(idx, m, &cells, &sources);
+  float* y = out.data<float>();
+  const float* v = values.read_data<float>();
+  for (size_t k = 0; k < cells.size(); ++k) y[cells[k]] = v[sources[k]];
+  return absl::OkStatus();
+}
+
+// _onehot_encode: zeros of rhs's shape, out[i, lhs[i]] = 1 where in range.
+absl::Status OnehotEncode(const KernelContext& ctx) {
+  const Tensor& out = ctx.outputs[0];
+  if (out.dtype() != DType::kFloat32) return UnsupportedDType(ctx, out.dtype());
+  SYMX_ASSIGN_OR_RETURN(std::vector<double> idx, HostDoubles(ctx.inputs[0]));
+  if (out.shape().ndim() != 2 || static_cast<int64_t>(idx.size()) != out.shape()[0]) {
+    return Fail(ctx, absl::StrCat("lhs ", ctx.inputs[0].DebugString(), " does not fit ",
+                                  out.DebugString()));
+  }
+  std::vector<int64_t> cells, sources;
+  RowColumnCells(idx, out.shape()[1], &cells, &sources);
+  float* y = out.data<float>();
+  std::fill(y, y + out.size(), 0.0f);
+  for (int64_t c : cells) y[c] = 1.0f;
+  return absl::OkStatus();
+}
+
 }  // namespace
 
+SYMX_REGISTER_KERNEL("fill_element_0index", kCPU, FillElement0Index);
+SYMX_REGISTER_KERNEL("_onehot_encode", kCPU, OnehotEncode);
 SYMX_REGISTER_KERNEL("_slice_assign", kCPU, SliceAssign);
 SYMX_REGISTER_KERNEL("_slice_assign_scalar", kCPU, SliceAssignScalar);
 SYMX_REGISTER_KERNEL("scatter_nd", kCPU, ScatterNd);

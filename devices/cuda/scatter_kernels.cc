@@ -8,6 +8,7 @@
 // computes with the CPU kernels' function (devices/geometry/scatter_plan.h)
 // from the index values it reads back, and uploads into the workspace.
 // Coinciding rows keep one of their writes (the CPU keeps the last).
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -131,8 +132,77 @@ absl::Status IndexCopy(const KernelContext& ctx) {
   return WriteRows(ctx, ctx.inputs[2], rows, slice, out);
 }
 
+// Copies src element sources[k] to dst element cells[k], the two tables
+// uploaded into the workspace.
+absl::Status CopyCells(const KernelContext& ctx, const void* src,
+                       const std::vector<int64_t>& sources, const Tensor& out,
+                       const std::vector<int64_t>& cells) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  if (cells.empty()) return absl::OkStatus();
+  const size_t bytes = cells.size() * sizeof(int64_t);
+  SYMX_ASSIGN_OR_RETURN(char* table, WorkspaceOf(ctx, 2 * bytes));
+  SYMX_RETURN_IF_ERROR(device->CopyFromHost(cells.data(), table, bytes));
+  SYMX_RETURN_IF_ERROR(device->CopyFromHost(sources.data(), table + bytes, bytes));
+  SYMX_CUDA_LAUNCH(ctx, LaunchRowCopy(DTypeSize(out.dtype()), src,
+                                      reinterpret_cast<const int64_t*>(table + bytes),
+                                      out.raw_data(), reinterpret_cast<const int64_t*>(table),
+                                      static_cast<int64_t>(cells.size()), 1, device->stream()));
+  return absl::OkStatus();
+}
+
+// Two tables of at most as many entries as input `index` has elements,
+// plus room for a scalar.
+template <int index>
+size_t CellsWorkspace(const NodeAttrs&, const std::vector<Shape>& in, const std::vector<Shape>&,
+                      DType) {
+  return in.size() <= index ? 0 : 2 * static_cast<size_t>(in[index].Size()) * sizeof(int64_t) + 256;
+}
+
+absl::Status FillElement0Index(const KernelContext& ctx) {
+  const Tensor& out = ctx.outputs[0];
+  SYMX_RETURN_IF_ERROR(CopyBase(ctx, ctx.inputs[0], out));
+  const Tensor& values = ctx.inputs[1];
+  if (out.dtype() != DType::kFloat32 || values.dtype() != DType::kFloat32) {
+    return UnsupportedDType(ctx, out.dtype() != DType::kFloat32 ? out.dtype() : values.dtype());
+  }
+  SYMX_ASSIGN_OR_RETURN(std::vector<double> idx, HostDoubles(ctx.inputs[2]));
+  if (out.shape().ndim() != 2 || static_cast<int64_t>(idx.size()) != out.shape()[0] ||
+      values.size() != out.shape()[0]) {
+    return Fail(ctx, absl::StrCat("rhs ", ctx.inputs[2].DebugString(), " and mhs ",
+                                  values.DebugString(), " do not fit lhs ", out.DebugString()));
+  }
+  std::vector<int64_t> cells, sources;
+  RowColumnCells(idx, out.shape()[1], &cells, &sources);
+  return CopyCells(ctx, values.read_raw_data(), sources, out, cells);
+}
+
+absl::Status OnehotEncode(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& out = ctx.outputs[0];
+  if (out.dtype() != DType::kFloat32) return UnsupportedDType(ctx, out.dtype());
+  SYMX_ASSIGN_OR_RETURN(std::vector<double> idx, HostDoubles(ctx.inputs[0]));
+  if (out.shape().ndim() != 2 || static_cast<int64_t>(idx.size()) != out.shape()[0]) {
+    return Fail(ctx, absl::StrCat("lhs ", ctx.inputs[0].DebugString(), " does not fit ",
+                                  out.DebugString()));
+  }
+  SYMX_RETURN_IF_ERROR(device->Memset(out.raw_data(), 0, out.nbytes()));
+  std::vector<int64_t> cells, sources;
+  RowColumnCells(idx, out.shape()[1], &cells, &sources);
+  if (cells.empty()) return absl::OkStatus();
+  // Every cell reads the one 1.0f stored past the two tables.
+  const size_t tables = 2 * cells.size() * sizeof(int64_t);
+  SYMX_ASSIGN_OR_RETURN(char* base, WorkspaceOf(ctx, tables + sizeof(float)));
+  const float one = 1.0f;
+  SYMX_RETURN_IF_ERROR(device->CopyFromHost(&one, base + tables, sizeof(one)));
+  std::fill(sources.begin(), sources.end(), 0);
+  return CopyCells(ctx, base + tables, sources, out, cells);
+}
+
 }  // namespace
 
+SYMX_REGISTER_KERNEL("fill_element_0index", kGPU, .fn = FillElement0Index,
+                     .workspace = CellsWorkspace<2>);
+SYMX_REGISTER_KERNEL("_onehot_encode", kGPU, .fn = OnehotEncode, .workspace = CellsWorkspace<0>);
 SYMX_REGISTER_KERNEL("_slice_assign", kGPU, SliceAssign);
 SYMX_REGISTER_KERNEL("_slice_assign_scalar", kGPU, .fn = SliceAssignScalar,
                      .workspace = ScalarWorkspace);

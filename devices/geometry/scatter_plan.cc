@@ -50,4 +50,16 @@ absl::Status AxisRows(const KernelContext& ctx, const std::vector<double>& value
   return absl::OkStatus();
 }
 
+void RowColumnCells(const std::vector<double>& values, int64_t m, std::vector<int64_t>* cells,
+                    std::vector<int64_t>* sources) {
+  cells->clear();
+  sources->clear();
+  for (size_t i = 0; i < values.size(); ++i) {
+    const double v = values[i];
+    if (!(v > -1.0 && v < static_cast<double>(m))) continue;
+    cells->push_back(static_cast<int64_t>(i) * m + static_cast<int64_t>(std::trunc(v)));
+    sources->push_back(static_cast<int64_t>(i));
+  }
+}
+
 }  // namespace symx

@@ -27,6 +27,12 @@ absl::Status NdRows(const KernelContext& ctx, const Shape& target, const Shape& 
 absl::Status AxisRows(const KernelContext& ctx, const std::vector<double>& values, int64_t n,
                       std::vector<int64_t>* rows);
 
+// fill_element_0index / _onehot_encode: for each i whose truncated value
+// column c lies in [0, m), the flat element i * m + c (in `cells`) and i (in
+// `sources`); the others write nothing.
+void RowColumnCells(const std::vector<double>& values, int64_t m, std::vector<int64_t>* cells,
+                    std::vector<int64_t>* sources);
+
 }  // namespace symx
 
 #endif  // SYMX_DEVICES_GEOMETRY_SCATTER_PLAN_H_

@@ -23,6 +23,12 @@
 //   [0, rows)) replaced by new_tensor's row i. Gradients: old_tensor's is the
 //   output gradient with those rows zeroed (index_copy of zeros into it),
 //   new_tensor's the gradient's rows at the indices (take).
+// - fill_element_0index(lhs, mhs, rhs): lhs (N, M) with out[i, rhs[i]] =
+//   mhs[i]; _onehot_encode(lhs, rhs): zeros of rhs's (N, M) shape with
+//   out[i, lhs[i]] = 1. Indices are truncated; one outside [0, M) writes
+//   nothing (MXNet's element comparison). Both are MXNet 1.9.1's legacy
+//   NDArray functions: float32 only, not differentiable, and MXNet cannot
+//   compose them into a symbol (mx.nd only).
 #include "graph/ops/scatter.h"
 
 #include <memory>
@@ -278,6 +284,56 @@ SYMX_REGISTER_OP("_contrib_index_copy")
       return SameTypeExcept(in, out, {1});
     })
     .SetGradient(IndexCopyGradient);
+
+// ----------------------------------------------------------------------------- legacy row fills
+
+absl::Status AllFloat32(const NodeAttrs&, std::vector<DType>* in, std::vector<DType>* out) {
+  for (size_t i = 0; i < in->size(); ++i) {
+    SYMX_RETURN_IF_ERROR(AssignType(in, i, DType::kFloat32, absl::StrCat("input ", i)));
+  }
+  return AssignType(out, 0, DType::kFloat32, "output");
+}
+
+// matrix (N, M) and vectors (N,) at `vectors`; the output is the matrix's shape.
+absl::Status RowFillShape(std::vector<Shape>* in, std::vector<Shape>* out, size_t matrix,
+                          const std::vector<size_t>& vectors) {
+  SYMX_RETURN_IF_ERROR(AssignShape(out, 0, (*in)[matrix], "output"));
+  SYMX_RETURN_IF_ERROR(AssignShape(in, matrix, (*out)[0], absl::StrCat("input ", matrix)));
+  const Shape& m = (*in)[matrix];
+  if (m.ndim_known() && m.ndim() != 2) {
+    return ShapeError(absl::StrCat("input ", matrix), m, "2 dims (N, M)");
+  }
+  for (size_t v : vectors) {
+    const Shape& s = (*in)[v];
+    if (s.ndim_known() && s.ndim() != 1) {
+      return ShapeError(absl::StrCat("input ", v), s, "1 dim (N,)");
+    }
+    if (m.ndim_known()) {
+      SYMX_RETURN_IF_ERROR(AssignShape(in, v, Shape{m[0]}, absl::StrCat("input ", v)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+SYMX_REGISTER_OP("fill_element_0index")
+    .Describe("lhs (N, M) with out[i, rhs[i]] = mhs[i] (MXNet's legacy NDArray function).")
+    .SetIndexInputs({2})
+    .SetInputNames({"lhs", "mhs", "rhs"})
+    .SetInferShape([](const NodeAttrs&, std::vector<Shape>* in, std::vector<Shape>* out) {
+      return RowFillShape(in, out, 0, {1, 2});
+    })
+    .SetInferType(AllFloat32)
+    .SetNonDifferentiable();
+
+SYMX_REGISTER_OP("_onehot_encode")
+    .Describe("Zeros of rhs's (N, M) shape with out[i, lhs[i]] = 1 (MXNet's legacy one-hot).")
+    .SetIndexInputs({0})
+    .SetInputNames({"lhs", "rhs"})
+    .SetInferShape([](const NodeAttrs&, std::vector<Shape>* in, std::vector<Shape>* out) {
+      return RowFillShape(in, out, 1, {0});
+    })
+    .SetInferType(AllFloat32)
+    .SetNonDifferentiable();
 
 }  // namespace
 }  // namespace symx

@@ -364,5 +364,58 @@ TEST(ScatterErrors, IndexCopy) {
   EXPECT_CONTAINS(msg, "axis");
 }
 
+// ----------------------------------------------------------------------------- legacy row fills
+
+TEST(ScatterConformance, FillElement0IndexAndOnehotEncode) {
+  // Truncated columns; out-of-range ones (-1, 4, 9.5) write nothing.
+  const Values idx = {2, -1, 3.7, 4, 0, 9.5};
+  OpCase f;
+  f.op = "fill_element_0index";
+  f.name = "fill_element_0index (6, 4)";
+  f.shapes = {Shape{6, 4}, Shape{6}, Shape{6}};
+  f.init = [idx](int i, const Shape& s) { return i == 2 ? idx : Ramp(s, i == 0 ? 1 : 60); };
+  f.check_backward = false;
+  f.dtypes = {DType::kFloat32};
+  f.reference = [](const std::vector<Values>& in, const std::vector<Shape>&) {
+    Values out = in[0];
+    for (int64_t i = 0; i < 6; ++i) {
+      const double c = std::trunc(in[2][i]);
+      if (c >= 0 && c < 4) out[i * 4 + static_cast<int64_t>(c)] = in[1][i];
+    }
+    return std::vector<Values>{out};
+  };
+  CheckOp(f);
+  OpCase h;
+  h.op = "_onehot_encode";
+  h.name = "_onehot_encode (6, 4)";
+  h.shapes = {Shape{6}, Shape{6, 4}};
+  h.init = [idx](int i, const Shape& s) { return i == 0 ? idx : Ramp(s, 1); };
+  h.check_backward = false;
+  h.dtypes = {DType::kFloat32};
+  h.reference = [](const std::vector<Values>& in, const std::vector<Shape>&) {
+    Values out(24, 0.0);
+    for (int64_t i = 0; i < 6; ++i) {
+      const double c = std::trunc(in[0][i]);
+      if (c >= 0 && c < 4) out[i * 4 + static_cast<int64_t>(c)] = 1;
+    }
+    return std::vector<Values>{out};
+  };
+  CheckOp(h);
+}
+
+TEST(ScatterErrors, LegacyRowFills) {
+  const Tensor m = MakeTensor(Shape{2, 3}, Values(6, 1.0), DType::kFloat32);
+  const Tensor v3 = MakeTensor(Shape{3}, Values(3, 1.0), DType::kFloat32);
+  const Tensor v2 = MakeTensor(Shape{2}, Values(2, 1.0), DType::kFloat32);
+  std::string msg = ErrorOf([&] { RunOp("fill_element_0index", {}, {m, v3, v2}); });
+  EXPECT_CONTAINS(msg, "[3]");
+  EXPECT_CONTAINS(msg, "[2]");
+  msg = ErrorOf([&] { RunOp("_onehot_encode", {}, {v3, m}); });
+  EXPECT_CONTAINS(msg, "[3]");
+  const Tensor d = MakeTensor(Shape{2, 3}, Values(6, 1.0), DType::kFloat64);
+  msg = ErrorOf([&] { RunOp("_onehot_encode", {}, {v2, d}); });
+  EXPECT_CONTAINS(msg, "float64");
+}
+
 }  // namespace
 }  // namespace symx

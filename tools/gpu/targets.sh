@@ -29,6 +29,7 @@ SYMX_GPU_CONFORMANCE=(
   //tests/ops:elemwise_test
   //tests/ops:indexing_test
   //tests/ops:init_test
+  //tests/ops:layout_test
   //tests/ops:loss_test
   //tests/ops:lrn_test
   //tests/ops:math_test
@@ -43,6 +44,7 @@ SYMX_GPU_CONFORMANCE=(
   //tests/ops:rnn_test
   //tests/ops:roi_test
   //tests/ops:sequence_test
+  //tests/ops:scatter_test
   //tests/ops:shape_test
   //tests/ops:softmax_test
   //tests/ops:spatial_test
