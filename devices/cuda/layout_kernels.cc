@@ -1,17 +1,20 @@
 // CUDA kernels of the layout family (graph/ops/layout.cc): reshape_like,
 // shape_array, size_array, depth_to_space, space_to_depth, _split_v2 and
-// _backward_split_v2.
+// _backward_split_v2, im2col, col2im and _backward_im2col.
 //
 // reshape_like is a device copy (none in place); shape_array and size_array
 // write the shape, known on the host, with one small upload; the others are
 // strided copies (devices/cuda/strided.cu) through the views the CPU kernels
-// use (devices/geometry/layout_view.h), over any dtype.
+// use (devices/geometry/layout_view.h), over any dtype; im2col and col2im
+// are devices/cuda/layout.cu's kernels on the CPU kernels' map
+// (devices/geometry/im2col_map.h), in the float types.
 #include <cstdint>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "devices/cuda/elemwise_kernels.h"
 #include "devices/cuda/kernel_util.h"
+#include "devices/cuda/layout_launch.h"
 #include "devices/cuda/strided_kernels.h"
 #include "devices/geometry/layout_view.h"
 #include "graph/infer_util.h"
@@ -83,8 +86,38 @@ absl::Status SplitV2Impl(const KernelContext& ctx, bool forward) {
 absl::Status SplitV2(const KernelContext& ctx) { return SplitV2Impl(ctx, true); }
 absl::Status SplitV2Backward(const KernelContext& ctx) { return SplitV2Impl(ctx, false); }
 
+// to_image: image = col2im(cols); else cols = im2col(image).
+absl::Status SlidingImpl(const KernelContext& ctx, const Tensor& image, const Tensor& cols,
+                         bool to_image) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  Im2colDims d;
+  SYMX_RETURN_IF_ERROR(
+      MakeIm2colDims(ctx, ctx.param<SlidingParam>(), image.shape(), cols.shape(), &d));
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, image.dtype()));
+  const int64_t planes = image.shape()[0] * image.shape()[1];
+  if (to_image) {
+    SYMX_CUDA_LAUNCH(
+        ctx, LaunchCol2im(t, cols.read_raw_data(), d, planes, image.raw_data(), device->stream()));
+  } else {
+    SYMX_CUDA_LAUNCH(
+        ctx, LaunchIm2col(t, image.read_raw_data(), d, planes, cols.raw_data(), device->stream()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Im2col(const KernelContext& ctx) {
+  return SlidingImpl(ctx, ctx.inputs[0], ctx.outputs[0], false);
+}
+
+absl::Status Col2im(const KernelContext& ctx) {
+  return SlidingImpl(ctx, ctx.outputs[0], ctx.inputs[0], true);
+}
+
 }  // namespace
 
+SYMX_REGISTER_KERNEL("im2col", kGPU, Im2col);
+SYMX_REGISTER_KERNEL("col2im", kGPU, Col2im);
+SYMX_REGISTER_KERNEL("_backward_im2col", kGPU, Col2im);
 SYMX_REGISTER_KERNEL("reshape_like", kGPU, Identity);
 SYMX_REGISTER_KERNEL("shape_array", kGPU, ShapeArray);
 SYMX_REGISTER_KERNEL("size_array", kGPU, SizeArray);

@@ -68,4 +68,37 @@ absl::Status SliceParamView(const KernelContext& ctx, const SliceParam& p, const
   return absl::OkStatus();
 }
 
+absl::Status MakeIm2colDims(const KernelContext& ctx, const SlidingParam& p, const Shape& image,
+                            const Shape& cols, Im2colDims* d) {
+  const int n = static_cast<int>(p.kernel.size());
+  *d = Im2colDims{};
+  std::vector<int64_t> positions;
+  bool fits = n >= 1 && n <= 3 && image.ndim() == n + 2 && cols.ndim() == 3;
+  if (fits) {
+    fits = SlidingPositions(p, std::vector<int64_t>(image.dims().begin() + 2, image.dims().end()),
+                            &positions)
+               .ok();
+  }
+  if (fits) {
+    d->nsp = n;
+    d->channels = image[1];
+    for (int i = 0; i < n; ++i) {
+      d->image[i] = image[i + 2];
+      d->out[i] = positions[i];
+      d->kernel[i] = p.kernel[i];
+      d->stride[i] = p.stride[i];
+      d->dilate[i] = p.dilate[i];
+      d->pad[i] = p.pad[i];
+      d->kernel_size *= p.kernel[i];
+      d->columns *= positions[i];
+      d->image_size *= image[i + 2];
+    }
+    fits = cols[0] == image[0] && cols[1] == image[1] * d->kernel_size && cols[2] == d->columns;
+  }
+  if (fits) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": columns ", cols.ToString(),
+                                                 " do not fit image ", image.ToString(),
+                                                 " for this kernel"));
+}
+
 }  // namespace symx

@@ -8,8 +8,10 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
+#include "devices/geometry/im2col_map.h"
 #include "devices/geometry/strided_view.h"
 #include "devices/kernel.h"
+#include "graph/ops/layout.h"
 #include "graph/ops/tensor.h"
 #include "graph/shape.h"
 
@@ -31,6 +33,12 @@ StridedView AxisRangeView(const Shape& whole, int axis, int64_t begin, int64_t e
 // begin has more entries than whole has dims.
 absl::Status SliceParamView(const KernelContext& ctx, const SliceParam& p, const Shape& whole,
                             StridedView* v);
+
+// im2col / col2im: the map between `image` (N, C, spatial...) and `cols`
+// (N, C * prod(kernel), L) for `p`; an error naming the node when they do
+// not fit each other.
+absl::Status MakeIm2colDims(const KernelContext& ctx, const SlidingParam& p, const Shape& image,
+                            const Shape& cols, Im2colDims* d);
 
 }  // namespace symx
 

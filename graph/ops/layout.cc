@@ -18,6 +18,11 @@
 //   MXNet's split_v2 front passes indices starting at 0; elements before a
 //   first boundary > 0 belong to no part and get a zero gradient
 //   (_backward_split_v2).
+// - im2col(data): (N, C, spatial...) -> (N, C * prod(kernel), L), column l
+//   the l-th kernel position, zeros in the padding; col2im(data): the
+//   columns summed back into (N, C, output_size...). Each is the other's
+//   gradient (im2col's through _backward_im2col, which takes the image's
+//   size from the input it is the gradient of). float types, as MXNet.
 #include "graph/ops/layout.h"
 
 #include <memory>
@@ -101,6 +106,22 @@ absl::Status SplitV2Bounds(const SplitV2Param& p, int64_t len, std::vector<int64
           "_split_v2: indices (", absl::StrJoin(p.indices, ", "), ") do not split an axis of ", len,
           ": part ", i, " would be [", (*begins)[i], ", ", (*ends)[i], ")"));
     }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SlidingPositions(const SlidingParam& p, const std::vector<int64_t>& image,
+                              std::vector<int64_t>* positions) {
+  positions->clear();
+  for (size_t i = 0; i < p.kernel.size(); ++i) {
+    const int64_t padded = image[i] + 2 * p.pad[i];
+    const int64_t span = p.dilate[i] * (p.kernel[i] - 1) + 1;
+    if (span > padded) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the kernel (", p.kernel[i], " dilated by ", p.dilate[i], ") exceeds spatial dim ", i,
+          " of the image (", image[i], " padded by ", p.pad[i], " on each side)"));
+    }
+    positions->push_back((padded - span) / p.stride[i] + 1);
   }
   return absl::OkStatus();
 }
@@ -382,6 +403,140 @@ Op& backward_split_v2_registration =
         [](const NodeAttrs& attrs) { return Numbered("ograd", SplitV2Count(attrs)); },
         [](const NodeAttrs&) { return 1; })
         .Describe("Gradient of _split_v2: the output gradients placed back along the axis.");
+
+// ----------------------------------------------------------------------------- im2col, col2im
+
+absl::StatusOr<OpParamPtr> ParseSlidingImpl(const AttrMap& attrs, bool col2im) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<SlidingParam>();
+  p->kernel = r.Tuple("kernel");
+  const size_t n = p->kernel.size();
+  if (n < 1 || n > 3) r.Fail("kernel", "must have 1 to 3 dims: (w,), (h, w) or (d, h, w)");
+  auto read = [&](const char* key, int64_t def, int64_t least, std::vector<int64_t>* out) {
+    *out = r.Tuple(key, {});
+    if (out->empty()) out->assign(n, def);
+    if (out->size() != n) {
+      r.Fail(key, absl::StrCat("must have as many dims as kernel (", n, ")"));
+      out->assign(n, def);
+    }
+    for (int64_t v : *out) {
+      if (v < least) {
+        r.Fail(key, absl::StrCat("entries must be >= ", least));
+        break;
+      }
+    }
+  };
+  for (int64_t k : p->kernel) {
+    if (k < 1) r.Fail("kernel", "entries must be >= 1");
+  }
+  read("stride", 1, 1, &p->stride);
+  read("dilate", 1, 1, &p->dilate);
+  read("pad", 0, 0, &p->pad);
+  if (col2im) {
+    p->output_size = r.Tuple("output_size");
+    if (p->output_size.size() != n) {
+      r.Fail("output_size", absl::StrCat("must have as many dims as kernel (", n, ")"));
+    }
+    for (int64_t v : p->output_size) {
+      if (v < 1) r.Fail("output_size", "entries must be >= 1");
+    }
+  }
+  return r.Finish(std::move(p));
+}
+
+absl::StatusOr<OpParamPtr> ParseIm2col(const AttrMap& attrs) {
+  return ParseSlidingImpl(attrs, false);
+}
+
+absl::StatusOr<OpParamPtr> ParseCol2im(const AttrMap& attrs) {
+  return ParseSlidingImpl(attrs, true);
+}
+
+int64_t Product(const std::vector<int64_t>& v) {
+  int64_t n = 1;
+  for (int64_t d : v) n *= d;
+  return n;
+}
+
+absl::Status Im2colInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                              std::vector<Shape>* out) {
+  const auto& p = Param<SlidingParam>(attrs);
+  const Shape& data = (*in)[0];
+  if (!data.ndim_known()) return absl::OkStatus();
+  const int n = static_cast<int>(p.kernel.size());
+  if (data.ndim() != n + 2) {
+    return ShapeError("input data", data,
+                      absl::StrCat(n + 2, " dims (N, C, and one per kernel dim)"));
+  }
+  if (!data.fully_known()) return absl::OkStatus();
+  std::vector<int64_t> positions;
+  absl::Status s = SlidingPositions(
+      p, std::vector<int64_t>(data.dims().begin() + 2, data.dims().end()), &positions);
+  if (!s.ok())
+    return absl::InvalidArgumentError(
+        absl::StrCat("input data ", data.ToString(), ": ", s.message()));
+  return AssignShape(out, 0, Shape{data[0], data[1] * Product(p.kernel), Product(positions)},
+                     "output");
+}
+
+absl::Status Col2imInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                              std::vector<Shape>* out) {
+  const auto& p = Param<SlidingParam>(attrs);
+  const Shape& data = (*in)[0];
+  if (!data.ndim_known()) return absl::OkStatus();
+  if (data.ndim() != 3) return ShapeError("input data", data, "3 dims (N, C * prod(kernel), L)");
+  if (!data.fully_known()) return absl::OkStatus();
+  std::vector<int64_t> positions;
+  absl::Status s = SlidingPositions(p, p.output_size, &positions);
+  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat("output_size: ", s.message()));
+  const int64_t k = Product(p.kernel);
+  if (data[1] % k != 0 || data[2] != Product(positions)) {
+    return ShapeError(
+        "input data", data,
+        absl::StrCat("(N, C * ", k, ", ", Product(positions), ") for this kernel and output_size"));
+  }
+  std::vector<int64_t> dims = {data[0], data[1] / k};
+  dims.insert(dims.end(), p.output_size.begin(), p.output_size.end());
+  return AssignShape(out, 0, Shape(dims), "output");
+}
+
+std::vector<NodeEntry> Im2colGradient(const NodePtr& node, const std::vector<NodeEntry>& og) {
+  if (!og[0].node) return {NodeEntry{}};
+  return MakeBackwardNode("_backward_im2col", node, {og[0]});
+}
+
+// col2im's gradient is im2col of the output gradient (same kernel geometry).
+std::vector<NodeEntry> Col2imGradient(const NodePtr& node, const std::vector<NodeEntry>& og) {
+  if (!og[0].node) return {NodeEntry{}};
+  AttrMap attrs = node->attrs.dict;
+  attrs.erase("output_size");
+  return {MakeInternalEntry("im2col", node->attrs.name + "_backward", {og[0]}, attrs)};
+}
+
+SYMX_REGISTER_OP("im2col")
+    .Describe(
+        "Sliding kernel blocks of (N, C, spatial...) data as columns: (N, C * prod(kernel), "
+        "number of kernel positions).")
+    .SetParse(ParseIm2col)
+    .SetInputNames({"data"})
+    .SetInferShape(Im2colInferShape)
+    .SetInferType(SameTypeOneInput)
+    .SetGradient(Im2colGradient);
+
+Op& backward_im2col_registration =
+    RegisterBackwardOp("_backward_im2col", ParseIm2col, {"ograd"}, [](const NodeAttrs&) {
+      return 1;
+    }).Describe("Gradient of im2col: the columns summed back into the image (col2im).");
+
+SYMX_REGISTER_OP("col2im")
+    .Describe(
+        "Sums (N, C * prod(kernel), L) columns back into (N, C, output_size...) images; "
+        "im2col's gradient.")
+    .SetParse(ParseCol2im)
+    .SetInputNames({"data"})
+    .SetInferShape(Col2imInferShape)
+    .SetInferType(SameTypeOneInput)
+    .SetGradient(Col2imGradient);
 
 }  // namespace
 }  // namespace symx

@@ -51,6 +51,19 @@ struct SplitV2Param : OpParam {
 absl::Status SplitV2Bounds(const SplitV2Param& p, int64_t len, std::vector<int64_t>* begins,
                            std::vector<int64_t>* ends);
 
+// im2col / col2im: per spatial dim (1 to 3) the kernel, stride (default 1),
+// dilate (default 1) and pad (default 0); col2im's image size too.
+struct SlidingParam : OpParam {
+  std::vector<int64_t> kernel, stride, dilate, pad;
+  std::vector<int64_t> output_size;  // col2im only
+};
+
+// The number of kernel positions along each spatial dim of `image` (its
+// spatial dims, one per kernel dim); an error naming the dim when the dilated
+// kernel exceeds the padded image.
+absl::Status SlidingPositions(const SlidingParam& p, const std::vector<int64_t>& image,
+                              std::vector<int64_t>* positions);
+
 }  // namespace symx
 
 #endif  // SYMX_GRAPH_OPS_LAYOUT_H_

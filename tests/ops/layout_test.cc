@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "graph/error.h"
 #include "graph/shape.h"
 #include "gtest/gtest.h"
@@ -306,6 +307,146 @@ TEST(LayoutErrors, SplitV2) {
   EXPECT_CONTAINS(msg, "-1");
   msg = ErrorOf([&] { RunOp("_split_v2", {{"sections", "2"}}, {x}); });
   EXPECT_CONTAINS(msg, "indices");
+}
+
+// ----------------------------------------------------------------------------- im2col, col2im
+
+struct Sliding {
+  std::vector<int64_t> kernel, stride, dilate, pad;
+};
+
+std::string TupleText(const std::vector<int64_t>& v) {
+  return absl::StrCat("(", absl::StrJoin(v, ", "), v.size() == 1 ? ",)" : ")");
+}
+
+// Output positions per spatial dim.
+std::vector<int64_t> Positions(const Sliding& g, const std::vector<int64_t>& image) {
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < image.size(); ++i) {
+    out.push_back((image[i] + 2 * g.pad[i] - g.dilate[i] * (g.kernel[i] - 1) - 1) / g.stride[i] +
+                  1);
+  }
+  return out;
+}
+
+// For each (k, l): the image position it reads, or -1 (written from the
+// definition: per dim, position o * stride - pad + k * dilate).
+std::vector<std::vector<int64_t>> ReadMap(const Sliding& g, const std::vector<int64_t>& image) {
+  const std::vector<int64_t> out = Positions(g, image);
+  int64_t kn = 1, ln = 1;
+  for (size_t i = 0; i < image.size(); ++i) {
+    kn *= g.kernel[i];
+    ln *= out[i];
+  }
+  std::vector<std::vector<int64_t>> map(kn, std::vector<int64_t>(ln, -1));
+  for (int64_t k = 0; k < kn; ++k) {
+    for (int64_t l = 0; l < ln; ++l) {
+      int64_t kr = k, lr = l, pos = 0, mul = 1;
+      bool inside = true;
+      for (int i = static_cast<int>(image.size()) - 1; i >= 0; --i) {
+        const int64_t ki = kr % g.kernel[i], oi = lr % out[i];
+        kr /= g.kernel[i];
+        lr /= out[i];
+        const int64_t at = oi * g.stride[i] - g.pad[i] + ki * g.dilate[i];
+        if (at < 0 || at >= image[i]) inside = false;
+        pos += at * mul;
+        mul *= image[i];
+      }
+      if (inside) map[k][l] = pos;
+    }
+  }
+  return map;
+}
+
+AttrMap SlidingAttrs(const Sliding& g) {
+  return {{"kernel", TupleText(g.kernel)},
+          {"stride", TupleText(g.stride)},
+          {"dilate", TupleText(g.dilate)},
+          {"pad", TupleText(g.pad)}};
+}
+
+const std::vector<std::pair<Shape, Sliding>>& SlidingRows() {
+  static const std::vector<std::pair<Shape, Sliding>> rows = {
+      {{2, 2, 4, 5}, {{2, 3}, {1, 1}, {1, 1}, {0, 0}}},
+      {{1, 2, 5, 5}, {{3, 2}, {2, 1}, {1, 2}, {1, 1}}},
+      {{2, 1, 7}, {{3}, {2}, {2}, {1}}},
+      {{1, 1, 3, 3, 4}, {{2, 2, 2}, {1, 1, 2}, {1, 1, 1}, {0, 1, 0}}},
+  };
+  return rows;
+}
+
+TEST(LayoutConformance, Im2colAndCol2im) {
+  for (const auto& [shape, g] : SlidingRows()) {
+    const std::vector<int64_t> image(shape.dims().begin() + 2, shape.dims().end());
+    const auto map = ReadMap(g, image);
+    const int64_t kn = static_cast<int64_t>(map.size()), ln = static_cast<int64_t>(map[0].size());
+    const int64_t planes = shape[0] * shape[1], isize = NumElements(shape) / planes;
+    OpCase c;
+    c.op = "im2col";
+    c.name = absl::StrCat("im2col ", shape.ToString(), " kernel ", TupleText(g.kernel));
+    c.attrs = SlidingAttrs(g);
+    c.shapes = {shape};
+    c.dtypes = {DType::kFloat32, DType::kFloat64, DType::kFloat16};
+    c.reference = [=](const std::vector<Values>& in, const std::vector<Shape>&) {
+      Values out;
+      for (int64_t p = 0; p < planes; ++p) {
+        for (int64_t k = 0; k < kn; ++k) {
+          for (int64_t l = 0; l < ln; ++l) {
+            out.push_back(map[k][l] < 0 ? 0.0 : in[0][p * isize + map[k][l]]);
+          }
+        }
+      }
+      return std::vector<Values>{out};
+    };
+    CheckOp(c);
+    OpCase d;
+    d.op = "col2im";
+    d.name = absl::StrCat("col2im ", shape.ToString(), " kernel ", TupleText(g.kernel));
+    d.attrs = SlidingAttrs(g);
+    d.attrs["output_size"] = TupleText(image);
+    d.shapes = {Shape{shape[0], shape[1] * kn, ln}};
+    d.dtypes = {DType::kFloat32, DType::kFloat64, DType::kFloat16};
+    d.forward_tol32 = 1e-5;
+    d.reference = [=](const std::vector<Values>& in, const std::vector<Shape>&) {
+      Values out(planes * isize, 0.0);
+      for (int64_t p = 0; p < planes; ++p) {
+        for (int64_t k = 0; k < kn; ++k) {
+          for (int64_t l = 0; l < ln; ++l) {
+            if (map[k][l] >= 0) out[p * isize + map[k][l]] += in[0][(p * kn + k) * ln + l];
+          }
+        }
+      }
+      return std::vector<Values>{out};
+    };
+    CheckOp(d);
+  }
+}
+
+TEST(LayoutErrors, Im2colAndCol2im) {
+  const Tensor x = MakeTensor(Shape{1, 2, 3, 3}, Values(18, 1.0), DType::kFloat32);
+  std::string msg = ErrorOf([&] { RunOp("im2col", {{"kernel", "(4, 2)"}}, {x}); });
+  EXPECT_CONTAINS(msg, "[1,2,3,3]");
+  EXPECT_CONTAINS(msg, "exceeds");
+  msg = ErrorOf([&] { RunOp("im2col", {{"kernel", "(2,)"}}, {x}); });
+  EXPECT_CONTAINS(msg, "[1,2,3,3]");
+  msg = ErrorOf([&] { RunOp("im2col", {{"kernel", "(2, 2)"}, {"stride", "(1, 0)"}}, {x}); });
+  EXPECT_CONTAINS(msg, "stride");
+  msg = ErrorOf([&] { RunOp("im2col", {{"kernel", "(2, 2)"}, {"pad", "(1,)"}}, {x}); });
+  EXPECT_CONTAINS(msg, "pad");
+  msg = ErrorOf([&] { RunOp("im2col", {{"kernel", "(1, 1, 1, 1)"}}, {x}); });
+  EXPECT_CONTAINS(msg, "kernel");
+  msg = ErrorOf([&] { RunOp("im2col", {}, {x}); });
+  EXPECT_CONTAINS(msg, "kernel");
+  const Tensor cols = MakeTensor(Shape{1, 8, 4}, Values(32, 1.0), DType::kFloat32);
+  msg = ErrorOf([&] { RunOp("col2im", {{"kernel", "(2, 2)"}}, {cols}); });
+  EXPECT_CONTAINS(msg, "output_size");
+  msg = ErrorOf([&] {
+    RunOp("col2im", {{"kernel", "(2, 2)"}, {"output_size", "(4, 4)"}}, {cols});
+  });
+  EXPECT_CONTAINS(msg, "[1,8,4]");
+  std::vector<Tensor> out =
+      RunOp("col2im", {{"kernel", "(2, 2)"}, {"output_size", "(3, 3)"}}, {cols});
+  EXPECT_EQ(out[0].shape(), (Shape{1, 2, 3, 3}));
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 """Golden cases of the layout family (graph/ops/layout.cc): reshape_like,
-shape_array, size_array, depth_to_space, space_to_depth and _split_v2 (see
-golden_lib.py for what a Case holds)."""
+shape_array, size_array, depth_to_space, space_to_depth, _split_v2, im2col and
+col2im (see golden_lib.py for what a Case holds). MXNet 1.9.1's bound im2col
+and col2im fail outside 2-D images (shape checks in its kernels: 1-D im2col,
+3-D col2im, and each as the other's gradient), so their cases are 2-D;
+tests/ops/layout_test checks 1-D to 3-D."""
 import mxnet as mx
 from golden_lib import Case
 
@@ -28,6 +31,16 @@ def _layout_cases():
         Case("layout_split_v2_sections", mx.sym.split_v2(d, 3, axis=0), {"data": (7, 2)}),
         Case("layout_split_v2_squeeze",
              mx.sym.split_v2(d, 3, axis=-1, squeeze_axis=True), {"data": (2, 3)}),
+        Case("layout_im2col_2d", mx.sym.im2col(d, kernel=(2, 3), stride=(2, 1), pad=(1, 1)),
+             {"data": (2, 2, 4, 5)}),
+        Case("layout_im2col_2d_dilate", mx.sym.im2col(d, kernel=(2, 2), dilate=(2, 1)),
+             {"data": (1, 2, 5, 4)}),
+        Case("layout_col2im_2d",
+             mx.sym.col2im(d, output_size=(4, 5), kernel=(2, 3), stride=(2, 1), pad=(1, 1)),
+             {"data": (2, 12, 15)}),
+        Case("layout_col2im_2d_dilate",
+             mx.sym.col2im(d, output_size=(5, 4), kernel=(2, 2), dilate=(2, 1)),
+             {"data": (1, 8, 9)}),
     ]
     return out
 
