@@ -1,7 +1,10 @@
 // CPU kernels of the binary ops: elemwise_{add,sub,mul,div}, _maximum,
-// _minimum, _power (one shape) and broadcast_{add,sub,mul,div,maximum,minimum,
-// power} (numpy broadcasting), with their backward ops. float32, float64 and
-// float16 (computed in float).
+// _minimum, _power, _mod, _hypot (one shape), broadcast_{add,sub,mul,div,
+// maximum,minimum,power,mod,hypot} (numpy broadcasting), _mod_scalar,
+// _rmod_scalar, _hypot_scalar, and broadcast_to/axis/like, with their
+// backward ops. float32, float64 and float16 (computed in float); the mod and
+// hypot forwards also take uint8, int8, int32 and int64, and the explicit
+// broadcasts copy any dtype.
 //
 // Equal shapes run as one flat Eigen expression. Broadcasting first collapses
 // the output's dims: size-1 dims are dropped and neighbours where each
@@ -22,7 +25,24 @@
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/elemwise_kernels.h"
 #include "devices/cpu/kernel_util.h"
+#include "devices/dtype_switch.h"
 #include "graph/error.h"
+#include "graph/ops/elemwise.h"
+
+// The dtypes MXNet's mod and hypot take: float32, float64, float16 (as
+// Eigen::half, computed in float) and uint8, int8, int32, int64.
+#define SYMX_ARITH_SWITCH(ctx, dtype, T, ...)               \
+  switch (dtype) {                                          \
+    SYMX_DTYPE_CASE_(kFloat32, float, T, __VA_ARGS__)       \
+    SYMX_DTYPE_CASE_(kFloat64, double, T, __VA_ARGS__)      \
+    SYMX_DTYPE_CASE_(kFloat16, Eigen::half, T, __VA_ARGS__) \
+    SYMX_DTYPE_CASE_(kUint8, uint8_t, T, __VA_ARGS__)       \
+    SYMX_DTYPE_CASE_(kInt8, int8_t, T, __VA_ARGS__)         \
+    SYMX_DTYPE_CASE_(kInt32, int32_t, T, __VA_ARGS__)       \
+    SYMX_DTYPE_CASE_(kInt64, int64_t, T, __VA_ARGS__)       \
+    default:                                                \
+      return ::symx::UnsupportedDType(ctx, dtype);          \
+  }
 
 namespace symx {
 namespace cpu {
@@ -173,6 +193,89 @@ struct PowOp {
   template <typename C>
   static C Rhs(C g, C l, C r) {
     return g * std::pow(l, r) * std::log(l);
+  }
+  static constexpr bool kNeedsInputs = true;
+};
+
+// MXNet's modulo, computed in double whatever the type: the result takes the
+// divisor's sign (Python's %), and a zero divisor gives 0. An element of the
+// compute type C (float for float16, the integer itself for integers).
+template <typename C>
+C ModOf(C a, C b) {
+  const double x = static_cast<double>(a), y = static_cast<double>(b);
+  if (y == 0) return C(0);
+  if constexpr (std::is_unsigned_v<C>) {
+    return static_cast<C>(std::fmod(x, y));
+  } else {
+    if (y < 0) {
+      if (x < 0) return static_cast<C>(-std::fmod(-x, -y));
+      const double r = std::fmod(x, -y);
+      return static_cast<C>(r != 0 ? r + y : r);
+    }
+    if (x < 0) {
+      const double r = std::fmod(-x, y);
+      return static_cast<C>(r != 0 ? -r + y : -r);
+    }
+    return static_cast<C>(std::fmod(x, y));
+  }
+}
+
+// hypot in float for the narrow types, as MXNet computes it; an integer
+// result truncates (through int64, so a narrow type wraps as MXNet's does).
+template <typename C>
+C HypotOf(C a, C b) {
+  if constexpr (std::is_integral_v<C>) {
+    const float h = std::hypot(static_cast<float>(a), static_cast<float>(b));
+    return static_cast<C>(static_cast<int64_t>(h));
+  } else {
+    return std::hypot(a, b);
+  }
+}
+
+// d(a mod b) = g da - floor(a / b) g db, as MXNet's.
+struct ModOp {
+  template <typename C>
+  static C Map(C a, C b) {
+    return ModOf(a, b);
+  }
+  template <typename A, typename B>
+  static auto Expr(const A& a, const B& b) {
+    using T = typename A::Scalar;
+    using C = ComputeType<T>;
+    return a.binaryExpr(
+        b, [](T x, T y) { return static_cast<T>(ModOf(static_cast<C>(x), static_cast<C>(y))); });
+  }
+  template <typename C>
+  static C Lhs(C g, C l, C r) {
+    return g;
+  }
+  template <typename C>
+  static C Rhs(C g, C l, C r) {
+    return -std::floor(l / r) * g;
+  }
+  static constexpr bool kNeedsInputs = true;
+};
+
+// d hypot(a, b) = (a da + b db) / hypot(a, b).
+struct HypotOp {
+  template <typename C>
+  static C Map(C a, C b) {
+    return HypotOf(a, b);
+  }
+  template <typename A, typename B>
+  static auto Expr(const A& a, const B& b) {
+    using T = typename A::Scalar;
+    using C = ComputeType<T>;
+    return a.binaryExpr(
+        b, [](T x, T y) { return static_cast<T>(HypotOf(static_cast<C>(x), static_cast<C>(y))); });
+  }
+  template <typename C>
+  static C Lhs(C g, C l, C r) {
+    return g * l / std::hypot(l, r);
+  }
+  template <typename C>
+  static C Rhs(C g, C l, C r) {
+    return g * r / std::hypot(l, r);
   }
   static constexpr bool kNeedsInputs = true;
 };
@@ -465,6 +568,29 @@ absl::Status BinaryForward(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// mod and hypot: BinaryForward in the float and integer dtypes MXNet takes.
+template <typename Op>
+absl::Status ArithForward(const KernelContext& ctx) {
+  const Tensor& lhs = ctx.inputs[0];
+  const Tensor& rhs = ctx.inputs[1];
+  const Tensor& out = ctx.outputs[0];
+  const int64_t n = out.size();
+  if (lhs.size() == n && rhs.size() == n) {
+    SYMX_ARITH_SWITCH(ctx, out.dtype(), T, {
+      MapBinary(ctx, lhs.data<T>(), rhs.data<T>(), out.data<T>(), n, 8.0,
+                [](auto a, auto b) { return Op::Map(a, b); });
+    });
+    return absl::OkStatus();
+  }
+  if (n == 0) return absl::OkStatus();
+  Plan plan;
+  SYMX_RETURN_IF_ERROR(MakePlan(ctx, lhs.shape(), rhs.shape(), out.shape(), &plan));
+  SYMX_ARITH_SWITCH(ctx, out.dtype(), T, {
+    ForwardStrided<Op, T>(ctx, plan, lhs.data<T>(), rhs.data<T>(), out.data<T>(), n);
+  });
+  return absl::OkStatus();
+}
+
 // _backward_maximum/_minimum/_power of the one-shape ops: (ograd, lhs, rhs).
 template <typename Op>
 absl::Status ElemwiseBackward(const KernelContext& ctx) {
@@ -517,6 +643,148 @@ absl::Status BroadcastBackward(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// ---------------------------------------------------------------------------
+// mod and hypot with a scalar: the scalar is first converted to the array's
+// dtype, as MXNet does (integers truncate it).
+
+template <typename T>
+T ScalarIn(double v) {
+  if constexpr (std::is_integral_v<T>) {
+    return CastValue<T>(v);
+  } else {
+    return FromAttr<T>(v);
+  }
+}
+
+enum class ScalarArith { kMod, kRMod, kHypot };
+
+template <ScalarArith F>
+absl::Status ArithScalarForward(const KernelContext& ctx) {
+  const Tensor& x = ctx.inputs[0];
+  const double scalar = ctx.param<ScalarParam>().scalar;
+  SYMX_ARITH_SWITCH(ctx, x.dtype(), T, {
+    using C = ComputeType<T>;
+    const C s = static_cast<C>(ScalarIn<T>(scalar));
+    MapUnary(ctx, x.data<T>(), ctx.outputs[0].data<T>(), x.size(), 8.0, [s](C v) {
+      if constexpr (F == ScalarArith::kMod) {
+        return ModOf(v, s);
+      } else if constexpr (F == ScalarArith::kRMod) {
+        return ModOf(s, v);
+      } else {
+        return HypotOf(v, s);
+      }
+    });
+  });
+  return absl::OkStatus();
+}
+
+// (ograd, data): _rmod_scalar's -floor(s / x) g and _hypot_scalar's
+// x g / hypot(x, s).
+template <ScalarArith F>
+absl::Status ArithScalarBackward(const KernelContext& ctx) {
+  const Tensor& g = ctx.inputs[0];
+  const double scalar = ctx.param<ScalarParam>().scalar;
+  SYMX_FLOAT16_SWITCH(ctx, g.dtype(), T, {
+    using C = ComputeType<T>;
+    const C s = static_cast<C>(ScalarIn<T>(scalar));
+    MapBinary(ctx, g.data<T>(), ctx.inputs[1].data<T>(), ctx.outputs[0].data<T>(), g.size(), 8.0,
+              [s](C gv, C v) {
+                if constexpr (F == ScalarArith::kRMod) {
+                  return -std::floor(s / v) * gv;
+                } else {
+                  return gv * v / std::hypot(v, s);
+                }
+              });
+  });
+  return absl::OkStatus();
+}
+
+// ---------------------------------------------------------------------------
+// broadcast_to, broadcast_axis, broadcast_like: the input repeated along its
+// size-1 axes, by element width (any dtype). The gradient sums the head
+// gradient back over them (broadcast_add's lhs gradient).
+
+// out = in repeated along the plan's broadcast dims: contiguous rows are
+// copied, broadcast rows filled.
+template <typename U>
+void CopyStrided(const KernelContext& ctx, const Plan& p, const U* in, U* o, int64_t n) {
+  const size_t m = p.dims.size();
+  if (m == 0) {
+    o[0] = in[0];
+    return;
+  }
+  const int64_t inner = p.dims[m - 1];
+  const bool contiguous = p.stride[0][m - 1] != 0;
+  DimVec outer;
+  for (size_t d = 0; d + 1 < m; ++d) outer.push_back(static_cast<int64_t>(d));
+  ParallelFor(ctx, n / inner, static_cast<double>(inner), [&](int64_t begin, int64_t end) {
+    Odometer od(p, outer);
+    od.Seek(p, begin);
+    for (int64_t row = begin; row < end; ++row, od.Next(p)) {
+      const U* ip = in + od.off[1];
+      U* op = o + row * inner;
+      if (contiguous) {
+        std::memcpy(op, ip, static_cast<size_t>(inner) * sizeof(U));
+      } else {
+        std::fill(op, op + inner, *ip);
+      }
+    }
+  });
+}
+
+absl::Status BroadcastCopy(const KernelContext& ctx) {
+  const Tensor& in = ctx.inputs[0];
+  const Tensor& out = ctx.outputs[0];
+  const int64_t n = out.size();
+  if (n == 0) return absl::OkStatus();
+  if (in.size() == n) {
+    if (in.raw_data() != out.raw_data()) std::memcpy(out.raw_data(), in.raw_data(), out.nbytes());
+    return absl::OkStatus();
+  }
+  Plan plan;
+  SYMX_RETURN_IF_ERROR(MakePlan(ctx, in.shape(), out.shape(), out.shape(), &plan));
+  auto copy = [&](auto zero) {
+    using U = decltype(zero);
+    CopyStrided<U>(ctx, plan, static_cast<const U*>(in.read_raw_data()),
+                   static_cast<U*>(out.raw_data()), n);
+  };
+  switch (DTypeSize(out.dtype())) {
+    case 1:
+      copy(uint8_t{0});
+      break;
+    case 2:
+      copy(uint16_t{0});
+      break;
+    case 4:
+      copy(uint32_t{0});
+      break;
+    case 8:
+      copy(uint64_t{0});
+      break;
+    default:
+      return UnsupportedDType(ctx, out.dtype());
+  }
+  return absl::OkStatus();
+}
+
+// (ograd) -> the gradient of input 0, in its shape.
+absl::Status BroadcastSumBack(const KernelContext& ctx) {
+  const Tensor& g = ctx.inputs[0];
+  const Tensor& gx = ctx.outputs[0];
+  if (SkipOutput(ctx, 0)) return absl::OkStatus();
+  if (g.size() == 0) {
+    if (gx.nbytes() > 0) std::memset(gx.raw_data(), 0, gx.nbytes());
+    return absl::OkStatus();
+  }
+  Plan plan;
+  SYMX_RETURN_IF_ERROR(MakePlan(ctx, gx.shape(), g.shape(), g.shape(), &plan));
+  SYMX_FLOAT16_SWITCH(ctx, g.dtype(), T, {
+    const T* gp = g.data<T>();
+    ReduceStrided<AddOp, 0, T>(ctx, plan, gp, gp, gp, gx.data<T>(), g.size(), gx.size());
+  });
+  return absl::OkStatus();
+}
+
 SYMX_REGISTER_KERNEL("elemwise_add", kCPU, BinaryForward<AddOp>);
 SYMX_REGISTER_KERNEL("elemwise_sub", kCPU, BinaryForward<SubOp>);
 SYMX_REGISTER_KERNEL("elemwise_mul", kCPU, BinaryForward<MulOp>);
@@ -542,6 +810,27 @@ SYMX_REGISTER_KERNEL("_backward_broadcast_div", kCPU, BroadcastBackward<DivOp>);
 SYMX_REGISTER_KERNEL("_backward_broadcast_maximum", kCPU, BroadcastBackward<MaxOp>);
 SYMX_REGISTER_KERNEL("_backward_broadcast_minimum", kCPU, BroadcastBackward<MinOp>);
 SYMX_REGISTER_KERNEL("_backward_broadcast_power", kCPU, BroadcastBackward<PowOp>);
+
+SYMX_REGISTER_KERNEL("_mod", kCPU, ArithForward<ModOp>);
+SYMX_REGISTER_KERNEL("_hypot", kCPU, ArithForward<HypotOp>);
+SYMX_REGISTER_KERNEL("broadcast_mod", kCPU, ArithForward<ModOp>);
+SYMX_REGISTER_KERNEL("broadcast_hypot", kCPU, ArithForward<HypotOp>);
+SYMX_REGISTER_KERNEL("_backward_mod", kCPU, ElemwiseBackward<ModOp>);
+SYMX_REGISTER_KERNEL("_backward_hypot", kCPU, ElemwiseBackward<HypotOp>);
+SYMX_REGISTER_KERNEL("_backward_broadcast_mod", kCPU, BroadcastBackward<ModOp>);
+SYMX_REGISTER_KERNEL("_backward_broadcast_hypot", kCPU, BroadcastBackward<HypotOp>);
+SYMX_REGISTER_KERNEL("_mod_scalar", kCPU, ArithScalarForward<ScalarArith::kMod>);
+SYMX_REGISTER_KERNEL("_rmod_scalar", kCPU, ArithScalarForward<ScalarArith::kRMod>);
+SYMX_REGISTER_KERNEL("_hypot_scalar", kCPU, ArithScalarForward<ScalarArith::kHypot>);
+SYMX_REGISTER_KERNEL("_backward_rmod_scalar", kCPU, ArithScalarBackward<ScalarArith::kRMod>);
+SYMX_REGISTER_KERNEL("_backward_hypot_scalar", kCPU, ArithScalarBackward<ScalarArith::kHypot>);
+
+SYMX_REGISTER_KERNEL("broadcast_to", kCPU, BroadcastCopy);
+SYMX_REGISTER_KERNEL("broadcast_axis", kCPU, BroadcastCopy);
+SYMX_REGISTER_KERNEL("broadcast_like", kCPU, BroadcastCopy);
+SYMX_REGISTER_KERNEL("_backward_broadcast_to", kCPU, BroadcastSumBack);
+SYMX_REGISTER_KERNEL("_backward_broadcast_axis", kCPU, BroadcastSumBack);
+SYMX_REGISTER_KERNEL("_backward_broadcast_like", kCPU, BroadcastSumBack);
 
 }  // namespace
 }  // namespace cpu

@@ -1,5 +1,5 @@
-// CPU kernels for FullyConnected, dot and batch_dot (forward and backward), and
-// the shared GEMM (dense_kernels.h).
+// CPU kernels for FullyConnected, dot and batch_dot (forward and backward),
+// khatri_rao, and the shared GEMM (dense_kernels.h).
 //
 // Every product is an Eigen GEMM on row-major maps, or, in the float32 steps of
 // these kernels when the bind has oneDNN on, oneDNN's sgemm (2-3x Eigen's
@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <type_traits>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -26,6 +27,7 @@
 #include "devices/geometry/matmul_dims.h"
 #include "graph/error.h"
 #include "graph/ops/dense.h"
+
 #ifdef SYMX_WITH_ONEDNN
 #include "devices/cpu/onednn.h"
 #include "oneapi/dnnl/dnnl.h"
@@ -354,6 +356,53 @@ absl::Status PrepareDense(KernelContext* ctx, size_t* workspace_bytes) {
   return absl::OkStatus();
 }
 #endif
+
+// khatri_rao: out[r, k] = prod_j A_j[i_j, k], r = (i_1, ..., i_n) row-major
+// over the inputs' rows, the factors multiplied left to right as MXNet's
+// successive Kronecker products multiply them. float32 and float64, the
+// types MXNet's CPU kernel computes (its BLAS step has no other); float16
+// widens to float32.
+absl::Status KhatriRaoForward(const KernelContext& ctx) {
+  const Tensor& out = ctx.outputs[0];
+  const int64_t rows = out.shape()[0], cols = out.shape()[1];
+  const size_t n = ctx.inputs.size();
+  std::vector<int64_t> m(n);
+  for (size_t j = 0; j < n; ++j) {
+    const Shape& s = ctx.inputs[j].shape();
+    if (s.ndim() != 2 || s[1] != cols) {
+      return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": input ", j, " of shape ",
+                                                     s.ToString(), " is not a matrix of ", cols,
+                                                     " columns"));
+    }
+    m[j] = s[0];
+  }
+  if (out.size() == 0) return absl::OkStatus();
+  SYMX_FLOAT_SWITCH(ctx, out.dtype(), T, {
+    std::vector<const T*> in(n);
+    for (size_t j = 0; j < n; ++j) in[j] = ctx.inputs[j].data<T>();
+    T* o = out.data<T>();
+    ParallelFor(ctx, rows, static_cast<double>(cols * n), [&](int64_t begin, int64_t end) {
+      std::vector<int64_t> idx(n);
+      for (int64_t r = begin; r < end; ++r) {
+        int64_t rest = r;
+        for (size_t j = n; j-- > 0;) {
+          idx[j] = rest % m[j];
+          rest /= m[j];
+        }
+        T* row = o + r * cols;
+        for (int64_t k = 0; k < cols; ++k) row[k] = in[0][idx[0] * cols + k];
+        for (size_t j = 1; j < n; ++j) {
+          const T* a = in[j] + idx[j] * cols;
+          for (int64_t k = 0; k < cols; ++k) row[k] *= a[k];
+        }
+      }
+    });
+  });
+  return absl::OkStatus();
+}
+
+SYMX_REGISTER_KERNEL("khatri_rao", kCPU, .fn = KhatriRaoForward,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
 
 SYMX_REGISTER_KERNEL("FullyConnected", kCPU, .fn = FullyConnectedForward, .prepare = PrepareDense,
                      .widening = HalfWidening::kFloat16AndBFloat16);

@@ -1,5 +1,6 @@
 // CUDA kernels of FullyConnected, dot and batch_dot, forward and backward,
-// through cuBLAS (devices/cuda/cublas_gemm.h states the types).
+// through cuBLAS (devices/cuda/cublas_gemm.h states the types), and
+// khatri_rao, a chain of broadcast products.
 #include "absl/strings/str_cat.h"
 #include "devices/cuda/cublas_gemm.h"
 #include "devices/cuda/kernel_util.h"
@@ -155,6 +156,59 @@ absl::Status BatchDotBackward(const KernelContext& ctx) {
 
 }  // namespace
 
+namespace {
+
+// khatri_rao: the product so far, (R, N), times input j, (m_j, N), is the
+// broadcast product (R, 1, N) * (1, m_j, N) = (R m_j, N); the factors
+// multiply left to right as on the CPU. Intermediates alternate between the
+// workspace's two halves; the last product goes to the output.
+size_t KhatriRaoWorkspace(const NodeAttrs&, const std::vector<Shape>&,
+                          const std::vector<Shape>& out, DType dtype) {
+  return out.empty() ? 0 : 2 * static_cast<size_t>(out[0].Size()) * DTypeSize(dtype);
+}
+
+absl::Status KhatriRaoForward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& out = ctx.outputs[0];
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, out.dtype()));
+  const int64_t cols = out.shape()[1];
+  const size_t n = ctx.inputs.size();
+  for (size_t j = 0; j < n; ++j) {
+    const Shape& s = ctx.inputs[j].shape();
+    if (s.ndim() != 2 || s[1] != cols) {
+      return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": input ", j, " of shape ",
+                                                     s.ToString(), " is not a matrix of ", cols,
+                                                     " columns"));
+    }
+  }
+  if (out.size() == 0) return absl::OkStatus();
+  if (n == 1) return CopyOnStream(ctx, ctx.inputs[0], out);
+  SYMX_ASSIGN_OR_RETURN(char* ws, WorkspaceOf(ctx, 2 * out.nbytes()));
+  const void* cur = ctx.inputs[0].read_raw_data();
+  int64_t rows = ctx.inputs[0].shape()[0];
+  for (size_t j = 1; j < n; ++j) {
+    const int64_t m = ctx.inputs[j].shape()[0];
+    void* dst = j + 1 == n ? out.raw_data() : ws + (j % 2) * out.nbytes();
+    BroadcastDims d;
+    d.ndim = 3;
+    d.out_dims[0] = rows;
+    d.out_dims[1] = m;
+    d.out_dims[2] = cols;
+    d.a_strides[0] = cols;
+    d.a_strides[2] = 1;
+    d.b_strides[1] = cols;
+    d.b_strides[2] = 1;
+    SYMX_CUDA_LAUNCH(ctx, LaunchBroadcast(BinaryFn::kMul, t, cur, ctx.inputs[j].read_raw_data(),
+                                          dst, d, rows * m * cols, device->stream()));
+    cur = dst;
+    rows *= m;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+SYMX_REGISTER_KERNEL("khatri_rao", kGPU, .fn = KhatriRaoForward, .workspace = KhatriRaoWorkspace);
 SYMX_REGISTER_KERNEL("FullyConnected", kGPU, FullyConnectedForward);
 SYMX_REGISTER_KERNEL("_backward_FullyConnected", kGPU, FullyConnectedBackward);
 SYMX_REGISTER_KERNEL("dot", kGPU, DotForward);

@@ -5,6 +5,10 @@
 //
 // Registers dot (N-D tensor contraction of lhs's last axis with rhs's first, each optionally
 // transposed) and batch_dot (batched 3-D matrix products) with their backward ops.
+//
+// khatri_rao: the column-wise Kronecker product of num_args matrices (M_i, N) -> (prod M_i, N).
+// MXNet 1.9.1 registers no gradient for it (binding one is an error there); here it is
+// non-differentiable.
 #include "graph/ops/dense.h"
 
 #include <cstdint>
@@ -263,6 +267,72 @@ SYMX_REGISTER_OP("batch_dot")
     .SetGradient([](const NodePtr& node, const std::vector<NodeEntry>& ograds) {
       return DotGradientWith("_backward_batch_dot", node, ograds);
     });
+
+// ----------------------------------------------------------------------------- khatri_rao
+
+struct KhatriRaoParam : OpParam {
+  int64_t num_args = 0;
+};
+
+// MXNet sets no upper bound; this one keeps a malformed count from listing
+// millions of inputs.
+constexpr int64_t kMaxKhatriRaoArgs = 256;
+
+absl::StatusOr<OpParamPtr> ParseKhatriRao(const AttrMap& attrs) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<KhatriRaoParam>();
+  p->num_args = r.Int("num_args");
+  if (p->num_args < 1 || p->num_args > kMaxKhatriRaoArgs) {
+    r.Fail("num_args", absl::StrCat("must be in [1, ", kMaxKhatriRaoArgs, "]"));
+  }
+  return r.Finish(std::move(p));
+}
+
+std::vector<std::string> KhatriRaoInputNames(const NodeAttrs& attrs) {
+  auto p = ParamsOf<KhatriRaoParam>(attrs, ParseKhatriRao);
+  std::vector<std::string> names;
+  for (int64_t i = 0; p && i < p->num_args; ++i) names.push_back(absl::StrCat("arg", i));
+  return names;
+}
+
+absl::Status KhatriRaoInferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                                 std::vector<Shape>* out) {
+  int64_t rows = 1, cols = kUnknownDim;
+  bool rows_known = true;
+  for (size_t i = 0; i < in->size(); ++i) {
+    const Shape& s = (*in)[i];
+    if (!s.ndim_known()) {
+      rows_known = false;
+      continue;
+    }
+    if (s.ndim() != 2) return ShapeError(absl::StrCat("input arg", i), s, "a matrix (2 dims)");
+    if (s.dim_known(1)) {
+      if (cols != kUnknownDim && s[1] != cols) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("khatri_rao: every input needs the same number of columns: arg", i, " is ",
+                         s.ToString(), ", an earlier one has ", cols));
+      }
+      cols = s[1];
+    }
+    if (s.dim_known(0)) {
+      rows *= s[0];
+    } else {
+      rows_known = false;
+    }
+  }
+  return AssignShape(out, 0, Shape{rows_known ? rows : kUnknownDim, cols}, "output");
+}
+
+SYMX_REGISTER_OP("khatri_rao")
+    .Describe(
+        "Column-wise Khatri-Rao product of num_args matrices (M_i, N): column k of the "
+        "(M_1 ... M_n, N) output is the outer product of the inputs' columns k.")
+    .SetParse(ParseKhatriRao)
+    .SetVariadic("num_args")
+    .SetInputNames(KhatriRaoInputNames)
+    .SetInferShape(KhatriRaoInferShape)
+    .SetPrecisionClass(PrecisionClass::kFloat32)
+    .SetNonDifferentiable();
 
 Op& backward_dot_registration = RegisterBackwardOp(
     "_backward_dot", ParseDot, {"ograd", "lhs", "rhs"}, [](const NodeAttrs&) { return 2; });

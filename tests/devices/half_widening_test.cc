@@ -186,6 +186,7 @@ TEST(HalfWidening, Bfloat16ActivationWidensAndFloat16StaysNative) {
                                       "_symx_fused_conv",
                                       "batch_dot",
                                       "dot",
+                                      "khatri_rao",
                                       "log_softmax",
                                       "max",
                                       "mean",

@@ -1,8 +1,10 @@
 // Conformance tests for FullyConnected, dot and batch_dot (forward against plain
-// loops, backward against finite differences).
+// loops, backward against finite differences), and khatri_rao (forward; it has
+// no gradient, as in MXNet).
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "tests/ops/conformance.h"
 
@@ -180,6 +182,64 @@ TEST(DenseConformance, BatchDotLarge) {
   OpCase d = BatchDotCase("batch_dot 64x8x8x8", Shape{64, 8, 8}, Shape{64, 8, 8}, false, true);
   d.check_backward = false;
   CheckOp(d);
+}
+
+// ---------------------------------------------------------------- khatri_rao
+
+OpCase KhatriRaoCase(std::vector<Shape> shapes) {
+  OpCase c;
+  c.op = "khatri_rao";
+  c.name = absl::StrCat("khatri_rao of ", shapes.size());
+  c.attrs = {{"num_args", std::to_string(shapes.size())}};
+  c.shapes = shapes;
+  c.check_backward = false;  // non-differentiable, as MXNet's
+  c.dtypes = {DType::kFloat32, DType::kFloat64, DType::kFloat16};
+  c.reference = [](const std::vector<Values>& in, const std::vector<Shape>& s) {
+    const int64_t cols = s[0][1];
+    int64_t rows = 1;
+    for (const Shape& x : s) rows *= x[0];
+    Values out(rows * cols);
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t k = 0; k < cols; ++k) {
+        int64_t rest = r;
+        double v = 1;
+        for (size_t j = s.size(); j-- > 0;) {
+          v *= in[j][(rest % s[j][0]) * cols + k];
+          rest /= s[j][0];
+        }
+        out[r * cols + k] = v;
+      }
+    }
+    return std::vector<Values>{out};
+  };
+  return c;
+}
+
+TEST(DenseConformance, KhatriRao) {
+  CheckOp(KhatriRaoCase({Shape{2, 3}}));
+  CheckOp(KhatriRaoCase({Shape{2, 3}, Shape{4, 3}}));
+  CheckOp(KhatriRaoCase({Shape{2, 2}, Shape{1, 2}, Shape{3, 2}}));
+  CheckOp(KhatriRaoCase({Shape{3, 4}, Shape{0, 4}}));
+  CheckOp(KhatriRaoCase({Shape{300, 5}, Shape{40, 5}, Shape{2, 5}}));
+}
+
+TEST(DenseConformance, KhatriRaoErrors) {
+  auto run = [](AttrMap attrs, std::vector<Shape> shapes) {
+    return ErrorOf([&] {
+      std::vector<Tensor> in;
+      for (const Shape& s : shapes) {
+        in.push_back(MakeTensor(s, Values(NumElements(s), 1.0), DType::kFloat32));
+      }
+      RunOp("khatri_rao", attrs, in, "kr");
+    });
+  };
+  std::string msg = run({{"num_args", "2"}}, {Shape{2, 3}, Shape{2, 4}});
+  EXPECT_CONTAINS(msg, "[2,4]");
+  EXPECT_CONTAINS(msg, "columns");
+  msg = run({{"num_args", "1"}}, {Shape{2, 3, 1}});
+  EXPECT_CONTAINS(msg, "[2,3,1]");
+  msg = run({{"num_args", "0"}}, {});
+  EXPECT_CONTAINS(msg, "num_args");
 }
 
 }  // namespace

@@ -85,7 +85,11 @@ TEST(MixedPrecision, OpsDeclareTheirPrecisionClassAndIndexInputs) {
                                             "argmin",
                                             "argsort",
                                             "topk",
-                                            "sort"}));
+                                            "sort",
+                                            "_hypot",
+                                            "broadcast_hypot",
+                                            "_hypot_scalar",
+                                            "khatri_rao"}));
   EXPECT_EQ(loss_heads, (std::set<std::string>{"SoftmaxOutput", "LinearRegressionOutput",
                                                "LogisticRegressionOutput", "MAERegressionOutput",
                                                "MakeLoss", "CTCLoss"}));

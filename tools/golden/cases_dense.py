@@ -1,5 +1,5 @@
-"""Golden cases of the dense family (graph/ops/dense.cc): FullyConnected, dot
-and batch_dot (see golden_lib.py for what a Case holds)."""
+"""Golden cases of the dense family (graph/ops/dense.cc): FullyConnected, dot,
+batch_dot and khatri_rao (see golden_lib.py for what a Case holds)."""
 import mxnet as mx
 from golden_lib import Case
 
@@ -22,6 +22,11 @@ def _dense_cases():
         Case("batch_dot", mx.sym.batch_dot(d, w), {"data": (2, 3, 4), "w": (2, 4, 5)}),
         Case("batch_dot_transpose_b", mx.sym.batch_dot(d, w, transpose_b=True),
              {"data": (2, 3, 4), "w": (2, 5, 4)}),
+        # MXNet registers no gradient for khatri_rao.
+        Case("khatri_rao", mx.sym.khatri_rao(d, w, b), {"data": (2, 3), "w": (4, 3), "b": (3, 3)},
+             grad=False),
+        Case("khatri_rao_float64", mx.sym.khatri_rao(d, w), {"data": (3, 2), "w": (2, 2)},
+             dtypes={"data": "float64", "w": "float64"}, grad=False),
     ]
     return out
 
