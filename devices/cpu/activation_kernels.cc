@@ -1,6 +1,7 @@
 // CPU kernels of Activation (relu, sigmoid, log_sigmoid, mish, tanh,
-// softrelu, softsign) and LeakyReLU (leaky, prelu, elu, selu, gelu, rrelu),
-// with their backward ops, in float32, float64 and float16.
+// softrelu, softsign), LeakyReLU (leaky, prelu, elu, selu, gelu, rrelu),
+// hard_sigmoid and softsign, with their backward ops, in float32, float64
+// and float16 (softsign's forward also in the integer types MXNet takes).
 //
 // Formulas follow MXNet 1.x, written in numerically stable forms where
 // MXNet's are not (softrelu and log_sigmoid use max(x,0) + log1p(exp(-|x|));
@@ -10,6 +11,7 @@
 // non-negative slope, the documented range.
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 
 #include "absl/status/status.h"
@@ -362,6 +364,77 @@ absl::Status BackwardLeakyReLUKernel(const KernelContext& ctx) {
   SYMX_FLOAT16_SWITCH(ctx, ctx.inputs[0].dtype(), T, { return LeakyReLUBackward<T>(ctx, p); });
   return absl::OkStatus();
 }
+
+// ---------------------------------------------------------------------------
+// hard_sigmoid and softsign.
+
+// y = clip(alpha x + beta, 0, 1), in float (double for float64) with float32
+// alpha and beta, rounded once, as MXNet's; the gradient passes alpha g where
+// 0 < alpha x + beta < 1 (computed in the dtype, as MXNet's).
+absl::Status HardSigmoidKernel(const KernelContext& ctx) {
+  const HardSigmoidParam& p = ctx.param<HardSigmoidParam>();
+  const Tensor& in = ctx.inputs[0];
+  SYMX_FLOAT16_SWITCH(ctx, in.dtype(), T, {
+    using C = ComputeType<T>;
+    const C alpha = static_cast<C>(p.alpha), beta = static_cast<C>(p.beta);
+    MapUnary(ctx, in.data<T>(), ctx.outputs[0].data<T>(), in.size(), 3.0, [=](C x) {
+      const C r = static_cast<C>(static_cast<T>(alpha * x + beta));
+      return r > C(1) ? C(1) : (r < C(0) ? C(0) : r);
+    });
+  });
+  return absl::OkStatus();
+}
+
+absl::Status BackwardHardSigmoidKernel(const KernelContext& ctx) {
+  const HardSigmoidParam& p = ctx.param<HardSigmoidParam>();
+  const Tensor& g = ctx.inputs[0];
+  SYMX_FLOAT16_SWITCH(ctx, g.dtype(), T, {
+    using C = ComputeType<T>;
+    const C alpha = static_cast<C>(static_cast<T>(p.alpha));
+    const C beta = static_cast<C>(static_cast<T>(p.beta));
+    MapBinary(ctx, g.data<T>(), ctx.inputs[1].data<T>(), ctx.outputs[0].data<T>(), g.size(), 3.0,
+              [=](C gv, C x) {
+                const C v = alpha * x + beta;
+                return v > C(0) && v < C(1) ? gv * alpha : C(0);
+              });
+  });
+  return absl::OkStatus();
+}
+
+// softsign: Activation's formula in the float types; in the integer types
+// MXNet takes, |x / (1 + |x|)| < 1 truncates to 0.
+absl::Status SoftSignKernel(const KernelContext& ctx) {
+  const Tensor& in = ctx.inputs[0];
+  const Tensor& out = ctx.outputs[0];
+  switch (in.dtype()) {
+    case DType::kUint8:
+    case DType::kInt8:
+    case DType::kInt32:
+    case DType::kInt64:
+      if (out.nbytes() > 0) std::memset(out.raw_data(), 0, out.nbytes());
+      return absl::OkStatus();
+    default:
+      break;
+  }
+  SYMX_FLOAT16_SWITCH(ctx, in.dtype(), T,
+                      { ActivationForward<T>(ctx, ActivationType::kSoftSign, in, out); });
+  return absl::OkStatus();
+}
+
+// (ograd, data) -> g / (1 + |x|)^2.
+absl::Status BackwardSoftSignKernel(const KernelContext& ctx) {
+  const Tensor& g = ctx.inputs[0];
+  const Tensor& x = ctx.inputs[1];
+  SYMX_FLOAT16_SWITCH(ctx, g.dtype(), T, {
+    ActivationBackward<T>(ctx, ActivationType::kSoftSign, g, x, x, ctx.outputs[0]);
+  });
+  return absl::OkStatus();
+}
+
+SYMX_REGISTER_KERNEL("hard_sigmoid", kCPU, HardSigmoidKernel);
+SYMX_REGISTER_KERNEL("_backward_hard_sigmoid", kCPU, BackwardHardSigmoidKernel);
+SYMX_REGISTER_KERNEL("softsign", kCPU, SoftSignKernel);
+SYMX_REGISTER_KERNEL("_backward_softsign", kCPU, BackwardSoftSignKernel);
 
 SYMX_REGISTER_KERNEL("Activation", kCPU, ActivationKernel);
 SYMX_REGISTER_KERNEL("_backward_Activation", kCPU, BackwardActivationKernel);

@@ -1,6 +1,7 @@
 // CPU kernels of the comparison and logic ops (graph/ops/compare.cc): the
 // one-shape, scalar and broadcast forms of equal, not_equal, greater,
-// greater_equal, lesser, lesser_equal, logical_and/or/xor, and logical_not.
+// greater_equal, lesser, lesser_equal, logical_and/or/xor, logical_not and
+// _contrib_allclose.
 //
 // Dtypes: float32, float64, float16 (compared in float), uint8, int8, int32,
 // int64 (MXNet's legacy type switch). The output has the input's dtype and
@@ -12,6 +13,7 @@
 // odometer over the outer dims and a contiguous or stride-0 inner loop.
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -19,6 +21,7 @@
 #include "devices/cpu/elemwise_kernels.h"
 #include "devices/cpu/kernel_util.h"
 #include "graph/error.h"
+#include "graph/ops/compare.h"
 #include "graph/ops/elemwise.h"
 
 // float32, float64, float16 (as Eigen::half) and the integer dtypes MXNet's
@@ -256,6 +259,43 @@ SYMX_COMPARE_KERNELS("logical_and", AndOp);
 SYMX_COMPARE_KERNELS("logical_or", OrOp);
 SYMX_COMPARE_KERNELS("logical_xor", XorOp);
 SYMX_REGISTER_KERNEL("logical_not", kCPU, LogicalNotKernel);
+
+// _contrib_allclose: MXNet's test per element, in float (double for
+// float64; integers' difference compared as a float), NaN only in the float
+// types; one uint8 out.
+template <typename T>
+bool Close(T a, T b, float rtol, float atol, bool equal_nan) {
+  using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  if constexpr (!std::is_integral_v<T>) {
+    const bool na = a != a, nb = b != b;
+    if (na || nb) return equal_nan && na == nb;
+  }
+  const C diff = static_cast<C>(a > b ? a - b : b - a);
+  const C bound = static_cast<C>(atol) + (b > T(0) ? static_cast<C>(rtol) * static_cast<C>(b)
+                                                   : -static_cast<C>(rtol) * static_cast<C>(b));
+  return a == b || diff <= bound;
+}
+
+absl::Status AllCloseKernel(const KernelContext& ctx) {
+  const auto& p = ctx.param<AllCloseParam>();
+  const Tensor& a = ctx.inputs[0];
+  const Tensor& b = ctx.inputs[1];
+  if (a.size() != b.size() || a.dtype() != b.dtype()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.Where(), ": a ", a.DebugString(), " and b ", b.DebugString(), " differ"));
+  }
+  const float rtol = static_cast<float>(p.rtol), atol = static_cast<float>(p.atol);
+  bool all = true;
+  SYMX_COMPARE_SWITCH(ctx, a.dtype(), T, {
+    const T* x = a.data<T>();
+    const T* y = b.data<T>();
+    for (int64_t i = 0; i < a.size() && all; ++i) all = Close(x[i], y[i], rtol, atol, p.equal_nan);
+  });
+  ctx.outputs[0].data<uint8_t>()[0] = all ? 1 : 0;
+  return absl::OkStatus();
+}
+
+SYMX_REGISTER_KERNEL("_contrib_allclose", kCPU, AllCloseKernel);
 
 }  // namespace
 }  // namespace cpu

@@ -472,6 +472,10 @@ absl::Status BackwardClipKernel(const KernelContext& ctx) {
 }
 
 SYMX_REGISTER_KERNEL("_copy", kCPU, IdentityKernel);
+SYMX_REGISTER_KERNEL("_identity_with_attr_like_rhs", kCPU, IdentityKernel);
+// _copyto converts where inference gave its output another dtype.
+SYMX_REGISTER_KERNEL("_copyto", kCPU, .fn = CastKernel, .widening = HalfWidening::kNever);
+SYMX_REGISTER_KERNEL("_backward_copyto", kCPU, .fn = CastKernel, .widening = HalfWidening::kNever);
 SYMX_REGISTER_KERNEL("BlockGrad", kCPU, IdentityKernel);
 // The loss-scaling point is the identity forward (graph/ops/elemwise.cc).
 SYMX_REGISTER_KERNEL("_symx_loss_scale", kCPU, IdentityKernel);

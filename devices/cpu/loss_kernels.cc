@@ -1,5 +1,6 @@
 // CPU kernels of the loss family (graph/ops/loss.cc): SoftmaxOutput,
-// Linear/Logistic/MAERegressionOutput and MakeLoss, with their backward ops.
+// Linear/Logistic/MAERegressionOutput, MakeLoss, SVMOutput,
+// softmax_cross_entropy and IdentityAttachKLSparseReg, with their backward ops.
 //
 // Loss heads follow MXNet 1.x (legacy operators):
 // - SoftmaxOutput's classes are axis 1 with multi_output (data (N, C, ...)),
@@ -25,6 +26,20 @@
 //   MXNet's FlatTo2D does) and for normalization=valid by the number of loss
 //   values above valid_thresh (at least 1).
 // The label's gradient is zero for every loss head.
+// - SVMOutput: forward identity; backward per row r of the last axis with
+//   class k = (int) label[r], score s: for the class, L2 -2 reg (margin - s)
+//   where margin > s, L1 -reg where margin > s; for every other class, L2
+//   2 reg (margin + s) where margin > -s, L1 reg where margin > -s; else 0
+//   (a label matching no class leaves every score an "other" one, as MXNet).
+//
+// Not loss heads:
+// - softmax_cross_entropy: sum over rows of -log(max(softmax(row)[label], 1e-8)),
+//   one value; backward g (softmax - onehot). A label outside [0, classes)
+//   is an error (MXNet reads past the row).
+// - IdentityAttachKLSparseReg: forward identity; backward first moves the
+//   aux moving_avg toward the per-channel mean of data (axis 1, averaged
+//   over every other axis), then adds penalty (-target / avg +
+//   (1 - target) / (1 - avg)) to the head gradient, as MXNet's backward.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -34,10 +49,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "devices/geometry/axis_layout.h"
+#include "devices/cpu/elemwise_kernels.h"
 #include "devices/cpu/kernel_util.h"
 #include "devices/cpu/softmax_kernels.h"
 #include "devices/cpu/vector_math.h"
+#include "devices/geometry/axis_layout.h"
 #include "devices/stable_math.h"
 #include "graph/error.h"
 #include "graph/infer_util.h"
@@ -226,6 +242,204 @@ absl::Status MakeLossBackward(const KernelContext& ctx) {
   SYMX_FLOAT_SWITCH(ctx, ctx.outputs[0].dtype(), T, return MakeLossGrad<T>(ctx));
   return absl::OkStatus();
 }
+
+// ----------------------------------------------------------------------------- SVMOutput
+
+template <typename T>
+absl::Status SVMOutputGrad(const KernelContext& ctx) {
+  const auto& p = ctx.param<SVMOutputParam>();
+  const Tensor& out = ctx.inputs[0];
+  const Tensor& label = ctx.inputs[1];
+  const Tensor& grad = ctx.outputs[0];
+  SYMX_RETURN_IF_ERROR(CheckSameSize(ctx, out, grad));
+  if (label.dtype() != out.dtype()) return LabelTypeMismatch(ctx, out, label);
+  if (ctx.outputs.size() > 1 && ctx.outputs[1].defined()) {
+    std::memset(ctx.outputs[1].raw_data(), 0, ctx.outputs[1].nbytes());
+  }
+  if (out.size() == 0) return absl::OkStatus();
+  const int64_t cols = out.shape()[out.shape().ndim() - 1];
+  const int64_t rows = out.size() / cols;
+  if (label.size() != rows) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": label ", label.DebugString(),
+                                                   " needs one class per row of ",
+                                                   out.DebugString()));
+  }
+  const T margin = static_cast<T>(p.margin);
+  const T reg = static_cast<T>(p.regularization_coefficient);
+  const T* y = out.data<T>();
+  const T* lab = label.data<T>();
+  T* gx = grad.data<T>();
+  ParallelFor(ctx, rows, static_cast<double>(cols) * 2, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t k = ClassOf(lab[r]);
+      for (int64_t x = 0; x < cols; ++x) {
+        const T v = y[r * cols + x];
+        T d;
+        if (p.use_linear) {
+          d = x == k ? (margin > v ? -reg : T(0)) : (margin > -v ? reg : T(0));
+        } else if (x == k) {
+          d = (margin > v ? T(2) * (margin - v) : T(0)) * -reg;
+        } else {
+          d = (margin > -v ? T(-2) * (margin + v) : T(0)) * -reg;
+        }
+        gx[r * cols + x] = d;
+      }
+    }
+  });
+  return absl::OkStatus();
+}
+
+absl::Status SVMOutputBackward(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[0].dtype(), T, return SVMOutputGrad<T>(ctx));
+  return absl::OkStatus();
+}
+
+// -----------------------------------------------------------------------------
+// softmax_cross_entropy
+
+// Row r's softmax into p (max-shifted, in T as MXNet's); the label's class,
+// or an error naming the label.
+template <typename T>
+absl::Status RowSoftmax(const KernelContext& ctx, const T* x, T label, int64_t r, int64_t cols,
+                        T* p, int64_t* k) {
+  *k = ClassOf(label);
+  if (*k < 0 || *k >= cols) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": label ",
+                                                   static_cast<double>(label), " of row ", r,
+                                                   " is not a class in [0, ", cols, ")"));
+  }
+  T mx = x[0];
+  for (int64_t c = 1; c < cols; ++c) mx = std::max(mx, x[c]);
+  T sum = 0;
+  for (int64_t c = 0; c < cols; ++c) {
+    p[c] = std::exp(x[c] - mx);
+    sum += p[c];
+  }
+  for (int64_t c = 0; c < cols; ++c) p[c] /= sum;
+  return absl::OkStatus();
+}
+
+template <typename T>
+absl::Status SoftmaxCrossEntropyLoss(const KernelContext& ctx) {
+  const Tensor& data = ctx.inputs[0];
+  const Tensor& label = ctx.inputs[1];
+  if (label.dtype() != data.dtype()) return LabelTypeMismatch(ctx, data, label);
+  const int64_t rows = data.shape()[0], cols = data.shape()[1];
+  std::vector<T> p(static_cast<size_t>(cols));
+  const T* x = data.data<T>();
+  const T* lab = label.data<T>();
+  T loss = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t k = 0;
+    SYMX_RETURN_IF_ERROR(RowSoftmax(ctx, x + r * cols, lab[r], r, cols, p.data(), &k));
+    loss += -std::log(std::max(p[k], static_cast<T>(1e-8f)));
+  }
+  ctx.outputs[0].data<T>()[0] = loss;
+  return absl::OkStatus();
+}
+
+absl::Status SoftmaxCrossEntropyForward(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[0].dtype(), T, return SoftmaxCrossEntropyLoss<T>(ctx));
+  return absl::OkStatus();
+}
+
+// (ograd, data, label) -> (ograd (softmax - onehot), 0).
+template <typename T>
+absl::Status SoftmaxCrossEntropyGrad(const KernelContext& ctx) {
+  const Tensor& g = ctx.inputs[0];
+  const Tensor& data = ctx.inputs[1];
+  const Tensor& label = ctx.inputs[2];
+  if (label.dtype() != data.dtype()) return LabelTypeMismatch(ctx, data, label);
+  if (ctx.outputs.size() > 1 && ctx.outputs[1].defined()) {
+    std::memset(ctx.outputs[1].raw_data(), 0, ctx.outputs[1].nbytes());
+  }
+  if (SkipOutput(ctx, 0)) return absl::OkStatus();
+  const int64_t rows = data.shape()[0], cols = data.shape()[1];
+  const T scale = g.data<T>()[0];
+  const T* x = data.data<T>();
+  const T* lab = label.data<T>();
+  T* gx = ctx.outputs[0].data<T>();
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t k = 0;
+    T* row = gx + r * cols;
+    SYMX_RETURN_IF_ERROR(RowSoftmax(ctx, x + r * cols, lab[r], r, cols, row, &k));
+    row[k] -= T(1);
+    for (int64_t c = 0; c < cols; ++c) row[c] *= scale;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SoftmaxCrossEntropyBackward(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[1].dtype(), T, return SoftmaxCrossEntropyGrad<T>(ctx));
+  return absl::OkStatus();
+}
+
+// -----------------------------------------------------------------------------
+// IdentityAttachKLSparseReg
+
+// (ograd, data, moving_avg) -> data's gradient; moving_avg is updated.
+template <typename T>
+absl::Status KLSparseRegGrad(const KernelContext& ctx) {
+  const auto& p = ctx.param<KLSparseRegParam>();
+  const Tensor& g = ctx.inputs[0];
+  const Tensor& data = ctx.inputs[1];
+  const Tensor& avg = ctx.inputs[2];
+  if (avg.dtype() != data.dtype()) return UnsupportedDType(ctx, avg.dtype());
+  const Shape& s = data.shape();
+  const int64_t outer = s[0], channels = s[1];
+  const int64_t inner = channels == 0 || outer == 0 ? 0 : data.size() / (outer * channels);
+  if (avg.size() != channels) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": moving_avg ", avg.DebugString(),
+                                                   " needs one entry per channel of ",
+                                                   data.DebugString()));
+  }
+  const T* x = data.data<T>();
+  T* m = avg.data<T>();
+  const T momentum = static_cast<T>(p.momentum);
+  const int64_t count = outer * inner;
+  for (int64_t c = 0; c < channels; ++c) {
+    double sum = 0;
+    for (int64_t o = 0; o < outer; ++o) {
+      const T* row = x + (o * channels + c) * inner;
+      for (int64_t i = 0; i < inner; ++i) sum += static_cast<double>(row[i]);
+    }
+    const T mean = static_cast<T>(sum / static_cast<double>(count));
+    m[c] = momentum * m[c] + (T(1) - momentum) * mean;
+  }
+  if (SkipOutput(ctx, 0)) return absl::OkStatus();
+  const T target = static_cast<T>(p.sparseness_target);
+  const T penalty = static_cast<T>(p.penalty);
+  const T* gp = g.data<T>();
+  T* gx = ctx.outputs[0].data<T>();
+  ParallelFor(ctx, outer * channels, static_cast<double>(inner) * 2,
+              [&](int64_t begin, int64_t end) {
+                for (int64_t oc = begin; oc < end; ++oc) {
+                  const T mc = m[oc % channels];
+                  const T extra = penalty * (-target / mc + (T(1) - target) / (T(1) - mc));
+                  for (int64_t i = 0; i < inner; ++i)
+                    gx[oc * inner + i] = gp[oc * inner + i] + extra;
+                }
+              });
+  return absl::OkStatus();
+}
+
+absl::Status KLSparseRegBackward(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[1].dtype(), T, return KLSparseRegGrad<T>(ctx));
+  return absl::OkStatus();
+}
+
+SYMX_REGISTER_KERNEL("SVMOutput", kCPU, .fn = MakeLossForward,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("_backward_SVMOutput", kCPU, .fn = SVMOutputBackward,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("softmax_cross_entropy", kCPU, .fn = SoftmaxCrossEntropyForward,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("_backward_softmax_cross_entropy", kCPU, .fn = SoftmaxCrossEntropyBackward,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("IdentityAttachKLSparseReg", kCPU, .fn = MakeLossForward,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("_backward_IdentityAttachKLSparseReg", kCPU, .fn = KLSparseRegBackward,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
 
 SYMX_REGISTER_KERNEL("SoftmaxOutput", kCPU, .fn = SoftmaxOutputForward,
                      .widening = HalfWidening::kFloat16AndBFloat16);

@@ -1,14 +1,18 @@
 // CPU kernels of the unary math ops in graph/ops/math.cc (log2 ...
-// gammaln, the rounding ops, sign, smooth_l1) and their backward ops.
+// gammaln, the rounding ops, sign, smooth_l1, the straight-through
+// estimators, _contrib_gradientmultiplier, _contrib_quadratic) and their
+// backward ops.
 //
 // float32, float64 and float16 (computed in float, rounded once at the
 // store). sign and the rounding ops also take uint8, int8, int32 and int64,
-// where rounding is the identity. Each kernel is a plain loop through
+// where rounding is the identity; _contrib_quadratic takes them too and
+// _contrib_gradientmultiplier any dtype. Each kernel is a plain loop through
 // cpu::MapUnary / cpu::MapBinary (no new Eigen expressions); erfinv and
 // digamma (the derivative of gammaln) are computed in double here since the
 // C library has neither.
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -19,6 +23,21 @@
 #include "devices/geometry/special_functions.h"
 #include "graph/error.h"
 #include "graph/ops/elemwise.h"
+#include "graph/ops/math.h"
+
+// The dtypes MXNet's _contrib_quadratic takes (float16 as Eigen::half).
+#define SYMX_QUADRATIC_SWITCH(ctx, dtype, T, ...)           \
+  switch (dtype) {                                          \
+    SYMX_DTYPE_CASE_(kFloat32, float, T, __VA_ARGS__)       \
+    SYMX_DTYPE_CASE_(kFloat64, double, T, __VA_ARGS__)      \
+    SYMX_DTYPE_CASE_(kFloat16, Eigen::half, T, __VA_ARGS__) \
+    SYMX_DTYPE_CASE_(kUint8, uint8_t, T, __VA_ARGS__)       \
+    SYMX_DTYPE_CASE_(kInt8, int8_t, T, __VA_ARGS__)         \
+    SYMX_DTYPE_CASE_(kInt32, int32_t, T, __VA_ARGS__)       \
+    SYMX_DTYPE_CASE_(kInt64, int64_t, T, __VA_ARGS__)       \
+    default:                                                \
+      return ::symx::UnsupportedDType(ctx, dtype);          \
+  }
 
 namespace symx {
 namespace cpu {
@@ -243,21 +262,80 @@ SYMX_ROUND_KERNEL("fix", std::trunc);
 SYMX_ROUND_KERNEL("trunc", std::trunc);
 
 // MXNet's sign: 1, -1, else 0 (NaN included).
+struct SignOf {
+  template <typename C>
+  C operator()(C x) const {
+    if constexpr (std::is_unsigned_v<C>) {
+      return x > C(0) ? C(1) : C(0);
+    } else {
+      return x > C(0) ? C(1) : (x < C(0) ? static_cast<C>(-1) : C(0));
+    }
+  }
+};
+absl::Status SignKernel(const KernelContext& ctx) {
+  return IntOrFloatUnary(ctx, SignOf(), SignOf());
+}
+SYMX_REGISTER_KERNEL("sign", kCPU, SignKernel);
+
+// The straight-through estimators compute as round and sign.
+SYMX_ROUND_KERNEL("_contrib_round_ste", std::round);
+SYMX_REGISTER_KERNEL("_contrib_sign_ste", kCPU, SignKernel);
+
+// _contrib_gradientmultiplier: the identity, any dtype.
 SYMX_REGISTER_KERNEL(
-    "sign", kCPU, +[](const KernelContext& ctx) -> absl::Status {
-      auto sign = [](auto x) {
-        using C = decltype(x);
-        if constexpr (std::is_unsigned_v<C>) {
-          return x > C(0) ? C(1) : C(0);
-        } else {
-          return x > C(0) ? C(1) : (x < C(0) ? static_cast<C>(-1) : C(0));
-        }
-      };
-      return IntOrFloatUnary(ctx, sign, sign);
+    "_contrib_gradientmultiplier", kCPU, +[](const KernelContext& ctx) -> absl::Status {
+      const Tensor& in = ctx.inputs[0];
+      const Tensor& out = ctx.outputs[0];
+      if (in.raw_data() != out.raw_data() && out.nbytes() > 0) {
+        std::memcpy(out.raw_data(), in.read_raw_data(), out.nbytes());
+      }
+      return absl::OkStatus();
+    });
+
+// _contrib_quadratic: x (a x + b) + c with float32 coefficients, computed in
+// float (double for float64), as MXNet's; integers truncate the float result
+// (through int64, so narrow types wrap as MXNet's do).
+template <typename T>
+using QuadC = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
+SYMX_REGISTER_KERNEL(
+    "_contrib_quadratic", kCPU, +[](const KernelContext& ctx) -> absl::Status {
+      const Tensor& in = ctx.inputs[0];
+      const Tensor& out = ctx.outputs[0];
+      const QuadraticParam& p = ctx.param<QuadraticParam>();
+      SYMX_QUADRATIC_SWITCH(ctx, in.dtype(), T, {
+        using C = QuadC<T>;
+        const C a = static_cast<C>(p.a), b = static_cast<C>(p.b), c = static_cast<C>(p.c);
+        const T* x = in.data<T>();
+        T* y = out.data<T>();
+        ParallelFor(ctx, in.size(), 3.0, [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i) {
+            const C v = static_cast<C>(x[i]);
+            const C r = v * (a * v + b) + c;
+            if constexpr (std::is_integral_v<T>) {
+              y[i] = CastValue<T>(static_cast<double>(r));
+            } else {
+              y[i] = static_cast<T>(r);
+            }
+          }
+        });
+      });
+      return absl::OkStatus();
     });
 
 // ---------------------------------------------------------------------------
 // Backward: (ograd g, v) -> g * f'(x).
+
+// d/dx (a x^2 + b x + c) = 2 a x + b.
+SYMX_REGISTER_KERNEL(
+    "_contrib_backward_quadratic", kCPU, +[](const KernelContext& ctx) -> absl::Status {
+      const QuadraticParam& p = ctx.param<QuadraticParam>();
+      return FloatGrad(ctx, 3.0, [&p](auto g, auto x) {
+        using C = decltype(g);
+        return g * (C(2) * static_cast<C>(static_cast<float>(p.a)) * x +
+                    static_cast<C>(static_cast<float>(p.b)));
+      });
+    });
 
 SYMX_MATH_GRAD_KERNEL("_backward_log2", 2, [](auto g, auto x) {
   using C = decltype(x);

@@ -1,7 +1,7 @@
 // The activation family's CUDA kernels (launchers in devices/cuda/activation_launch.h).
 //
 // LeakyReLU on the GPU: leaky, elu, selu, gelu, prelu and rrelu, with their
-// gradients.
+// gradients; hard_sigmoid and its gradient.
 #include "devices/cuda/activation_launch.h"
 #include "devices/cuda/elem_types.cuh"
 
@@ -106,6 +106,27 @@ __global__ void UniformKernel(uint64_t seed, double lo, double width, T* y, int6
   }
 }
 
+// hard_sigmoid in the compute type (alpha and beta float32 values), the sum
+// rounded to the dtype once before the clip, as on the CPU.
+template <typename T>
+__global__ void HardSigmoidKernel(const T* x, Acc<T> alpha, Acc<T> beta, T* y, int64_t n) {
+  SYMX_GRID_STRIDE(i, n) {
+    Acc<T> r = alpha * Load(x, i) + beta;
+    Store(y, i, r);
+    r = Load(y, i);
+    Store(y, i, r > Acc<T>(1) ? Acc<T>(1) : (r < Acc<T>(0) ? Acc<T>(0) : r));
+  }
+}
+
+template <typename T>
+__global__ void HardSigmoidGradKernel(const T* g, const T* x, Acc<T> alpha, Acc<T> beta, T* dx,
+                                      int64_t n) {
+  SYMX_GRID_STRIDE(i, n) {
+    const Acc<T> v = alpha * Load(x, i) + beta;
+    Store(dx, i, v > Acc<T>(0) && v < Acc<T>(1) ? Load(g, i) * alpha : Acc<T>(0));
+  }
+}
+
 }  // namespace
 
 cudaError_t LaunchLeaky(LeakyFn f, Elem t, const void* x, double slope, void* y, int64_t n,
@@ -159,6 +180,28 @@ cudaError_t LaunchUniform(Elem t, uint64_t seed, double lo, double hi, void* y, 
   if (n == 0) return cudaSuccess;
   SYMX_CUDA_FLOAT_SWITCH(t, T, {
     UniformKernel<T><<<GridFor(n), kThreads, 0, s>>>(seed, lo, hi - lo, static_cast<T*>(y), n);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchHardSigmoid(Elem t, const void* x, double alpha, double beta, void* y,
+                              int64_t n, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    HardSigmoidKernel<T><<<GridFor(n), kThreads, 0, s>>>(
+        static_cast<const T*>(x), static_cast<Acc<T>>(alpha), static_cast<Acc<T>>(beta),
+        static_cast<T*>(y), n);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchHardSigmoidGrad(Elem t, const void* g, const void* x, double alpha, double beta,
+                                  void* dx, int64_t n, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    HardSigmoidGradKernel<T><<<GridFor(n), kThreads, 0, s>>>(
+        static_cast<const T*>(g), static_cast<const T*>(x), static_cast<Acc<T>>(alpha),
+        static_cast<Acc<T>>(beta), static_cast<T*>(dx), n);
   });
   return LastLaunchError();
 }

@@ -1,17 +1,19 @@
 // CUDA kernels of the activation family (graph/ops/activation.cc): Activation,
-// LeakyReLU, with their backward ops.
+// LeakyReLU, hard_sigmoid, softsign, with their backward ops.
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "devices/geometry/axis_layout.h"
+#include "devices/cuda/activation_launch.h"
+#include "devices/cuda/elemwise_kernels.h"
+#include "devices/cuda/elemwise_launch.h"
 #include "devices/cuda/kernel_util.h"
+#include "devices/cuda/reduce_launch.h"
+#include "devices/cuda/strided_launch.h"
+#include "devices/dtype_switch.h"
+#include "devices/geometry/axis_layout.h"
 #include "devices/geometry/pool_geom.h"
 #include "graph/infer_util.h"
 #include "graph/ops/activation.h"
-#include "devices/cuda/activation_launch.h"
-#include "devices/cuda/elemwise_launch.h"
-#include "devices/cuda/reduce_launch.h"
-#include "devices/cuda/strided_launch.h"
 
 namespace symx {
 namespace cuda {
@@ -81,7 +83,54 @@ absl::Status BackwardActivation(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// hard_sigmoid; the gradient's alpha and beta rounded to the dtype, as the
+// CPU kernel takes them.
+absl::Status HardSigmoid(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& x = ctx.inputs[0];
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, x.dtype()));
+  const HardSigmoidParam& p = ctx.param<HardSigmoidParam>();
+  SYMX_CUDA_LAUNCH(ctx, LaunchHardSigmoid(t, x.read_raw_data(), p.alpha, p.beta,
+                                          ctx.outputs[0].raw_data(), x.size(), device->stream()));
+  return absl::OkStatus();
+}
+
+double InDtype(double v, DType dtype) {
+  double r = v;
+  SYMX_DTYPE_SWITCH_ALL(dtype, T, { r = ToDouble(FromDouble<T>(v)); });
+  return r;
+}
+
+absl::Status HardSigmoidGrad(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& g = ctx.inputs[0];
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, g.dtype()));
+  const HardSigmoidParam& p = ctx.param<HardSigmoidParam>();
+  SYMX_CUDA_LAUNCH(ctx,
+                   LaunchHardSigmoidGrad(t, g.read_raw_data(), ctx.inputs[1].read_raw_data(),
+                                         InDtype(p.alpha, g.dtype()), InDtype(p.beta, g.dtype()),
+                                         ctx.outputs[0].raw_data(), g.size(), device->stream()));
+  return absl::OkStatus();
+}
+
+// softsign: Activation's softsign; (ograd, data) -> g / (1 + |x|)^2.
+absl::Status SoftSignGrad(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& g = ctx.inputs[0];
+  const Tensor& x = ctx.inputs[1];
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, g.dtype()));
+  SYMX_CUDA_LAUNCH(ctx, LaunchUnaryGrad(UnaryGradFn::kSoftSignFromIn, t, g.read_raw_data(),
+                                        x.read_raw_data(), x.read_raw_data(),
+                                        ctx.outputs[0].raw_data(), g.size(), device->stream()));
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+SYMX_REGISTER_KERNEL("hard_sigmoid", kGPU, HardSigmoid);
+SYMX_REGISTER_KERNEL("_backward_hard_sigmoid", kGPU, HardSigmoidGrad);
+SYMX_REGISTER_KERNEL("softsign", kGPU, Unary<UnaryFn::kSoftSign>);
+SYMX_REGISTER_KERNEL("_backward_softsign", kGPU, SoftSignGrad);
 
 SYMX_REGISTER_KERNEL("Activation", kGPU, Activation);
 SYMX_REGISTER_KERNEL("_backward_Activation", kGPU, BackwardActivation);

@@ -43,6 +43,15 @@ cudaError_t LaunchPReLUGrad(Elem t, const void* g, const void* x, const void* ga
 cudaError_t LaunchUniform(Elem t, uint64_t seed, double lo, double hi, void* y, int64_t n,
                           cudaStream_t s);
 
+// hard_sigmoid: y = clip(alpha x + beta, 0, 1) (the sum rounded to the dtype
+// before the clip); dx = alpha g where 0 < alpha x + beta < 1, else 0.
+// alpha and beta as the host's kernels pass them (the gradient's rounded to
+// the dtype).
+cudaError_t LaunchHardSigmoid(Elem t, const void* x, double alpha, double beta, void* y, int64_t n,
+                              cudaStream_t s);
+cudaError_t LaunchHardSigmoidGrad(Elem t, const void* g, const void* x, double alpha, double beta,
+                                  void* dx, int64_t n, cudaStream_t s);
+
 }  // namespace cuda
 }  // namespace symx
 

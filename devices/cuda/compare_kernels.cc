@@ -6,19 +6,54 @@
 // _not_equal_scalar, broadcast_equal, broadcast_greater,
 // broadcast_greater_equal, broadcast_lesser, broadcast_lesser_equal,
 // broadcast_logical_and, broadcast_logical_or, broadcast_logical_xor,
-// broadcast_not_equal, logical_not, with their backward ops.
+// broadcast_not_equal, logical_not, _contrib_allclose, with their backward ops.
 #include <cstring>
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
+#include "devices/cuda/compare_launch.h"
 #include "devices/cuda/elemwise_kernels.h"
+#include "devices/cuda/elemwise_launch.h"
 #include "devices/cuda/kernel_util.h"
 #include "devices/dtype_switch.h"
-#include "devices/cuda/elemwise_launch.h"
+#include "graph/ops/compare.h"
 
 namespace symx {
 namespace cuda {
-namespace {}  // namespace
+namespace {
+
+absl::Status AllClose(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const auto& p = ctx.param<AllCloseParam>();
+  const Tensor& a = ctx.inputs[0];
+  const Tensor& b = ctx.inputs[1];
+  if (a.size() != b.size() || a.dtype() != b.dtype()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.Where(), ": a ", a.DebugString(), " and b ", b.DebugString(), " differ"));
+  }
+  switch (a.dtype()) {
+    case DType::kFloat32:
+    case DType::kFloat64:
+    case DType::kFloat16:
+    case DType::kUint8:
+    case DType::kInt8:
+    case DType::kInt32:
+    case DType::kInt64:
+      break;
+    default:
+      return UnsupportedDType(ctx, a.dtype());
+  }
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchAllClose(static_cast<Elem>(static_cast<int>(a.dtype())), a.read_raw_data(),
+                          b.read_raw_data(), a.size(), static_cast<float>(p.rtol),
+                          static_cast<float>(p.atol), p.equal_nan, ctx.outputs[0].data<uint8_t>(),
+                          device->stream()));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+SYMX_REGISTER_KERNEL("_contrib_allclose", kGPU, AllClose);
 
 SYMX_REGISTER_KERNEL("logical_not", kGPU, Unary<UnaryFn::kLogicalNot>);
 

@@ -1,9 +1,8 @@
 // CUDA kernels of the elemwise family (graph/ops/elemwise.cc): _copy,
-// _div_scalar, _maximum_scalar, _minimum_scalar, _minus_scalar, _mul_scalar,
-// _plus_scalar, _power_scalar, _rdiv_scalar, _rminus_scalar, _rpower_scalar,
-// _symx_loss_scale, abs, BlockGrad, Cast, clip, ElementWiseSum, exp, log,
-// negative, ones_like, relu, sigmoid, sqrt, square, tanh, where, zeros_like,
-// with their backward ops.
+// _copyto, _div_scalar, _identity_with_attr_like_rhs, _maximum_scalar, _minimum_scalar,
+// _minus_scalar, _mul_scalar, _plus_scalar, _power_scalar, _rdiv_scalar, _rminus_scalar,
+// _rpower_scalar, _symx_loss_scale, abs, BlockGrad, Cast, clip, ElementWiseSum, exp, log, negative,
+// ones_like, relu, sigmoid, sqrt, square, tanh, where, zeros_like, with their backward ops.
 #include "devices/cuda/elemwise_kernels.h"
 
 #include <cstring>
@@ -193,6 +192,9 @@ SYMX_REGISTER_KERNEL("_backward_minimum_scalar", kGPU, ScalarGrad<ScalarGradFn::
 SYMX_REGISTER_KERNEL("_backward_power_scalar", kGPU, ScalarGrad<ScalarGradFn::kPowFromIn>);
 SYMX_REGISTER_KERNEL("_backward_rpower_scalar", kGPU, ScalarGrad<ScalarGradFn::kRPowFromOut>);
 SYMX_REGISTER_KERNEL("_copy", kGPU, Identity);
+SYMX_REGISTER_KERNEL("_identity_with_attr_like_rhs", kGPU, Identity);
+SYMX_REGISTER_KERNEL("_copyto", kGPU, Cast);
+SYMX_REGISTER_KERNEL("_backward_copyto", kGPU, Cast);
 SYMX_REGISTER_KERNEL("BlockGrad", kGPU, Identity);
 SYMX_REGISTER_KERNEL("_symx_loss_scale", kGPU, Identity);
 SYMX_REGISTER_KERNEL("zeros_like", kGPU, ZerosLike);

@@ -1,13 +1,16 @@
-// CUDA kernels of the loss heads: SoftmaxOutput, Linear/Logistic/MAE
-// RegressionOutput and MakeLoss, with MXNet 1.x's gradients exactly as the
+// CUDA kernels of the loss family: SoftmaxOutput, Linear/Logistic/MAE
+// RegressionOutput, MakeLoss, SVMOutput, softmax_cross_entropy and
+// IdentityAttachKLSparseReg, with MXNet 1.x's gradients exactly as the
 // CPU kernels (devices/cpu/softmax_kernels.cc states the rules).
+#include <vector>
+
 #include "absl/strings/str_cat.h"
-#include "devices/geometry/axis_layout.h"
-#include "devices/cuda/kernel_util.h"
-#include "graph/ops/loss.h"
 #include "devices/cuda/elemwise_launch.h"
+#include "devices/cuda/kernel_util.h"
 #include "devices/cuda/loss_launch.h"
 #include "devices/cuda/softmax_launch.h"
+#include "devices/geometry/axis_layout.h"
+#include "graph/ops/loss.h"
 
 namespace symx {
 namespace cuda {
@@ -187,7 +190,126 @@ absl::Status MakeLossBackward(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// (output, label) -> (grad data, 0).
+absl::Status SVMOutputBackward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const auto& p = ctx.param<SVMOutputParam>();
+  const Tensor& out = ctx.inputs[0];
+  const Tensor& label = ctx.inputs[1];
+  const Tensor& grad = ctx.outputs[0];
+  SYMX_RETURN_IF_ERROR(SameSize(ctx, out, grad));
+  SYMX_RETURN_IF_ERROR(LabelType(ctx, out, label));
+  SYMX_ASSIGN_OR_RETURN(Elem t, Float32Or64Elem(ctx, out.dtype()));
+  SYMX_RETURN_IF_ERROR(ZeroLabelGrad(ctx, device));
+  if (out.size() == 0) return absl::OkStatus();
+  SvmGradArgs a;
+  a.cols = out.shape()[out.shape().ndim() - 1];
+  a.rows = out.size() / a.cols;
+  if (label.size() != a.rows) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": label ", label.DebugString(),
+                                                   " needs one class per row of ",
+                                                   out.DebugString()));
+  }
+  a.margin = p.margin;
+  a.reg = p.regularization_coefficient;
+  a.linear = p.use_linear;
+  SYMX_CUDA_LAUNCH(ctx, LaunchSvmGrad(t, out.read_raw_data(), label.read_raw_data(), a,
+                                      grad.raw_data(), device->stream()));
+  return absl::OkStatus();
+}
+
+// Row losses (rows doubles) and the bad-label flag.
+size_t CrossEntropyWorkspace(const NodeAttrs&, const std::vector<Shape>& in,
+                             const std::vector<Shape>&, DType) {
+  const int64_t rows = in.empty() || in[0].ndim() < 1 ? 0 : in[0][0];
+  return 256 + static_cast<size_t>(rows) * sizeof(double);
+}
+
+// A flagged row's label, read back after the launch, is the error MXNet
+// lacks (it reads past the row).
+absl::Status CheckLabels(const KernelContext& ctx, CudaDevice* device, unsigned long long* flag,
+                         const Tensor& label, int64_t cols) {
+  SYMX_ASSIGN_OR_RETURN(int64_t row, ReadFirstFlagged(device, flag));
+  if (row < 0) return absl::OkStatus();
+  SYMX_ASSIGN_OR_RETURN(std::vector<double> labels, HostDoubles(label));
+  return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": label ", labels[row], " of row ",
+                                                 row, " is not a class in [0, ", cols, ")"));
+}
+
+absl::Status SoftmaxCrossEntropyForward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& data = ctx.inputs[0];
+  const Tensor& label = ctx.inputs[1];
+  SYMX_RETURN_IF_ERROR(LabelType(ctx, data, label));
+  SYMX_ASSIGN_OR_RETURN(Elem t, Float32Or64Elem(ctx, data.dtype()));
+  const int64_t rows = data.shape()[0], cols = data.shape()[1];
+  SYMX_ASSIGN_OR_RETURN(char* ws, WorkspaceOf(ctx, 256 + rows * sizeof(double)));
+  auto* flag = reinterpret_cast<unsigned long long*>(ws);
+  SYMX_RETURN_IF_ERROR(ResetFirstFlagged(device, flag));
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchSoftmaxCrossEntropy(t, data.read_raw_data(), label.read_raw_data(), rows, cols,
+                                     reinterpret_cast<double*>(ws + 256), flag,
+                                     ctx.outputs[0].raw_data(), device->stream()));
+  return CheckLabels(ctx, device, flag, label, cols);
+}
+
+// (ograd, data, label) -> (ograd (softmax - onehot), 0).
+absl::Status SoftmaxCrossEntropyBackward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& g = ctx.inputs[0];
+  const Tensor& data = ctx.inputs[1];
+  const Tensor& label = ctx.inputs[2];
+  SYMX_RETURN_IF_ERROR(LabelType(ctx, data, label));
+  SYMX_ASSIGN_OR_RETURN(Elem t, Float32Or64Elem(ctx, data.dtype()));
+  SYMX_RETURN_IF_ERROR(ZeroLabelGrad(ctx, device));
+  if (!OutputWanted(ctx.req, 0)) return absl::OkStatus();
+  const int64_t rows = data.shape()[0], cols = data.shape()[1];
+  SYMX_ASSIGN_OR_RETURN(char* ws, WorkspaceOf(ctx, 256));
+  auto* flag = reinterpret_cast<unsigned long long*>(ws);
+  SYMX_RETURN_IF_ERROR(ResetFirstFlagged(device, flag));
+  SYMX_CUDA_LAUNCH(ctx, LaunchSoftmaxCrossEntropyGrad(t, g.read_raw_data(), data.read_raw_data(),
+                                                      label.read_raw_data(), rows, cols, flag,
+                                                      ctx.outputs[0].raw_data(), device->stream()));
+  return CheckLabels(ctx, device, flag, label, cols);
+}
+
+// (ograd, data, moving_avg) -> grad data; moving_avg updated first.
+absl::Status KLSparseRegBackward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const auto& p = ctx.param<KLSparseRegParam>();
+  const Tensor& data = ctx.inputs[1];
+  const Tensor& avg = ctx.inputs[2];
+  SYMX_ASSIGN_OR_RETURN(Elem t, Float32Or64Elem(ctx, data.dtype()));
+  if (avg.dtype() != data.dtype()) return UnsupportedDType(ctx, avg.dtype());
+  KlSparseArgs a;
+  a.outer = data.shape()[0];
+  a.channels = data.shape()[1];
+  a.inner = a.outer * a.channels == 0 ? 0 : data.size() / (a.outer * a.channels);
+  if (avg.size() != a.channels) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": moving_avg ", avg.DebugString(),
+                                                   " needs one entry per channel of ",
+                                                   data.DebugString()));
+  }
+  a.target = p.sparseness_target;
+  a.penalty = p.penalty;
+  a.momentum = p.momentum;
+  void* gx = OutputWanted(ctx.req, 0) ? ctx.outputs[0].raw_data() : nullptr;
+  SYMX_CUDA_LAUNCH(ctx,
+                   LaunchKlSparseRegGrad(t, ctx.inputs[0].read_raw_data(), data.read_raw_data(),
+                                         avg.raw_data(), a, gx, device->stream()));
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+SYMX_REGISTER_KERNEL("SVMOutput", kGPU, MakeLossForward);
+SYMX_REGISTER_KERNEL("_backward_SVMOutput", kGPU, SVMOutputBackward);
+SYMX_REGISTER_KERNEL("softmax_cross_entropy", kGPU, .fn = SoftmaxCrossEntropyForward,
+                     .workspace = CrossEntropyWorkspace);
+SYMX_REGISTER_KERNEL("_backward_softmax_cross_entropy", kGPU, .fn = SoftmaxCrossEntropyBackward,
+                     .workspace = CrossEntropyWorkspace);
+SYMX_REGISTER_KERNEL("IdentityAttachKLSparseReg", kGPU, MakeLossForward);
+SYMX_REGISTER_KERNEL("_backward_IdentityAttachKLSparseReg", kGPU, KLSparseRegBackward);
 
 SYMX_REGISTER_KERNEL("SoftmaxOutput", kGPU, SoftmaxOutputForward);
 SYMX_REGISTER_KERNEL("_backward_SoftmaxOutput", kGPU, .fn = SoftmaxOutputBackward,

@@ -38,6 +38,38 @@ cudaError_t LaunchSoftmaxOutputGrad(Elem t, const void* y, const void* label,
 cudaError_t LaunchFillDividedByCountAbove(Elem t, const void* x, int64_t n, double thresh,
                                           double value, void* workspace, void* y, cudaStream_t s);
 
+// SVMOutput's gradient over rows x cols scores y with one class label per
+// row (devices/cpu/loss_kernels.cc states the L1/L2 rules).
+struct SvmGradArgs {
+  int64_t rows = 0, cols = 0;
+  double margin = 1, reg = 1;
+  bool linear = false;
+};
+cudaError_t LaunchSvmGrad(Elem t, const void* y, const void* label, const SvmGradArgs& a, void* gx,
+                          cudaStream_t s);
+
+// softmax_cross_entropy over rows x cols: out[0] = sum over rows of
+// -log(max(softmax(row)[label], 1e-8)) (row losses in `row_loss`, rows
+// doubles, summed in row order); the gradient gx = g[0] (softmax - onehot).
+// A label outside [0, cols) marks its row in `bad_row` (atomicMin; reset to
+// all ones before).
+cudaError_t LaunchSoftmaxCrossEntropy(Elem t, const void* x, const void* label, int64_t rows,
+                                      int64_t cols, double* row_loss, unsigned long long* bad_row,
+                                      void* out, cudaStream_t s);
+cudaError_t LaunchSoftmaxCrossEntropyGrad(Elem t, const void* g, const void* x, const void* label,
+                                          int64_t rows, int64_t cols, unsigned long long* bad_row,
+                                          void* gx, cudaStream_t s);
+
+// IdentityAttachKLSparseReg's backward over data (outer, channels, inner):
+// avg[c] = momentum avg[c] + (1 - momentum) mean of channel c, then
+// gx = g + penalty (-target / avg[c] + (1 - target) / (1 - avg[c])).
+struct KlSparseArgs {
+  int64_t outer = 0, channels = 0, inner = 0;
+  double target = 0, penalty = 0, momentum = 0;
+};
+cudaError_t LaunchKlSparseRegGrad(Elem t, const void* g, const void* x, void* avg,
+                                  const KlSparseArgs& a, void* gx, cudaStream_t s);
+
 }  // namespace cuda
 }  // namespace symx
 

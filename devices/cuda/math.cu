@@ -1,5 +1,5 @@
 // The unary math ops and their gradients on floating types (float16 and
-// bfloat16 computed in float).
+// bfloat16 computed in float), and _contrib_quadratic (integers too).
 #include "devices/cuda/elem_types.cuh"
 #include "devices/cuda/math_launch.h"
 #include "devices/geometry/special_functions.h"
@@ -169,7 +169,66 @@ __global__ void MathGradKernel(MathGradFn f, const T* g, const T* v, Acc<T> para
   SYMX_GRID_STRIDE(i, n) { Store(dx, i, ApplyMathGrad<Acc<T>>(f, Load(g, i), Load(v, i), param)); }
 }
 
+template <typename T>
+using QuadC = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
+template <typename T>
+__global__ void QuadraticKernel(const T* x, QuadC<T> a, QuadC<T> b, QuadC<T> c, T* y, int64_t n) {
+  SYMX_GRID_STRIDE(i, n) {
+    const QuadC<T> v = static_cast<QuadC<T>>(Load(x, i));
+    const QuadC<T> r = v * (a * v + b) + c;
+    if constexpr (std::is_integral_v<T>) {
+      y[i] = CastValueOnDevice<T>(static_cast<double>(r));
+    } else {
+      Store(y, i, static_cast<Acc<T>>(r));
+    }
+  }
+}
+
+template <typename T>
+__global__ void QuadraticGradKernel(const T* g, const T* x, Acc<T> a, Acc<T> b, T* dx,
+                                    int64_t n) {
+  SYMX_GRID_STRIDE(i, n) { Store(dx, i, Load(g, i) * (Acc<T>(2) * a * Load(x, i) + b)); }
+}
+
 }  // namespace
+
+cudaError_t LaunchQuadratic(Elem t, const void* x, double a, double b, double c, void* y,
+                            int64_t n, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  switch (t) {
+    SYMX_CUDA_CASE(Elem::kU8, T, uint8_t, QuadraticKernel<T><<<GridFor(n), kThreads, 0, s>>>(
+                                              static_cast<const T*>(x), a, b, c,
+                                              static_cast<T*>(y), n))
+    SYMX_CUDA_CASE(Elem::kI8, T, int8_t, QuadraticKernel<T><<<GridFor(n), kThreads, 0, s>>>(
+                                             static_cast<const T*>(x), a, b, c,
+                                             static_cast<T*>(y), n))
+    SYMX_CUDA_CASE(Elem::kI32, T, int32_t, QuadraticKernel<T><<<GridFor(n), kThreads, 0, s>>>(
+                                               static_cast<const T*>(x), a, b, c,
+                                               static_cast<T*>(y), n))
+    SYMX_CUDA_CASE(Elem::kI64, T, int64_t, QuadraticKernel<T><<<GridFor(n), kThreads, 0, s>>>(
+                                               static_cast<const T*>(x), a, b, c,
+                                               static_cast<T*>(y), n))
+    default:
+      SYMX_CUDA_FLOAT_SWITCH(t, T, {
+        QuadraticKernel<T><<<GridFor(n), kThreads, 0, s>>>(
+            static_cast<const T*>(x), static_cast<QuadC<T>>(a), static_cast<QuadC<T>>(b),
+            static_cast<QuadC<T>>(c), static_cast<T*>(y), n);
+      });
+  }
+  return LastLaunchError();
+}
+
+cudaError_t LaunchQuadraticGrad(Elem t, const void* g, const void* x, double a, double b, void* dx,
+                                int64_t n, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    QuadraticGradKernel<T><<<GridFor(n), kThreads, 0, s>>>(
+        static_cast<const T*>(g), static_cast<const T*>(x), static_cast<Acc<T>>(a),
+        static_cast<Acc<T>>(b), static_cast<T*>(dx), n);
+  });
+  return LastLaunchError();
+}
 
 cudaError_t LaunchMath(MathFn f, Elem t, const void* x, double param, void* y, int64_t n,
                        cudaStream_t s) {

@@ -1,9 +1,13 @@
 // CUDA kernels of the unary math ops (graph/ops/math.cc) and their
 // backward ops, floating types only: the rounding ops and sign on integer
 // tensors stay on the CPU for now (an unsupported-dtype error names them).
+// _contrib_quadratic takes the integer types too, and
+// _contrib_gradientmultiplier (the identity) any dtype.
+#include "devices/cuda/elemwise_kernels.h"
 #include "devices/cuda/kernel_util.h"
-#include "graph/ops/elemwise.h"
 #include "devices/cuda/math_launch.h"
+#include "graph/ops/elemwise.h"
+#include "graph/ops/math.h"
 
 namespace symx {
 namespace cuda {
@@ -36,7 +40,44 @@ absl::Status MathGrad(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+absl::Status Quadratic(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& x = ctx.inputs[0];
+  switch (x.dtype()) {
+    case DType::kFloat32:
+    case DType::kFloat64:
+    case DType::kFloat16:
+    case DType::kUint8:
+    case DType::kInt8:
+    case DType::kInt32:
+    case DType::kInt64:
+      break;
+    default:
+      return UnsupportedDType(ctx, x.dtype());
+  }
+  const QuadraticParam& p = ctx.param<QuadraticParam>();
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchQuadratic(static_cast<Elem>(static_cast<int>(x.dtype())), x.read_raw_data(), p.a,
+                           p.b, p.c, ctx.outputs[0].raw_data(), x.size(), device->stream()));
+  return absl::OkStatus();
+}
+
+absl::Status QuadraticGrad(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& g = ctx.inputs[0];
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, g.dtype()));
+  const QuadraticParam& p = ctx.param<QuadraticParam>();
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchQuadraticGrad(t, g.read_raw_data(), ctx.inputs[1].read_raw_data(), p.a, p.b,
+                               ctx.outputs[0].raw_data(), g.size(), device->stream()));
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+SYMX_REGISTER_KERNEL("_contrib_quadratic", kGPU, Quadratic);
+SYMX_REGISTER_KERNEL("_contrib_backward_quadratic", kGPU, QuadraticGrad);
+SYMX_REGISTER_KERNEL("_contrib_gradientmultiplier", kGPU, Identity);
 
 #define SYMX_GPU_MATH(op, fn) SYMX_REGISTER_KERNEL(op, kGPU, Math<MathFn::fn>)
 #define SYMX_GPU_MATH_GRAD(op, fn) SYMX_REGISTER_KERNEL(op, kGPU, MathGrad<MathGradFn::fn>)
@@ -73,6 +114,8 @@ SYMX_GPU_MATH("rint", kRint);
 SYMX_GPU_MATH("fix", kTrunc);
 SYMX_GPU_MATH("trunc", kTrunc);
 SYMX_GPU_MATH("sign", kSign);
+SYMX_GPU_MATH("_contrib_round_ste", kRound);
+SYMX_GPU_MATH("_contrib_sign_ste", kSign);
 SYMX_GPU_MATH("smooth_l1", kSmoothL1);
 
 SYMX_GPU_MATH_GRAD("_backward_log2", kLog2);

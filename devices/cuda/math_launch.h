@@ -85,6 +85,14 @@ cudaError_t LaunchMath(MathFn f, Elem t, const void* x, double param, void* y, i
 cudaError_t LaunchMathGrad(MathGradFn f, Elem t, const void* g, const void* v, double param,
                            void* dx, int64_t n, cudaStream_t s);
 
+// _contrib_quadratic: y = x (a x + b) + c in float (double for float64), in
+// the float types and uint8, int8, int32, int64 (the float result truncated
+// through int64); the gradient dx = g (2 a x + b), float types.
+cudaError_t LaunchQuadratic(Elem t, const void* x, double a, double b, double c, void* y, int64_t n,
+                            cudaStream_t s);
+cudaError_t LaunchQuadraticGrad(Elem t, const void* g, const void* x, double a, double b, void* dx,
+                                int64_t n, cudaStream_t s);
+
 }  // namespace cuda
 }  // namespace symx
 

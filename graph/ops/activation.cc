@@ -1,5 +1,5 @@
 // Registers the parameterized activations Activation and LeakyReLU (leaky, prelu, elu, selu,
-// gelu, rrelu) and their backward ops.
+// gelu, rrelu), the standalone hard_sigmoid and softsign, and their backward ops.
 #include "graph/ops/activation.h"
 
 #include <memory>
@@ -176,6 +176,44 @@ Op& backward_leaky_relu_registration = RegisterBackwardOp(
       return names;
     },
     [](const NodeAttrs& attrs) { return Param<LeakyReLUParam>(attrs).has_gamma() ? 2 : 1; });
+
+// ---------------------------------------------------------------------------------------
+// hard_sigmoid, softsign
+
+absl::StatusOr<OpParamPtr> ParseHardSigmoid(const AttrMap& attrs) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<HardSigmoidParam>();
+  p->alpha = static_cast<float>(r.Float("alpha", 0.2));
+  p->beta = static_cast<float>(r.Float("beta", 0.5));
+  return r.Finish(std::move(p));
+}
+
+absl::Status SameShape(const NodeAttrs&, std::vector<Shape>* in, std::vector<Shape>* out) {
+  return InferSameShape(in, out);
+}
+
+SYMX_REGISTER_OP("hard_sigmoid")
+    .SetLayoutAgnostic()
+    .Describe("Elementwise max(0, min(1, alpha x + beta)).")
+    .SetParse(ParseHardSigmoid)
+    .SetInputNames({"data"})
+    .SetInferShape(SameShape)
+    .SetInplace({{0, 0}})
+    .SetGradient(UnaryBackwardGradient("_backward_hard_sigmoid", /*use_output=*/false));
+
+SYMX_REGISTER_OP("softsign")
+    .SetLayoutAgnostic()
+    .Describe("Elementwise x / (1 + |x|).")
+    .SetInputNames({"data"})
+    .SetInferShape(SameShape)
+    .SetInplace({{0, 0}})
+    .SetGradient(UnaryBackwardGradient("_backward_softsign", /*use_output=*/false));
+
+Op& backward_hard_sigmoid_registration =
+    RegisterBackwardOp("_backward_hard_sigmoid", ParseHardSigmoid, {"ograd", "data"},
+                       [](const NodeAttrs&) { return 1; });
+Op& backward_softsign_registration = RegisterBackwardOp(
+    "_backward_softsign", ParseNoParams, {"ograd", "data"}, [](const NodeAttrs&) { return 1; });
 
 }  // namespace
 }  // namespace symx

@@ -1,5 +1,5 @@
-// Parameters of Activation and LeakyReLU, shared by the schema and the
-// kernels. The act_type string is kept for messages and round trips; the
+// Parameters of Activation, LeakyReLU and hard_sigmoid, shared by the schema
+// and the kernels. The act_type string is kept for messages and round trips; the
 // parser also fills an enum so kernels dispatch without string compares.
 #ifndef SYMX_GRAPH_OPS_ACTIVATION_H_
 #define SYMX_GRAPH_OPS_ACTIVATION_H_
@@ -34,6 +34,13 @@ struct LeakyReLUParam : OpParam {
 
   bool has_gamma() const { return type == LeakyReLUType::kPReLU; }
   bool has_mask() const { return type == LeakyReLUType::kRReLU; }
+};
+
+// hard_sigmoid: y = clip(alpha x + beta, 0, 1); alpha and beta are float32
+// values, as MXNet declares them.
+struct HardSigmoidParam : OpParam {
+  double alpha = static_cast<float>(0.2);
+  double beta = 0.5;
 };
 
 }  // namespace symx

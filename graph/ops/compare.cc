@@ -10,14 +10,21 @@
 // recorded only); the kernel compares against the scalar converted to the
 // array's dtype, as MXNet does (int32 x == 2.5 compares with 2).
 //
+// _contrib_allclose reduces a comparison to one uint8 value (a 0-dim array,
+// as MXNet's): 1 when every |a - b| <= atol + rtol |b|, NaNs matching only
+// with equal_nan. MXNet registers no gradient for it; here it has none.
+//
 // The broadcast shape rule is numpy's, as in graph/ops/binary.cc; that
 // file's inference function is file-local, so a copy of it lives here (a
 // candidate for graph/ops/op_helpers.h). Its mismatch error names the op.
+#include "graph/ops/compare.h"
+
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "graph/error.h"
 #include "graph/infer_util.h"
 #include "graph/op.h"
 #include "graph/ops/elemwise.h"
@@ -89,6 +96,46 @@ SYMX_REGISTER_OP("logical_not")
     .SetInferShape(SameShapeFn)
     .SetInplace({{0, 0}})
     .SetGradient(ZeroGradient);
+
+absl::StatusOr<OpParamPtr> ParseAllClose(const AttrMap& attrs) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<AllCloseParam>();
+  p->rtol = static_cast<float>(r.Float("rtol", 1e-5));
+  p->atol = static_cast<float>(r.Float("atol", 1e-8));
+  p->equal_nan = r.Bool("equal_nan", true);
+  return r.Finish(std::move(p));
+}
+
+absl::Status AllCloseShape(const NodeAttrs&, std::vector<Shape>* in, std::vector<Shape>* out) {
+  Shape merged = (*in)[0];
+  if (!MergeShape(&merged, (*in)[1])) {
+    return absl::InvalidArgumentError(absl::StrCat("_contrib_allclose: a of shape ",
+                                                   (*in)[0].ToString(), " and b of shape ",
+                                                   (*in)[1].ToString(), " differ"));
+  }
+  SYMX_RETURN_IF_ERROR(AssignShape(in, 0, merged, "input a"));
+  SYMX_RETURN_IF_ERROR(AssignShape(in, 1, merged, "input b"));
+  return AssignShape(out, 0, Shape(std::vector<int64_t>{}), "output");
+}
+
+absl::Status AllCloseType(const NodeAttrs&, std::vector<DType>* in, std::vector<DType>* out) {
+  const DType t = (*in)[0] != DType::kUnknown ? (*in)[0] : (*in)[1];
+  if (t != DType::kUnknown) {
+    SYMX_RETURN_IF_ERROR(AssignType(in, 0, t, "input a"));
+    SYMX_RETURN_IF_ERROR(AssignType(in, 1, t, "input b"));
+  }
+  return AssignType(out, 0, DType::kUint8, "output");
+}
+
+SYMX_REGISTER_OP("_contrib_allclose")
+    .Describe(
+        "1 (uint8, 0-dim) when every |a - b| <= atol + rtol |b| (NaNs equal with equal_nan), "
+        "else 0.")
+    .SetParse(ParseAllClose)
+    .SetInputNames({"a", "b"})
+    .SetInferShape(AllCloseShape)
+    .SetInferType(AllCloseType)
+    .SetNonDifferentiable();
 
 }  // namespace
 }  // namespace symx

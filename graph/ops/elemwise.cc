@@ -21,7 +21,11 @@
 //
 // Miscellaneous elementwise ops: ElementWiseSum (add_n), zeros_like,
 // ones_like, BlockGrad (stop_gradient), _copy (identity), Cast (cast), where
-// and clip, plus the backward ops of Cast, where and clip.
+// and clip, plus the backward ops of Cast, where and clip. Two more copies:
+// _identity_with_attr_like_rhs (lhs itself, rhs only ties the shape and
+// dtype: MXNet's executor wraps head gradients in it) and _copyto (MXNet's
+// NDArray copy; its output dtype is whatever the output's use says, and the
+// copy converts; its gradient converts the head gradient back).
 //
 // Cast and where are the only ops of this family whose inputs do not all share
 // one dtype: Cast's output is its `dtype` attribute whatever the input is, and
@@ -487,6 +491,29 @@ SYMX_REGISTER_OP("_copy")
     .SetInplace({{0, 0}})
     .SetGradient(PassGradient);
 
+SYMX_REGISTER_OP("_identity_with_attr_like_rhs")
+    .Describe("lhs itself; rhs (never read) must have its shape and dtype.")
+    .SetInputNames({"lhs", "rhs"})
+    .SetInferShape(SameShape)
+    .SetInplace({{0, 0}})
+    .SetGradient([](const NodePtr& n, const std::vector<NodeEntry>& og) -> std::vector<NodeEntry> {
+      if (!og[0].node) return ZeroGradient(n, og);
+      return {og[0], NodeEntry{}};
+    });
+
+SYMX_REGISTER_OP("_copyto")
+    .Describe("A copy whose output dtype comes from its use (the copy converts).")
+    .SetInputNames({"data"})
+    .SetInferShape(SameShape)
+    // As MXNet's: the two dtypes are independent, each known only from its own side.
+    .SetInferType([](const NodeAttrs&, std::vector<DType>*, std::vector<DType>*) {
+      return absl::OkStatus();
+    })
+    .SetGradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
+      if (!og[0].node) return ZeroGradient(n, og);
+      return MakeBackwardNode("_backward_copyto", n, {og[0]});
+    });
+
 SYMX_REGISTER_OP("Cast")
     .Describe("Converts the input to `dtype`.")
     .AddAlias("cast")
@@ -517,6 +544,8 @@ SYMX_REGISTER_OP("clip")
 int ThreeGrads(const NodeAttrs&) { return 3; }
 
 [[maybe_unused]] const bool kUtilityBackwardOpsRegistered = [] {
+  RegisterBackwardOp("_backward_copyto", ParseNoParams, {"ograd"}, OneGrad)
+      .Describe("Gradient of _copyto: the head gradient converted to the input's dtype.");
   RegisterBackwardOp("_backward_Cast", ParseCast, {"ograd"}, OneGrad)
       .SetInferType(BackwardCastType);
   RegisterBackwardOp("_backward_where", ParseNoParams, {"ograd", "condition"}, ThreeGrads)

@@ -1,5 +1,8 @@
-// Registers the creation ops: _zeros, _ones, _full (value) and _arange. They have no inputs,
-// so they are not differentiable; their output dtype is the `dtype` attribute.
+// Registers the creation ops: _zeros, _ones, _full (value), _arange, _eye, _linspace and
+// _zeros_without_dtype. They have no inputs, so they are not differentiable; their output
+// dtype is the `dtype` attribute (_zeros_without_dtype: dtype -1, the default, leaves it to
+// the output's use). _contrib_arange_like takes _arange's values to its input's shape (or to
+// one axis of it) and dtype; the input only lends its shape, and gets a zero gradient.
 //
 // MXNet's legacy shape semantics apply to `shape`: a 0 entry is a dim to be inferred and an
 // empty (or absent) shape is wholly unknown; inference then takes the missing dims from how
@@ -138,6 +141,102 @@ absl::Status InferArangeType(const NodeAttrs& attrs, std::vector<DType>* in,
   return AssignType(out, 0, Param<ArangeParam>(attrs).dtype, "output");
 }
 
+// ----------------------------------------------------------------------------- _eye
+
+const std::vector<std::string> kEyeDtypes = {"float16", "float32", "float64", "int32",
+                                             "int64",   "int8",    "uint8"};
+
+absl::StatusOr<OpParamPtr> ParseEye(const AttrMap& attrs) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<EyeParam>();
+  p->N = r.Int("N");
+  p->M = r.Int("M", 0);
+  p->k = r.Int("k", 0);
+  r.String("ctx", "");
+  p->dtype = ReadDtype(&r, kEyeDtypes);
+  if (p->N < 0) r.Fail("N", "must be non-negative");
+  if (p->M < 0) r.Fail("M", "must be non-negative (0: N columns)");
+  return r.Finish(std::move(p));
+}
+
+absl::Status InferEyeShape(const NodeAttrs& attrs, std::vector<Shape>*, std::vector<Shape>* out) {
+  const auto& p = Param<EyeParam>(attrs);
+  return AssignShape(out, 0, Shape{p.N, p.M > 0 ? p.M : p.N}, "output");
+}
+
+// ----------------------------------------------------------------------------- _linspace
+
+const std::vector<std::string> kLinspaceDtypes = {"bfloat16", "float16", "float32", "float64",
+                                                  "int32",    "int64",   "int8",    "uint8"};
+
+absl::StatusOr<OpParamPtr> ParseLinspace(const AttrMap& attrs) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<LinspaceParam>();
+  p->start = r.Float("start");
+  p->stop = r.Float("stop");
+  p->num = r.Int("num");
+  p->endpoint = r.Bool("endpoint", true);
+  r.String("ctx", "");
+  p->dtype = ReadDtype(&r, kLinspaceDtypes);
+  if (p->num < 0) r.Fail("num", "must be non-negative");
+  return r.Finish(std::move(p));
+}
+
+// -----------------------------------------------------------------------------
+// _contrib_arange_like
+
+absl::StatusOr<OpParamPtr> ParseArangeLike(const AttrMap& attrs) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<ArangeLikeParam>();
+  p->start = r.Float("start", 0.0);
+  p->step = r.Float("step", 1.0);
+  p->repeat = r.Int("repeat", 1);
+  r.String("ctx", "");
+  p->axis = r.OptionalInt("axis");
+  if (p->repeat <= 0) r.Fail("repeat", "must be positive");
+  return r.Finish(std::move(p));
+}
+
+absl::Status InferArangeLikeShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                                  std::vector<Shape>* out) {
+  const auto& p = Param<ArangeLikeParam>(attrs);
+  const Shape& data = (*in)[0];
+  if (!p.axis) return AssignShape(out, 0, data, "output");
+  if (!data.ndim_known()) return AssignShape(out, 0, Shape::UnknownDims(1), "output");
+  int ax = 0;
+  SYMX_RETURN_IF_ERROR(NormalizeAxis(*p.axis, data.ndim(), "axis", &ax));
+  return AssignShape(out, 0, Shape{data[ax]}, "output");
+}
+
+// -----------------------------------------------------------------------------
+// _zeros_without_dtype
+
+absl::StatusOr<OpParamPtr> ParseZerosWithoutDtype(const AttrMap& attrs) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<InitParam>();
+  p->shape = ReadShape(&r, attrs);
+  r.String("ctx", "");
+  // MXNet's integer type flag (-1: none); a dtype name is taken too.
+  p->dtype = DType::kUnknown;
+  const std::string text = r.String("dtype", "-1");
+  if (text != "-1") {
+    absl::StatusOr<DType> t = ParseDType(text);
+    if (t.ok()) {
+      p->dtype = *t;
+    } else {
+      r.Fail("dtype", "must be a type flag (-1: none) or a dtype name");
+    }
+  }
+  return r.Finish(std::move(p));
+}
+
+absl::Status InferZerosWithoutDtypeType(const NodeAttrs& attrs, std::vector<DType>* in,
+                                        std::vector<DType>* out) {
+  const DType t = Param<InitParam>(attrs).dtype;
+  if (t == DType::kUnknown) return absl::OkStatus();
+  return AssignType(out, 0, t, "output");
+}
+
 }  // namespace
 
 SYMX_REGISTER_OP("_zeros")
@@ -172,6 +271,47 @@ SYMX_REGISTER_OP("_arange")
     .SetInputNames(std::vector<std::string>{})
     .SetInferShape(InferArangeShape)
     .SetInferType(InferArangeType)
+    .SetNonDifferentiable();
+
+SYMX_REGISTER_OP("_eye")
+    .Describe("An N x M matrix (M = 0: N x N) with ones on diagonal k, zeros elsewhere.")
+    .SetParse(ParseEye)
+    .SetInputNames(std::vector<std::string>{})
+    .SetInferShape(InferEyeShape)
+    .SetInferType([](const NodeAttrs& attrs, std::vector<DType>*, std::vector<DType>* out) {
+      return AssignType(out, 0, Param<EyeParam>(attrs).dtype, "output");
+    })
+    .SetNonDifferentiable();
+
+SYMX_REGISTER_OP("_linspace")
+    .Describe(
+        "num evenly spaced values from start to stop (stop included when endpoint), each "
+        "computed in double and cast to dtype.")
+    .SetParse(ParseLinspace)
+    .SetInputNames(std::vector<std::string>{})
+    .SetInferShape([](const NodeAttrs& attrs, std::vector<Shape>*, std::vector<Shape>* out) {
+      return AssignShape(out, 0, Shape{Param<LinspaceParam>(attrs).num}, "output");
+    })
+    .SetInferType([](const NodeAttrs& attrs, std::vector<DType>*, std::vector<DType>* out) {
+      return AssignType(out, 0, Param<LinspaceParam>(attrs).dtype, "output");
+    })
+    .SetNonDifferentiable();
+
+SYMX_REGISTER_OP("_contrib_arange_like")
+    .Describe(
+        "start + (i / repeat) * step over the input's shape (or, with axis, over that axis "
+        "alone), in the input's dtype.")
+    .SetParse(ParseArangeLike)
+    .SetInputNames({"data"})
+    .SetInferShape(InferArangeLikeShape)
+    .SetGradient(ZeroGradient);
+
+SYMX_REGISTER_OP("_zeros_without_dtype")
+    .Describe("Zeros of `shape`; dtype -1 (the default) takes the dtype from the output's use.")
+    .SetParse(ParseZerosWithoutDtype)
+    .SetInputNames(std::vector<std::string>{})
+    .SetInferShape(InferInitShape)
+    .SetInferType(InferZerosWithoutDtypeType)
     .SetNonDifferentiable();
 
 }  // namespace symx

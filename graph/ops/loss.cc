@@ -4,6 +4,16 @@
 //
 // SoftmaxOutput's out_grad=True (scale the loss gradient by a head gradient) is rejected at
 // parse time: symx treats every loss head as consuming no head gradient.
+//
+// SVMOutput is a loss head of the same kind: the identity forward, the L1- or L2-SVM gradient
+// of (data, label) backward (MXNet 1.9.1 reads data with more than 2 dims inconsistently; here
+// the label holds one class per row of the last axis, which is MXNet's meaning for 2-D data).
+//
+// Not loss heads: softmax_cross_entropy (the summed cross entropy of softmax(data) against
+// integer labels, one value; its gradient scales softmax - onehot by the head gradient) and
+// IdentityAttachKLSparseReg (the identity forward; its backward adds the gradient of a KL
+// sparseness penalty on the per-channel mean activation, whose moving average it keeps in the
+// aux state moving_avg, updated by each backward pass as MXNet's).
 #include "graph/ops/loss.h"
 
 #include <cstdint>
@@ -278,5 +288,157 @@ static Op& symx_backward_make_loss_registration =
         .Describe(
             "Gradient of MakeLoss: grad_scale (normalized) in data's shape; no inputs, except "
             "the forward output with normalization=valid.");
+
+// ----------------------------------------------------------------------------- SVMOutput
+
+namespace {
+
+absl::StatusOr<OpParamPtr> ParseSVMOutput(const AttrMap& attrs) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<SVMOutputParam>();
+  p->margin = static_cast<float>(r.Float("margin", 1));
+  p->regularization_coefficient = static_cast<float>(r.Float("regularization_coefficient", 1));
+  p->use_linear = r.Bool("use_linear", false);
+  return r.Finish(std::move(p));
+}
+
+// label = data's dims but the last (one class per row); the output is data.
+absl::Status InferSVMOutput(const NodeAttrs&, std::vector<Shape>* in, std::vector<Shape>* out) {
+  SYMX_RETURN_IF_ERROR(MergeDataAndOutput(in, out));
+  const Shape& data = (*in)[0];
+  if (!data.ndim_known()) return absl::OkStatus();
+  if (data.ndim() < 2) {
+    return ShapeError("input data", data, "at least 2 dims (rows of class scores)");
+  }
+  std::vector<int64_t> dims(data.dims().begin(), data.dims().end() - 1);
+  LabelShape c{Shape(dims), {}};
+  for (int i = 0; i + 1 < data.ndim(); ++i) c.from.push_back(i);
+  return AssignLabel({c}, in, out);
+}
+
+}  // namespace
+
+SYMX_REGISTER_OP("SVMOutput")
+    .Describe(
+        "Identity forward; backward, the L2-SVM (or, with use_linear, L1-SVM) gradient of the "
+        "scores against class `label` with `margin`, scaled by regularization_coefficient.")
+    .SetParse(ParseSVMOutput)
+    .SetInputNames({"data", "label"})
+    .SetInferShape(InferSVMOutput)
+    .SetInplace({{0, 0}})
+    .SetLoss()
+    .SetIndexInputs({1})
+    .SetPrecisionClass(PrecisionClass::kFloat32LossHead)
+    .SetGradient(LossGradient);
+
+static Op& symx_backward_svm_output_registration =
+    RegisterBackwardOp("_backward_SVMOutput", ParseSVMOutput, {"output", "label"}, TwoGrads)
+        .Describe("Gradient of SVMOutput; the label's is zero.");
+
+// -----------------------------------------------------------------------------
+// softmax_cross_entropy
+
+namespace {
+
+absl::Status InferSoftmaxCrossEntropy(const NodeAttrs&, std::vector<Shape>* in,
+                                      std::vector<Shape>* out) {
+  const Shape& data = (*in)[0];
+  const Shape& label = (*in)[1];
+  if (data.ndim_known() && data.ndim() != 2) {
+    return ShapeError("input data", data, "2 dims (batch, classes)");
+  }
+  if (label.ndim_known() && label.ndim() != 1) {
+    return ShapeError("input label", label, "1 dim (batch)");
+  }
+  if (data.ndim_known()) SYMX_RETURN_IF_ERROR(AssignShape(in, 1, Shape{data[0]}, "input label"));
+  if ((*in)[1].ndim_known() && (*in)[1].dim_known(0) && data.ndim_known()) {
+    Shape d = data;
+    d[0] = (*in)[1][0];
+    SYMX_RETURN_IF_ERROR(AssignShape(in, 0, d, "input data"));
+  }
+  return AssignShape(out, 0, Shape{1}, "output");
+}
+
+std::vector<NodeEntry> SoftmaxCrossEntropyGradient(const NodePtr& node,
+                                                   const std::vector<NodeEntry>& og) {
+  if (!og[0].node) return ZeroGradient(node, og);
+  return MakeBackwardNode("_backward_softmax_cross_entropy", node,
+                          {og[0], node->inputs[0], node->inputs[1]});
+}
+
+}  // namespace
+
+SYMX_REGISTER_OP("softmax_cross_entropy")
+    .Describe(
+        "sum over rows of -log(max(softmax(data)[label], 1e-8)): data (batch, classes), label "
+        "(batch,) of class ids; one output value.")
+    .SetInputNames({"data", "label"})
+    .SetInferShape(InferSoftmaxCrossEntropy)
+    .SetIndexInputs({1})
+    .SetPrecisionClass(PrecisionClass::kFloat32)
+    .SetGradient(SoftmaxCrossEntropyGradient);
+
+static Op& symx_backward_softmax_cross_entropy_registration =
+    RegisterBackwardOp("_backward_softmax_cross_entropy", ParseNoParams, {"ograd", "data", "label"},
+                       TwoGrads)
+        .Describe(
+            "Gradient of softmax_cross_entropy: ograd (softmax - onehot); the label's is "
+            "zero.");
+
+// -----------------------------------------------------------------------------
+// IdentityAttachKLSparseReg
+
+namespace {
+
+absl::StatusOr<OpParamPtr> ParseKLSparseReg(const AttrMap& attrs) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<KLSparseRegParam>();
+  const double target = r.Float("sparseness_target", 0.1);
+  const double momentum = r.Float("momentum", 0.9);
+  if (target < 0 || target > 1) r.Fail("sparseness_target", "must be in [0, 1]");
+  if (momentum < 0 || momentum > 1) r.Fail("momentum", "must be in [0, 1]");
+  p->sparseness_target = static_cast<float>(target);
+  p->penalty = static_cast<float>(r.Float("penalty", 0.001));
+  p->momentum = static_cast<float>(momentum);
+  return r.Finish(std::move(p));
+}
+
+// The output is data; moving_avg has one entry per channel (axis 1).
+absl::Status InferKLSparseReg(const NodeAttrs&, std::vector<Shape>* in, std::vector<Shape>* out) {
+  SYMX_RETURN_IF_ERROR(MergeDataAndOutput(in, out));
+  const Shape& data = (*in)[0];
+  if (!data.ndim_known()) return absl::OkStatus();
+  if (data.ndim() < 2) return ShapeError("input data", data, "at least 2 dims (batch, channels)");
+  return AssignShape(in, 1, Shape{data[1]}, "auxiliary moving_avg");
+}
+
+std::vector<NodeEntry> KLSparseRegGradient(const NodePtr& node, const std::vector<NodeEntry>& og) {
+  if (!og[0].node) return ZeroGradient(node, og);
+  std::vector<NodeEntry> g = MakeBackwardNode("_backward_IdentityAttachKLSparseReg", node,
+                                              {og[0], node->inputs[0], node->inputs[1]});
+  g.resize(2);
+  return g;
+}
+
+}  // namespace
+
+SYMX_REGISTER_OP("IdentityAttachKLSparseReg")
+    .Describe(
+        "Identity forward; backward adds penalty (-target / avg + (1 - target) / (1 - avg)) to "
+        "the head gradient, avg the moving average (momentum) of the per-channel mean, updated "
+        "in the aux state moving_avg by each backward pass.")
+    .SetParse(ParseKLSparseReg)
+    .SetInputNames({"data", "moving_avg"})
+    .SetAuxInputs([](const NodeAttrs&) { return std::vector<int>{1}; })
+    .SetInferShape(InferKLSparseReg)
+    .SetInplace({{0, 0}})
+    .SetPrecisionClass(PrecisionClass::kFloat32)
+    .SetGradient(KLSparseRegGradient);
+
+static Op& symx_backward_kl_sparse_reg_registration =
+    RegisterBackwardOp("_backward_IdentityAttachKLSparseReg", ParseKLSparseReg,
+                       {"ograd", "data", "moving_avg"}, [](const NodeAttrs&) { return 1; })
+        .Describe(
+            "Gradient of IdentityAttachKLSparseReg; updates moving_avg (its third input) first.");
 
 }  // namespace symx

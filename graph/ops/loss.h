@@ -30,6 +30,20 @@ struct MakeLossParam : OpParam {
   std::string normalization = "null";
 };
 
+// SVMOutput's float32 parameters.
+struct SVMOutputParam : OpParam {
+  double margin = 1;
+  double regularization_coefficient = 1;
+  bool use_linear = false;
+};
+
+// IdentityAttachKLSparseReg's float32 parameters.
+struct KLSparseRegParam : OpParam {
+  double sparseness_target = static_cast<float>(0.1);
+  double penalty = static_cast<float>(0.001);
+  double momentum = static_cast<float>(0.9);
+};
+
 }  // namespace symx
 
 #endif  // SYMX_GRAPH_OPS_LOSS_H_

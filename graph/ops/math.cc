@@ -12,6 +12,15 @@
 // smooth_l1 takes MXNet's scalar-op parameters (`scalar` = sigma, default 1;
 // `is_int` recorded only): f(x) = 0.5 (sigma x)^2 where |x| < 1/sigma^2,
 // else |x| - 0.5/sigma^2.
+//
+// The contributed ops of the same kind: the straight-through estimators
+// _contrib_round_ste and _contrib_sign_ste (round and sign forward, the head
+// gradient passed through unchanged), _contrib_gradientmultiplier (the
+// identity forward, the head gradient times `scalar` backward: a _mul_scalar
+// with the forward's attributes) and _contrib_quadratic (a x^2 + b x + c,
+// computed as x (a x + b) + c with a, b, c float32 values, as MXNet's).
+#include "graph/ops/math.h"
+
 #include <string>
 #include <vector>
 
@@ -28,6 +37,17 @@ absl::Status UnaryShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vec
 }
 
 int OneGrad(const NodeAttrs&) { return 1; }
+
+// float32 parameters, as MXNet declares them: the values are rounded to
+// float32 before any dtype uses them.
+absl::StatusOr<OpParamPtr> ParseQuadratic(const AttrMap& attrs) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<QuadraticParam>();
+  p->a = static_cast<float>(r.Float("a", 0.0));
+  p->b = static_cast<float>(r.Float("b", 0.0));
+  p->c = static_cast<float>(r.Float("c", 0.0));
+  return r.Finish(std::move(p));
+}
 
 Op& RegisterUnary(const std::string& name, const std::string& what) {
   return OpRegistry::Global()
@@ -107,6 +127,24 @@ void RegisterDifferentiable(const std::string& name, const std::string& what, bo
       .SetParse(ParseScalarParam)
       .SetGradient(UnaryBackwardGradient("_backward_smooth_l1", /*use_output=*/false));
   RegisterBackwardOp("_backward_smooth_l1", ParseScalarParam, {"ograd", "data"}, OneGrad);
+
+  RegisterUnary("_contrib_round_ste",
+                "round (halves away from zero) forward; the head gradient passes unchanged.")
+      .SetGradient(PassThroughGradient);
+  RegisterUnary("_contrib_sign_ste", "sign forward; the head gradient passes unchanged.")
+      .SetGradient(PassThroughGradient);
+  RegisterUnary("_contrib_gradientmultiplier",
+                "The identity forward; the head gradient times `scalar` backward.")
+      .SetParse(ParseScalarParam)
+      .SetGradient([](const NodePtr& n, const std::vector<NodeEntry>& og) {
+        if (!og[0].node) return ZeroGradient(n, og);
+        return std::vector<NodeEntry>{
+            MakeInternalEntry("_mul_scalar", n->name() + "_backward", {og[0]}, n->attrs.dict)};
+      });
+  RegisterUnary("_contrib_quadratic", "a x^2 + b x + c.")
+      .SetParse(ParseQuadratic)
+      .SetGradient(UnaryBackwardGradient("_contrib_backward_quadratic", /*use_output=*/false));
+  RegisterBackwardOp("_contrib_backward_quadratic", ParseQuadratic, {"ograd", "data"}, OneGrad);
   return true;
 }();
 

@@ -5,7 +5,8 @@
 // and float16, _backward_Activation and _backward_LeakyReLU by finite
 // differences. rrelu draws random slopes while training, so only its
 // inference forward is in the tables; a direct kernel test checks the training
-// slopes, and another the float16 backward kernels.
+// slopes, and another the float16 backward kernels. hard_sigmoid and softsign
+// as standalone ops, with their parameter errors.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -191,6 +192,75 @@ TEST(ActivationConformance, PReLU) {
   CheckOp(PReLU(Shape{2, 3, 2}, 1));  // one shared slope
   CheckOp(PReLU(Shape{1, 1, 5}, 1));
   CheckOp(PReLU(Shape{0, 3, 2}, 3));  // empty batch: gamma's gradient is 0
+}
+
+// ---------------------------------------------------------------------------
+// hard_sigmoid and softsign.
+
+OpCase Plain(const std::string& op, const Shape& shape, std::function<double(double)> f, Init init,
+             AttrMap attrs = {}) {
+  OpCase c = Elementwise(op, "", shape, std::move(f), std::move(init), std::move(attrs));
+  c.attrs.erase("act_type");
+  c.name = absl::StrCat(op, " ", shape.ToString());
+  for (const auto& [k, v] : c.attrs) absl::StrAppend(&c.name, " ", k, "=", v);
+  return c;
+}
+
+// The kinks of hard_sigmoid sit where alpha x + beta is 0 or 1.
+Init AwayFromKinks(double alpha, double beta) {
+  return [alpha, beta](int input, const Shape& s) {
+    std::mt19937_64 rng(71 + input);
+    std::uniform_real_distribution<double> u(-6, 6);
+    Values v(NumElements(s));
+    for (double& x : v) {
+      do {
+        x = u(rng);
+      } while (std::fabs(alpha * x + beta) < 0.05 || std::fabs(alpha * x + beta - 1) < 0.05);
+    }
+    return v;
+  };
+}
+
+TEST(ActivationConformance, HardSigmoid) {
+  for (const Shape& s : kShapes) {
+    // The defaults, alpha the float32 value of 0.2.
+    const double a = static_cast<float>(0.2);
+    CheckOp(Plain(
+        "hard_sigmoid", s, [a](double x) { return std::min(1.0, std::max(0.0, a * x + 0.5)); },
+        AwayFromKinks(a, 0.5)));
+    CheckOp(Plain("hard_sigmoid", s,
+                  [](double x) { return std::min(1.0, std::max(0.0, -0.75 * x + 0.25)); },
+                  AwayFromKinks(-0.75, 0.25), {{"alpha", "-0.75"}, {"beta", "0.25"}}));
+  }
+  std::string msg = ErrorOf([] {
+    RunOp("hard_sigmoid", {{"alpha", "steep"}}, {MakeTensor(Shape{2}, {1, 2}, DType::kFloat32)});
+  });
+  EXPECT_CONTAINS(msg, "alpha");
+  EXPECT_CONTAINS(msg, "steep");
+  msg = ErrorOf([] {
+    RunOp("hard_sigmoid", {{"gamma", "1"}}, {MakeTensor(Shape{2}, {1, 2}, DType::kFloat32)});
+  });
+  EXPECT_CONTAINS(msg, "gamma");
+}
+
+TEST(ActivationConformance, SoftSign) {
+  for (const Shape& s : kShapes) {
+    CheckOp(Plain(
+        "softsign", s, [](double x) { return x / (1 + std::fabs(x)); }, AwayFromZero(0.05, 4.0)));
+  }
+  // Integers: |x / (1 + |x|)| < 1 truncates to 0, as in MXNet.
+  OpCase ints = Plain(
+      "softsign", Shape{5}, [](double) { return 0.0; },
+      [](int, const Shape&) {
+        return Values{-100, -1, 0, 1, 7};
+      });
+  ints.dtypes = {DType::kInt8, DType::kInt32, DType::kInt64, DType::kUint8};
+  ints.check_backward = false;
+  CheckOp(ints);
+  std::string msg = ErrorOf([] {
+    RunOp("softsign", {{"alpha", "1"}}, {MakeTensor(Shape{2}, {1, 2}, DType::kFloat32)});
+  });
+  EXPECT_CONTAINS(msg, "alpha");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Conformance of the comparison and logic ops (graph/ops/compare.cc): the
 // one-shape, scalar and broadcast forms of equal ... logical_xor, and
-// logical_not, in the float dtypes and the integer dtypes MXNet takes.
+// logical_not, in the float dtypes and the integer dtypes MXNet takes; and
+// _contrib_allclose.
 //
 // Forward checks use small whole numbers so that ties (and zeros, for the
 // logic ops) occur; the gradient, zero as in MXNet, is checked against
@@ -235,6 +236,59 @@ TEST(CompareConformance, NaN) {
       "logical_not", Shape{6}, [](double x) { return B(!T(x)); }, with_nan, kFloats, false));
   CheckOp(Unary("_lesser_equal_scalar", Shape{6}, [](double x) { return B(x <= 0.5); }, with_nan,
                 kFloats, false, {{"scalar", "0.5"}}));
+}
+
+// _contrib_allclose: one uint8 value, 0-dim.
+OpCase AllClose(AttrMap attrs, Values a, Values b, bool want) {
+  OpCase c;
+  c.op = "_contrib_allclose";
+  c.name = "allclose";
+  for (const auto& [k, v] : attrs) c.name += " " + k + "=" + v;
+  c.attrs = std::move(attrs);
+  const Shape s{static_cast<int64_t>(a.size())};
+  c.shapes = {s, s};
+  c.init = [a, b](int input, const Shape&) { return input == 0 ? a : b; };
+  c.reference = [want](const std::vector<Values>&, const std::vector<Shape>&) {
+    return std::vector<Values>{{want ? 1.0 : 0.0}};
+  };
+  c.check_backward = false;  // no gradient, as in MXNet
+  c.dtypes = {DType::kFloat32, DType::kFloat64};
+  return c;
+}
+
+TEST(CompareConformance, AllClose) {
+  const Values a = {1.0, -2.0, NAN, 1e-9, 3.0};
+  const Values near = {1.0, -2.00001, NAN, 0.0, 3.00002};
+  CheckOp(AllClose({}, a, near, true));
+  CheckOp(AllClose({{"equal_nan", "False"}}, a, near, false));
+  CheckOp(AllClose({{"rtol", "1e-7"}}, a, near, false));
+  CheckOp(AllClose({{"rtol", "0"}, {"atol", "0.1"}}, {1, 2, 3}, {1.05, 2.09, 2.95}, true));
+  CheckOp(AllClose({{"rtol", "0"}, {"atol", "0.1"}}, {1, 2, 3}, {1.05, 2.2, 2.95}, false));
+  // The tolerance scales with b, not a.
+  CheckOp(AllClose({{"rtol", "0.5"}, {"atol", "0"}}, {3}, {2}, true));
+  CheckOp(AllClose({{"rtol", "0.5"}, {"atol", "0"}}, {2}, {4.1}, false));
+  OpCase ints = AllClose({{"rtol", "0"}, {"atol", "1"}}, {1, 5, -3, 0}, {2, 5, -4, 1}, true);
+  ints.dtypes = {DType::kInt32, DType::kInt8, DType::kInt64, DType::kFloat16};
+  CheckOp(ints);
+  // The output: uint8 and 0-dim.
+  std::vector<Tensor> out = RunOp("_contrib_allclose", {},
+                                  {MakeTensor(Shape{2}, {1, 2}, DType::kFloat32),
+                                   MakeTensor(Shape{2}, {1, 2}, DType::kFloat32)});
+  EXPECT_EQ(out[0].dtype(), DType::kUint8);
+  EXPECT_EQ(out[0].shape().ndim(), 0);
+  std::string msg = ErrorOf([] {
+    RunOp("_contrib_allclose", {},
+          {MakeTensor(Shape{2}, {1, 2}, DType::kFloat32),
+           MakeTensor(Shape{3}, {1, 2, 3}, DType::kFloat32)});
+  });
+  EXPECT_CONTAINS(msg, "[2]");
+  EXPECT_CONTAINS(msg, "[3]");
+  msg = ErrorOf([] {
+    RunOp("_contrib_allclose", {{"rtol", "tight"}},
+          {MakeTensor(Shape{1}, {1}, DType::kFloat32), MakeTensor(Shape{1}, {1}, DType::kFloat32)});
+  });
+  EXPECT_CONTAINS(msg, "rtol");
+  EXPECT_CONTAINS(msg, "tight");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Tests of the elemwise family (graph/ops/elemwise.cc): the basic unary ops,
 // the array-with-scalar ops, ElementWiseSum, zeros_like/ones_like, BlockGrad,
-// _copy, Cast, where, clip and the loss-scaling point _symx_loss_scale.
+// _copy, _copyto, _identity_with_attr_like_rhs, Cast, where, clip and the
+// loss-scaling point _symx_loss_scale.
 //
 // Conformance: forward against plain loops, every backward op through Backward
 // of its forward op by finite differences; inputs stay away from kinks (relu and
@@ -194,6 +195,18 @@ TEST(ElemwiseConformance, DataMovement) {
     }
   }
   CheckOp(Unary("identity", Shape{2, 2}, [](double x) { return x; }));
+  // lhs itself; rhs only ties the shape and gets a zero gradient.
+  for (const Shape& s : {Shape{5}, Shape{2, 3}}) {
+    OpCase like = Unary("_identity_with_attr_like_rhs", s, [](double x) { return x; });
+    like.shapes = {s, s};
+    CheckOp(like);
+  }
+  std::string msg = ErrorOf([] {
+    RunOp("_identity_with_attr_like_rhs", {},
+          {MakeTensor(Shape{2}, {1, 2}, DType::kFloat32),
+           MakeTensor(Shape{3}, {1, 2, 3}, DType::kFloat32)});
+  });
+  EXPECT_CONTAINS(msg, "[3]");
   OpCase stop = Unary("stop_gradient", Shape{3}, [](double x) { return x; });
   stop.check_backward = false;
   CheckOp(stop);
@@ -453,6 +466,39 @@ TEST(ElemwiseKernels, Float16BackwardKernels) {
 
 // ---------------------------------------------------------------------------
 // Mixed dtypes.
+
+// _copyto's output dtype comes from its use, and the copy converts.
+TEST(ElemwiseKernels, CopytoConvertsToTheDtypeOfItsUse) {
+  Symbol x = Symbol::Variable("x");
+  Symbol c = OpCall("_copyto").Input(x).Build();
+  Symbol y = OpCall("elemwise_add").Input(c).Input(Symbol::Variable("w")).Build();
+  TypeInference t = y.InferType({{"x", DType::kFloat16}, {"w", DType::kFloat32}});
+  EXPECT_EQ(t.out_types[0], DType::kFloat32);
+  // Alone, nothing decides its output's dtype (MXNet's inference cannot either).
+  EXPECT_EQ(c.InferTypePartial({{"x", DType::kInt32}}).out_types[0], DType::kUnknown);
+  Tensor in = Make(Shape{3}, {0.5, -2, 3.25}, DType::kFloat16);
+  Tensor out = Empty(Shape{3}, DType::kFloat64);
+  ASSERT_TRUE(RunOp("_copyto", {}, {in}, {out}).ok());
+  EXPECT_EQ(out.ToDoubles(), (std::vector<double>{0.5, -2, 3.25}));
+  // Bound between a float16 input and a float32 use: the gradient comes back
+  // as float16.
+  std::map<std::string, Tensor> args = {{"x", in}, {"w", Make(Shape{3}, {1, 1, 1})}};
+  std::map<std::string, Tensor> grads = {{"x", Empty(Shape{3}, DType::kFloat16)},
+                                         {"w", Empty(Shape{3})}};
+  BindOptions opt;
+  auto exe = Executor::Bind(y, opt, ArrayArgs(args), ArrayArgs(grads), ArrayArgs());
+  exe->Forward(true);
+  EXPECT_EQ(exe->outputs()[0].dtype(), DType::kFloat32);
+  EXPECT_EQ(exe->outputs()[0].ToDoubles(), (std::vector<double>{1.5, -1, 4.25}));
+  exe->Backward({Make(Shape{3}, {0.25, 2, -1})});
+  EXPECT_EQ(exe->grad_dict().at("x").dtype(), DType::kFloat16);
+  EXPECT_EQ(exe->grad_dict().at("x").ToDoubles(), (std::vector<double>{0.25, 2, -1}));
+  // The backward kernel converts back.
+  Tensor g = Empty(Shape{3}, DType::kFloat16);
+  ASSERT_TRUE(
+      RunOp("_backward_copyto", {}, {Make(Shape{3}, {1, 2.5, -4}, DType::kFloat64)}, {g}).ok());
+  EXPECT_EQ(g.ToDoubles(), (std::vector<double>{1, 2.5, -4}));
+}
 
 TEST(ElemwiseKernels, CastBetweenDtypes) {
   Tensor in = Make(Shape{5}, {-2.7, -0.5, 0, 1.5, 100.9}, DType::kFloat64);

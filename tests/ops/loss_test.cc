@@ -1,11 +1,13 @@
 // Tests of the loss family (graph/ops/loss.cc): SoftmaxOutput,
-// Linear/Logistic/MAERegressionOutput and MakeLoss.
+// Linear/Logistic/MAERegressionOutput, MakeLoss, SVMOutput,
+// softmax_cross_entropy and IdentityAttachKLSparseReg.
 //
 // They take no head gradient, so their backward ops are checked against the
 // gradient MXNet defines (expected_grads), written here as plain loops from the
 // MXNet 1.x semantics described in devices/cpu/loss_kernels.cc. Direct kernel
 // tests: a bad label is an error, in-place runs, MakeLoss's valid
 // normalization.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -14,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "devices/device.h"
 #include "devices/kernel.h"
 #include "devices/tensor.h"
@@ -288,6 +291,202 @@ TEST(LossConformance, MakeLoss) {
   CheckOp(MakeLossCase(Shape{3, 4}, 1, "valid", 0.2));
   CheckOp(MakeLossCase(Shape{3, 4}, 3, "valid", 5));  // none valid: divide by 1
   CheckOp(MakeLossCase(Shape{0, 4}, 1, "batch"));
+}
+
+// ----------------------------------------------------------------------------- SVMOutput
+
+OpCase SVMCase(const Shape& data, double margin, double reg, bool linear) {
+  OpCase c;
+  c.op = "SVMOutput";
+  c.name = absl::StrCat("SVMOutput ", data.ToString(), linear ? " L1" : " L2", " margin ", margin);
+  c.attrs = {{"margin", absl::StrCat(margin)},
+             {"regularization_coefficient", absl::StrCat(reg)},
+             {"use_linear", linear ? "True" : "False"}};
+  std::vector<int64_t> ldims(data.dims().begin(), data.dims().end() - 1);
+  c.shapes = {data, Shape(ldims)};
+  c.no_grad = {1};
+  const int64_t cols = data[data.ndim() - 1];
+  c.init = [cols](int input, const Shape& s) {
+    Values v(NumElements(s));
+    for (size_t k = 0; k < v.size(); ++k) {
+      // Labels: every class, and -1 (matching none); scores on a grid that
+      // never meets +-margin.
+      v[k] = input == 1 ? static_cast<double>(static_cast<int64_t>(k * 3) % (cols + 1)) - 1
+                        : -1.93 + 0.37 * static_cast<double>((k * 7) % 11);
+    }
+    return v;
+  };
+  c.reference = [](const std::vector<Values>& in, const std::vector<Shape>&) {
+    return std::vector<Values>{in[0]};
+  };
+  c.expected_grads = [=](const std::vector<Values>& in, const std::vector<Shape>&) {
+    Values g(in[0].size());
+    for (size_t i = 0; i < g.size(); ++i) {
+      const int64_t r = static_cast<int64_t>(i) / cols, x = static_cast<int64_t>(i) % cols;
+      const double v = in[0][i];
+      const bool mine = static_cast<int64_t>(in[1][r]) == x;
+      if (linear) {
+        g[i] = mine ? (margin > v ? -reg : 0) : (margin > -v ? reg : 0);
+      } else {
+        g[i] = mine ? (margin > v ? -2 * reg * (margin - v) : 0)
+                    : (margin > -v ? 2 * reg * (margin + v) : 0);
+      }
+    }
+    return std::vector<Values>{g, {}};
+  };
+  c.grad_tol = 1e-12;
+  return c;
+}
+
+TEST(LossConformance, SVMOutput) {
+  for (bool linear : {false, true}) {
+    CheckOp(SVMCase(Shape{4, 3}, 1, 1, linear));
+    CheckOp(SVMCase(Shape{5, 4}, 0.5, 2.5, linear));
+    CheckOp(SVMCase(Shape{2, 3, 4}, 1.5, 0.5, linear));
+  }
+  std::string msg = testing::ErrorOf([] {
+    testing::RunOp("SVMOutput", {},
+                   {testing::MakeTensor(Shape{4}, {1, 2, 3, 4}, DType::kFloat32),
+                    testing::MakeTensor(Shape{1}, {0}, DType::kFloat32)});
+  });
+  EXPECT_CONTAINS(msg, "[4]");
+  msg = testing::ErrorOf([] {
+    testing::RunOp("SVMOutput", {{"margin", "wide"}},
+                   {testing::MakeTensor(Shape{1, 2}, {1, 2}, DType::kFloat32),
+                    testing::MakeTensor(Shape{1}, {0}, DType::kFloat32)});
+  });
+  EXPECT_CONTAINS(msg, "margin");
+  EXPECT_CONTAINS(msg, "wide");
+}
+
+// -----------------------------------------------------------------------------
+// softmax_cross_entropy
+
+OpCase CrossEntropyCase(int64_t rows, int64_t cols) {
+  OpCase c;
+  c.op = "softmax_cross_entropy";
+  c.name = absl::StrCat("softmax_cross_entropy ", rows, "x", cols);
+  c.shapes = {Shape{rows, cols}, Shape{rows}};
+  c.no_grad = {1};
+  c.init = [cols](int input, const Shape& s) {
+    Values v(NumElements(s));
+    for (size_t k = 0; k < v.size(); ++k) {
+      v[k] = input == 1 ? static_cast<double>((k * 5 + 1) % cols)
+                        : std::sin(1.7 * static_cast<double>(k) + 0.3) * 3;
+    }
+    return v;
+  };
+  c.reference = [cols](const std::vector<Values>& in, const std::vector<Shape>& s) {
+    double loss = 0;
+    for (int64_t r = 0; r < s[0][0]; ++r) {
+      double mx = -INFINITY, sum = 0;
+      for (int64_t k = 0; k < cols; ++k) mx = std::max(mx, in[0][r * cols + k]);
+      for (int64_t k = 0; k < cols; ++k) sum += std::exp(in[0][r * cols + k] - mx);
+      const double p = std::exp(in[0][r * cols + static_cast<int64_t>(in[1][r])] - mx) / sum;
+      loss -= std::log(std::max(p, 1e-8));
+    }
+    return std::vector<Values>{{loss}};
+  };
+  c.dtypes = {DType::kFloat32, DType::kFloat64, DType::kFloat16};
+  return c;
+}
+
+TEST(LossConformance, SoftmaxCrossEntropy) {
+  CheckOp(CrossEntropyCase(3, 4));
+  CheckOp(CrossEntropyCase(1, 2));
+  CheckOp(CrossEntropyCase(6, 10));
+  auto run = [](Shape d, Shape l, Values label) {
+    return testing::ErrorOf([&] {
+      testing::RunOp("softmax_cross_entropy", {},
+                     {testing::MakeTensor(d, Values(NumElements(d), 0.5), DType::kFloat32),
+                      testing::MakeTensor(l, label, DType::kFloat32)});
+    });
+  };
+  std::string msg = run(Shape{2, 3}, Shape{2}, {0, 3});
+  EXPECT_CONTAINS(msg, "label 3");
+  msg = run(Shape{2, 3, 1}, Shape{2}, {0, 1});
+  EXPECT_CONTAINS(msg, "[2,3,1]");
+  msg = run(Shape{2, 3}, Shape{3}, {0, 1, 2});
+  EXPECT_CONTAINS(msg, "[3]");
+}
+
+// -----------------------------------------------------------------------------
+// IdentityAttachKLSparseReg
+
+TEST(LossConformance, IdentityAttachKLSparseRegForward) {
+  OpCase c;
+  c.op = "IdentityAttachKLSparseReg";
+  c.name = "IdentityAttachKLSparseReg forward";
+  c.shapes = {Shape{3, 4}, Shape{4}};
+  c.no_grad = {1};
+  c.reference = [](const std::vector<Values>& in, const std::vector<Shape>&) {
+    return std::vector<Values>{in[0]};
+  };
+  c.check_backward = false;  // a regularizer, not a derivative: checked below
+  CheckOp(c);
+}
+
+// The backward pass moves moving_avg toward the per-channel mean, then adds
+// the KL penalty's gradient; both as MXNet's formulas, for 2-D and 4-D data.
+TEST(LossConformance, IdentityAttachKLSparseRegBackward) {
+  for (const Shape& s : {Shape{3, 2}, Shape{2, 2, 3, 1}}) {
+    SCOPED_TRACE(s.ToString());
+    const double target = 0.2, penalty = 0.5, momentum = 0.75;
+    Symbol x = Symbol::Variable("x");
+    Symbol y = OpCall("IdentityAttachKLSparseReg")
+                   .Name("kl")
+                   .Attr("sparseness_target", target)
+                   .Attr("penalty", penalty)
+                   .Attr("momentum", momentum)
+                   .Input(x)
+                   .Build();
+    const int64_t n = s.Size(), channels = s[1], inner = n / (s[0] * channels);
+    Values xv(n), gv(n);
+    for (int64_t i = 0; i < n; ++i) {
+      xv[i] = 0.1 + 0.05 * static_cast<double>(i % 7);
+      gv[i] = static_cast<double>(i) * 0.1 - 0.3;
+    }
+    const Values avg0 = {0.3, 0.6};
+    std::map<std::string, Tensor> args = {{"x", Tensor::FromVector(s, xv, DType::kFloat64)}};
+    std::map<std::string, Tensor> grads = {{"x", ValueOrThrow(Tensor::Zeros(s, DType::kFloat64))}};
+    std::map<std::string, Tensor> aux = {
+        {"kl_moving_avg", Tensor::FromVector(Shape{2}, avg0, DType::kFloat64)}};
+    BindOptions opt;
+    auto exe = Executor::Bind(y, opt, ArrayArgs(args), ArrayArgs(grads), ArrayArgs(aux));
+    exe->Forward(true);
+    EXPECT_EQ(exe->outputs()[0].ToDoubles(), xv);
+    exe->Backward({Tensor::FromVector(s, gv, DType::kFloat64)});
+    Values want_avg(2), want_grad(n);
+    for (int64_t c = 0; c < channels; ++c) {
+      double sum = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        if ((i / inner) % channels == c) sum += xv[i];
+      }
+      want_avg[c] = momentum * avg0[c] + (1 - momentum) * sum / static_cast<double>(n / channels);
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      const double m = want_avg[(i / inner) % channels];
+      want_grad[i] = gv[i] + penalty * (-target / m + (1 - target) / (1 - m));
+    }
+    Values got_avg = exe->aux_dict().at("kl_moving_avg").ToDoubles();
+    Values got_grad = exe->grad_dict().at("x").ToDoubles();
+    for (int c = 0; c < 2; ++c) EXPECT_NEAR(got_avg[c], want_avg[c], 1e-7) << c;
+    for (int64_t i = 0; i < n; ++i) EXPECT_NEAR(got_grad[i], want_grad[i], 1e-6) << i;
+  }
+  std::string msg = testing::ErrorOf([] {
+    testing::RunOp("IdentityAttachKLSparseReg", {{"momentum", "1.5"}},
+                   {testing::MakeTensor(Shape{1, 2}, {1, 2}, DType::kFloat32),
+                    testing::MakeTensor(Shape{2}, {0.5, 0.5}, DType::kFloat32)});
+  });
+  EXPECT_CONTAINS(msg, "momentum");
+  EXPECT_CONTAINS(msg, "1.5");
+  msg = testing::ErrorOf([] {
+    OpCall("IdentityAttachKLSparseReg")
+        .Input(Symbol::Variable("x"))
+        .Build()
+        .InferShape({{"x", Shape{3}}});
+  });
+  EXPECT_CONTAINS(msg, "[3]");
 }
 
 }  // namespace

@@ -4,7 +4,9 @@
 // away from kinks: arccosh > 1, |arctanh| < 1, gamma away from its poles).
 // The rounding ops and sign have a zero gradient (as in MXNet), which the
 // finite differences confirm away from the jumps; they and sign also run on
-// integer dtypes.
+// integer dtypes. The contributed ops: the straight-through estimators
+// (round/sign forward, the head gradient passed through), the gradient
+// multiplier and quadratic.
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -242,6 +244,96 @@ TEST(MathConformance, SmoothL1) {
   // sigma = 0: everything is inside, f = 0.
   CheckOp(Unary("smooth_l1", Shape{5}, [](double) { return 0.0; }, Uniform(-3.0, 3.0),
                 {{"scalar", "0"}}));
+}
+
+// ---------------------------------------------------------------------------
+// Straight-through estimators, the gradient multiplier, quadratic.
+
+// The gradient of `op` on x for head gradient `head`, through the executor
+// (the estimators' gradients are what finite differences cannot see).
+Values GradThrough(const std::string& op, AttrMap attrs, const Values& x, const Values& head) {
+  OpCall call(op);
+  call.Name("op");
+  for (const auto& [k, v] : attrs) call.Attr(k, v);
+  Symbol y = call.Input(Symbol::Variable("x")).Build();
+  const Shape s{static_cast<int64_t>(x.size())};
+  BindOptions opt;
+  std::map<std::string, Tensor> args = {{"x", Tensor::FromVector(s, x, DType::kFloat64)}};
+  std::map<std::string, Tensor> grads = {{"x", ValueOrThrow(Tensor::Zeros(s, DType::kFloat64))}};
+  auto exe = Executor::Bind(y, opt, ArrayArgs(args), ArrayArgs(grads), ArrayArgs());
+  exe->Forward(true);
+  exe->Backward({Tensor::FromVector(s, head, DType::kFloat64)});
+  return exe->grad_dict().at("x").ToDoubles();
+}
+
+TEST(MathConformance, StraightThroughEstimators) {
+  Init special = Fixed({-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, -1.9, 1.9, 2.7, 0.0, -3.0, 0.25});
+  const Values x = {-1.5, 1.5, -1.9, 1.9, 2.7, 0.0};
+  const Values head = {0.5, -1.0, 2.0, 3.0, -0.25, 7.0};
+  for (const auto& [op, f] : std::vector<std::pair<std::string, Fn>>{
+           {"_contrib_round_ste", RoundHalfAway}, {"_contrib_sign_ste", Sign}}) {
+    OpCase c = Unary(op, Shape{3, 4}, f, special);
+    c.check_backward = false;  // the head gradient passes: checked below
+    CheckOp(c);
+    OpCase ints = Unary(op, Shape{3, 3}, f, Fixed({-7, -2, -1, 0, 1, 2, 5, 100, -100}));
+    ints.name += " integers";
+    ints.dtypes = {DType::kInt8, DType::kInt32, DType::kInt64, DType::kUint8};
+    ints.check_backward = false;
+    CheckOp(ints);
+    EXPECT_EQ(GradThrough(op, {}, x, head), head) << op;
+  }
+}
+
+TEST(MathConformance, GradientMultiplier) {
+  // The identity forward, in every dtype.
+  OpCase c = Unary("_contrib_gradientmultiplier", Shape{2, 3}, [](double x) { return x; },
+                   Fixed({-3, -1, 0, 1, 2, 5}), {{"scalar", "-2.5"}});
+  c.dtypes = {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kUint8,
+              DType::kInt8,    DType::kInt32,   DType::kInt64,   DType::kBool};
+  c.check_backward = false;  // scaled: checked below
+  CheckOp(c);
+  // With the default scalar 1 the gradient is the identity's.
+  CheckOp(Unary(
+      "_contrib_gradientmultiplier", Shape{2, 3}, [](double x) { return x; }, Uniform(-2, 2)));
+  const Values head = {1.0, -2.0, 0.5};
+  EXPECT_EQ(GradThrough("_contrib_gradientmultiplier", {{"scalar", "-2.5"}, {"is_int", "0"}},
+                        {3, 4, 5}, head),
+            (Values{-2.5, 5.0, -1.25}));
+}
+
+TEST(MathConformance, Quadratic) {
+  auto quad = [](double a, double b, double c) {
+    return [a, b, c](double x) { return x * (a * x + b) + c; };
+  };
+  for (const Shape& s : kShapes) {
+    CheckOp(Unary("_contrib_quadratic", s, quad(1.5, -2, 0.5), Uniform(-3, 3),
+                  {{"a", "1.5"}, {"b", "-2"}, {"c", "0.5"}}));
+    CheckOp(Unary("_contrib_quadratic", s, quad(0, 0, 0), Uniform(-3, 3)));  // the defaults
+  }
+  // Integers: the float result truncates.
+  OpCase ints = Unary("_contrib_quadratic", Shape{6},
+                      [](double x) { return std::trunc(x * (1.5 * x + 2) + 0.5); },
+                      Fixed({-2, 1, 0, 3, -1, 4}), {{"a", "1.5"}, {"b", "2"}, {"c", "0.5"}});
+  ints.dtypes = {DType::kInt8, DType::kInt32, DType::kInt64};
+  ints.check_backward = false;
+  CheckOp(ints);
+  // The coefficients are float32 values: 0.1 is 0.100000001490116...
+  OpCase f64 = Unary("_contrib_quadratic", Shape{3},
+                     [](double x) { return x * (static_cast<double>(0.1f) * x); }, Fixed({1, 2, 3}),
+                     {{"a", "0.1"}});
+  f64.dtypes = {DType::kFloat64};
+  f64.forward_tol64 = 0;
+  f64.check_backward = false;
+  CheckOp(f64);
+  std::string msg = ErrorOf([] {
+    RunOp("_contrib_quadratic", {{"a", "one"}}, {MakeTensor(Shape{2}, {1, 2}, DType::kFloat32)});
+  });
+  EXPECT_CONTAINS(msg, "a");
+  EXPECT_CONTAINS(msg, "one");
+  msg = ErrorOf([] {
+    RunOp("_contrib_quadratic", {{"d", "1"}}, {MakeTensor(Shape{2}, {1, 2}, DType::kFloat32)});
+  });
+  EXPECT_CONTAINS(msg, "d");
 }
 
 }  // namespace

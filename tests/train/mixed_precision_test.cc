@@ -89,10 +89,12 @@ TEST(MixedPrecision, OpsDeclareTheirPrecisionClassAndIndexInputs) {
                                             "_hypot",
                                             "broadcast_hypot",
                                             "_hypot_scalar",
-                                            "khatri_rao"}));
+                                            "khatri_rao",
+                                            "softmax_cross_entropy",
+                                            "IdentityAttachKLSparseReg"}));
   EXPECT_EQ(loss_heads, (std::set<std::string>{"SoftmaxOutput", "LinearRegressionOutput",
                                                "LogisticRegressionOutput", "MAERegressionOutput",
-                                               "MakeLoss", "CTCLoss"}));
+                                               "MakeLoss", "CTCLoss", "SVMOutput"}));
   const Op* ctc = OpRegistry::Global().Find("CTCLoss");
   EXPECT_FALSE(ctc->IsIndexInput(0));
   for (int i : {1, 2, 3}) EXPECT_TRUE(ctc->IsIndexInput(i)) << i;

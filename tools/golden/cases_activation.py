@@ -1,5 +1,7 @@
-"""Golden cases of the activation family (graph/ops/activation.cc): Activation
-and LeakyReLU (see golden_lib.py for what a Case holds)."""
+"""Golden cases of the activation family (graph/ops/activation.cc): Activation,
+LeakyReLU, hard_sigmoid and softsign (see golden_lib.py for what a Case holds)."""
+import numpy as np
+
 import mxnet as mx
 from golden_lib import Case
 
@@ -19,6 +21,12 @@ def _activation_cases():
                     fd=True, note="MXNet 1.9.1's selu gradient for x < 0 is off by up to 0.04"))
     out.append(Case("LeakyReLU_prelu", mx.sym.LeakyReLU(d, act_type="prelu", name="pr"),
                     {"data": (2, 3, 4)}))
+    # Inputs clear of hard_sigmoid's kinks (alpha x + beta = 0 or 1).
+    x = np.array([-4.1, -2.3, -0.6, 0.2, 1.1, 2.2, 3.1, 4.4, -1.4, 0.7, 5.3, -5.2])
+    out.append(Case("hard_sigmoid", mx.sym.hard_sigmoid(d), {"data": (3, 4)}, values={"data": x}))
+    out.append(Case("hard_sigmoid_params", mx.sym.hard_sigmoid(d, alpha=-0.3, beta=0.4),
+                    {"data": (3, 4)}, values={"data": x}))
+    out.append(Case("softsign", mx.sym.softsign(d), {"data": (3, 5)}))
     return out
 
 

@@ -75,6 +75,16 @@ def _compare_cases():
     out.append(Case("logical_not_grad", mx.sym.logical_not(d), {"data": (3, 4)}))
     out.append(Case("logical_not_int8", mx.sym.logical_not(d), {"data": (3, 4)},
                     values={"data": _ties((3, 4), 15)}, dtypes={"data": "int8"}, grad=False))
+    close = np.array([1.0, -2.0, np.nan, 1e-9, 3.0, 0.5])
+    near = np.array([1.0, -2.00001, np.nan, 0.0, 3.00002, 0.5])
+    out.append(Case("allclose", mx.sym.contrib.allclose(a, b), {"a": (6,), "b": (6,)},
+                    values={"a": close, "b": near}, grad=False))
+    out.append(Case("allclose_no_equal_nan", mx.sym.contrib.allclose(a, b, equal_nan=False),
+                    {"a": (6,), "b": (6,)}, values={"a": close, "b": near}, grad=False))
+    out.append(Case("allclose_loose_int32", mx.sym.contrib.allclose(a, b, rtol=0, atol=1),
+                    {"a": (4,), "b": (4,)}, values={"a": np.array([1, 5, -3, 0]),
+                                                    "b": np.array([2, 5, -4, 1])},
+                    dtypes={"a": "int32", "b": "int32"}, grad=False))
     return out
 
 

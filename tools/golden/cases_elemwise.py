@@ -53,6 +53,10 @@ def _utility_cases():
                     grad=False))
     for name in ["zeros_like", "ones_like", "BlockGrad", "_copy"]:
         out.append(Case("misc_" + name, mxop(name)(d) + d, {"data": (2, 3)}))
+    out.append(Case("misc__copyto", mx.sym._internal._copyto(d) + a, {"data": (2, 3), "a": (2, 3)}))
+    out.append(Case("misc__identity_with_attr_like_rhs",
+                    mx.sym._internal._identity_with_attr_like_rhs(d, a) * 2,
+                    {"data": (2, 3), "a": (2, 3)}, note="rhs gets a zero gradient"))
     return out
 
 

@@ -38,5 +38,27 @@ def _creation_cases():
     ]
 
 
+def _more_creation_cases():
+    d = V("data")
+    I = mx.sym._internal
+    return [
+        Case("_eye", I._eye(N=3, M=4, k=1), {}, grad=False),
+        Case("_eye_lower_int32", I._eye(N=4, k=-2, dtype="int32"), {}, grad=False),
+        Case("_linspace", I._linspace(start=-1.5, stop=2, num=6), {}, grad=False),
+        Case("_linspace_no_endpoint_int32",
+             I._linspace(start=0, stop=7, num=5, endpoint=False, dtype="int32"), {}, grad=False,
+             note="values computed in double, truncated"),
+        Case("_contrib_arange_like", mx.sym.contrib.arange_like(d, start=1.5, step=0.5, repeat=2),
+             {"data": (2, 3)}),
+        Case("_contrib_arange_like_axis", mx.sym.contrib.arange_like(d, step=2, axis=-1) + 1,
+             {"data": (2, 3, 4)}),
+        Case("_contrib_arange_like_int8", mx.sym.contrib.arange_like(d, start=100, step=20),
+             {"data": (2, 3)}, dtypes={"data": "int8"}, grad=False, note="int8 wraps"),
+        Case("_zeros_without_dtype_from_use", I._zeros_without_dtype(shape=(2, 3)) + d,
+             {"data": (2, 3)}, dtypes={"data": "float64"},
+             note="dtype -1: the output's use gives float64"),
+    ]
+
+
 def cases():
-    return _creation_cases()
+    return _creation_cases() + _more_creation_cases()

@@ -1,6 +1,7 @@
 """Golden cases of the math family (graph/ops/math.cc): the unary math ops
 (logarithms, trigonometric and hyperbolic functions, roots, erf/erfinv,
-gamma/gammaln, rounding, sign) and smooth_l1 (see golden_lib.py for what a Case holds).
+gamma/gammaln, rounding, sign), smooth_l1 and the contributed round_ste, sign_ste,
+gradientmultiplier and quadratic (see golden_lib.py for what a Case holds).
 
 Inputs lie inside each op's domain and away from kinks."""
 import numpy as np
@@ -76,5 +77,24 @@ def _math_cases():
     return out
 
 
+def _contrib_cases():
+    d = V("data")
+    x = np.linspace(-2.9, 2.9, 12) + 0.013
+    return [
+        # The estimators pass the head gradient through, which MXNet stores.
+        Case("round_ste", mx.sym.contrib.round_ste(d), {"data": (3, 4)}, values={"data": x}),
+        Case("sign_ste", mx.sym.contrib.sign_ste(d), {"data": (3, 4)}, values={"data": x}),
+        Case("round_ste_int32", mx.sym.contrib.round_ste(d), {"data": (4,)},
+             values={"data": np.array([-7, 0, 3, 100])}, dtypes={"data": "int32"}, grad=False),
+        Case("gradientmultiplier", mx.sym.contrib.gradientmultiplier(d, scalar=-2.5),
+             {"data": (3, 4)}),
+        Case("quadratic", mx.sym.contrib.quadratic(d, a=1.5, b=-2, c=0.1), {"data": (3, 4)}),
+        Case("quadratic_default", mx.sym.contrib.quadratic(d), {"data": (2, 3)}),
+        Case("quadratic_int32", mx.sym.contrib.quadratic(d, a=1.5, b=2, c=0.5), {"data": (4,)},
+             values={"data": np.array([-2, 1, 0, 3])}, dtypes={"data": "int32"}, grad=False,
+             note="computed in float, truncated"),
+    ]
+
+
 def cases():
-    return _math_cases()
+    return _math_cases() + _contrib_cases()

@@ -12,7 +12,8 @@ through MXNet 1.9.1 and writes it under tests/golden/cases/<name>/:
   out<i>.npy    MXNet's outputs
   ograd<i>.npy  the head gradients given to backward
   grad_<arg>.npy  MXNet's input gradients (or finite differences, see below)
-  aux_<name>.npy  aux states after a training forward pass
+  aux_<name>.npy  aux states after a training pass (forward, then backward where the
+                  case has gradients: some ops move them in backward)
 
 Large cases (whole networks) fill their arguments from a formula instead of
 storing them (`fill="hash"`): value i of argument j is offset + scale * u,
@@ -227,7 +228,11 @@ def run_case(case, out_root):
     for f in os.listdir(d):
         os.remove(os.path.join(d, f))
     with open(os.path.join(d, "symbol.json"), "w") as f:
-        f.write(sym.tojson())
+        # tojson() drops amp_cast and amp_multicast nodes by default; a symbol that has
+        # them is written whole (in that call's own layout).
+        whole = sym.tojson(remove_amp_cast=False)
+        has_amp = '"amp_cast"' in whole or '"amp_multicast"' in whole
+        f.write(whole if has_amp else sym.tojson())
     saved = {}
     for k, v in np_args.items():
         if stored.get(k):

@@ -25,8 +25,9 @@ sys.path.insert(0, HERE)
 
 import golden_lib  # noqa: E402
 
-FAMILIES = ["activation", "binary", "compare", "convolution", "crop", "ctc", "dense", "detection",
-            "dropout", "elemwise", "indexing", "init", "layout", "loss", "lrn", "math", "norm", "ordering",
+"activation", "binary", "compare", "convolution", "crop", "ctc", "dense", "detection",
+"dropout", "elemwise", "indexing", "init", "layout", "loss", "lrn", "math", "norm", "ordering",
+"amp"
             "pooling", "reduce", "resample", "rnn", "roi", "shape", "softmax", "spatial",
             "tensor", "optimizer_contrib", "sequence", "attention", "models", "numerics",
             "fuzz", "scatter"]

@@ -18,6 +18,7 @@ SYMX_GPU_TESTS=(
 SYMX_GPU_CONFORMANCE=(
   //tests/ops:activation_test
   //tests/ops:attention_test
+  //tests/ops:amp_test
   //tests/ops:binary_test
   //tests/ops:compare_test
   //tests/ops:convolution_test
