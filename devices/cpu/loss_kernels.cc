@@ -438,8 +438,11 @@ SYMX_REGISTER_KERNEL("_backward_softmax_cross_entropy", kCPU, .fn = SoftmaxCross
                      .widening = HalfWidening::kFloat16AndBFloat16);
 SYMX_REGISTER_KERNEL("IdentityAttachKLSparseReg", kCPU, .fn = MakeLossForward,
                      .widening = HalfWidening::kFloat16AndBFloat16);
+// Never widened: the widening kernel copies back the aux states of forward
+// ops only, and this backward op moves moving_avg (float32 and float64, as
+// MXNet's real_t kernel; half types are an error rather than a lost update).
 SYMX_REGISTER_KERNEL("_backward_IdentityAttachKLSparseReg", kCPU, .fn = KLSparseRegBackward,
-                     .widening = HalfWidening::kFloat16AndBFloat16);
+                     .widening = HalfWidening::kNever);
 
 SYMX_REGISTER_KERNEL("SoftmaxOutput", kCPU, .fn = SoftmaxOutputForward,
                      .widening = HalfWidening::kFloat16AndBFloat16);
