@@ -21,8 +21,7 @@ const std::set<absl::string_view>& InternalOps() {
                                                            "_split_v2_backward",
                                                            "_contrib_backward_gradientmultiplier",
                                                            "_contrib_backward_hawkesll",
-                                                           "_contrib_backward_index_copy",
-                                                           "_contrib_backward_quadratic"};
+                                                           "_contrib_backward_index_copy"};
   return *ops;
 }
 

@@ -85,7 +85,7 @@ TEST(JsonCompatTest, OneCustomNodeNamesItsOpType) {
 // Each kind of operator that exists only inside MXNet gets its reason.
 TEST(JsonCompatTest, MxnetInternalSparseAndImageOpsNameTheirReason) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"_contrib_backward_quadratic", "MXNet's own machinery inserts"},
+      {"_contrib_backward_hawkesll", "MXNet's own machinery inserts"},
       {"_grad_add", "MXNet's own machinery inserts"},
       {"_CustomFunction", "Python callback operator"},
       {"_cvimdecode", "image file decoding"},

@@ -25,12 +25,11 @@ sys.path.insert(0, HERE)
 
 import golden_lib  # noqa: E402
 
-"activation", "binary", "compare", "convolution", "crop", "ctc", "dense", "detection",
-"dropout", "elemwise", "indexing", "init", "layout", "loss", "lrn", "math", "norm", "ordering",
-"amp"
-            "pooling", "reduce", "resample", "rnn", "roi", "shape", "softmax", "spatial",
-            "tensor", "optimizer_contrib", "sequence", "attention", "models", "numerics",
-            "fuzz", "scatter"]
+FAMILIES = ["activation", "amp", "attention", "binary", "compare", "convolution", "crop", "ctc",
+            "dense", "detection", "dropout", "elemwise", "indexing", "init", "layout", "loss",
+            "lrn", "math", "norm", "ordering", "pooling", "random", "random_pdf", "reduce",
+            "resample", "rnn", "roi", "scatter", "sequence", "shape", "softmax", "spatial",
+            "tensor", "optimizer_contrib", "models", "numerics", "fuzz"]
 
 
 def main():
