@@ -501,6 +501,9 @@ SYMX_REGISTER_KERNEL("_backward_Convolution", kCPU, .fn = ConvBackward,
                      .workspace = ConvBackwardWorkspace, .prepare = PrepareBackward,
                      .channels_last = kConvBackwardChannelsLast,
                      .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("Convolution_v1", kCPU, .fn = ConvForward, .workspace = ConvWorkspace,
+                     .prepare = PrepareForward, .channels_last = kConvChannelsLast,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
 SYMX_REGISTER_KERNEL("Deconvolution", kCPU, .fn = ConvForward, .workspace = ConvWorkspace,
                      .prepare = PrepareDeconvForward,
                      .widening = HalfWidening::kFloat16AndBFloat16);

@@ -439,6 +439,7 @@ absl::Status Backward(const KernelContext& ctx) {
 }  // namespace
 
 SYMX_REGISTER_KERNEL("Convolution", kGPU, .fn = Forward, .prepare = PrepareForward);
+SYMX_REGISTER_KERNEL("Convolution_v1", kGPU, .fn = Forward, .prepare = PrepareForward);
 SYMX_REGISTER_KERNEL("Deconvolution", kGPU, .fn = Forward, .prepare = PrepareForward);
 SYMX_REGISTER_KERNEL("_backward_Convolution", kGPU, .fn = Backward, .prepare = PrepareBackward);
 SYMX_REGISTER_KERNEL("_backward_Deconvolution", kGPU, .fn = Backward, .prepare = PrepareBackward);

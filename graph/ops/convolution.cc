@@ -87,6 +87,18 @@ absl::StatusOr<OpParamPtr> ParseConvCommon(const AttrMap& attrs, bool deconv) {
 absl::StatusOr<OpParamPtr> ParseConvolution(const AttrMap& attrs) {
   return ParseConvCommon(attrs, false);
 }
+// MXNet's legacy Convolution_v1: Convolution's parameters, 2-D only (MXNet's
+// kernel stops at "Volume convolution is not implemented" for 3-D).
+absl::StatusOr<OpParamPtr> ParseConvolutionV1(const AttrMap& attrs) {
+  SYMX_ASSIGN_OR_RETURN(OpParamPtr p, ParseConvCommon(attrs, false));
+  const auto& conv = static_cast<const ConvParam&>(*p);
+  if (conv.kernel.size() != 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid value for attribute 'kernel': \"", attrs.at("kernel"),
+                     "\" (Convolution_v1 supports 2-D kernels only, as MXNet's; use Convolution)"));
+  }
+  return p;
+}
 absl::StatusOr<OpParamPtr> ParseDeconvolution(const AttrMap& attrs) {
   return ParseConvCommon(attrs, true);
 }
@@ -245,6 +257,13 @@ SYMX_REGISTER_OP("Convolution")
         "N-D convolution over (batch, channel, spatial...) data: out = conv(data, "
         "weight) + bias, weight (num_filter, C/num_group, *kernel).")
     .SetParse(ParseConvolution)
+    .SetInputNames(ConvInputNames)
+    .SetInferShape(ConvInferShape)
+    .SetGradient(ConvGradient);
+
+SYMX_REGISTER_OP("Convolution_v1")
+    .Describe("MXNet's legacy 2-D convolution: Convolution with a 2-D kernel.")
+    .SetParse(ParseConvolutionV1)
     .SetInputNames(ConvInputNames)
     .SetInferShape(ConvInferShape)
     .SetGradient(ConvGradient);

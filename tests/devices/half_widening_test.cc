@@ -135,6 +135,7 @@ TEST(HalfWidening, Bfloat16ActivationWidensAndFloat16StaysNative) {
             (std::vector<std::string>{"BatchNorm",
                                       "BatchNorm_v1",
                                       "Convolution",
+                                      "Convolution_v1",
                                       "Deconvolution",
                                       "Dropout",
                                       "Embedding",

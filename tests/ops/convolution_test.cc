@@ -1,4 +1,4 @@
-// Conformance tests for Convolution and Deconvolution (1-D, 2-D, 3-D; stride,
+// Conformance tests for Convolution (and Convolution_v1) and Deconvolution (1-D, 2-D, 3-D; stride,
 // pad, dilate, groups, bias, adj, target_shape), plus a direct kernel test of the
 // one-sample-at-a-time path that large samples take.
 #include <algorithm>
@@ -240,6 +240,26 @@ TEST(ConvConformance, Convolution) {
       {"conv empty spatial dim, padded", Shape{1, 2, 0, 3}, {1, 2}, {}, {1, 0}, {}, 2},
   };
   for (const ConvSpec& s : specs) CheckOp(ConvCase(s, false));
+}
+
+// MXNet's legacy Convolution_v1 is Convolution with a 2-D kernel; other kernels are refused.
+TEST(ConvConformance, ConvolutionV1) {
+  std::vector<ConvSpec> specs = {
+      {"conv_v1 2-D", Shape{2, 3, 5, 5}, {3, 3}, {}, {}, {}, 4},
+      {"conv_v1 stride dilate pad", Shape{2, 2, 6, 6}, {3, 3}, {2, 2}, {1, 1}, {2, 2}, 3},
+      {"conv_v1 groups no_bias", Shape{2, 4, 5, 5}, {3, 3}, {}, {1, 1}, {}, 4, 2, true},
+  };
+  for (const ConvSpec& s : specs) {
+    OpCase c = ConvCase(s, false);
+    c.op = "Convolution_v1";
+    CheckOp(c);
+  }
+  std::vector<NodeEntry> in;
+  for (const char* n : {"x", "w", "b"}) in.push_back({MakeVariableNode(n), 0, 0});
+  absl::Status s =
+      MakeOpNode("Convolution_v1", "c", {{"kernel", "(3,)"}, {"num_filter", "2"}}, in).status();
+  EXPECT_NE(s.message().find("Convolution_v1 supports 2-D kernels only"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("'kernel'"), std::string::npos) << s;
 }
 
 TEST(ConvConformance, Deconvolution) {
