@@ -28,6 +28,7 @@
 #include "devices/cpu/kernel_util.h"
 #include "devices/cpu/reduce_kernels.h"
 #include "devices/geometry/index_position.h"
+#include "devices/geometry/ravel_index.h"
 #include "devices/geometry/upsampling_geometry.h"
 #include "graph/error.h"
 #include "graph/ops/indexing.h"
@@ -539,14 +540,7 @@ absl::Status RavelMultiIndex(const KernelContext& ctx) {
                                      " coordinates"));
   }
   SYMX_ASSIGN_OR_RETURN(std::vector<double> v, HostDoubles(in));
-  std::vector<double> flat(n);
-  for (int64_t i = 0; i < n; ++i) {
-    double r = 0;
-    for (int64_t j = 0; j < k; ++j)
-      r = std::trunc(r * static_cast<double>(shape[j]) + v[j * n + i]);
-    flat[i] = r;
-  }
-  return StoreValues(ctx, flat, out);
+  return StoreValues(ctx, RavelColumns(shape, v, n), out);
 }
 
 // Coordinates (ndim, N) of each flat index: remainders from the last dim,
@@ -561,17 +555,7 @@ absl::Status UnravelIndex(const KernelContext& ctx) {
                                      " coordinates"));
   }
   SYMX_ASSIGN_OR_RETURN(std::vector<double> v, HostDoubles(in));
-  std::vector<double> coords(k * n);
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t idx = static_cast<int64_t>(v[i]);
-    for (int64_t j = k - 1; j > 0; --j) {
-      const int64_t q = idx / shape[j];
-      coords[j * n + i] = static_cast<double>(idx - q * shape[j]);
-      idx = q;
-    }
-    coords[i] = static_cast<double>(idx);
-  }
-  return StoreValues(ctx, coords, out);
+  return StoreValues(ctx, UnravelColumns(shape, v), out);
 }
 
 absl::Status IndexArray(const KernelContext& ctx) {

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/kernel_util.h"
 #include "devices/geometry/random_draws.h"
+#include "devices/geometry/random_operands.h"
 #include "graph/ops/random.h"
 
 namespace symx {
@@ -70,30 +71,11 @@ absl::Status RandomForward(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-// _sample_X: the parameter arrays are read as double into the workspace.
-size_t SampleWorkspace(const NodeAttrs&, const std::vector<Shape>& in_shapes,
-                       const std::vector<Shape>&, DType) {
-  return in_shapes.empty() ? 0 : in_shapes.size() * in_shapes[0].Size() * sizeof(double);
-}
-
 absl::Status SampleForward(const KernelContext& ctx) {
   const auto& p = ctx.param<SampleParam>();
   const Tensor& out = ctx.outputs[0];
-  const int64_t params = ctx.inputs[0].size();
-  for (const Tensor& in : ctx.inputs) {
-    if (in.size() != params) {
-      return Fail(ctx, absl::StrCat("parameter arrays ", ctx.inputs[0].DebugString(), " and ",
-                                    in.DebugString(), " differ in size"));
-    }
-  }
-  if (out.size() == 0) return absl::OkStatus();
-  if (params == 0 || out.size() % params != 0) {
-    return Fail(ctx, absl::StrCat("output ", out.DebugString(), " does not fit parameters ",
-                                  ctx.inputs[0].DebugString()));
-  }
-  if (ctx.workspace.nbytes() < ctx.inputs.size() * params * sizeof(double)) {
-    return Fail(ctx, "workspace too small for the parameter arrays");
-  }
+  SYMX_ASSIGN_OR_RETURN(const int64_t params, SampleParamCount(ctx));
+  if (params == 0) return absl::OkStatus();  // an empty output
   double* wide = reinterpret_cast<double*>(ctx.workspace.raw_data());
   for (size_t k = 0; k < ctx.inputs.size(); ++k) {
     const Tensor& in = ctx.inputs[k];

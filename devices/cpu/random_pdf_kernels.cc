@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/kernel_util.h"
 #include "devices/geometry/random_densities.h"
+#include "devices/geometry/random_operands.h"
 #include "graph/ops/random_pdf.h"
 
 namespace symx {
@@ -31,30 +32,6 @@ static_assert(static_cast<int>(PdfLaw::kUniform) == static_cast<int>(DensityLaw:
 
 // The sizes of one call: `dists` distributions of `block` densities each,
 // `k` components per sample (Dirichlet; 1 otherwise).
-struct PdfDims {
-  int64_t dists = 0, block = 0, k = 1;
-};
-
-// Checks the operands: sample, params..., and the density array `out`.
-absl::StatusOr<PdfDims> Dims(const KernelContext& ctx, const Tensor& sample,
-                             const std::vector<const Tensor*>& params, const Tensor& out,
-                             bool dirichlet) {
-  PdfDims d;
-  const Tensor& p0 = *params[0];
-  for (const Tensor* p : params) {
-    if (p->size() != p0.size()) return Fail(ctx, "the parameter arrays differ in size");
-  }
-  d.k = dirichlet ? (p0.shape().ndim() > 0 ? p0.shape()[p0.shape().ndim() - 1] : 0) : 1;
-  if (d.k <= 0) return Fail(ctx, "no components");
-  d.dists = p0.size() / d.k;
-  if (d.dists == 0 || out.size() % d.dists != 0 || sample.size() != out.size() * d.k) {
-    return Fail(ctx, absl::StrCat("samples ", sample.DebugString(), " do not fit parameters ",
-                                  p0.DebugString(), " and output ", out.DebugString()));
-  }
-  d.block = out.size() / d.dists;
-  return d;
-}
-
 template <typename T>
 void PdfForwardT(const KernelContext& ctx, const PdfParam& p, const PdfDims& d, const T* x,
                  const T* a, const T* b, T* out) {
@@ -82,8 +59,8 @@ absl::Status PdfForward(const KernelContext& ctx) {
   std::vector<const Tensor*> params;
   for (size_t i = 1; i < ctx.inputs.size(); ++i) params.push_back(&ctx.inputs[i]);
   const Tensor& out = ctx.outputs[0];
-  SYMX_ASSIGN_OR_RETURN(PdfDims d,
-                        Dims(ctx, ctx.inputs[0], params, out, p.law == PdfLaw::kDirichlet));
+  SYMX_ASSIGN_OR_RETURN(
+      PdfDims d, PdfOperandDims(ctx, ctx.inputs[0], params, out, p.law == PdfLaw::kDirichlet));
   SYMX_FLOAT_STORAGE_SWITCH(
       ctx, out.dtype(), T,
       PdfForwardT<T>(ctx, p, d, ctx.inputs[0].read_data<T>(), params[0]->read_data<T>(),
@@ -143,7 +120,7 @@ absl::Status PdfBackward(const KernelContext& ctx) {
   for (size_t i = 2; i + 1 < n; ++i) params.push_back(&ctx.inputs[i]);
   const Tensor& y = ctx.inputs[n - 1];
   SYMX_ASSIGN_OR_RETURN(PdfDims d,
-                        Dims(ctx, ctx.inputs[1], params, y, p.law == PdfLaw::kDirichlet));
+                        PdfOperandDims(ctx, ctx.inputs[1], params, y, p.law == PdfLaw::kDirichlet));
   if (ctx.inputs[0].size() != y.size()) return Fail(ctx, "ograd differs from the output in size");
   for (size_t i = 0; i < ctx.outputs.size(); ++i) {
     const Tensor& want = i == 0 ? ctx.inputs[1] : *params[i - 1];

@@ -22,6 +22,7 @@
 #include "devices/dtype_switch.h"
 #include "devices/geometry/axis_layout.h"
 #include "devices/geometry/index_position.h"
+#include "devices/geometry/ravel_index.h"
 #include "devices/kernel.h"
 #include "graph/infer_util.h"
 #include "graph/ops/indexing.h"
@@ -480,14 +481,7 @@ absl::Status RavelMultiIndex(const KernelContext& ctx) {
                                   " coordinates"));
   }
   SYMX_ASSIGN_OR_RETURN(std::vector<double> v, HostDoubles(in));
-  std::vector<double> flat(n);
-  for (int64_t i = 0; i < n; ++i) {
-    double r = 0;
-    for (int64_t j = 0; j < k; ++j)
-      r = std::trunc(r * static_cast<double>(shape[j]) + v[j * n + i]);
-    flat[i] = r;
-  }
-  return UploadValues(ctx, flat, out);
+  return UploadValues(ctx, RavelColumns(shape, v, n), out);
 }
 
 absl::Status UnravelIndex(const KernelContext& ctx) {
@@ -500,17 +494,7 @@ absl::Status UnravelIndex(const KernelContext& ctx) {
                                   " coordinates"));
   }
   SYMX_ASSIGN_OR_RETURN(std::vector<double> v, HostDoubles(in));
-  std::vector<double> coords(k * n);
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t idx = static_cast<int64_t>(v[i]);
-    for (int64_t j = k - 1; j > 0; --j) {
-      const int64_t q = idx / shape[j];
-      coords[j * n + i] = static_cast<double>(idx - q * shape[j]);
-      idx = q;
-    }
-    coords[i] = static_cast<double>(idx);
-  }
-  return UploadValues(ctx, coords, out);
+  return UploadValues(ctx, UnravelColumns(shape, v), out);
 }
 
 // index_array: column j of the output is a strided copy of 0, 1, ..., an
