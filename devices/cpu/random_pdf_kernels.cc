@@ -137,8 +137,7 @@ absl::Status PdfBackward(const KernelContext& ctx) {
 }
 
 const bool kRegistered = [] {
-  for (const char* name : {"uniform", "normal", "gamma", "exponential", "poisson",
-                           "negative_binomial", "generalized_negative_binomial", "dirichlet"}) {
+  for (const char* name : kPdfLawNames) {
     const std::string n = name;
     KernelRegistry::Register("_random_pdf_" + n, DeviceType::kCPU, KernelInfo{.fn = PdfForward});
     KernelRegistry::Register("_backward_pdf_" + n, DeviceType::kCPU, KernelInfo{.fn = PdfBackward});

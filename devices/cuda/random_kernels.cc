@@ -157,8 +157,7 @@ absl::Status UniqueZipfianForward(const KernelContext& ctx) {
 }
 
 const bool kRegistered = [] {
-  for (const char* name : {"uniform", "normal", "gamma", "exponential", "poisson",
-                           "negative_binomial", "generalized_negative_binomial"}) {
+  for (const char* name : kRandomDistributionNames) {
     const std::string n = name;
     KernelRegistry::Register("_random_" + n, DeviceType::kGPU, KernelInfo{.fn = RandomForward});
     KernelRegistry::Register("_random_" + n + "_like", DeviceType::kGPU,

@@ -26,6 +26,16 @@ enum class RandomDistribution : int {
   kGeneralizedNegativeBinomial = 6,  // a = mu, b = alpha
 };
 
+// The X of the _random_X, _random_X_like and _sample_X names, in
+// RandomDistribution's order (the kernels of both devices register by it).
+inline constexpr const char* kRandomDistributionNames[] = {"uniform",
+                                                           "normal",
+                                                           "gamma",
+                                                           "exponential",
+                                                           "poisson",
+                                                           "negative_binomial",
+                                                           "generalized_negative_binomial"};
+
 // _random_X and _random_X_like (X = uniform, normal, gamma, exponential,
 // poisson, negative_binomial, generalized_negative_binomial). `a` and `b` are
 // the distribution's parameters in MXNet's order (RandomDistribution says

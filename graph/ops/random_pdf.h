@@ -21,6 +21,16 @@ enum class PdfLaw : int {
   kDirichlet = 7,                    // alpha (a vector along the last axis)
 };
 
+// The X of the _random_pdf_X and _backward_pdf_X names, in PdfLaw's order.
+inline constexpr const char* kPdfLawNames[] = {"uniform",
+                                               "normal",
+                                               "gamma",
+                                               "exponential",
+                                               "poisson",
+                                               "negative_binomial",
+                                               "generalized_negative_binomial",
+                                               "dirichlet"};
+
 // _random_pdf_X and _backward_pdf_X: the law, and whether the output is the
 // log density.
 struct PdfParam : OpParam {
