@@ -1,0 +1,380 @@
+// CUDA kernels of _linalg_extractdiag, _linalg_makediag, _linalg_extracttrian
+// and _linalg_maketrian (strided copies), _linalg_sumlogdiag and its backward
+// (strided copies around the elementwise and reduce launchers)
+// and of _linalg_gemm2, _linalg_gemm and _linalg_syrk (float32 and float64, as MXNet)
+// through cuBLAS (devices/cuda/cublas_gemm.h): one strided-batched GEMM per
+// block before the row axis, over the positions between the row axis and the
+// last one (GemmLayout above). gemm first writes beta C into
+// the output (zeros for beta 0, which ignores C as BLAS does), then adds the
+// product.
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "devices/cuda/cublas_gemm.h"
+#include "devices/cuda/elemwise_launch.h"
+#include "devices/cuda/kernel_util.h"
+#include "devices/cuda/reduce_launch.h"
+#include "devices/cuda/strided_launch.h"
+#include "graph/param.h"
+#include "graph/shape.h"
+
+namespace symx {
+
+// ---- The linalg family's shared definitions. Identical (token for token, as the
+// one-definition rule requires) in graph/ops/linalg.cc, devices/cpu/linalg_kernels.cc and
+// devices/cuda/linalg_kernels.cc; they belong in a graph/ops/linalg.h header, which the
+// integrator adds at merge time (a new graph/ops header changes every kernel's build inputs).
+// gemm2's (beta unused) and gemm's. `axis` names the row axis of every operand
+// (MXNet's default -2); the columns are the last axis, and every other axis is a
+// batch axis that the operands share.
+struct LinalgGemmParam : OpParam {
+  bool transpose_a = false;
+  bool transpose_b = false;
+  double alpha = 1.0;
+  double beta = 1.0;
+  int64_t axis = -2;
+};
+
+// syrk's: alpha A A^T, or alpha A^T A with `transpose`.
+struct LinalgSyrkParam : OpParam {
+  bool transpose = false;
+  double alpha = 1.0;
+};
+
+// syrk as the product it is (A both operands, on the last two axes).
+inline LinalgGemmParam SyrkAsGemm(const LinalgSyrkParam& p) {
+  LinalgGemmParam q;
+  q.transpose_a = p.transpose;
+  q.transpose_b = !p.transpose;
+  q.alpha = p.alpha;
+  q.beta = 0.0;
+  q.axis = -2;
+  return q;
+}
+
+// extractdiag's and makediag's: the diagonal `offset` above (> 0) or below
+// (< 0) the main one.
+struct LinalgDiagParam : OpParam {
+  int64_t offset = 0;
+};
+
+// Where a diagonal lies in a batch of n x n matrices: `count` matrices, the
+// diagonal's `length` elements at `start` + j (n + 1) within each.
+struct DiagLayout {
+  int64_t count = 0, n = 0, length = 0, start = 0;
+};
+// From the matrices' shape (extractdiag's input, makediag's output).
+DiagLayout GetDiagLayout(const Shape& matrices, int64_t offset);
+
+// extracttrian's and maketrian's: the triangle from diagonal `offset` on,
+// the lower one for offset < 0, the upper one for offset > 0, `lower` deciding
+// for offset 0.
+struct LinalgTrianParam : OpParam {
+  int64_t offset = 0;
+  bool lower = true;
+};
+
+// Where a packed triangle lies in a batch of n x n matrices: `count`
+// matrices, a triangle of side `side` (side (side + 1) / 2 packed values per
+// matrix). Packed row r (r + 1 values, from r (r + 1) / 2 on) is, in the
+// matrix, r + 1 elements from `RowStart(r)` on, `step` apart: along matrix
+// row r + |offset| for a lower triangle (step 1), down matrix column
+// r + |offset| for an upper one (step n), as MXNet packs them.
+struct TrianLayout {
+  int64_t count = 0, n = 0, side = 0, step = 1;
+  bool lower = true;
+  int64_t shift = 0;  // |offset|
+  int64_t RowStart(int64_t r) const { return lower ? (r + shift) * n : r + shift; }
+  int64_t Packed() const { return side * (side + 1) / 2; }
+};
+TrianLayout GetTrianLayout(const Shape& matrices, const LinalgTrianParam& p);
+
+// How a batched product walks its operands: `outer` blocks before the row
+// axis, `mid` positions between the row axis and the last one. Matrix (o, j)
+// of an operand whose stored rows and columns are R x C starts at
+// o * R * mid * C + j * C, its rows mid * C elements apart.
+struct GemmLayout {
+  int64_t outer = 1;
+  int64_t mid = 1;
+  int64_t m = 0, n = 0, k = 0;  // op(A) is m x k, op(B) k x n, the output m x n
+};
+
+// The layout of A (shape `a`) times B (shape `b`) under `p`; shape errors name
+// the shapes (also checked by shape inference, so a kernel error means a bug
+// upstream).
+absl::Status GetGemmLayout(const LinalgGemmParam& p, const Shape& a, const Shape& b,
+                           GemmLayout* out);
+// ---- End of the shared definitions.
+
+namespace cuda {
+namespace {
+
+// out = alpha op(A) op(B) (+ beta C when `tc` is given) under `p`.
+absl::Status GemmRun(const KernelContext& ctx, const LinalgGemmParam& p, const Tensor& ta,
+                     const Tensor& tb, const Tensor* tc) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const DType dtype = ta.dtype();
+  if (dtype != DType::kFloat32 && dtype != DType::kFloat64) return UnsupportedDType(ctx, dtype);
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, dtype));
+  GemmLayout l;
+  absl::Status s = GetGemmLayout(p, ta.shape(), tb.shape(), &l);
+  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", s.message()));
+  const Tensor& out = ctx.outputs[0];
+  const bool with_c = tc != nullptr;
+  if (with_c && tc->size() != out.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.Where(), ": input C ", tc->shape().ToString(),
+                     " is not the output's shape ", out.shape().ToString()));
+  }
+  if (out.size() != l.outer * l.mid * l.m * l.n) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": output ", out.shape().ToString(),
+                                                   " is not the ", l.m, " x ", l.n,
+                                                   " products' shape"));
+  }
+  if (out.size() == 0) return absl::OkStatus();
+  // Whether the output is written before the product is added to it.
+  const bool prefilled = with_c || l.k == 0;
+  if (with_c && p.beta != 0) {
+    SYMX_CUDA_LAUNCH(ctx, LaunchScalar(ScalarFn::kMul, t, tc->read_raw_data(), p.beta,
+                                       out.raw_data(), out.size(), device->stream()));
+  } else if (prefilled) {
+    SYMX_CUDA_LAUNCH(ctx, LaunchFill(t, 0.0, out.raw_data(), out.size(), device->stream()));
+  }
+  if (l.k == 0) return absl::OkStatus();
+  const int64_t a_rows = p.transpose_a ? l.k : l.m, a_cols = p.transpose_a ? l.m : l.k;
+  const int64_t b_rows = p.transpose_b ? l.n : l.k, b_cols = p.transpose_b ? l.k : l.n;
+  const int64_t lda = l.mid * a_cols, ldb = l.mid * b_cols, ldc = l.mid * l.n;
+  const int64_t elem = dtype == DType::kFloat64 ? 8 : 4;
+  const char* a = static_cast<const char*>(ta.read_raw_data());
+  const char* b = static_cast<const char*>(tb.read_raw_data());
+  char* c = static_cast<char*>(out.raw_data());
+  for (int64_t o = 0; o < l.outer; ++o) {
+    SYMX_RETURN_IF_ERROR(Gemm(ctx, device, t, p.transpose_a, p.transpose_b, l.m, l.n, l.k,
+                              a + o * a_rows * lda * elem, lda, b + o * b_rows * ldb * elem, ldb,
+                              c + o * l.m * ldc * elem, ldc, p.alpha, prefilled ? 1.0 : 0.0, l.mid,
+                              a_cols, b_cols, l.n));
+  }
+  return absl::OkStatus();
+}
+
+// extractdiag and makediag are strided copies of the diagonals (makediag
+// zeroes the matrices first).
+template <bool kExtract>
+absl::Status Diag(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& in = ctx.inputs[0];
+  const Tensor& out = ctx.outputs[0];
+  const DType dtype = in.dtype();
+  if (dtype != DType::kFloat32 && dtype != DType::kFloat64) return UnsupportedDType(ctx, dtype);
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, dtype));
+  const Shape& matrices = kExtract ? in.shape() : out.shape();
+  const DiagLayout l = GetDiagLayout(matrices, ctx.param<LinalgDiagParam>().offset);
+  if (matrices.ndim() < 2 || matrices[matrices.ndim() - 2] != l.n || l.length <= 0 ||
+      (kExtract ? out : in).size() != l.count * l.length) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": input ", in.shape().ToString(),
+                                                   " and output ", out.shape().ToString(),
+                                                   " are not a diagonal and its matrices"));
+  }
+  if (!kExtract) {
+    SYMX_CUDA_LAUNCH(ctx, LaunchFill(t, 0.0, out.raw_data(), out.size(), device->stream()));
+  }
+  if (l.count == 0) return absl::OkStatus();
+  const int64_t elem = dtype == DType::kFloat64 ? 8 : 4;
+  StridedDims d;
+  d.ndim = 2;
+  d.dims[0] = l.count;
+  d.dims[1] = l.length;
+  int64_t* matrix_strides = kExtract ? d.src_strides : d.dst_strides;
+  int64_t* diag_strides = kExtract ? d.dst_strides : d.src_strides;
+  matrix_strides[0] = l.n * l.n;
+  matrix_strides[1] = l.n + 1;
+  diag_strides[0] = l.length;
+  diag_strides[1] = 1;
+  const char* src = static_cast<const char*>(in.read_raw_data());
+  char* dst = static_cast<char*>(out.raw_data());
+  if (kExtract) {
+    src += l.start * elem;
+  } else {
+    dst += l.start * elem;
+  }
+  SYMX_CUDA_LAUNCH(ctx, LaunchStridedCopy(static_cast<size_t>(elem), src, dst, d,
+                                          l.count * l.length, device->stream()));
+  return absl::OkStatus();
+}
+
+// extracttrian and maketrian: one strided copy per packed row, over the batch
+// (maketrian zeroes the matrices first).
+template <bool kExtract>
+absl::Status Trian(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& in = ctx.inputs[0];
+  const Tensor& out = ctx.outputs[0];
+  const DType dtype = in.dtype();
+  if (dtype != DType::kFloat32 && dtype != DType::kFloat64) return UnsupportedDType(ctx, dtype);
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, dtype));
+  const Shape& matrices = kExtract ? in.shape() : out.shape();
+  const TrianLayout l = GetTrianLayout(matrices, ctx.param<LinalgTrianParam>());
+  if (matrices.ndim() < 2 || matrices[matrices.ndim() - 2] != l.n || l.side < 0 ||
+      (kExtract ? out : in).size() != l.count * l.Packed()) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": input ", in.shape().ToString(),
+                                                   " and output ", out.shape().ToString(),
+                                                   " are not a packed triangle and its matrices"));
+  }
+  if (!kExtract) {
+    SYMX_CUDA_LAUNCH(ctx, LaunchFill(t, 0.0, out.raw_data(), out.size(), device->stream()));
+  }
+  if (l.count == 0) return absl::OkStatus();
+  const int64_t elem = dtype == DType::kFloat64 ? 8 : 4;
+  for (int64_t r = 0; r < l.side; ++r) {
+    StridedDims d;
+    d.ndim = 2;
+    d.dims[0] = l.count;
+    d.dims[1] = r + 1;
+    int64_t* matrix_strides = kExtract ? d.src_strides : d.dst_strides;
+    int64_t* packed_strides = kExtract ? d.dst_strides : d.src_strides;
+    matrix_strides[0] = l.n * l.n;
+    matrix_strides[1] = l.step;
+    packed_strides[0] = l.Packed();
+    packed_strides[1] = 1;
+    const int64_t matrix_at = l.RowStart(r) * elem, packed_at = r * (r + 1) / 2 * elem;
+    const char* src =
+        static_cast<const char*>(in.read_raw_data()) + (kExtract ? matrix_at : packed_at);
+    char* dst = static_cast<char*>(out.raw_data()) + (kExtract ? packed_at : matrix_at);
+    SYMX_CUDA_LAUNCH(ctx, LaunchStridedCopy(static_cast<size_t>(elem), src, dst, d,
+                                            l.count * (r + 1), device->stream()));
+  }
+  return absl::OkStatus();
+}
+
+// sumlogdiag's and its backward's scratch: one value per diagonal element.
+size_t SumLogDiagWorkspace(const NodeAttrs&, const std::vector<Shape>& in,
+                           const std::vector<Shape>&, DType dtype) {
+  if (in.empty()) return 0;
+  const Shape& a = in.back();  // A: the forward's only input, the backward's last
+  if (a.ndim() < 2 || a[a.ndim() - 1] == 0) return 0;
+  return static_cast<size_t>(a.Size() / a[a.ndim() - 1]) * DTypeSize(dtype);
+}
+
+// The count of n x n matrices of `a` and n, checked against one value per
+// matrix in `b` (the output, or the head gradient).
+absl::Status SquareCount(const KernelContext& ctx, const Tensor& a, const Tensor& b, int64_t* count,
+                         int64_t* n) {
+  const Shape& s = a.shape();
+  const int ndim = s.ndim();
+  if (ndim < 2 || s[ndim - 1] != s[ndim - 2]) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": input A ", s.ToString(),
+                                                   " is not a tensor of square matrices"));
+  }
+  *n = s[ndim - 1];
+  *count = *n == 0 ? b.size() : a.size() / (*n * *n);
+  if (*count != b.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", b.shape().ToString(),
+                                                   " does not hold one value per matrix of ",
+                                                   s.ToString()));
+  }
+  return absl::OkStatus();
+}
+
+// The diagonals of `count` n x n matrices as a (count, n) strided view.
+StridedDims DiagonalView(int64_t count, int64_t n, bool from_matrices) {
+  StridedDims d;
+  d.ndim = 2;
+  d.dims[0] = count;
+  d.dims[1] = n;
+  int64_t* matrix_strides = from_matrices ? d.src_strides : d.dst_strides;
+  int64_t* flat_strides = from_matrices ? d.dst_strides : d.src_strides;
+  matrix_strides[0] = n * n;
+  matrix_strides[1] = n + 1;
+  flat_strides[0] = n;
+  flat_strides[1] = 1;
+  return d;
+}
+
+// The diagonal goes to the workspace, its logarithm is taken there, and each
+// matrix's n logarithms are summed.
+absl::Status SumLogDiag(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& a = ctx.inputs[0];
+  const Tensor& out = ctx.outputs[0];
+  if (a.dtype() != DType::kFloat32 && a.dtype() != DType::kFloat64) {
+    return UnsupportedDType(ctx, a.dtype());
+  }
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, a.dtype()));
+  int64_t count = 0, n = 0;
+  SYMX_RETURN_IF_ERROR(SquareCount(ctx, a, out, &count, &n));
+  if (count == 0) return absl::OkStatus();
+  if (n == 0) {
+    SYMX_CUDA_LAUNCH(ctx, LaunchFill(t, 0.0, out.raw_data(), count, device->stream()));
+    return absl::OkStatus();
+  }
+  const size_t elem = DTypeSize(a.dtype());
+  SYMX_ASSIGN_OR_RETURN(char* ws, WorkspaceOf(ctx, static_cast<size_t>(count * n) * elem));
+  SYMX_CUDA_LAUNCH(ctx, LaunchStridedCopy(elem, a.read_raw_data(), ws, DiagonalView(count, n, true),
+                                          count * n, device->stream()));
+  SYMX_CUDA_LAUNCH(ctx, LaunchUnary(UnaryFn::kLog, t, ws, ws, count * n, device->stream()));
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchReduce(ReduceFn::kSum, t, ws, count, n, 1, 1.0, out.raw_data(), device->stream()));
+  return absl::OkStatus();
+}
+
+// Inputs: ograd, A. ograd / A_ii in the workspace (a broadcast division over
+// the diagonals), copied onto the zeroed gradient's diagonals.
+absl::Status SumLogDiagBackward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& g = ctx.inputs[0];
+  const Tensor& a = ctx.inputs[1];
+  const Tensor& da = ctx.outputs[0];
+  if (a.dtype() != DType::kFloat32 && a.dtype() != DType::kFloat64) {
+    return UnsupportedDType(ctx, a.dtype());
+  }
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, a.dtype()));
+  int64_t count = 0, n = 0;
+  SYMX_RETURN_IF_ERROR(SquareCount(ctx, a, g, &count, &n));
+  if (da.size() == 0) return absl::OkStatus();
+  SYMX_CUDA_LAUNCH(ctx, LaunchFill(t, 0.0, da.raw_data(), da.size(), device->stream()));
+  const size_t elem = DTypeSize(a.dtype());
+  SYMX_ASSIGN_OR_RETURN(char* ws, WorkspaceOf(ctx, static_cast<size_t>(count * n) * elem));
+  BroadcastDims d;
+  d.ndim = 2;
+  d.out_dims[0] = count;
+  d.out_dims[1] = n;
+  d.a_strides[0] = 1;
+  d.a_strides[1] = 0;
+  d.b_strides[0] = n * n;
+  d.b_strides[1] = n + 1;
+  SYMX_CUDA_LAUNCH(ctx, LaunchBroadcast(BinaryFn::kDiv, t, g.read_raw_data(), a.read_raw_data(), ws,
+                                        d, count * n, device->stream()));
+  SYMX_CUDA_LAUNCH(ctx, LaunchStridedCopy(elem, ws, da.raw_data(), DiagonalView(count, n, false),
+                                          count * n, device->stream()));
+  return absl::OkStatus();
+}
+
+SYMX_REGISTER_KERNEL("_linalg_sumlogdiag", kGPU, .fn = SumLogDiag,
+                     .workspace = SumLogDiagWorkspace);
+SYMX_REGISTER_KERNEL("_backward_linalg_sumlogdiag", kGPU, .fn = SumLogDiagBackward,
+                     .workspace = SumLogDiagWorkspace);
+SYMX_REGISTER_KERNEL("_linalg_extracttrian", kGPU, Trian<true>);
+SYMX_REGISTER_KERNEL("_linalg_maketrian", kGPU, Trian<false>);
+SYMX_REGISTER_KERNEL("_linalg_extractdiag", kGPU, Diag<true>);
+SYMX_REGISTER_KERNEL("_linalg_makediag", kGPU, Diag<false>);
+absl::Status GemmForward(const KernelContext& ctx) {
+  const Tensor* c = ctx.inputs.size() > 2 ? &ctx.inputs[2] : nullptr;
+  return GemmRun(ctx, ctx.param<LinalgGemmParam>(), ctx.inputs[0], ctx.inputs[1], c);
+}
+
+// syrk: alpha A A^T, or alpha A^T A with `transpose` (a full GEMM: both
+// triangles are wanted).
+absl::Status SyrkForward(const KernelContext& ctx) {
+  return GemmRun(ctx, SyrkAsGemm(ctx.param<LinalgSyrkParam>()), ctx.inputs[0], ctx.inputs[0],
+                 nullptr);
+}
+
+SYMX_REGISTER_KERNEL("_linalg_syrk", kGPU, SyrkForward);
+SYMX_REGISTER_KERNEL("_linalg_gemm2", kGPU, GemmForward);
+SYMX_REGISTER_KERNEL("_linalg_gemm", kGPU, GemmForward);
+
+}  // namespace
+}  // namespace cuda
+}  // namespace symx
