@@ -13,94 +13,10 @@
 #include "devices/cpu/kernel_util.h"
 #include "graph/param.h"
 #include "graph/shape.h"
+#include "graph/ops/linalg.h"
 
 namespace symx {
 
-// ---- The linalg family's shared definitions. Identical (token for token, as the
-// one-definition rule requires) in graph/ops/linalg.cc, devices/cpu/linalg_kernels.cc and
-// devices/cuda/linalg_kernels.cc; they belong in a graph/ops/linalg.h header, which the
-// integrator adds at merge time (a new graph/ops header changes every kernel's build inputs).
-// gemm2's (beta unused) and gemm's. `axis` names the row axis of every operand
-// (MXNet's default -2); the columns are the last axis, and every other axis is a
-// batch axis that the operands share.
-struct LinalgGemmParam : OpParam {
-  bool transpose_a = false;
-  bool transpose_b = false;
-  double alpha = 1.0;
-  double beta = 1.0;
-  int64_t axis = -2;
-};
-
-// syrk's: alpha A A^T, or alpha A^T A with `transpose`.
-struct LinalgSyrkParam : OpParam {
-  bool transpose = false;
-  double alpha = 1.0;
-};
-
-// syrk as the product it is (A both operands, on the last two axes).
-inline LinalgGemmParam SyrkAsGemm(const LinalgSyrkParam& p) {
-  LinalgGemmParam q;
-  q.transpose_a = p.transpose;
-  q.transpose_b = !p.transpose;
-  q.alpha = p.alpha;
-  q.beta = 0.0;
-  q.axis = -2;
-  return q;
-}
-
-// extractdiag's and makediag's: the diagonal `offset` above (> 0) or below
-// (< 0) the main one.
-struct LinalgDiagParam : OpParam {
-  int64_t offset = 0;
-};
-
-// Where a diagonal lies in a batch of n x n matrices: `count` matrices, the
-// diagonal's `length` elements at `start` + j (n + 1) within each.
-struct DiagLayout {
-  int64_t count = 0, n = 0, length = 0, start = 0;
-};
-// From the matrices' shape (extractdiag's input, makediag's output).
-DiagLayout GetDiagLayout(const Shape& matrices, int64_t offset);
-
-// extracttrian's and maketrian's: the triangle from diagonal `offset` on,
-// the lower one for offset < 0, the upper one for offset > 0, `lower` deciding
-// for offset 0.
-struct LinalgTrianParam : OpParam {
-  int64_t offset = 0;
-  bool lower = true;
-};
-
-// Where a packed triangle lies in a batch of n x n matrices: `count`
-// matrices, a triangle of side `side` (side (side + 1) / 2 packed values per
-// matrix). Packed row r (r + 1 values, from r (r + 1) / 2 on) is, in the
-// matrix, r + 1 elements from `RowStart(r)` on, `step` apart: along matrix
-// row r + |offset| for a lower triangle (step 1), down matrix column
-// r + |offset| for an upper one (step n), as MXNet packs them.
-struct TrianLayout {
-  int64_t count = 0, n = 0, side = 0, step = 1;
-  bool lower = true;
-  int64_t shift = 0;  // |offset|
-  int64_t RowStart(int64_t r) const { return lower ? (r + shift) * n : r + shift; }
-  int64_t Packed() const { return side * (side + 1) / 2; }
-};
-TrianLayout GetTrianLayout(const Shape& matrices, const LinalgTrianParam& p);
-
-// How a batched product walks its operands: `outer` blocks before the row
-// axis, `mid` positions between the row axis and the last one. Matrix (o, j)
-// of an operand whose stored rows and columns are R x C starts at
-// o * R * mid * C + j * C, its rows mid * C elements apart.
-struct GemmLayout {
-  int64_t outer = 1;
-  int64_t mid = 1;
-  int64_t m = 0, n = 0, k = 0;  // op(A) is m x k, op(B) k x n, the output m x n
-};
-
-// The layout of A (shape `a`) times B (shape `b`) under `p`; shape errors name
-// the shapes (also checked by shape inference, so a kernel error means a bug
-// upstream).
-absl::Status GetGemmLayout(const LinalgGemmParam& p, const Shape& a, const Shape& b,
-                           GemmLayout* out);
-// ---- End of the shared definitions.
 
 namespace cpu {
 namespace {
