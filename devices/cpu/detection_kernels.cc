@@ -1,7 +1,8 @@
 // CPU kernels for MXNet 1.9.1's SSD-style detection ops (schemas and the facts
 // they follow in graph/ops/detection.cc): _contrib_MultiBoxPrior,
 // _contrib_MultiBoxDetection, _contrib_MultiBoxTarget, _contrib_box_nms with
-// _backward_contrib_box_nms, and _contrib_box_iou.
+// _backward_contrib_box_nms, _contrib_box_iou, _contrib_box_encode and
+// _contrib_box_decode and _contrib_bipartite_matching.
 //
 // Plain loops. Box arithmetic runs in the compute type C: float for float32 and
 // float16 (as MXNet's float32 kernels, so IoU ties with the thresholds fall the
@@ -413,6 +414,151 @@ absl::Status BoxIouForward(const KernelContext& ctx) {
   SYMX_FLOAT_STORAGE_SWITCH(ctx, ctx.inputs[0].dtype(), T, return BoxIouForwardT<T>(ctx));
 }
 
+// ------------------------------------------------------------------ bipartite_matching
+
+template <typename T>
+absl::Status BipartiteMatchingForwardT(const KernelContext& ctx) {
+  using C = typename Compute<T>::type;
+  const auto& p = ctx.param<BipartiteMatchingParam>();
+  const Shape& s = ctx.inputs[0].shape();
+  const int64_t nr = s[s.ndim() - 2], nc = s[s.ndim() - 1], stride = nr * nc;
+  T* rows = ctx.outputs[0].data<T>();
+  T* cols = ctx.outputs[1].data<T>();
+  std::fill(rows, rows + ctx.outputs[0].size(), FromDouble<T>(-1.0));
+  std::fill(cols, cols + ctx.outputs[1].size(), FromDouble<T>(-1.0));
+  if (stride == 0) return absl::OkStatus();
+  const int64_t batches = ctx.inputs[0].size() / stride;
+  const T* x = ctx.inputs[0].data<T>();
+  const C thr = static_cast<C>(static_cast<float>(p.threshold));
+  ParallelFor(ctx, batches, 30.0 * static_cast<double>(stride), [&](int64_t begin, int64_t end) {
+    std::vector<C> key(stride);
+    std::vector<int64_t> order(stride), rm(nr), cm(nc);
+    for (int64_t b = begin; b < end; ++b) {
+      for (int64_t j = 0; j < stride; ++j) {
+        key[j] = Ld<C>(x, b * stride + j);
+        order[j] = j;
+      }
+      if (p.is_ascend) {
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int64_t i, int64_t j) { return key[i] < key[j]; });
+      } else {
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int64_t i, int64_t j) { return key[i] > key[j]; });
+      }
+      std::fill(rm.begin(), rm.end(), -1);
+      std::fill(cm.begin(), cm.end(), -1);
+      int64_t count = 0;
+      for (int64_t j = 0; j < stride; ++j) {
+        const int64_t r = order[j] / nc, c = order[j] % nc;
+        if (rm[r] != -1 || cm[c] != -1) continue;
+        const C v = key[order[j]];
+        if (!(p.is_ascend ? v < thr : v > thr)) break;  // the rest score worse
+        rm[r] = c;
+        cm[c] = r;
+        if (p.topk > 0 && ++count > p.topk) break;
+      }
+      for (int64_t r = 0; r < nr; ++r) rows[b * nr + r] = FromDouble<T>(static_cast<double>(rm[r]));
+      for (int64_t c = 0; c < nc; ++c) cols[b * nc + c] = FromDouble<T>(static_cast<double>(cm[c]));
+    }
+  });
+  return absl::OkStatus();
+}
+
+absl::Status BipartiteMatchingForward(const KernelContext& ctx) {
+  SYMX_FLOAT_STORAGE_SWITCH(ctx, ctx.inputs[0].dtype(), T,
+                            return BipartiteMatchingForwardT<T>(ctx));
+}
+
+// ------------------------------------------------------------------ box_encode
+
+// Inputs samples (B, N), matches (B, N), anchors (B, N, 4), refs (B, M, 4),
+// means (4), stds (4); outputs targets and masks (B, N, 4).
+template <typename T>
+absl::Status BoxEncodeForwardT(const KernelContext& ctx) {
+  using C = typename Compute<T>::type;
+  for (const Tensor& t : ctx.inputs) {
+    if (t.dtype() != ctx.inputs[0].dtype()) return UnsupportedDType(ctx, t.dtype());
+  }
+  const Shape& as = ctx.inputs[2].shape();
+  const int64_t n = as[1], rows = as[0] * n, m = ctx.inputs[3].shape()[1];
+  const T* samples = ctx.inputs[0].data<T>();
+  const T* matches = ctx.inputs[1].data<T>();
+  const T* anchors = ctx.inputs[2].data<T>();
+  const T* refs = ctx.inputs[3].data<T>();
+  C means[4], stds[4];
+  for (int k = 0; k < 4; ++k) {
+    means[k] = Ld<C>(ctx.inputs[4].data<T>(), k);
+    stds[k] = Ld<C>(ctx.inputs[5].data<T>(), k);
+  }
+  T* targets = ctx.outputs[0].data<T>();
+  T* masks = ctx.outputs[1].data<T>();
+  ParallelFor(ctx, rows, 40.0, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      C out[4] = {C(0), C(0), C(0), C(0)};
+      const bool valid = Ld<C>(samples, i) > C(0.5);
+      if (valid) {
+        const C mv = Ld<C>(matches, i);
+        if (mv > C(-1) && mv < static_cast<C>(m)) {
+          const int64_t ref = (i / n) * m + static_cast<int64_t>(mv);
+          C r[4], a[4];
+          for (int k = 0; k < 4; ++k) {
+            r[k] = Ld<C>(refs, ref * 4 + k);
+            a[k] = Ld<C>(anchors, i * 4 + k);
+          }
+          BoxEncodeTargets(r, a, means, stds, out);
+        } else {
+          for (C& v : out) v = static_cast<C>(NAN);  // no such ref
+        }
+      }
+      for (int k = 0; k < 4; ++k) {
+        St(targets, i * 4 + k, out[k]);
+        St(masks, i * 4 + k, valid ? C(1) : C(0));
+      }
+    }
+  });
+  return absl::OkStatus();
+}
+
+absl::Status BoxEncodeForward(const KernelContext& ctx) {
+  SYMX_FLOAT_STORAGE_SWITCH(ctx, ctx.inputs[0].dtype(), T, return BoxEncodeForwardT<T>(ctx));
+}
+
+// ------------------------------------------------------------------ box_decode
+
+template <typename T>
+absl::Status BoxDecodeForwardT(const KernelContext& ctx) {
+  using C = typename Compute<T>::type;
+  if (ctx.inputs[1].dtype() != ctx.inputs[0].dtype()) {
+    return UnsupportedDType(ctx, ctx.inputs[1].dtype());
+  }
+  const auto& p = ctx.param<BoxDecodeParam>();
+  const Shape& ds = ctx.inputs[0].shape();
+  const int64_t n = ds[1], rows = ds[0] * n;
+  const C stds[4] = {static_cast<C>(p.std0), static_cast<C>(p.std1), static_cast<C>(p.std2),
+                     static_cast<C>(p.std3)};
+  const bool has_clip = p.clip > 0;
+  const C clip = static_cast<C>(p.clip);
+  const T* x = ctx.inputs[0].data<T>();
+  const T* anchors = ctx.inputs[1].data<T>();
+  T* o = ctx.outputs[0].data<T>();
+  ParallelFor(ctx, rows, 40.0, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      C xv[4], a[4], out[4];
+      for (int k = 0; k < 4; ++k) {
+        xv[k] = Ld<C>(x, i * 4 + k);
+        a[k] = Ld<C>(anchors, (i % n) * 4 + k);
+      }
+      BoxDecodeCorners(xv, a, p.center, stds, has_clip, clip, out);
+      for (int k = 0; k < 4; ++k) St(o, i * 4 + k, out[k]);
+    }
+  });
+  return absl::OkStatus();
+}
+
+absl::Status BoxDecodeForward(const KernelContext& ctx) {
+  SYMX_FLOAT_STORAGE_SWITCH(ctx, ctx.inputs[0].dtype(), T, return BoxDecodeForwardT<T>(ctx));
+}
+
 }  // namespace
 
 SYMX_REGISTER_KERNEL("_contrib_MultiBoxPrior", kCPU, MultiBoxPriorForward);
@@ -423,6 +569,9 @@ SYMX_REGISTER_KERNEL("_contrib_MultiBoxTarget", kCPU, .fn = MultiBoxTargetForwar
 SYMX_REGISTER_KERNEL("_contrib_box_nms", kCPU, .fn = BoxNmsForward, .workspace = BoxNmsWorkspace);
 SYMX_REGISTER_KERNEL("_backward_contrib_box_nms", kCPU, .fn = BoxNmsBackward, .supports_add = true);
 SYMX_REGISTER_KERNEL("_contrib_box_iou", kCPU, BoxIouForward);
+SYMX_REGISTER_KERNEL("_contrib_box_encode", kCPU, BoxEncodeForward);
+SYMX_REGISTER_KERNEL("_contrib_bipartite_matching", kCPU, BipartiteMatchingForward);
+SYMX_REGISTER_KERNEL("_contrib_box_decode", kCPU, BoxDecodeForward);
 
 }  // namespace cpu
 }  // namespace symx

@@ -418,7 +418,144 @@ __global__ void BoxIouKernel(const T* a, const T* b, int64_t nr, bool center, T*
   }
 }
 
+// bipartite_matching's sort keys: the scores in the compute type, -0 as +0
+// (which std::stable_sort's comparison cannot tell apart, and the radix sort can).
+template <typename T>
+__global__ void MatchKeysKernel(const T* x, GeomC<T>* keys, int64_t count) {
+  using C = GeomC<T>;
+  SYMX_GRID_STRIDE(i, count) {
+    C v = Rd(x, i);
+    if (v == C(0)) v = C(0);
+    keys[i] = v;
+  }
+}
+
+// One thread per batch walks its stably sorted pairs, as the CPU kernel.
+template <typename T>
+__global__ void MatchGreedyKernel(const GeomC<T>* sorted_keys, const int32_t* pos, int64_t batches,
+                                  int64_t nr, int64_t nc, bool ascend, float threshold,
+                                  int64_t topk, T* rows, T* cols) {
+  using C = GeomC<T>;
+  SYMX_GRID_STRIDE(b, batches) {
+    const int64_t stride = nr * nc;
+    T* rm = rows + b * nr;
+    T* cm = cols + b * nc;
+    for (int64_t r = 0; r < nr; ++r) Wr(rm, r, C(-1));
+    for (int64_t c = 0; c < nc; ++c) Wr(cm, c, C(-1));
+    const C thr = static_cast<C>(threshold);
+    int64_t count = 0;
+    for (int64_t j = 0; j < stride; ++j) {
+      const int64_t idx = pos[b * stride + j];
+      const int64_t r = idx / nc, c = idx % nc;
+      if (Rd(rm, r) != C(-1) || Rd(cm, c) != C(-1)) continue;
+      const C v = sorted_keys[b * stride + j];
+      if (!(ascend ? v < thr : v > thr)) break;
+      Wr(rm, r, static_cast<C>(c));
+      Wr(cm, c, static_cast<C>(r));
+      if (topk > 0 && ++count > topk) break;
+    }
+  }
+}
+
+// box_encode: one thread per (batch, anchor) row; the rules of the CPU kernel
+// (devices/cpu/detection_kernels.cc), over the same BoxEncodeTargets.
+template <typename T>
+__global__ void BoxEncodeKernel(const T* samples, const T* matches, const T* anchors,
+                                const T* refs, const T* means_in, const T* stds_in, int64_t n,
+                                int64_t m, T* targets, T* masks, int64_t rows) {
+  using C = GeomC<T>;
+  SYMX_GRID_STRIDE(i, rows) {
+    C out[4] = {C(0), C(0), C(0), C(0)};
+    const bool valid = Rd(samples, i) > C(0.5);
+    if (valid) {
+      const C mv = Rd(matches, i);
+      if (mv > C(-1) && mv < static_cast<C>(m)) {
+        const int64_t ref = (i / n) * m + static_cast<int64_t>(mv);
+        C r[4], a[4], means[4], stds[4];
+        for (int k = 0; k < 4; ++k) {
+          r[k] = Rd(refs, ref * 4 + k);
+          a[k] = Rd(anchors, i * 4 + k);
+          means[k] = Rd(means_in, k);
+          stds[k] = Rd(stds_in, k);
+        }
+        BoxEncodeTargets(r, a, means, stds, out);
+      } else {
+        for (int k = 0; k < 4; ++k) out[k] = static_cast<C>(NAN);
+      }
+    }
+    for (int k = 0; k < 4; ++k) {
+      Wr(targets, i * 4 + k, out[k]);
+      Wr(masks, i * 4 + k, valid ? C(1) : C(0));
+    }
+  }
+}
+
+template <typename T>
+__global__ void BoxDecodeKernel(const T* x, const T* anchors, int64_t n, bool center, double s0,
+                                double s1, double s2, double s3, bool has_clip, double clip,
+                                T* out, int64_t rows) {
+  using C = GeomC<T>;
+  const C stds[4] = {static_cast<C>(s0), static_cast<C>(s1), static_cast<C>(s2),
+                     static_cast<C>(s3)};
+  SYMX_GRID_STRIDE(i, rows) {
+    C xv[4], a[4], o[4];
+    for (int k = 0; k < 4; ++k) {
+      xv[k] = Rd(x, i * 4 + k);
+      a[k] = Rd(anchors, (i % n) * 4 + k);
+    }
+    BoxDecodeCorners(xv, a, center, stds, has_clip, static_cast<C>(clip), o);
+    for (int k = 0; k < 4; ++k) Wr(out, i * 4 + k, o[k]);
+  }
+}
+
 }  // namespace
+
+cudaError_t LaunchMatchKeys(Elem t, const void* x, int64_t count, void* keys, cudaStream_t s) {
+  if (count == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    MatchKeysKernel<T><<<GridFor(count), kThreads, 0, s>>>(static_cast<const T*>(x),
+                                                           static_cast<GeomC<T>*>(keys), count);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchMatchGreedy(Elem t, const void* sorted_keys, const int32_t* positions,
+                              int64_t batches, int64_t nr, int64_t nc, bool ascend,
+                              float threshold, int64_t topk, void* rows, void* cols,
+                              cudaStream_t s) {
+  if (batches == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    MatchGreedyKernel<T><<<GridFor(batches), kThreads, 0, s>>>(
+        static_cast<const GeomC<T>*>(sorted_keys), positions, batches, nr, nc, ascend, threshold,
+        topk, static_cast<T*>(rows), static_cast<T*>(cols));
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchBoxEncode(Elem t, const void* samples, const void* matches, const void* anchors,
+                            const void* refs, const void* means, const void* stds, int64_t rows,
+                            int64_t n, int64_t m, void* targets, void* masks, cudaStream_t s) {
+  if (rows == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    BoxEncodeKernel<T><<<GridFor(rows), kThreads, 0, s>>>(
+        static_cast<const T*>(samples), static_cast<const T*>(matches),
+        static_cast<const T*>(anchors), static_cast<const T*>(refs), static_cast<const T*>(means),
+        static_cast<const T*>(stds), n, m, static_cast<T*>(targets), static_cast<T*>(masks), rows);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchBoxDecode(Elem t, const void* x, const void* anchors, int64_t rows, int64_t n,
+                            bool center, const double* stds, bool has_clip, double clip, void* out,
+                            cudaStream_t s) {
+  if (rows == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    BoxDecodeKernel<T><<<GridFor(rows), kThreads, 0, s>>>(
+        static_cast<const T*>(x), static_cast<const T*>(anchors), n, center, stds[0], stds[1],
+        stds[2], stds[3], has_clip, clip, static_cast<T*>(out), rows);
+  });
+  return LastLaunchError();
+}
 
 cudaError_t LaunchMultiBoxMatch(Elem t, const void* anchors, const void* labels, const void* cls,
                                 const MultiBoxTargetArgs& a, const MultiBoxTargetScratch& w,

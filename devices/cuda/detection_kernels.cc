@@ -1,6 +1,7 @@
 // CUDA kernels of the detection family (graph/ops/detection.cc):
 // _contrib_box_iou, _contrib_box_nms, _contrib_MultiBoxDetection,
-// _contrib_MultiBoxPrior, _contrib_MultiBoxTarget, with their backward ops.
+// _contrib_MultiBoxPrior, _contrib_MultiBoxTarget, with their backward ops,
+// _contrib_box_encode, _contrib_box_decode and _contrib_bipartite_matching.
 //
 // CUDA kernels of _contrib_MultiBoxPrior, _contrib_MultiBoxDetection,
 // _contrib_MultiBoxTarget and _contrib_box_nms (forward and gradient);
@@ -10,14 +11,15 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "devices/cuda/detection_launch.h"
+#include "devices/cuda/elemwise_launch.h"
 #include "devices/cuda/kernel_util.h"
+#include "devices/cuda/ordering_launch.h"
 #include "devices/geometry/detection_plan.h"
-#include "devices/kernel.h"
 #include "devices/geometry/roi_geometry.h"
+#include "devices/kernel.h"
 #include "graph/op.h"
 #include "graph/ops/detection.h"
-#include "devices/cuda/detection_launch.h"
-#include "devices/cuda/ordering_launch.h"
 
 namespace symx {
 namespace cuda {
@@ -291,9 +293,111 @@ absl::Status BoxIou(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// bipartite_matching's workspace: the keys and the sort's own.
+struct MatchLayout {
+  size_t keys = 0, total = 0;
+  WorkspacePieces::SortPiece sort;
+};
+
+MatchLayout MatchLayoutOf(Elem t, int64_t batches, int64_t stride) {
+  MatchLayout l;
+  const Elem k = BoxNmsKeyElem(t);
+  WorkspacePieces w;
+  l.keys = w.Take(static_cast<size_t>(batches * stride) * (k == Elem::kF64 ? 8 : 4));
+  l.sort = w.TakeSort(k, SortDims{batches, stride, 1});
+  l.total = w.total();
+  return l;
+}
+
+int64_t MatchBatches(const Shape& s) {
+  const int64_t stride = s[s.ndim() - 2] * s[s.ndim() - 1];
+  return stride == 0 ? 0 : s.Size() / stride;
+}
+
+size_t BipartiteMatchingWorkspace(const NodeAttrs&, const std::vector<Shape>& in,
+                                  const std::vector<Shape>&, DType dtype) {
+  const Shape& s = in[0];
+  if (s.ndim() < 2 || !s.fully_known() || s.Size() == 0) return 0;
+  return MatchLayoutOf(static_cast<Elem>(static_cast<int>(dtype)), MatchBatches(s),
+                       s[s.ndim() - 2] * s[s.ndim() - 1])
+      .total;
+}
+
+absl::Status BipartiteMatching(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const auto& p = ctx.param<BipartiteMatchingParam>();
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, ctx.inputs[0].dtype()));
+  for (const Tensor& o : ctx.outputs) {
+    if (o.dtype() != ctx.inputs[0].dtype()) return UnsupportedDType(ctx, o.dtype());
+  }
+  const Shape& s = ctx.inputs[0].shape();
+  const int64_t nr = s[s.ndim() - 2], nc = s[s.ndim() - 1];
+  const int64_t batches = MatchBatches(s);
+  if (nr * nc == 0) {  // no pairs: every row and column unmatched
+    for (const Tensor& o : ctx.outputs) {
+      SYMX_CUDA_LAUNCH(ctx, LaunchFill(t, -1.0, o.raw_data(), o.size(), device->stream()));
+    }
+    return absl::OkStatus();
+  }
+  const MatchLayout l = MatchLayoutOf(t, batches, nr * nc);
+  SYMX_ASSIGN_OR_RETURN(char* ws, SortingWorkspaceOf(ctx, l.total, batches, nr * nc));
+  SYMX_CUDA_LAUNCH(ctx, LaunchMatchKeys(t, ctx.inputs[0].read_raw_data(), batches * nr * nc,
+                                        ws + l.keys, device->stream()));
+  const void* sorted = nullptr;
+  const int32_t* positions = nullptr;
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchSortRows(BoxNmsKeyElem(t), ws + l.keys, SortDims{batches, nr * nc, 1}, p.is_ascend,
+                          ws + l.sort.offset, l.sort.bytes, &sorted, &positions, device->stream()));
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchMatchGreedy(t, sorted, positions, batches, nr, nc, p.is_ascend,
+                             static_cast<float>(p.threshold), p.topk, ctx.outputs[0].raw_data(),
+                             ctx.outputs[1].raw_data(), device->stream()));
+  return absl::OkStatus();
+}
+
+// Inputs samples (B, N), matches (B, N), anchors (B, N, 4), refs (B, M, 4),
+// means (4), stds (4); outputs targets, masks (B, N, 4).
+absl::Status BoxEncode(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, ctx.inputs[0].dtype()));
+  for (const Tensor& x : ctx.inputs) {
+    if (x.dtype() != ctx.inputs[0].dtype()) return UnsupportedDType(ctx, x.dtype());
+  }
+  const Shape& as = ctx.inputs[2].shape();
+  const int64_t n = as[1], m = ctx.inputs[3].shape()[1];
+  SYMX_CUDA_LAUNCH(
+      ctx,
+      LaunchBoxEncode(t, ctx.inputs[0].read_raw_data(), ctx.inputs[1].read_raw_data(),
+                      ctx.inputs[2].read_raw_data(), ctx.inputs[3].read_raw_data(),
+                      ctx.inputs[4].read_raw_data(), ctx.inputs[5].read_raw_data(), as[0] * n, n, m,
+                      ctx.outputs[0].raw_data(), ctx.outputs[1].raw_data(), device->stream()));
+  return absl::OkStatus();
+}
+
+// Inputs data (B, N, 4), anchors (1, N, 4); output (B, N, 4).
+absl::Status BoxDecode(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, ctx.inputs[0].dtype()));
+  if (ctx.inputs[1].dtype() != ctx.inputs[0].dtype()) {
+    return UnsupportedDType(ctx, ctx.inputs[1].dtype());
+  }
+  const auto& p = ctx.param<BoxDecodeParam>();
+  const Shape& ds = ctx.inputs[0].shape();
+  const double stds[4] = {p.std0, p.std1, p.std2, p.std3};
+  SYMX_CUDA_LAUNCH(ctx,
+                   LaunchBoxDecode(t, ctx.inputs[0].read_raw_data(), ctx.inputs[1].read_raw_data(),
+                                   ds[0] * ds[1], ds[1], p.center, stds, p.clip > 0, p.clip,
+                                   ctx.outputs[0].raw_data(), device->stream()));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 SYMX_REGISTER_KERNEL("_contrib_box_iou", kGPU, BoxIou);
+SYMX_REGISTER_KERNEL("_contrib_box_encode", kGPU, BoxEncode);
+SYMX_REGISTER_KERNEL("_contrib_bipartite_matching", kGPU, .fn = BipartiteMatching,
+                     .workspace = BipartiteMatchingWorkspace);
+SYMX_REGISTER_KERNEL("_contrib_box_decode", kGPU, BoxDecode);
 
 }  // namespace cuda
 

@@ -20,6 +20,26 @@ namespace cuda {
 cudaError_t LaunchBoxIou(Elem t, const void* lhs, int64_t nl, const void* rhs, int64_t nr,
                          bool center, void* out, cudaStream_t s);
 
+// _contrib_bipartite_matching: keys (count, BoxNmsKeyElem(t)) from the
+// scores; after LaunchSortRows of each batch's keys, the greedy matching, one
+// thread per batch, writing rows (batches, nr) and cols (batches, nc).
+cudaError_t LaunchMatchKeys(Elem t, const void* x, int64_t count, void* keys, cudaStream_t s);
+cudaError_t LaunchMatchGreedy(Elem t, const void* sorted_keys, const int32_t* positions,
+                              int64_t batches, int64_t nr, int64_t nc, bool ascend, float threshold,
+                              int64_t topk, void* rows, void* cols, cudaStream_t s);
+
+// _contrib_box_encode: rows = B * N samples, n = N anchors a batch, m = M
+// refs a batch; all inputs and outputs of one dtype (devices/geometry/box_geometry.h's
+// BoxEncodeTargets in the compute type of box_iou).
+cudaError_t LaunchBoxEncode(Elem t, const void* samples, const void* matches, const void* anchors,
+                            const void* refs, const void* means, const void* stds, int64_t rows,
+                            int64_t n, int64_t m, void* targets, void* masks, cudaStream_t s);
+
+// _contrib_box_decode: rows = B * N offsets, anchors (N, 4); stds[4] on the host.
+cudaError_t LaunchBoxDecode(Elem t, const void* x, const void* anchors, int64_t rows, int64_t n,
+                            bool center, const double* stds, bool has_clip, double clip, void* out,
+                            cudaStream_t s);
+
 // MultiBoxPrior's anchors for an (in_h, in_w) map: `half` (on the device)
 // holds each anchor's half width and height (devices/geometry/detection_plan.h).
 cudaError_t LaunchMultiBoxPrior(int64_t in_h, int64_t in_w, int64_t anchors, float step_y,

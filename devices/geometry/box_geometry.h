@@ -150,6 +150,48 @@ SYMX_HOST_DEVICE inline double MultiBoxBackgroundProb(const T* col, int64_t clas
   return exp(static_cast<double>(col[0]) - mx) / sum;
 }
 
+// box_encode's four targets of a valid sample: ref and anchor are corner
+// boxes; centre offsets over the anchor's size and log size ratios, each less
+// its mean and over its std.
+template <typename C>
+SYMX_HOST_DEVICE inline void BoxEncodeTargets(const C* ref, const C* anchor, const C* means,
+                                              const C* stds, C* out) {
+  const C rw = ref[2] - ref[0], rh = ref[3] - ref[1];
+  const C rx = ref[0] + rw * C(0.5), ry = ref[1] + rh * C(0.5);
+  const C aw = anchor[2] - anchor[0], ah = anchor[3] - anchor[1];
+  const C ax = anchor[0] + aw * C(0.5), ay = anchor[1] + ah * C(0.5);
+  out[0] = ((rx - ax) / aw - means[0]) / stds[0];
+  out[1] = ((ry - ay) / ah - means[1]) / stds[1];
+  out[2] = (log(rw / aw) - means[2]) / stds[2];
+  out[3] = (log(rh / ah) - means[3]) / stds[3];
+}
+
+// box_decode's corner box from offsets x and an anchor in center (x, y, w, h)
+// or corner form; with has_clip the scaled log sizes are first clipped to at
+// most clip (a NaN one becomes clip, as MXNet's `dw < clip ? dw : clip`).
+template <typename C>
+SYMX_HOST_DEVICE inline void BoxDecodeCorners(const C* x, const C* anchor, bool center,
+                                              const C* stds, bool has_clip, C clip, C* out) {
+  C ax = anchor[0], ay = anchor[1], aw = anchor[2], ah = anchor[3];
+  if (!center) {
+    aw = aw - ax;
+    ah = ah - ay;
+    ax = ax + aw * C(0.5);
+    ay = ay + ah * C(0.5);
+  }
+  const C ox = x[0] * stds[0] * aw + ax, oy = x[1] * stds[1] * ah + ay;
+  C dw = x[2] * stds[2], dh = x[3] * stds[3];
+  if (has_clip) {
+    dw = dw < clip ? dw : clip;
+    dh = dh < clip ? dh : clip;
+  }
+  const C ow = exp(dw) * aw * C(0.5), oh = exp(dh) * ah * C(0.5);
+  out[0] = ox - ow;
+  out[1] = oy - oh;
+  out[2] = ox + ow;
+  out[3] = oy + oh;
+}
+
 }  // namespace symx
 
 #endif  // SYMX_DEVICES_GEOMETRY_BOX_GEOMETRY_H_

@@ -60,6 +60,29 @@
 //   lhs.shape[:-1] + rhs.shape[:-1];
 //   boxes with negative width or height have area 0; IoU is 0 where the union
 //   is not positive. The gradient is zero.
+// - box_encode: samples (B, N), matches (B, N), anchors (B, N, 4) corner
+//   boxes, refs (B, M, 4) corner boxes, means (4,), stds (4,) -> targets and
+//   masks, both (B, N, 4). Sample (b, i) is valid when samples > 0.5: its mask
+//   is 1 and its targets are ((rx - ax) / aw - means[0]) / stds[0], the same
+//   for y with the height, (log(rw / aw) - means[2]) / stds[2] and the same for
+//   the height, where r is refs[b, matches[b, i]] (the match truncated toward
+//   zero) and x, y are centres; an invalid sample has mask and targets 0. The
+//   gradient is zero. (MXNet reads out of range for a valid sample whose match
+//   is not in [0, M); symx gives it NaN targets. MXNet accepts anchors and refs
+//   of more than 3 dims and then fails at run time; symx asks for 3 dims.)
+// - box_decode: data (B, N, 4) offsets, anchors (1, N, 4) in `format`
+//   (default center) -> (B, N, 4) corner boxes: centre = offset[0:2] * std0/1
+//   * anchor size + anchor centre, size = exp(offset[2:4] * std2/3, first
+//   clipped to at most clip when clip > 0) * anchor size. The gradient is zero.
+// - bipartite_matching: data (..., R, C) scores -> row matches (..., R) and
+//   column matches (..., C), -1 where unmatched. Per batch, the R*C pairs in
+//   a stable sort of their scores (descending, ascending with is_ascend; ties
+//   in row-major order, MXNet's std::stable_sort) are taken in turn: a pair
+//   whose row and column are both free matches them when its score is >
+//   threshold (< with is_ascend; threshold rounded to float32), and the first
+//   free pair that fails the test ends the batch. MXNet counts the matches and
+//   stops once the count exceeds topk (topk > 0): topk + 1 matches at most,
+//   kept. The gradient is zero.
 // MXNet's MultiBoxDetection and MultiBoxTarget take float32 only; symx's
 // kernels also take float64. symx requires loc_pred's batch to be cls_prob's
 // and cls_pred's to be label's, which MXNet does not check (it reads out of
@@ -317,6 +340,95 @@ absl::Status InferBoxIouShape(const NodeAttrs&, std::vector<Shape>* in, std::vec
   return AssignShape(out, 0, Shape(dims), "output");
 }
 
+// ------------------------------------------------------------------ bipartite_matching
+
+absl::StatusOr<OpParamPtr> ParseBipartiteMatching(const AttrMap& attrs) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<BipartiteMatchingParam>();
+  p->is_ascend = r.Bool("is_ascend", false);
+  p->threshold = r.Float("threshold");
+  p->topk = r.Int("topk", -1);
+  return r.Finish(std::move(p));
+}
+
+absl::Status InferBipartiteMatchingShape(const NodeAttrs&, std::vector<Shape>* in,
+                                         std::vector<Shape>* out) {
+  const Shape& d = (*in)[0];
+  if (!d.ndim_known()) return absl::OkStatus();
+  if (d.ndim() < 2) return ShapeError("input data", d, "at least 2 dims (..., rows, columns)");
+  std::vector<int64_t> rows(d.dims().begin(), d.dims().end() - 1);
+  std::vector<int64_t> cols(d.dims().begin(), d.dims().end() - 2);
+  cols.push_back(d[d.ndim() - 1]);
+  SYMX_RETURN_IF_ERROR(AssignShape(out, 0, Shape(rows), "output 0 (row matches)"));
+  return AssignShape(out, 1, Shape(cols), "output 1 (column matches)");
+}
+
+// ------------------------------------------------------------------ box_encode
+
+absl::Status InferBoxEncodeShape(const NodeAttrs&, std::vector<Shape>* in,
+                                 std::vector<Shape>* out) {
+  SYMX_RETURN_IF_ERROR(AssignShape(in, 4, Shape({4}), "input means"));
+  SYMX_RETURN_IF_ERROR(AssignShape(in, 5, Shape({4}), "input stds"));
+  const Shape& s = (*in)[0];
+  const Shape& m = (*in)[1];
+  const Shape& a = (*in)[2];
+  const Shape& r = (*in)[3];
+  if (s.ndim_known() && s.ndim() != 2) return ShapeError("input samples", s, "2 dims (B, N)");
+  if (m.ndim_known() && m.ndim() != 2) return ShapeError("input matches", m, "2 dims (B, N)");
+  if (a.ndim_known() && (a.ndim() != 3 || (a[2] >= 0 && a[2] != 4))) {
+    return ShapeError("input anchors", a, "3 dims (B, N, 4)");
+  }
+  if (r.ndim_known() && (r.ndim() != 3 || (r[2] >= 0 && r[2] != 4))) {
+    return ShapeError("input refs", r, "3 dims (B, M, 4)");
+  }
+  if (!a.ndim_known()) return absl::OkStatus();
+  SYMX_RETURN_IF_ERROR(AssignShape(out, 0, a, "output targets"));
+  SYMX_RETURN_IF_ERROR(AssignShape(out, 1, a, "output masks"));
+  if (!a.fully_known()) return absl::OkStatus();
+  const Shape bn({a[0], a[1]});
+  if (s.fully_known() && s != bn) {
+    return ShapeError("input samples", s, absl::StrCat("anchors' (B, N) ", bn.ToString()));
+  }
+  if (m.fully_known() && m != bn) {
+    return ShapeError("input matches", m, absl::StrCat("anchors' (B, N) ", bn.ToString()));
+  }
+  if (r.ndim_known() && r[0] >= 0 && r[0] != a[0]) {
+    return ShapeError("input refs", r, absl::StrCat("anchors' batch B = ", a[0]));
+  }
+  return absl::OkStatus();
+}
+
+// ------------------------------------------------------------------ box_decode
+
+absl::StatusOr<OpParamPtr> ParseBoxDecode(const AttrMap& attrs) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<BoxDecodeParam>();
+  p->std0 = r.Float("std0", 1.0);
+  p->std1 = r.Float("std1", 1.0);
+  p->std2 = r.Float("std2", 1.0);
+  p->std3 = r.Float("std3", 1.0);
+  p->clip = r.Float("clip", -1.0);
+  p->center = r.Enum("format", {"center", "corner"}, "center") == "center";
+  return r.Finish(std::move(p));
+}
+
+absl::Status InferBoxDecodeShape(const NodeAttrs&, std::vector<Shape>* in,
+                                 std::vector<Shape>* out) {
+  const Shape& d = (*in)[0];
+  const Shape& a = (*in)[1];
+  if (d.ndim_known() && (d.ndim() != 3 || (d[2] >= 0 && d[2] != 4))) {
+    return ShapeError("input data", d, "3 dims (B, N, 4)");
+  }
+  if (a.ndim_known() && (a.ndim() != 3 || (a[0] >= 0 && a[0] != 1) || (a[2] >= 0 && a[2] != 4))) {
+    return ShapeError("input anchors", a, "3 dims (1, N, 4)");
+  }
+  if (d.ndim_known() && a.ndim_known() && d[1] >= 0 && a[1] >= 0 && d[1] != a[1]) {
+    return ShapeError("input anchors", a, absl::StrCat("data's N = ", d[1], " anchors"));
+  }
+  if (!d.ndim_known()) return absl::OkStatus();
+  return AssignShape(out, 0, d, "output");
+}
+
 }  // namespace
 
 SYMX_REGISTER_OP("_contrib_MultiBoxPrior")
@@ -369,6 +481,35 @@ SYMX_REGISTER_OP("_contrib_box_iou")
     .SetParse(ParseBoxIou)
     .SetInputNames({"lhs", "rhs"})
     .SetInferShape(InferBoxIouShape)
+    .SetGradient(ZeroGradient);
+
+SYMX_REGISTER_OP("_contrib_bipartite_matching")
+    .Describe(
+        "Greedy bipartite matching of (..., R, C) scores, best first: each row's matched column "
+        "(..., R) and each column's matched row (..., C), -1 where unmatched.")
+    .SetParse(ParseBipartiteMatching)
+    .SetOutputNames({"output0", "output1"})
+    .SetInferShape(InferBipartiteMatchingShape)
+    .SetGradient(ZeroGradient);
+
+SYMX_REGISTER_OP("_contrib_box_encode")
+    .Describe(
+        "Training targets of matched boxes: (B, N, 4) normalized centre offsets and log size "
+        "ratios of refs[matches] to anchors, and their (B, N, 4) masks (samples > 0.5).")
+    .SetParse(ParseNoParams)
+    .SetInputNames({"samples", "matches", "anchors", "refs", "means", "stds"})
+    .SetOutputNames({"targets", "masks"})
+    .SetIndexInputs({1})
+    .SetInferShape(InferBoxEncodeShape)
+    .SetGradient(ZeroGradient);
+
+SYMX_REGISTER_OP("_contrib_box_decode")
+    .Describe(
+        "Boxes from (B, N, 4) offsets to (1, N, 4) anchors (center or corner form): (B, N, 4) "
+        "corner boxes.")
+    .SetParse(ParseBoxDecode)
+    .SetInputNames({"data", "anchors"})
+    .SetInferShape(InferBoxDecodeShape)
     .SetGradient(ZeroGradient);
 
 }  // namespace symx

@@ -59,6 +59,18 @@ struct BoxIouParam : OpParam {
   bool center = false;  // format == "center"
 };
 
+struct BipartiteMatchingParam : OpParam {
+  bool is_ascend = false;
+  double threshold = 0;  // required; compared as a float32, as MXNet's
+  int64_t topk = -1;     // > 0: stop after the (topk + 1)-th match (MXNet's count)
+};
+
+struct BoxDecodeParam : OpParam {
+  double std0 = 1, std1 = 1, std2 = 1, std3 = 1;
+  double clip = -1;    // > 0: the log-size offsets are clipped to at most clip
+  bool center = true;  // format == "center" (MXNet's default), the anchors' form
+};
+
 }  // namespace symx
 
 #endif  // SYMX_GRAPH_OPS_DETECTION_H_

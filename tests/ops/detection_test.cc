@@ -1,7 +1,7 @@
 // Conformance tests for the SSD-style detection ops: _contrib_MultiBoxPrior,
 // _contrib_box_nms (forward, and its row-routing gradient against finite
-// differences) and _contrib_box_iou. References are plain loops written from
-// the behaviour of a live MXNet 1.9.1 (see graph/ops/detection.cc). Inputs have
+// differences), _contrib_box_iou, _contrib_box_encode and _contrib_box_decode. References are plain
+// loops written from the behaviour of a live MXNet 1.9.1 (see graph/ops/detection.cc). Inputs have
 // distinct scores and no IoU within 1e-3 of a threshold, so the order and the
 // suppression are unambiguous and finite differences do not cross a decision.
 #include <algorithm>
@@ -15,6 +15,8 @@
 #include "devices/kernel.h"
 #include "graph/node.h"
 #include "gtest/gtest.h"
+#include "tests/executor/executor_test_util.h"
+#include "tests/expect_contains.h"
 #include "tests/ops/conformance.h"
 
 namespace symx {
@@ -583,6 +585,335 @@ TEST(DetectionConformance, BoxIou) {
   CheckOp(IouCase("center", true, Shape{3, 4}, Shape{5, 4}));
   CheckOp(IouCase("3-D lhs", false, Shape{2, 2, 4}, Shape{3, 4}));
   CheckOp(IouCase("empty", false, Shape{0, 4}, Shape{3, 4}));
+}
+
+// ------------------------------------------------------------------ bipartite_matching
+
+// Scores from a few values (exact in float16), so that many tie: ties keep
+// row-major order (MXNet's std::stable_sort).
+OpCase MatchCase(const std::string& name, const Shape& shape, double threshold, bool ascend,
+                 int64_t topk) {
+  OpCase c;
+  c.name = "bipartite_matching " + name;
+  c.op = "_contrib_bipartite_matching";
+  c.attrs = {{"threshold", std::to_string(threshold)},
+             {"is_ascend", ascend ? "True" : "False"},
+             {"topk", std::to_string(topk)}};
+  c.shapes = {shape};
+  c.dtypes = {DType::kFloat32, DType::kFloat64, DType::kFloat16};
+  c.check_backward = false;  // MXNet's gradient is zero
+  c.init = [](int, const Shape& s) {
+    std::mt19937_64 rng(53);
+    Values v(NumElements(s));
+    for (double& x : v) x = static_cast<double>(rng() % 6) * 0.125 - 0.125;
+    return v;
+  };
+  c.reference = [=](const std::vector<Values>& in, const std::vector<Shape>& shapes) {
+    const Shape& s = shapes[0];
+    const int64_t nr = s[s.ndim() - 2], nc = s[s.ndim() - 1], stride = nr * nc;
+    const int64_t batches = stride == 0 ? 0 : NumElements(s) / stride;
+    const double thr = static_cast<float>(threshold);
+    Values rows, cols;
+    for (int64_t b = 0; b < batches; ++b) {
+      const double* x = &in[0][b * stride];
+      std::vector<int64_t> order(stride);
+      for (int64_t j = 0; j < stride; ++j) order[j] = j;
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int64_t i, int64_t j) { return ascend ? x[i] < x[j] : x[i] > x[j]; });
+      Values rm(nr, -1), cm(nc, -1);
+      int64_t count = 0;
+      for (int64_t k : order) {
+        if (rm[k / nc] != -1 || cm[k % nc] != -1) continue;
+        if (!(ascend ? x[k] < thr : x[k] > thr)) break;
+        rm[k / nc] = static_cast<double>(k % nc);
+        cm[k % nc] = static_cast<double>(k / nc);
+        ++count;
+        if (topk > 0 && count == topk + 1) break;  // MXNet keeps topk + 1
+      }
+      rows.insert(rows.end(), rm.begin(), rm.end());
+      cols.insert(cols.end(), cm.begin(), cm.end());
+    }
+    if (batches == 0) {  // no pairs: every row and column is unmatched
+      std::vector<int64_t> r(s.dims().begin(), s.dims().end() - 1);
+      std::vector<int64_t> cl(s.dims().begin(), s.dims().end() - 2);
+      cl.push_back(nc);
+      rows.assign(NumElements(Shape(r)), -1);
+      cols.assign(NumElements(Shape(cl)), -1);
+    }
+    return std::vector<Values>{rows, cols};
+  };
+  return c;
+}
+
+TEST(DetectionConformance, BipartiteMatching) {
+  CheckOp(MatchCase("descending", Shape{2, 5, 4}, 0.0, false, -1));
+  CheckOp(MatchCase("ascending", Shape{2, 4, 5}, 0.5, true, -1));
+  CheckOp(MatchCase("topk 2 (3 matches)", Shape{3, 5, 5}, -1.0, false, 2));
+  CheckOp(MatchCase("2-D, high threshold", Shape{6, 3}, 0.4, false, -1));
+  CheckOp(MatchCase("4-D", Shape{2, 2, 3, 3}, 0.1, false, 1));
+  CheckOp(MatchCase("no columns", Shape{2, 3, 0}, 0.0, false, -1));
+}
+
+// MXNet's documented example, and a tie resolved in row-major order.
+TEST(DetectionConformance, BipartiteMatchingExampleAndTies) {
+  const DType f = DType::kFloat32;
+  std::vector<Tensor> out = RunOp("_contrib_bipartite_matching", {{"threshold", "1e-12"}},
+                                  {MakeTensor(Shape{3, 2}, {0.5, 0.6, 0.1, 0.2, 0.3, 0.4}, f)});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(std::vector<float>(out[0].data<float>(), out[0].data<float>() + 3),
+            (std::vector<float>{1, -1, 0}));
+  EXPECT_EQ(std::vector<float>(out[1].data<float>(), out[1].data<float>() + 2),
+            (std::vector<float>{2, 0}));
+  out = RunOp("_contrib_bipartite_matching", {{"threshold", "0.1"}},
+              {MakeTensor(Shape{1, 2, 2}, {0.5, 0.5, 0.5, 0.5}, f)});
+  EXPECT_EQ(std::vector<float>(out[0].data<float>(), out[0].data<float>() + 2),
+            (std::vector<float>{0, 1}));
+}
+
+TEST(DetectionConformance, BipartiteMatchingErrorsNameShapesAndParams) {
+  const DType f = DType::kFloat32;
+  auto run = [&](const Shape& d, const AttrMap& attrs) {
+    return ErrorOf([&] {
+      RunOp("_contrib_bipartite_matching", attrs, {MakeTensor(d, Values(NumElements(d), 0.5), f)});
+    });
+  };
+  std::string msg = run(Shape{3, 2}, {});
+  EXPECT_CONTAINS(msg, "threshold");
+  msg = run(Shape{3, 2}, {{"threshold", "0.1"}, {"topk", "two"}});
+  EXPECT_CONTAINS(msg, "topk");
+  EXPECT_CONTAINS(msg, "two");
+  msg = run(Shape{3, 2}, {{"threshold", "0.1"}, {"is_ascend", "maybe"}});
+  EXPECT_CONTAINS(msg, "is_ascend");
+  EXPECT_CONTAINS(msg, "maybe");
+  msg = run(Shape{3}, {{"threshold", "0.1"}});
+  EXPECT_CONTAINS(msg, "data");
+  EXPECT_CONTAINS(msg, "[3]");
+}
+
+// ------------------------------------------------------------------ box_encode
+
+// Random corner boxes of positive size in [0, 1].
+void FillBoxes(Values* v, std::mt19937_64* rng) {
+  std::uniform_real_distribution<double> u(0, 1);
+  for (size_t i = 0; i + 3 < v->size(); i += 4) {
+    const double cx = 0.2 + 0.6 * u(*rng), cy = 0.2 + 0.6 * u(*rng);
+    const double w = 0.1 + 0.5 * u(*rng), h = 0.1 + 0.5 * u(*rng);
+    (*v)[i] = cx - w / 2, (*v)[i + 1] = cy - h / 2, (*v)[i + 2] = cx + w / 2,
+    (*v)[i + 3] = cy + h / 2;
+  }
+}
+
+OpCase EncodeCase(const std::string& name, int64_t b, int64_t n, int64_t m) {
+  OpCase c;
+  c.name = "box_encode " + name;
+  c.op = "_contrib_box_encode";
+  c.shapes = {Shape{b, n}, Shape{b, n}, Shape{b, n, 4}, Shape{b, m, 4}, Shape{4}, Shape{4}};
+  c.dtypes = {DType::kFloat32, DType::kFloat64, DType::kFloat16};
+  c.forward_tol32 = 1e-5;
+  c.check_backward = false;  // MXNet's gradient is zero
+  c.init = [m](int input, const Shape& s) {
+    std::mt19937_64 rng(71 + input);
+    std::uniform_real_distribution<double> u(0, 1);
+    Values v(NumElements(s));
+    // samples: positive (1, 0.75), ignored (0, 0.5 is not > 0.5) or negative.
+    const double kSamples[] = {1, 0, -1, 0.75, 0.5, 1};
+    for (size_t i = 0; i < v.size(); ++i) {
+      switch (input) {
+        case 0:
+          v[i] = kSamples[i % 6];
+          break;
+        case 1:  // matches, some fractional (truncated toward zero)
+          v[i] = static_cast<double>(i % m) + (i % 3 == 1 ? 0.5 : 0.0);
+          if (i % 7 == 3) v[i] = -0.5;  // truncates to ref 0
+          break;
+        case 4:
+          v[i] = 0.25 * (u(rng) - 0.5);
+          break;
+        case 5:
+          v[i] = 0.5 + u(rng);
+          break;
+        default:
+          break;
+      }
+    }
+    if (input == 2 || input == 3) FillBoxes(&v, &rng);
+    return v;
+  };
+  c.reference = [n, m](const std::vector<Values>& in, const std::vector<Shape>&) {
+    const Values &smp = in[0], &mat = in[1], &anc = in[2], &ref = in[3], &mu = in[4], &sd = in[5];
+    Values t(anc.size(), 0.0), k(anc.size(), 0.0);
+    for (size_t i = 0; i < smp.size(); ++i) {
+      if (!(smp[i] > 0.5)) continue;
+      const double* r = &ref[(static_cast<int64_t>(i) / n * m + static_cast<int64_t>(mat[i])) * 4];
+      const double* a = &anc[i * 4];
+      const double rw = r[2] - r[0], rh = r[3] - r[1], aw = a[2] - a[0], ah = a[3] - a[1];
+      t[i * 4] = (((r[0] + r[2]) / 2 - (a[0] + a[2]) / 2) / aw - mu[0]) / sd[0];
+      t[i * 4 + 1] = (((r[1] + r[3]) / 2 - (a[1] + a[3]) / 2) / ah - mu[1]) / sd[1];
+      t[i * 4 + 2] = (std::log(rw / aw) - mu[2]) / sd[2];
+      t[i * 4 + 3] = (std::log(rh / ah) - mu[3]) / sd[3];
+      for (int j = 0; j < 4; ++j) k[i * 4 + j] = 1;
+    }
+    return std::vector<Values>{t, k};
+  };
+  return c;
+}
+
+TEST(DetectionConformance, BoxEncode) {
+  CheckOp(EncodeCase("one batch", 1, 6, 3));
+  CheckOp(EncodeCase("batches", 3, 7, 4));
+  CheckOp(EncodeCase("empty", 0, 5, 2));
+}
+
+// A valid sample whose match is not a ref (MXNet reads out of range) gets NaN
+// targets; the others are unaffected.
+TEST(DetectionConformance, BoxEncodeMatchOutOfRangeIsNan) {
+  const DType f = DType::kFloat32;
+  std::vector<Tensor> out =
+      RunOp("_contrib_box_encode", {},
+            {MakeTensor(Shape{1, 3}, {1, 1, 0}, f), MakeTensor(Shape{1, 3}, {2, 0, 7}, f),
+             MakeTensor(Shape{1, 3, 4}, Values(12, 0.0), f),
+             MakeTensor(Shape{1, 2, 4}, Values(8, 0.0), f), MakeTensor(Shape{4}, Values(4, 0.0), f),
+             MakeTensor(Shape{4}, Values(4, 1.0), f)});
+  ASSERT_EQ(out.size(), 2u);
+  const float* t = out[0].data<float>();
+  const float* k = out[1].data<float>();
+  for (int j = 0; j < 4; ++j) {
+    EXPECT_TRUE(std::isnan(t[j])) << j;
+    EXPECT_EQ(k[j], 1.f);
+    EXPECT_EQ(t[8 + j], 0.f);  // invalid: 0 whatever its match
+    EXPECT_EQ(k[8 + j], 0.f);
+  }
+}
+
+TEST(DetectionConformance, BoxEncodeErrorsNameShapesAndKeys) {
+  const DType f = DType::kFloat32;
+  auto run = [&](const Shape& s, const Shape& m, const Shape& a, const Shape& r,
+                 const AttrMap& attrs = {}) {
+    return ErrorOf([&] {
+      RunOp("_contrib_box_encode", attrs,
+            {MakeTensor(s, Values(NumElements(s), 1.0), f),
+             MakeTensor(m, Values(NumElements(m), 0.0), f),
+             MakeTensor(a, Values(NumElements(a), 0.5), f),
+             MakeTensor(r, Values(NumElements(r), 0.5), f), MakeTensor(Shape{4}, Values(4, 0.0), f),
+             MakeTensor(Shape{4}, Values(4, 1.0), f)});
+    });
+  };
+  std::string msg = run(Shape{1, 3}, Shape{1, 3}, Shape{1, 3, 4}, Shape{1, 2, 4}, {{"clip", "1"}});
+  EXPECT_CONTAINS(msg, "clip");
+  msg = run(Shape{1, 3, 1}, Shape{1, 3}, Shape{1, 3, 4}, Shape{1, 2, 4});
+  EXPECT_CONTAINS(msg, "samples");
+  EXPECT_CONTAINS(msg, "[1,3,1]");
+  msg = run(Shape{1, 3}, Shape{1, 3}, Shape{1, 3, 5}, Shape{1, 2, 4});
+  EXPECT_CONTAINS(msg, "anchors");
+  EXPECT_CONTAINS(msg, "[1,3,5]");
+  msg = run(Shape{1, 3}, Shape{1, 3}, Shape{1, 3, 4}, Shape{1, 2, 3});
+  EXPECT_CONTAINS(msg, "refs");
+  EXPECT_CONTAINS(msg, "[1,2,3]");
+  msg = run(Shape{1, 2}, Shape{1, 3}, Shape{1, 3, 4}, Shape{1, 2, 4});
+  EXPECT_CONTAINS(msg, "samples");
+  EXPECT_CONTAINS(msg, "[1,2]");
+  msg = run(Shape{1, 3}, Shape{2, 3}, Shape{1, 3, 4}, Shape{1, 2, 4});
+  EXPECT_CONTAINS(msg, "matches");
+  msg = run(Shape{1, 3}, Shape{1, 3}, Shape{1, 3, 4}, Shape{2, 2, 4});
+  EXPECT_CONTAINS(msg, "refs");
+  EXPECT_CONTAINS(msg, "[2,2,4]");
+}
+
+// ------------------------------------------------------------------ box_decode
+
+OpCase DecodeCase(const std::string& name, const AttrMap& attrs, int64_t b, int64_t n) {
+  OpCase c;
+  c.name = "box_decode " + name;
+  c.op = "_contrib_box_decode";
+  c.attrs = attrs;
+  c.shapes = {Shape{b, n, 4}, Shape{1, n, 4}};
+  c.dtypes = {DType::kFloat32, DType::kFloat64, DType::kFloat16};
+  c.forward_tol32 = 1e-5;
+  c.check_backward = false;  // MXNet's gradient is zero
+  auto get = [&attrs](const std::string& key, double def) {
+    auto it = attrs.find(key);
+    return it == attrs.end() ? def : std::stod(it->second);
+  };
+  const double sd[4] = {get("std0", 1), get("std1", 1), get("std2", 1), get("std3", 1)};
+  const double clip = get("clip", -1);
+  const bool center = !attrs.count("format") || attrs.at("format") == "center";
+  c.init = [center](int input, const Shape& s) {
+    std::mt19937_64 rng(91 + input);
+    std::uniform_real_distribution<double> u(-1, 1);
+    Values v(NumElements(s));
+    if (input == 0) {
+      for (double& x : v) x = u(rng);
+      return v;
+    }
+    FillBoxes(&v, &rng);
+    if (center) {  // the same boxes as (x, y, w, h)
+      for (size_t i = 0; i + 3 < v.size(); i += 4) {
+        const double w = v[i + 2] - v[i], h = v[i + 3] - v[i + 1];
+        v[i] += w / 2, v[i + 1] += h / 2, v[i + 2] = w, v[i + 3] = h;
+      }
+    }
+    return v;
+  };
+  c.reference = [=](const std::vector<Values>& in, const std::vector<Shape>&) {
+    const Values &x = in[0], &anc = in[1];
+    Values out(x.size());
+    for (size_t i = 0; i * 4 < x.size(); ++i) {
+      const double* a = &anc[(i % n) * 4];
+      double aw = a[2], ah = a[3], ax = a[0], ay = a[1];
+      if (!center) aw -= ax, ah -= ay, ax += aw / 2, ay += ah / 2;
+      const double ox = x[i * 4] * sd[0] * aw + ax, oy = x[i * 4 + 1] * sd[1] * ah + ay;
+      double dw = x[i * 4 + 2] * sd[2], dh = x[i * 4 + 3] * sd[3];
+      if (clip > 0) dw = std::min(dw, clip), dh = std::min(dh, clip);
+      const double ow = std::exp(dw) * aw / 2, oh = std::exp(dh) * ah / 2;
+      out[i * 4] = ox - ow, out[i * 4 + 1] = oy - oh, out[i * 4 + 2] = ox + ow,
+              out[i * 4 + 3] = oy + oh;
+    }
+    return std::vector<Values>{out};
+  };
+  return c;
+}
+
+TEST(DetectionConformance, BoxDecode) {
+  CheckOp(DecodeCase("defaults (center)", {}, 2, 5));
+  CheckOp(DecodeCase("corner", {{"format", "corner"}}, 3, 4));
+  CheckOp(DecodeCase("stds and clip",
+                     {{"std0", "0.5"},
+                      {"std1", "0.25"},
+                      {"std2", "2"},
+                      {"std3", "1.5"},
+                      {"clip", "0.3"},
+                      {"format", "corner"}},
+                     2, 6));
+  CheckOp(DecodeCase("clip 0 is off", {{"clip", "0"}, {"std2", "1.25"}}, 1, 3));
+  CheckOp(DecodeCase("empty", {}, 0, 3));
+}
+
+TEST(DetectionConformance, BoxDecodeErrorsNameShapesAndParams) {
+  const DType f = DType::kFloat32;
+  auto run = [&](const Shape& d, const Shape& a, const AttrMap& attrs = {}) {
+    return ErrorOf([&] {
+      RunOp("_contrib_box_decode", attrs,
+            {MakeTensor(d, Values(NumElements(d), 0.1), f),
+             MakeTensor(a, Values(NumElements(a), 0.5), f)});
+    });
+  };
+  std::string msg = run(Shape{1, 3, 4}, Shape{1, 3, 4}, {{"format", "middle"}});
+  EXPECT_CONTAINS(msg, "format");
+  EXPECT_CONTAINS(msg, "middle");
+  msg = run(Shape{1, 3, 4}, Shape{1, 3, 4}, {{"std4", "1"}});
+  EXPECT_CONTAINS(msg, "std4");
+  msg = run(Shape{1, 3, 4}, Shape{1, 3, 4}, {{"clip", "wide"}});
+  EXPECT_CONTAINS(msg, "clip");
+  EXPECT_CONTAINS(msg, "wide");
+  msg = run(Shape{1, 3, 5}, Shape{1, 3, 4});
+  EXPECT_CONTAINS(msg, "data");
+  EXPECT_CONTAINS(msg, "[1,3,5]");
+  msg = run(Shape{2, 3, 4}, Shape{2, 3, 4});
+  EXPECT_CONTAINS(msg, "anchors");
+  EXPECT_CONTAINS(msg, "[2,3,4]");
+  msg = run(Shape{2, 3, 4}, Shape{1, 2, 4});
+  EXPECT_CONTAINS(msg, "anchors");
+  EXPECT_CONTAINS(msg, "[1,2,4]");
 }
 
 // box_nms's gradient reads one out_index entry per ograd row; an out_index

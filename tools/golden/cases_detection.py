@@ -1,5 +1,7 @@
 """Golden cases for the SSD-style detection ops: _contrib_MultiBoxPrior,
-_contrib_box_nms (and its backward) and _contrib_box_iou.
+_contrib_box_nms (and its backward), _contrib_box_iou, _contrib_box_encode and
+_contrib_box_decode and _contrib_bipartite_matching (all three with MXNet's zero
+gradient; bipartite_matching's scores tie often, so its stable order is checked).
 
 Scores are distinct so the sort order is unambiguous; boxes are chosen so
 that no IoU lies near a threshold."""
@@ -196,6 +198,80 @@ def _target_cases():
     return out
 
 
+def _corner_boxes(rng, shape):
+    c = rng.uniform(0.2, 0.8, size=shape + (2,))
+    wh = rng.uniform(0.1, 0.6, size=shape + (2,))
+    return np.concatenate([c - wh / 2, c + wh / 2], axis=-1)
+
+
+def _encode_cases():
+    names = ("samples", "matches", "anchors", "refs", "means", "stds")
+    v = [mx.sym.Variable(n) for n in names]
+    out = []
+    for i, (dt, (b, n, m)) in enumerate([("float32", (2, 6, 3)), ("float64", (1, 5, 4)),
+                                         ("float16", (2, 4, 2))]):
+        rng = np.random.RandomState(400 + i)
+        samples = rng.choice([1.0, 0.0, -1.0, 0.75, 0.5], size=(b, n))
+        matches = rng.randint(0, m, size=(b, n)).astype(np.float64)
+        matches[0, 0] = m - 0.5  # truncated toward zero: ref m - 1
+        matches[0, 1] = -0.5     # truncated toward zero: ref 0
+        samples[0, :2] = 1
+        vals = [samples, matches, _corner_boxes(rng, (b, n)), _corner_boxes(rng, (b, m)),
+                rng.uniform(-0.1, 0.1, 4), rng.uniform(0.5, 1.5, 4)]
+        out.append(Case("box_encode_%s" % dt, mx.sym.contrib.box_encode(*v),
+                        shapes={k: x.shape for k, x in zip(names, vals)},
+                        values={k: x.astype(dt) for k, x in zip(names, vals)},
+                        dtypes={k: dt for k in names},
+                        rtol=1e-2 if dt == "float16" else 1e-4,
+                        atol=1e-2 if dt == "float16" else 1e-5))
+    return out
+
+
+def _decode_cases():
+    d, a = mx.sym.Variable("data"), mx.sym.Variable("anchors")
+    specs = [("box_decode_default", dict(), "float32", (2, 5)),
+             ("box_decode_corner", dict(format="corner"), "float32", (1, 4)),
+             ("box_decode_stds_clip", dict(std0=0.5, std1=0.25, std2=2, std3=1.5, clip=0.3,
+                                           format="corner"), "float32", (2, 6)),
+             ("box_decode_float64", dict(clip=0.5, std2=1.25), "float64", (2, 3)),
+             ("box_decode_float16", dict(format="corner", std0=0.1, std1=0.1, std2=0.2,
+                                         std3=0.2), "float16", (1, 4))]
+    out = []
+    for i, (name, kw, dt, (b, n)) in enumerate(specs):
+        rng = np.random.RandomState(500 + i)
+        x = rng.uniform(-1, 1, (b, n, 4))
+        anc = _corner_boxes(rng, (1, n))
+        if kw.get("format", "center") == "center":
+            anc = np.concatenate([(anc[..., :2] + anc[..., 2:]) / 2,
+                                  anc[..., 2:] - anc[..., :2]], axis=-1)
+        tol = 1e-2 if dt == "float16" else 1e-4
+        out.append(Case(name, mx.sym.contrib.box_decode(d, a, **kw),
+                        shapes={"data": x.shape, "anchors": anc.shape},
+                        values={"data": x.astype(dt), "anchors": anc.astype(dt)},
+                        dtypes={"data": dt, "anchors": dt}, rtol=tol,
+                        atol=tol if dt == "float16" else 1e-5))
+    return out
+
+
+def _matching_cases():
+    d = mx.sym.Variable("data")
+    specs = [("bipartite_matching_ties", dict(threshold=0.0), (2, 5, 4), "float32"),
+             ("bipartite_matching_ascend", dict(threshold=0.5, is_ascend=True), (2, 4, 5),
+              "float32"),
+             ("bipartite_matching_topk", dict(threshold=-1.0, topk=2), (3, 5, 5), "float32"),
+             ("bipartite_matching_2d", dict(threshold=0.3), (6, 3), "float64"),
+             ("bipartite_matching_4d_float16", dict(threshold=0.1, topk=1), (2, 2, 3, 3),
+              "float16")]
+    out = []
+    for i, (name, kw, shape, dt) in enumerate(specs):
+        rng = np.random.RandomState(600 + i)
+        x = rng.randint(0, 6, size=shape) * 0.125 - 0.125  # few values: many ties
+        out.append(Case(name, mx.sym.contrib.bipartite_matching(d, **kw),
+                        shapes={"data": shape}, values={"data": x.astype(dt)},
+                        dtypes={"data": dt}, rtol=0, atol=0))
+    return out
+
+
 def cases():
     return (_prior_cases() + _nms_cases() + _iou_cases() + _detection_cases() +
-            _target_cases())
+            _target_cases() + _encode_cases() + _decode_cases() + _matching_cases())
