@@ -339,6 +339,7 @@ absl::Status BipartiteMatching(const KernelContext& ctx) {
     }
     return absl::OkStatus();
   }
+  if (batches == 0) return absl::OkStatus();  // empty outputs
   const MatchLayout l = MatchLayoutOf(t, batches, nr * nc);
   SYMX_ASSIGN_OR_RETURN(char* ws, SortingWorkspaceOf(ctx, l.total, batches, nr * nc));
   SYMX_CUDA_LAUNCH(ctx, LaunchMatchKeys(t, ctx.inputs[0].read_raw_data(), batches * nr * nc,
