@@ -26,20 +26,11 @@ template <typename T>
 absl::Status GemmRunT(const KernelContext& ctx, const LinalgGemmParam& p, const Tensor& ta,
                       const Tensor& tb, const Tensor* tc) {
   GemmLayout l;
-  absl::Status s = GetGemmLayout(p, ta.shape(), tb.shape(), &l);
-  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", s.message()));
   const Tensor& out = ctx.outputs[0];
   const bool with_c = tc != nullptr;
-  if (with_c && tc->size() != out.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ctx.Where(), ": input C ", tc->shape().ToString(),
-                     " is not the output's shape ", out.shape().ToString()));
-  }
-  if (out.size() != l.outer * l.mid * l.m * l.n) {
-    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": output ", out.shape().ToString(),
-                                                   " is not the ", l.m, " x ", l.n,
-                                                   " products' shape"));
-  }
+  absl::Status s =
+      GetGemmOperands(p, ta.shape(), tb.shape(), with_c ? &tc->shape() : nullptr, out.shape(), &l);
+  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", s.message()));
   if (out.size() == 0) return absl::OkStatus();
   const T* a = ta.data<T>();
   const T* b = tb.data<T>();

@@ -35,20 +35,11 @@ absl::Status GemmRun(const KernelContext& ctx, const LinalgGemmParam& p, const T
   if (dtype != DType::kFloat32 && dtype != DType::kFloat64) return UnsupportedDType(ctx, dtype);
   SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, dtype));
   GemmLayout l;
-  absl::Status s = GetGemmLayout(p, ta.shape(), tb.shape(), &l);
-  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", s.message()));
   const Tensor& out = ctx.outputs[0];
   const bool with_c = tc != nullptr;
-  if (with_c && tc->size() != out.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ctx.Where(), ": input C ", tc->shape().ToString(),
-                     " is not the output's shape ", out.shape().ToString()));
-  }
-  if (out.size() != l.outer * l.mid * l.m * l.n) {
-    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": output ", out.shape().ToString(),
-                                                   " is not the ", l.m, " x ", l.n,
-                                                   " products' shape"));
-  }
+  absl::Status s =
+      GetGemmOperands(p, ta.shape(), tb.shape(), with_c ? &tc->shape() : nullptr, out.shape(), &l);
+  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", s.message()));
   if (out.size() == 0) return absl::OkStatus();
   // Whether the output is written before the product is added to it.
   const bool prefilled = with_c || l.k == 0;

@@ -30,6 +30,19 @@
 
 namespace symx {
 
+absl::Status GetGemmOperands(const LinalgGemmParam& p, const Shape& a, const Shape& b,
+                             const Shape* c, const Shape& out, GemmLayout* l) {
+  SYMX_RETURN_IF_ERROR(GetGemmLayout(p, a, b, l));
+  if (c != nullptr && c->Size() != out.Size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("input C ", c->ToString(), " is not the output's shape ", out.ToString()));
+  }
+  if (out.Size() != l->outer * l->mid * l->m * l->n) {
+    return absl::InvalidArgumentError(absl::StrCat("output ", out.ToString(), " is not the ", l->m,
+                                                   " x ", l->n, " products' shape"));
+  }
+  return absl::OkStatus();
+}
 
 absl::Status GetGemmLayout(const LinalgGemmParam& p, const Shape& a, const Shape& b,
                            GemmLayout* out) {

@@ -93,6 +93,11 @@ struct GemmLayout {
 absl::Status GetGemmLayout(const LinalgGemmParam& p, const Shape& a, const Shape& b,
                            GemmLayout* out);
 
+// The kernels' operand check of both devices: GetGemmLayout, then C (if
+// given, gemm's) and the output against the products' size.
+absl::Status GetGemmOperands(const LinalgGemmParam& p, const Shape& a, const Shape& b,
+                             const Shape* c, const Shape& out, GemmLayout* layout);
+
 }  // namespace symx
 
 #endif  // SYMX_GRAPH_OPS_LINALG_H_
