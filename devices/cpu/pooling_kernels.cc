@@ -1,5 +1,5 @@
-// CPU kernels for Pooling and _backward_Pooling: max, avg, sum and lp pooling
-// over 1-D, 2-D and 3-D windows of channel-first data, global pooling, and the
+// CPU kernels for Pooling and _backward_Pooling (and the legacy Pooling_v1): max, avg, sum and lp
+// pooling over 1-D, 2-D and 3-D windows of channel-first data, global pooling, and the
 // valid/full/same output conventions. Every (sample, channel) plane is
 // independent, so planes are spread over the device's pool. Within a plane the
 // forward reduces each output row's window rows elementwise first (vectorized),
@@ -300,6 +300,115 @@ void PoolingBackwardChannelsLast(const NodeAttrs& attrs, const std::vector<Shape
   (*out_cl)[0] = true;
 }
 
+// Pooling_v1 (devices/geometry/pool_geom.h gives its window rules). avg
+// multiplies by the reciprocal of the kernel size computed in float, as MXNet
+// does (also for float64 data), so results match it to the bit.
+template <typename T>
+inline T PoolV1Scale(const PoolGeom& g) {
+  return g.type == PoolType::kAvg ? static_cast<T>(1.0f / static_cast<float>(g.window)) : T(1);
+}
+
+template <typename T>
+void PoolV1Plane(const PoolGeom& g, const T* in, T* out) {
+  const int64_t h = g.in[1], w = g.in[2];
+  const int64_t hp = h + 2 * g.pad[1], wp = w + 2 * g.pad[2];
+  const T scale = PoolV1Scale<T>(g);
+  for (int64_t oy = 0; oy < g.out[1]; ++oy) {
+    const int64_t y0 = oy * g.stride[1], y1 = std::min(y0 + g.kernel[1], hp);
+    for (int64_t ox = 0; ox < g.out[2]; ++ox) {
+      const int64_t x0 = ox * g.stride[2], x1 = std::min(x0 + g.kernel[2], wp);
+      T acc = g.type == PoolType::kMax ? std::numeric_limits<T>::lowest() : T(0);
+      for (int64_t py = y0; py < y1; ++py) {
+        const int64_t iy = py - g.pad[1];
+        for (int64_t px = x0; px < x1; ++px) {
+          const int64_t ix = px - g.pad[2];
+          const T v = iy >= 0 && iy < h && ix >= 0 && ix < w ? in[iy * w + ix] : T(0);
+          acc = g.type == PoolType::kMax ? std::max(acc, v) : acc + v;
+        }
+      }
+      out[oy * g.out[2] + ox] = g.type == PoolType::kAvg ? scale * acc : acc;
+    }
+  }
+}
+
+// Each input element gathers the gradient of every window holding it; under
+// max pooling, of every window whose maximum it equals (ties all receive it).
+template <typename T>
+void PoolV1PlaneBackward(const PoolGeom& g, const T* dy, const T* in, const T* out, T* dx) {
+  const int64_t w = g.in[2];
+  const T scale = PoolV1Scale<T>(g);
+  for (int64_t iy = 0; iy < g.in[1]; ++iy) {
+    const int64_t py = iy + g.pad[1];
+    const int64_t oy0 = py < g.kernel[1] ? 0 : (py - g.kernel[1] + g.stride[1]) / g.stride[1];
+    const int64_t oy1 = std::min(py / g.stride[1] + 1, g.out[1]);
+    for (int64_t ix = 0; ix < w; ++ix) {
+      const int64_t px = ix + g.pad[2];
+      const int64_t ox0 = px < g.kernel[2] ? 0 : (px - g.kernel[2] + g.stride[2]) / g.stride[2];
+      const int64_t ox1 = std::min(px / g.stride[2] + 1, g.out[2]);
+      const T v = in[iy * w + ix];
+      T acc = 0;
+      for (int64_t oy = oy0; oy < oy1; ++oy) {
+        for (int64_t ox = ox0; ox < ox1; ++ox) {
+          const int64_t o = oy * g.out[2] + ox;
+          if (g.type != PoolType::kMax || out[o] == v) acc += dy[o];
+        }
+      }
+      dx[iy * w + ix] = g.type == PoolType::kAvg ? scale * acc : acc;
+    }
+  }
+}
+
+template <typename T>
+absl::Status PoolingV1ForwardT(const KernelContext& ctx) {
+  PoolGeom g;
+  SYMX_RETURN_IF_ERROR(MakePoolV1Geom(ctx, ctx.inputs[0].shape(), ctx.outputs[0].shape(), &g));
+  const T* in = ctx.inputs[0].data<T>();
+  T* out = ctx.outputs[0].data<T>();
+  const double cost = static_cast<double>(g.out_size) * static_cast<double>(g.window) + 1;
+  ParallelFor(ctx, g.planes, cost, [&](int64_t begin, int64_t end) {
+    for (int64_t pl = begin; pl < end; ++pl) {
+      PoolV1Plane<T>(g, in + pl * g.in_size, out + pl * g.out_size);
+    }
+  });
+  return absl::OkStatus();
+}
+
+absl::Status PoolingV1Forward(const KernelContext& ctx) {
+  SYMX_RETURN_IF_ERROR(RequirePlainLayouts(ctx));
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[0].dtype(), T, return PoolingV1ForwardT<T>(ctx));
+}
+
+// Inputs: ograd, data, output. Output: grad data.
+template <typename T>
+absl::Status PoolingV1BackwardT(const KernelContext& ctx) {
+  PoolGeom g;
+  SYMX_RETURN_IF_ERROR(MakePoolV1Geom(ctx, ctx.inputs[1].shape(), ctx.inputs[0].shape(), &g));
+  if (ctx.inputs[2].shape() != ctx.inputs[0].shape()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.Where(), ": output ", ctx.inputs[2].shape().ToString(),
+                     " does not match its gradient ", ctx.inputs[0].shape().ToString()));
+  }
+  if (!ctx.req.empty() && ctx.req[0] == OpReq::kNull) return absl::OkStatus();
+  const T* dy = ctx.inputs[0].data<T>();
+  const T* in = ctx.inputs[1].data<T>();
+  const T* out = ctx.inputs[2].data<T>();
+  T* dx = ctx.outputs[0].data<T>();
+  const double cost =
+      static_cast<double>(g.out_size) * static_cast<double>(g.window) + g.in_size + 1;
+  ParallelFor(ctx, g.planes, cost, [&](int64_t begin, int64_t end) {
+    for (int64_t pl = begin; pl < end; ++pl) {
+      PoolV1PlaneBackward<T>(g, dy + pl * g.out_size, in + pl * g.in_size, out + pl * g.out_size,
+                             dx + pl * g.in_size);
+    }
+  });
+  return absl::OkStatus();
+}
+
+absl::Status PoolingV1Backward(const KernelContext& ctx) {
+  SYMX_RETURN_IF_ERROR(RequirePlainLayouts(ctx));
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[1].dtype(), T, return PoolingV1BackwardT<T>(ctx));
+}
+
 }  // namespace
 
 #ifdef SYMX_WITH_ONEDNN
@@ -318,6 +427,10 @@ SYMX_REGISTER_KERNEL("Pooling", kCPU, .fn = PoolingForward, .prepare = kPoolingP
 SYMX_REGISTER_KERNEL("_backward_Pooling", kCPU, .fn = PoolingBackward,
                      .prepare = kPoolingBackwardPrepare,
                      .channels_last = PoolingBackwardChannelsLast,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("Pooling_v1", kCPU, .fn = PoolingV1Forward,
+                     .widening = HalfWidening::kFloat16AndBFloat16);
+SYMX_REGISTER_KERNEL("_backward_Pooling_v1", kCPU, .fn = PoolingV1Backward,
                      .widening = HalfWidening::kFloat16AndBFloat16);
 
 }  // namespace cpu

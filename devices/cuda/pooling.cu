@@ -183,7 +183,92 @@ __global__ void PoolBackwardKernel(const T* dy, const T* in, const T* out, const
   }
 }
 
+// Pooling_v1 over (planes, 1, h, w) (devices/geometry/pool_geom.h gives its
+// window rules): windows in padded coordinates reading zeros outside the data;
+// avg multiplies by the float reciprocal of the kernel size as MXNet does.
+template <typename C>
+__device__ __forceinline__ C PoolV1Scale(const PoolDims& d) {
+  return d.type == PoolFn::kAvg ? static_cast<C>(1.0f / static_cast<float>(d.kernel[1] * d.kernel[2]))
+                                : C(1);
+}
+
+template <typename T>
+__global__ void PoolV1ForwardKernel(const T* in, PoolDims d, T* out, int64_t n) {
+  using C = Acc<T>;
+  const int64_t h = d.in[1], w = d.in[2];
+  const int64_t hp = h + 2 * d.pad[1], wp = w + 2 * d.pad[2];
+  SYMX_GRID_STRIDE(i, n) {
+    const int64_t ox = i % d.out[2], oy = (i / d.out[2]) % d.out[1];
+    const int64_t plane = i / (d.out[1] * d.out[2]);
+    const T* p = in + plane * h * w;
+    const int64_t y0 = oy * d.stride[1], y1 = min(y0 + d.kernel[1], hp);
+    const int64_t x0 = ox * d.stride[2], x1 = min(x0 + d.kernel[2], wp);
+    C acc = d.type == PoolFn::kMax ? Lowest<C>() : C(0);
+    for (int64_t py = y0; py < y1; ++py) {
+      const int64_t iy = py - d.pad[1];
+      for (int64_t px = x0; px < x1; ++px) {
+        const int64_t ix = px - d.pad[2];
+        const C v = iy >= 0 && iy < h && ix >= 0 && ix < w ? Load(p, iy * w + ix) : C(0);
+        acc = d.type == PoolFn::kMax ? (v > acc ? v : acc) : acc + v;
+      }
+    }
+    Store(out, i, d.type == PoolFn::kAvg ? PoolV1Scale<C>(d) * acc : acc);
+  }
+}
+
+// Per input element, the gradients of the windows holding it (under max, of
+// those whose maximum it equals: ties all receive it).
+template <typename T>
+__global__ void PoolV1BackwardKernel(const T* dy, const T* in, const T* out, PoolDims d, T* dx,
+                                     int64_t n) {
+  using C = Acc<T>;
+  const int64_t h = d.in[1], w = d.in[2];
+  const int64_t out_plane = d.out[1] * d.out[2];
+  SYMX_GRID_STRIDE(i, n) {
+    const int64_t ix = i % w, iy = (i / w) % h, plane = i / (h * w);
+    const int64_t py = iy + d.pad[1], px = ix + d.pad[2];
+    const int64_t oy0 = py < d.kernel[1] ? 0 : (py - d.kernel[1] + d.stride[1]) / d.stride[1];
+    const int64_t oy1 = min(py / d.stride[1] + 1, d.out[1]);
+    const int64_t ox0 = px < d.kernel[2] ? 0 : (px - d.kernel[2] + d.stride[2]) / d.stride[2];
+    const int64_t ox1 = min(px / d.stride[2] + 1, d.out[2]);
+    const T* g = dy + plane * out_plane;
+    const T* o = out + plane * out_plane;
+    const C v = Load(in, i);
+    C acc = C(0);
+    for (int64_t oy = oy0; oy < oy1; ++oy) {
+      for (int64_t ox = ox0; ox < ox1; ++ox) {
+        const int64_t oi = oy * d.out[2] + ox;
+        if (d.type != PoolFn::kMax || Load(o, oi) == v) acc += Load(g, oi);
+      }
+    }
+    Store(dx, i, d.type == PoolFn::kAvg ? PoolV1Scale<C>(d) * acc : acc);
+  }
+}
+
 }  // namespace
+
+cudaError_t LaunchPoolV1Forward(Elem t, const void* x, const PoolDims& d, void* y,
+                                cudaStream_t s) {
+  const int64_t n = d.planes * d.out[1] * d.out[2];
+  if (n == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    PoolV1ForwardKernel<T>
+        <<<GridFor(n), kThreads, 0, s>>>(static_cast<const T*>(x), d, static_cast<T*>(y), n);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchPoolV1Backward(Elem t, const void* dy, const void* x, const void* y,
+                                 const PoolDims& d, void* dx, cudaStream_t s) {
+  const int64_t n = d.planes * d.in[1] * d.in[2];
+  if (n == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    PoolV1BackwardKernel<T><<<GridFor(n), kThreads, 0, s>>>(
+        static_cast<const T*>(dy), static_cast<const T*>(x), static_cast<const T*>(y), d,
+        static_cast<T*>(dx), n);
+  });
+  return LastLaunchError();
+}
 
 cudaError_t LaunchPoolForward(Elem t, const void* x, const PoolDims& d, void* y, cudaStream_t s) {
   const int64_t n = d.planes * d.out[0] * d.out[1] * d.out[2];

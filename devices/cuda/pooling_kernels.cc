@@ -1,4 +1,4 @@
-// CUDA kernels of the pooling family (graph/ops/pooling.cc): Pooling, with
+// CUDA kernels of the pooling family (graph/ops/pooling.cc): Pooling and Pooling_v1, with
 // their backward ops.
 #include "absl/strings/str_cat.h"
 #include "devices/geometry/axis_layout.h"
@@ -12,9 +12,7 @@ namespace symx {
 namespace cuda {
 namespace {
 
-absl::StatusOr<PoolDims> PoolDimsOf(const KernelContext& ctx, const Shape& data, const Shape& out) {
-  PoolGeom g;
-  SYMX_RETURN_IF_ERROR(MakePoolGeom(ctx, data, out, &g));
+PoolDims DimsOfGeom(const PoolGeom& g) {
   PoolDims d;
   d.planes = g.planes;
   for (int k = 0; k < 3; ++k) {
@@ -41,6 +39,19 @@ absl::StatusOr<PoolDims> PoolDimsOf(const KernelContext& ctx, const Shape& data,
   d.count_include_pad = g.count_include_pad;
   d.p = g.p;
   return d;
+}
+
+absl::StatusOr<PoolDims> PoolDimsOf(const KernelContext& ctx, const Shape& data, const Shape& out) {
+  PoolGeom g;
+  SYMX_RETURN_IF_ERROR(MakePoolGeom(ctx, data, out, &g));
+  return DimsOfGeom(g);
+}
+
+absl::StatusOr<PoolDims> PoolV1DimsOf(const KernelContext& ctx, const Shape& data,
+                                      const Shape& out) {
+  PoolGeom g;
+  SYMX_RETURN_IF_ERROR(MakePoolV1Geom(ctx, data, out, &g));
+  return DimsOfGeom(g);
 }
 
 absl::Status Pooling(const KernelContext& ctx) {
@@ -74,9 +85,33 @@ size_t PoolingBackwardWorkspace(const NodeAttrs& attrs, const std::vector<Shape>
   return static_cast<size_t>(in[0].Size()) * sizeof(int64_t);
 }
 
+absl::Status PoolingV1(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& x = ctx.inputs[0];
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, x.dtype()));
+  SYMX_ASSIGN_OR_RETURN(PoolDims d, PoolV1DimsOf(ctx, x.shape(), ctx.outputs[0].shape()));
+  SYMX_CUDA_LAUNCH(ctx, LaunchPoolV1Forward(t, x.read_raw_data(), d, ctx.outputs[0].raw_data(),
+                                            device->stream()));
+  return absl::OkStatus();
+}
+
+// Inputs: ograd, data, output. Output: grad data.
+absl::Status PoolingV1Backward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& x = ctx.inputs[1];
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, x.dtype()));
+  SYMX_ASSIGN_OR_RETURN(PoolDims d, PoolV1DimsOf(ctx, x.shape(), ctx.inputs[2].shape()));
+  SYMX_CUDA_LAUNCH(ctx, LaunchPoolV1Backward(t, ctx.inputs[0].read_raw_data(), x.read_raw_data(),
+                                             ctx.inputs[2].read_raw_data(), d,
+                                             ctx.outputs[0].raw_data(), device->stream()));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 SYMX_REGISTER_KERNEL("Pooling", kGPU, Pooling);
+SYMX_REGISTER_KERNEL("Pooling_v1", kGPU, PoolingV1);
+SYMX_REGISTER_KERNEL("_backward_Pooling_v1", kGPU, PoolingV1Backward);
 SYMX_REGISTER_KERNEL("_backward_Pooling", kGPU, .fn = PoolingBackward,
                      .workspace = PoolingBackwardWorkspace);
 

@@ -36,6 +36,11 @@ cudaError_t LaunchPoolForward(Elem t, const void* x, const PoolDims& d, void* y,
 // one int64 per output (PoolBackwardWorkspaceBytes).
 cudaError_t LaunchPoolBackward(Elem t, const void* dy, const void* x, const void* y,
                                const PoolDims& d, void* workspace, void* dx, cudaStream_t s);
+// Pooling_v1 (max, avg, sum) over (planes, 1, h, w) data with its legacy rules
+// (devices/geometry/pool_geom.h); backward gathers as above, without workspace.
+cudaError_t LaunchPoolV1Forward(Elem t, const void* x, const PoolDims& d, void* y, cudaStream_t s);
+cudaError_t LaunchPoolV1Backward(Elem t, const void* dy, const void* x, const void* y,
+                                 const PoolDims& d, void* dx, cudaStream_t s);
 
 }  // namespace cuda
 }  // namespace symx

@@ -54,4 +54,29 @@ absl::Status MakePoolGeom(const KernelContext& ctx, const Shape& data, const Sha
   return absl::OkStatus();
 }
 
+absl::Status MakePoolV1Geom(const KernelContext& ctx, const Shape& data, const Shape& out,
+                            PoolGeom* g) {
+  const auto& p = ctx.param<PoolV1Param>();
+  if (data.ndim() != 4 || out.ndim() != 4 || out[0] != data[0] || out[1] != data[1]) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": data ", data.ToString(),
+                                                   " and output ", out.ToString(),
+                                                   " are not (batch, channel, h, w)"));
+  }
+  g->planes = data[0] * data[1];
+  for (int d = 0; d < 2; ++d) {
+    g->in[1 + d] = data[2 + d];
+    g->out[1 + d] = out[2 + d];
+    g->kernel[1 + d] = p.global_pool ? data[2 + d] : p.kernel[d];
+    g->stride[1 + d] = p.global_pool ? 1 : p.stride[d];
+    g->pad[1 + d] = p.global_pool ? 0 : p.pad[d];
+  }
+  g->in_size = g->in[1] * g->in[2];
+  g->out_size = g->out[1] * g->out[2];
+  g->window = g->kernel[1] * g->kernel[2];
+  g->type = p.pool_type == "max"   ? PoolType::kMax
+            : p.pool_type == "avg" ? PoolType::kAvg
+                                   : PoolType::kSum;
+  return absl::OkStatus();
+}
+
 }  // namespace symx

@@ -32,6 +32,14 @@ struct PoolGeom {
 absl::Status MakePoolGeom(const KernelContext& ctx, const Shape& data, const Shape& out,
                           PoolGeom* g);
 
+// Pooling_v1's geometry (graph/ops/pooling.h states its rules): 4-D data, the
+// two spatial dims in in[1], in[2] (in[0] is 1); global pooling is a whole-plane
+// kernel with stride 1 and no padding. Padding is counted in padded
+// coordinates: a window covers [o * stride, min(o * stride + kernel,
+// size + 2 * pad)) and reads zeros outside the data.
+absl::Status MakePoolV1Geom(const KernelContext& ctx, const Shape& data, const Shape& out,
+                            PoolGeom* g);
+
 }  // namespace symx
 
 #endif  // SYMX_DEVICES_GEOMETRY_POOL_GEOM_H_

@@ -1,5 +1,6 @@
 // Registers Pooling (max/avg/sum/lp over 1-D, 2-D and 3-D windows, channel-first data, plus
-// global pooling) and _backward_Pooling.
+// global pooling), the legacy Pooling_v1 (2-D windows, MXNet's first rules), and their
+// backward ops.
 #include "graph/ops/pooling.h"
 
 #include <cstdint>
@@ -133,6 +134,68 @@ SYMX_REGISTER_OP("Pooling")
 
 Op& backward_pooling_registration =
     RegisterBackwardOp("_backward_Pooling", ParsePooling, {"ograd", "data", "output"},
+                       [](const NodeAttrs&) { return 1; });
+
+absl::StatusOr<OpParamPtr> ParsePoolingV1(const AttrMap& attrs) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<PoolV1Param>();
+  p->global_pool = r.Bool("global_pool", false);
+  const std::vector<int64_t> kernel = nn_internal::ReadKernel(&r, /*required=*/false);
+  p->pool_type = r.Enum("pool_type", {"max", "avg", "sum"}, "max");
+  p->full = r.Enum("pooling_convention", {"valid", "full"}, "valid") == "full";
+  // MXNet 1.9.1 runs Pooling_v1 on 2-D windows only (its 1-D and 3-D paths fail
+  // inside the operator); global pooling may omit the kernel.
+  if (!kernel.empty() && kernel.size() != 2) {
+    r.Fail("kernel", "Pooling_v1 takes a 2-D kernel (h, w)");
+  } else if (kernel.empty() && !p->global_pool) {
+    r.Fail("kernel", "required unless global_pool is true");
+  }
+  const std::vector<int64_t> stride = nn_internal::ReadWindowTuple(&r, "stride", 2, 1, 1);
+  const std::vector<int64_t> pad = nn_internal::ReadWindowTuple(&r, "pad", 2, 0, 0);
+  for (int d = 0; d < 2; ++d) {
+    if (kernel.size() == 2) p->kernel[d] = kernel[d];
+    if (stride.size() == 2) p->stride[d] = stride[d];
+    if (pad.size() == 2) p->pad[d] = pad[d];
+  }
+  return r.Finish(std::move(p));
+}
+
+absl::Status PoolingV1InferShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                                 std::vector<Shape>* out) {
+  const PoolV1Param& p = Param<PoolV1Param>(attrs);
+  const Shape& data = (*in)[0];
+  SYMX_RETURN_IF_ERROR(nn_internal::CheckWindowInputNdim(data, 4, "input data"));
+  if (!data.ndim_known()) return absl::OkStatus();
+  Shape result = data;
+  for (int d = 0; d < 2; ++d) {
+    const int64_t x = data[2 + d];
+    if (p.global_pool) {
+      result[2 + d] = 1;
+    } else if (x != kUnknownDim) {
+      SYMX_ASSIGN_OR_RETURN(result[2 + d],
+                            nn_internal::SlidingWindowOutput(x, p.kernel[d], p.pad[d], p.stride[d],
+                                                             p.full, d, data, "Pooling_v1"));
+    }
+  }
+  return AssignShape(out, 0, result, "output");
+}
+
+std::vector<NodeEntry> PoolingV1Gradient(const NodePtr& node,
+                                         const std::vector<NodeEntry>& ograds) {
+  if (!ograds[0].node) return std::vector<NodeEntry>(node->inputs.size());
+  return MakeBackwardNode("_backward_Pooling_v1", node, {ograds[0], node->inputs[0], Out(node)});
+}
+
+SYMX_REGISTER_OP("Pooling_v1")
+    .Describe(
+        "MXNet's legacy 2-D pooling (max, avg, sum) of (batch, channel, h, w) data: max sees the "
+        "zero padding and avg divides by the whole kernel.")
+    .SetParse(ParsePoolingV1)
+    .SetInferShape(PoolingV1InferShape)
+    .SetGradient(PoolingV1Gradient);
+
+Op& backward_pooling_v1_registration =
+    RegisterBackwardOp("_backward_Pooling_v1", ParsePoolingV1, {"ograd", "data", "output"},
                        [](const NodeAttrs&) { return 1; });
 
 }  // namespace

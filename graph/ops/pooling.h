@@ -22,6 +22,17 @@ struct PoolParam : OpParam {
   std::string layout;
 };
 
+// Pooling_v1, MXNet's first pooling operator (2-D only): max pooling sees the
+// zero padding, avg divides by the whole kernel even where the window is cut
+// at the padded border, and max's gradient goes to every element equal to the
+// window's maximum.
+struct PoolV1Param : OpParam {
+  int64_t kernel[2] = {1, 1}, stride[2] = {1, 1}, pad[2] = {0, 0};
+  std::string pool_type;  // max, avg or sum
+  bool global_pool = false;
+  bool full = false;  // pooling_convention 'full' (ceil) instead of 'valid' (floor)
+};
+
 }  // namespace symx
 
 #endif  // SYMX_GRAPH_OPS_POOLING_H_

@@ -1,5 +1,6 @@
 // Conformance tests for Pooling: max/avg/sum/lp, 1-D/2-D/3-D, padding, the
-// valid/full/same conventions, count_include_pad, global pooling.
+// valid/full/same conventions, count_include_pad, global pooling; and for the
+// legacy Pooling_v1 (2-D, zero padding seen by max, avg over the whole kernel).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -233,6 +234,97 @@ TEST(PoolingConformance, LargeParallel) {
   OpCase d = PoolCase({"avg many planes", Shape{4, 32, 16, 16}, "avg", {2, 2}, {2, 2}});
   d.check_backward = false;
   CheckOp(d);
+}
+
+// Pooling_v1's rules, written out plainly: windows over the zero-padded input
+// [o*s, o*s + k), cut at size + 2 * pad; max and sum see the padding's zeros,
+// avg scales by the whole kernel.
+OpCase PoolV1Case(const std::string& name, const Shape& data, const std::string& type, Tuple k,
+                  Tuple s, Tuple p, bool full, bool global) {
+  OpCase c;
+  c.name = name;
+  c.op = "Pooling_v1";
+  c.attrs = {{"pool_type", type}, {"pooling_convention", full ? "full" : "valid"}};
+  if (!k.empty()) c.attrs["kernel"] = TupleStr(k);
+  if (!s.empty()) c.attrs["stride"] = TupleStr(s);
+  if (!p.empty()) c.attrs["pad"] = TupleStr(p);
+  if (global) {
+    c.attrs["global_pool"] = "True";
+    k = {data[2], data[3]};
+    s = {1, 1};
+    p = {0, 0};
+  }
+  if (s.empty()) s = {1, 1};
+  if (p.empty()) p = {0, 0};
+  Shape out = data;
+  for (int d = 0; d < 2; ++d) {
+    out[2 + d] = global ? 1 : OutSize(data[2 + d], k[d], s[d], p[d], full ? "full" : "valid");
+  }
+  c.shapes = {data};
+  c.reference = [=](const std::vector<Values>& in, const std::vector<Shape>&) {
+    const int64_t h = data[2], w = data[3], oh = out[2], ow = out[3];
+    Values res(NumElements(out));
+    for (int64_t pl = 0; pl < data[0] * data[1]; ++pl) {
+      for (int64_t oy = 0; oy < oh; ++oy) {
+        for (int64_t ox = 0; ox < ow; ++ox) {
+          double acc = type == "max" ? -1e300 : 0.0;
+          for (int64_t py = oy * s[0]; py < std::min(oy * s[0] + k[0], h + 2 * p[0]); ++py) {
+            for (int64_t px = ox * s[1]; px < std::min(ox * s[1] + k[1], w + 2 * p[1]); ++px) {
+              const int64_t iy = py - p[0], ix = px - p[1];
+              const double v =
+                  iy >= 0 && iy < h && ix >= 0 && ix < w ? in[0][(pl * h + iy) * w + ix] : 0.0;
+              acc = type == "max" ? std::max(acc, v) : acc + v;
+            }
+          }
+          // MXNet multiplies by the kernel size's reciprocal rounded to float, in
+          // float64 too (the float64 golden case pins it).
+          if (type == "avg") acc *= static_cast<double>(1.0f / static_cast<float>(k[0] * k[1]));
+          res[(pl * oh + oy) * ow + ox] = acc;
+        }
+      }
+    }
+    return std::vector<Values>{res};
+  };
+  return c;
+}
+
+TEST(PoolingV1Conformance, MaxAvgSum) {
+  for (const std::string type : {"max", "avg", "sum"}) {
+    CheckOp(PoolV1Case(type + " 3x3 stride 2 pad 1", Shape{2, 2, 5, 6}, type, {3, 3}, {2, 2},
+                       {1, 1}, false, false));
+    CheckOp(PoolV1Case(type + " full pad 1", Shape{1, 2, 6, 6}, type, {3, 3}, {2, 2}, {1, 1}, true,
+                       false));
+    CheckOp(PoolV1Case(type + " rect no pad", Shape{2, 1, 4, 7}, type, {2, 3}, {1, 2}, {}, false,
+                       false));
+    CheckOp(PoolV1Case(type + " global", Shape{2, 3, 3, 4}, type, {}, {}, {}, false, true));
+  }
+  CheckOp(
+      PoolV1Case("max empty batch", Shape{0, 2, 4, 4}, "max", {2, 2}, {2, 2}, {}, false, false));
+}
+
+TEST(PoolingV1Conformance, Errors) {
+  Tensor x = MakeTensor(Shape{1, 1, 4, 4}, Values(16, 1.0), DType::kFloat32);
+  std::string msg = ErrorOf([&] { RunOp("Pooling_v1", {{"kernel", "(2,)"}}, {x}, "p"); });
+  EXPECT_CONTAINS(msg, "kernel");
+  EXPECT_CONTAINS(msg, "2-D");
+  msg = ErrorOf([&] { RunOp("Pooling_v1", {{"kernel", "(2,2,2)"}}, {x}, "p"); });
+  EXPECT_CONTAINS(msg, "2-D");
+  msg = ErrorOf([&] { RunOp("Pooling_v1", {}, {x}, "p"); });
+  EXPECT_CONTAINS(msg, "kernel");
+  msg = ErrorOf([&] { RunOp("Pooling_v1", {{"kernel", "(2,2)"}, {"pool_type", "lp"}}, {x}, "p"); });
+  EXPECT_CONTAINS(msg, "pool_type");
+  EXPECT_CONTAINS(msg, "lp");
+  msg = ErrorOf([&] { RunOp("Pooling_v1", {{"kernel", "(2,2)"}, {"stride", "(0,1)"}}, {x}, "p"); });
+  EXPECT_CONTAINS(msg, "stride");
+  msg = ErrorOf([&] { RunOp("Pooling_v1", {{"kernel", "(5,2)"}}, {x}, "p"); });
+  EXPECT_CONTAINS(msg, "kernel size 5");
+  EXPECT_CONTAINS(msg, "[1,1,4,4]");
+  Tensor x3 = MakeTensor(Shape{1, 1, 4}, Values(4, 1.0), DType::kFloat32);
+  msg = ErrorOf([&] { RunOp("Pooling_v1", {{"kernel", "(2,2)"}}, {x3}, "p"); });
+  EXPECT_CONTAINS(msg, "[1,1,4]");
+  Tensor xi = MakeTensor(Shape{1, 1, 4, 4}, Values(16, 1.0), DType::kInt32);
+  msg = ErrorOf([&] { RunOp("Pooling_v1", {{"kernel", "(2,2)"}}, {xi}, "p"); });
+  EXPECT_CONTAINS(msg, "int32");
 }
 
 }  // namespace
