@@ -50,6 +50,7 @@ SYMX_GPU_CONFORMANCE=(
   //tests/ops:shape_test
   //tests/ops:softmax_test
   //tests/ops:spatial_test
+  //tests/ops:spectral_test
   //tests/ops:statistics_test
   //tests/ops:tensor_test
   //tests/numerics:ulp_sample_test
