@@ -1,9 +1,11 @@
-// CPU kernels of the spectral family (graph/ops/spectral.cc): _contrib_fft and
-// _contrib_ifft, one transform per row of the last axis (devices/cpu/dft.h:
-// O(d log d) for any length), computed in double for float32 data too
-// (MXNet's GPU-only kernels use cuFFT in float32, so symx's float32 results
-// are at least as accurate). Rows are spread over the device's pool, sharing
-// one plan.
+// CPU kernels of the spectral family (graph/ops/spectral.cc): _contrib_fft,
+// _contrib_ifft and _contrib_count_sketch. The transforms run one per row of
+// the last axis (devices/cpu/dft.h: O(d log d) for any length), in double for
+// float32 data too (MXNet's GPU-only kernels use cuFFT in float32, so symx's
+// float32 results are at least as accurate); rows are spread over the
+// device's pool, sharing one plan. The count sketch sums each row's columns
+// in input order.
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -75,10 +77,97 @@ absl::Status Transform(const KernelContext& ctx, bool forward) {
 absl::Status Fft(const KernelContext& ctx) { return Transform(ctx, true); }
 absl::Status Ifft(const KernelContext& ctx) { return Transform(ctx, false); }
 
+// _contrib_count_sketch's column of each input column (h truncated), checked
+// against out_dim.
+template <typename T>
+absl::StatusOr<std::vector<int64_t>> SketchColumns(const KernelContext& ctx, const Tensor& h,
+                                                   int64_t d) {
+  const auto& p = ctx.param<CountSketchParam>();
+  if (h.shape().Size() != d) {
+    return Fail(ctx, absl::StrCat("h ", h.shape().ToString(), " needs ", d, " entries"));
+  }
+  std::vector<int64_t> cols(d);
+  const T* hv = h.data<T>();
+  for (int64_t i = 0; i < d; ++i) {
+    const double v = static_cast<double>(hv[i]);
+    if (!(v > -1.0 && v < static_cast<double>(p.out_dim))) {
+      return Fail(ctx, absl::StrCat("h[", i, "] = ", v, " is not a column in [0, ", p.out_dim,
+                                    ") (out_dim)"));
+    }
+    cols[i] = static_cast<int64_t>(v);
+  }
+  return cols;
+}
+
+// Inputs: data, h, s. Rows in order, columns accumulated in input order.
+template <typename T>
+absl::Status CountSketchT(const KernelContext& ctx) {
+  const auto& p = ctx.param<CountSketchParam>();
+  const Tensor& data = ctx.inputs[0];
+  const int64_t d = data.shape()[data.shape().ndim() - 1];
+  SYMX_ASSIGN_OR_RETURN(std::vector<int64_t> cols, SketchColumns<T>(ctx, ctx.inputs[1], d));
+  const T* x = data.data<T>();
+  const T* s = ctx.inputs[2].data<T>();
+  T* y = ctx.outputs[0].data<T>();
+  const int64_t rows = ctx.outputs[0].shape().Size() / p.out_dim;
+  ParallelFor(ctx, rows, static_cast<double>(d + p.out_dim), [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      T* out = y + r * p.out_dim;
+      std::fill(out, out + p.out_dim, T(0));
+      const T* in = x + r * d;
+      for (int64_t i = 0; i < d; ++i) out[cols[i]] += s[i] * in[i];
+    }
+  });
+  return absl::OkStatus();
+}
+
+// Inputs: ograd, h, s. Output: data's gradient, s[i] * ograd[r, h[i]].
+template <typename T>
+absl::Status CountSketchBackwardT(const KernelContext& ctx) {
+  const auto& p = ctx.param<CountSketchParam>();
+  const Tensor& dx = ctx.outputs[0];
+  const int64_t d = dx.shape()[dx.shape().ndim() - 1];
+  SYMX_ASSIGN_OR_RETURN(std::vector<int64_t> cols, SketchColumns<T>(ctx, ctx.inputs[1], d));
+  const T* g = ctx.inputs[0].data<T>();
+  const T* s = ctx.inputs[2].data<T>();
+  T* out = dx.data<T>();
+  const int64_t rows = ctx.inputs[0].shape().Size() / p.out_dim;
+  ParallelFor(ctx, rows, static_cast<double>(d), [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      for (int64_t i = 0; i < d; ++i) out[r * d + i] = s[i] * g[r * p.out_dim + cols[i]];
+    }
+  });
+  return absl::OkStatus();
+}
+
+absl::Status CountSketch(const KernelContext& ctx) {
+  switch (ctx.inputs[0].dtype()) {
+    case DType::kFloat32:
+      return CountSketchT<float>(ctx);
+    case DType::kFloat64:
+      return CountSketchT<double>(ctx);
+    default:
+      return UnsupportedDType(ctx, ctx.inputs[0].dtype());
+  }
+}
+
+absl::Status CountSketchBackward(const KernelContext& ctx) {
+  switch (ctx.inputs[0].dtype()) {
+    case DType::kFloat32:
+      return CountSketchBackwardT<float>(ctx);
+    case DType::kFloat64:
+      return CountSketchBackwardT<double>(ctx);
+    default:
+      return UnsupportedDType(ctx, ctx.inputs[0].dtype());
+  }
+}
+
 }  // namespace
 
 SYMX_REGISTER_KERNEL("_contrib_fft", kCPU, Fft);
 SYMX_REGISTER_KERNEL("_contrib_ifft", kCPU, Ifft);
+SYMX_REGISTER_KERNEL("_contrib_count_sketch", kCPU, CountSketch);
+SYMX_REGISTER_KERNEL("_backward_contrib_count_sketch", kCPU, CountSketchBackward);
 
 }  // namespace cpu
 }  // namespace symx

@@ -1,6 +1,7 @@
-// CUDA kernels of the spectral family (graph/ops/spectral.cc): _contrib_fft and
-// _contrib_ifft through cuFFT's batched complex-to-complex transforms (C2C in
-// float32 as MXNet, Z2Z in float64), one row per transform. fft first spreads
+// CUDA kernels of the spectral family (graph/ops/spectral.cc): the count sketch
+// (devices/cuda/spectral.cu), and _contrib_fft and _contrib_ifft through
+// cuFFT's batched complex-to-complex transforms (C2C in float32 as MXNet, Z2Z
+// in float64), one row per transform. fft first spreads
 // the real rows into complex ones (imaginary parts 0) in the workspace and
 // transforms them straight into the output, whose interleaved pairs are
 // cuFFT's complex layout; ifft transforms into the workspace and keeps the
@@ -14,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "devices/cuda/kernel_util.h"
+#include "devices/cuda/spectral_launch.h"
 #include "devices/cuda/strided_launch.h"
 #include "graph/ops/spectral.h"
 
@@ -110,10 +112,67 @@ size_t TransformWorkspace(const NodeAttrs&, const std::vector<Shape>& in,
 absl::Status Fft(const KernelContext& ctx) { return Transform(ctx, true); }
 absl::Status Ifft(const KernelContext& ctx) { return Transform(ctx, false); }
 
+// h read to the host (one small copy and a synchronization per call) so that
+// an index outside [0, out_dim) is the CPU's error naming the entry.
+absl::Status CheckSketchColumns(const KernelContext& ctx, const Tensor& h, int64_t d) {
+  const auto& p = ctx.param<CountSketchParam>();
+  if (h.shape().Size() != d) {
+    return Fail(ctx, absl::StrCat("h ", h.shape().ToString(), " needs ", d, " entries"));
+  }
+  SYMX_ASSIGN_OR_RETURN(std::vector<double> cols, HostDoubles(h));
+  for (int64_t i = 0; i < d; ++i) {
+    if (!(cols[i] > -1.0 && cols[i] < static_cast<double>(p.out_dim))) {
+      return Fail(ctx, absl::StrCat("h[", i, "] = ", cols[i], " is not a column in [0, ", p.out_dim,
+                                    ") (out_dim)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Inputs: data, h, s.
+absl::Status CountSketch(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const auto& p = ctx.param<CountSketchParam>();
+  const Tensor& x = ctx.inputs[0];
+  if (x.dtype() != DType::kFloat32 && x.dtype() != DType::kFloat64) {
+    return UnsupportedDType(ctx, x.dtype());
+  }
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, x.dtype()));
+  const int64_t d = x.shape()[x.shape().ndim() - 1];
+  SYMX_RETURN_IF_ERROR(CheckSketchColumns(ctx, ctx.inputs[1], d));
+  const int64_t rows = ctx.outputs[0].shape().Size() / p.out_dim;
+  SYMX_CUDA_LAUNCH(ctx, LaunchCountSketch(t, x.read_raw_data(), ctx.inputs[1].read_raw_data(),
+                                          ctx.inputs[2].read_raw_data(), rows, d, p.out_dim,
+                                          ctx.outputs[0].raw_data(), device->stream()));
+  return absl::OkStatus();
+}
+
+// Inputs: ograd, h, s. Output: data's gradient.
+absl::Status CountSketchBackward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const auto& p = ctx.param<CountSketchParam>();
+  const Tensor& g = ctx.inputs[0];
+  if (g.dtype() != DType::kFloat32 && g.dtype() != DType::kFloat64) {
+    return UnsupportedDType(ctx, g.dtype());
+  }
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, g.dtype()));
+  const Shape& dx = ctx.outputs[0].shape();
+  const int64_t d = dx[dx.ndim() - 1];
+  SYMX_RETURN_IF_ERROR(CheckSketchColumns(ctx, ctx.inputs[1], d));
+  const int64_t rows = g.shape().Size() / p.out_dim;
+  SYMX_CUDA_LAUNCH(ctx,
+                   LaunchCountSketchBackward(t, g.read_raw_data(), ctx.inputs[1].read_raw_data(),
+                                             ctx.inputs[2].read_raw_data(), rows, d, p.out_dim,
+                                             ctx.outputs[0].raw_data(), device->stream()));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 SYMX_REGISTER_KERNEL("_contrib_fft", kGPU, .fn = Fft, .workspace = TransformWorkspace);
 SYMX_REGISTER_KERNEL("_contrib_ifft", kGPU, .fn = Ifft, .workspace = TransformWorkspace);
+SYMX_REGISTER_KERNEL("_contrib_count_sketch", kGPU, CountSketch);
+SYMX_REGISTER_KERNEL("_backward_contrib_count_sketch", kGPU, CountSketchBackward);
 
 }  // namespace cuda
 }  // namespace symx

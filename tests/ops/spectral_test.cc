@@ -1,7 +1,7 @@
 // Conformance tests for the spectral family: _contrib_fft and _contrib_ifft
 // against a direct O(d^2) DFT in double, with gradients by finite differences
 // (each op's gradient is the other op), lengths with prime factors, ranks 1 to
-// 4, and bad dtypes and shapes.
+// 4, and bad dtypes and shapes; _contrib_count_sketch against a plain loop.
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -123,6 +123,70 @@ TEST(SpectralConformance, Errors) {
   Tensor scalar = MakeTensor(Shape(std::vector<int64_t>{}), Values{1.0}, DType::kFloat32);
   msg = ErrorOf([&] { RunOp("_contrib_fft", {}, {scalar}, "f"); });
   EXPECT_CONTAINS(msg, "[]");
+}
+
+// Columns with collisions (several inputs onto one output column) and signs.
+OpCase CountSketchCase(const Shape& data, int64_t out_dim) {
+  OpCase c;
+  c.op = "_contrib_count_sketch";
+  c.name = "count_sketch " + data.ToString() + " -> " + std::to_string(out_dim);
+  c.attrs = {{"out_dim", std::to_string(out_dim)}};
+  const int64_t d = data[data.ndim() - 1];
+  c.shapes = {data, Shape{1, d}, Shape{1, d}};
+  c.no_grad = {1, 2};
+  c.init = [=](int input, const Shape& s) {
+    Values v(NumElements(s));
+    for (int64_t i = 0; i < static_cast<int64_t>(v.size()); ++i) {
+      if (input == 1) v[i] = static_cast<double>((i * 5 + 3) % out_dim);
+      if (input == 2) v[i] = (i * 7) % 3 == 0 ? -1.0 : 1.0;
+      if (input == 0) v[i] = std::sin(0.37 * static_cast<double>(i + 1));
+    }
+    return v;
+  };
+  c.reference = [=](const std::vector<Values>& in, const std::vector<Shape>&) {
+    const int64_t rows = d == 0 ? 0 : static_cast<int64_t>(in[0].size()) / d;
+    Values y(rows * out_dim, 0.0);
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t i = 0; i < d; ++i) {
+        y[r * out_dim + static_cast<int64_t>(in[1][i])] += in[2][i] * in[0][r * d + i];
+      }
+    }
+    return std::vector<Values>{y};
+  };
+  return c;
+}
+
+TEST(CountSketchConformance, Sketch) {
+  CheckOp(CountSketchCase(Shape{3, 10}, 4));
+  CheckOp(CountSketchCase(Shape{2, 1, 2, 7}, 9));
+  CheckOp(CountSketchCase(Shape{4, 6}, 1));
+  CheckOp(CountSketchCase(Shape{0, 5}, 3));
+}
+
+TEST(CountSketchConformance, Errors) {
+  Tensor x = MakeTensor(Shape{2, 3}, Values(6, 1.0), DType::kFloat32);
+  Tensor s = MakeTensor(Shape{1, 3}, Values{1, -1, 1}, DType::kFloat32);
+  Tensor h_out = MakeTensor(Shape{1, 3}, Values{0, 4, 1}, DType::kFloat32);
+  std::string msg = ErrorOf([&] {
+    RunOp("_contrib_count_sketch", {{"out_dim", "4"}}, {x, h_out, s}, "c");
+  });
+  EXPECT_CONTAINS(msg, "h[1] = 4");
+  EXPECT_CONTAINS(msg, "out_dim");
+  Tensor h_neg = MakeTensor(Shape{1, 3}, Values{0, -1, 1}, DType::kFloat32);
+  msg = ErrorOf([&] { RunOp("_contrib_count_sketch", {{"out_dim", "4"}}, {x, h_neg, s}, "c"); });
+  EXPECT_CONTAINS(msg, "h[1] = -1");
+  Tensor h_short = MakeTensor(Shape{1, 2}, Values{0, 1}, DType::kFloat32);
+  msg = ErrorOf([&] { RunOp("_contrib_count_sketch", {{"out_dim", "4"}}, {x, h_short, s}, "c"); });
+  EXPECT_CONTAINS(msg, "[1,2]");
+  EXPECT_CONTAINS(msg, "[2,3]");
+  Tensor h = MakeTensor(Shape{1, 3}, Values{0, 1, 2}, DType::kFloat32);
+  msg = ErrorOf([&] { RunOp("_contrib_count_sketch", {}, {x, h, s}, "c"); });
+  EXPECT_CONTAINS(msg, "out_dim");
+  msg = ErrorOf([&] { RunOp("_contrib_count_sketch", {{"out_dim", "0"}}, {x, h, s}, "c"); });
+  EXPECT_CONTAINS(msg, ">= 1");
+  Tensor xi = MakeTensor(Shape{2, 3}, Values(6, 1.0), DType::kInt32);
+  msg = ErrorOf([&] { RunOp("_contrib_count_sketch", {{"out_dim", "4"}}, {xi, h, s}, "c"); });
+  EXPECT_CONTAINS(msg, "int32");
 }
 
 }  // namespace
