@@ -1,4 +1,5 @@
-// The statistics family: _histogram (MXNet's mx.nd.histogram underneath).
+// The statistics family: _histogram (MXNet's mx.nd.histogram underneath) and
+// _contrib_hawkesll (the log likelihood of marked Hawkes processes).
 //
 // Facts checked against a live MXNet 1.9.1:
 // - bin_cnt and range come together (bin_cnt bins over range, one input:
@@ -9,6 +10,21 @@
 //   and NaNs are not counted; the last bin includes its right edge.
 // - A range with equal ends becomes [lo - 0.5, hi + 0.5].
 // - It has no gradient (MXNet registers none); symx lets none flow through it.
+//
+// _contrib_hawkesll (src/operator/contrib/hawkes_ll-inl.h), checked against
+// MXNet 1.9.1:
+// - Inputs lda (N, K), alpha (K), beta (K), state (N, K), lags (N, T), marks
+//   (N, T), valid_length (N), max_time (N); outputs the log likelihood (N) and
+//   the state at max_time (N, K). marks is int32 in MXNet; symx also takes
+//   float32/64 and the other integer dtypes (truncated).
+// - Sample i walks its events j < valid_length[i] (a float: 2.5 takes 3).
+// - The gradient is MXNet's: lda, alpha and beta get d ll / d x times ll's head
+//   gradient; the head gradient of out_state is not propagated and state,
+//   lags, marks, valid_length and max_time get zero (MXNet leaves state's
+//   unwritten and refuses to differentiate the others; docs/numerics.md,
+//   erratum 22).
+// - A mark outside [0, K) or a valid_length above T is an error naming the
+//   sample (MXNet reads out of bounds).
 #include "graph/ops/statistics.h"
 
 #include <cmath>
@@ -119,6 +135,106 @@ SYMX_REGISTER_OP("_histogram")
     .SetInferShape(HistogramShape)
     .SetInferType(HistogramType)
     .SetNonDifferentiable();
+
+constexpr const char* kHawkesInputs[] = {"lda",  "alpha", "beta",         "state",
+                                         "lags", "marks", "valid_length", "max_time"};
+
+absl::Status HawkesShape(const NodeAttrs&, std::vector<Shape>* in, std::vector<Shape>* out) {
+  // N from lda, state, lags, marks, valid_length, max_time; K from lda, alpha,
+  // beta, state; T from lags, marks.
+  int64_t n = kUnknownDim, k = kUnknownDim, t = kUnknownDim;
+  const int ndims[] = {2, 1, 1, 2, 2, 2, 1, 1};
+  // Which of (N, K, T) each dim of each input is: 0 N, 1 K, 2 T.
+  const std::vector<std::vector<int>> roles = {{0, 1}, {1}, {1}, {0, 1}, {0, 2}, {0, 2}, {0}, {0}};
+  int64_t* sizes[] = {&n, &k, &t};
+  const char* names[] = {"N (samples)", "K (processes)", "T (events)"};
+  for (size_t i = 0; i < 8; ++i) {
+    const Shape& s = (*in)[i];
+    if (!s.ndim_known()) continue;
+    if (s.ndim() != ndims[i]) {
+      return ShapeError(kHawkesInputs[i], s,
+                        absl::StrCat(ndims[i],
+                                     " dims (_contrib_hawkesll: lda (N, K), alpha (K), "
+                                     "beta (K), state (N, K), lags (N, T), marks (N, "
+                                     "T), valid_length (N), max_time (N))"));
+    }
+    for (size_t d = 0; d < roles[i].size(); ++d) {
+      int64_t& size = *sizes[roles[i][d]];
+      if (s[d] == kUnknownDim) continue;
+      if (size != kUnknownDim && size != s[d]) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("_contrib_hawkesll: ", kHawkesInputs[i], " of shape ", s.ToString(),
+                         " disagrees on ", names[roles[i][d]], " = ", size, " (lda ",
+                         (*in)[0].ToString(), ", lags ", (*in)[4].ToString(), ")"));
+      }
+      size = s[d];
+    }
+  }
+  for (size_t i = 0; i < 8; ++i) {
+    Shape s = Shape::UnknownDims(ndims[i]);
+    for (size_t d = 0; d < roles[i].size(); ++d) s[d] = *sizes[roles[i][d]];
+    SYMX_RETURN_IF_ERROR(AssignShape(in, i, s, kHawkesInputs[i]));
+  }
+  SYMX_RETURN_IF_ERROR(AssignShape(out, 0, Shape{n}, "log likelihood"));
+  return AssignShape(out, 1, Shape{n, k}, "out_state");
+}
+
+absl::Status HawkesType(const NodeAttrs&, std::vector<DType>* in, std::vector<DType>* out) {
+  DType t = DType::kUnknown;
+  for (size_t i = 0; i < in->size() && t == DType::kUnknown; ++i) {
+    if (i != 5) t = (*in)[i];
+  }
+  if (t == DType::kUnknown) t = (*out)[0] != DType::kUnknown ? (*out)[0] : (*out)[1];
+  if ((*in)[5] == DType::kUnknown) SYMX_RETURN_IF_ERROR(AssignType(in, 5, DType::kInt32, "marks"));
+  if ((*in)[5] == DType::kBool || (*in)[5] == DType::kBFloat16 || (*in)[5] == DType::kFloat16) {
+    return absl::InvalidArgumentError(absl::StrCat("_contrib_hawkesll: marks of dtype ",
+                                                   DTypeName((*in)[5]), " are not supported"));
+  }
+  if (t == DType::kUnknown) return absl::OkStatus();
+  if (t != DType::kFloat32 && t != DType::kFloat64) {
+    return absl::InvalidArgumentError(absl::StrCat("_contrib_hawkesll: dtype ", DTypeName(t),
+                                                   " is not supported (float32, float64)"));
+  }
+  for (size_t i = 0; i < in->size(); ++i) {
+    if (i != 5) SYMX_RETURN_IF_ERROR(AssignType(in, i, t, kHawkesInputs[i]));
+  }
+  SYMX_RETURN_IF_ERROR(AssignType(out, 0, t, "log likelihood"));
+  return AssignType(out, 1, t, "out_state");
+}
+
+std::vector<NodeEntry> HawkesGradient(const NodePtr& node, const std::vector<NodeEntry>& og) {
+  std::vector<NodeEntry> grads(8);
+  if (og[0].node) {
+    std::vector<NodeEntry> inputs = {og[0]};
+    for (const NodeEntry& e : node->inputs) inputs.push_back(e);
+    std::vector<NodeEntry> g = MakeBackwardNode("_backward_contrib_hawkesll", node, inputs);
+    for (int i = 0; i < 3; ++i) grads[i] = g[i];
+  }
+  for (int i = 0; i < 8; ++i) {
+    if (!grads[i].node) {
+      grads[i] = MakeZerosLike(node->inputs[i], node->name() + "_" + kHawkesInputs[i]);
+    }
+  }
+  return grads;
+}
+
+SYMX_REGISTER_OP("_contrib_hawkesll")
+    .Describe(
+        "Log likelihood of N samples of K marked Hawkes processes with exponential kernels over "
+        "(0, max_time], and each sample's state at max_time.")
+    .SetParse(ParseNoParams)
+    .SetInputNames({"lda", "alpha", "beta", "state", "lags", "marks", "valid_length", "max_time"})
+    .SetOutputNames({"output", "out_state"})
+    .SetInferShape(HawkesShape)
+    .SetInferType(HawkesType)
+    .SetGradient(HawkesGradient);
+
+// Inputs: ll's head gradient, then the forward inputs. Outputs: the gradients
+// of lda, alpha and beta.
+Op& backward_hawkes_registration = RegisterBackwardOp(
+    "_backward_contrib_hawkesll", ParseNoParams,
+    {"ograd", "lda", "alpha", "beta", "state", "lags", "marks", "valid_length", "max_time"},
+    [](const NodeAttrs&) { return 3; });
 
 }  // namespace
 }  // namespace symx

@@ -1,4 +1,5 @@
-// Conformance tests for the statistics family: _histogram with equal bins over
+// Conformance tests for the statistics family: _contrib_hawkesll against its
+// recursion written out (gradients by finite differences), and _histogram with equal bins over
 // a range and with given edges, in every dtype MXNet takes; the bin rules at
 // edges (the last bin holds its right edge, values outside and NaNs are not
 // counted, edges rounded to the dtype decide), and bad parameters and shapes.
@@ -155,6 +156,132 @@ TEST(HistogramConformance, Errors) {
   Tensor edges_f64 = MakeTensor(Shape{3}, {0, 1, 2}, DType::kFloat64);
   msg = ErrorOf([&] { RunOp("_histogram", {}, {x, edges_f64}, "h"); });
   EXPECT_CONTAINS(msg, "bins");
+}
+
+// hawkesll's recursion written out plainly (the docs' formulas, in double).
+std::vector<Values> HawkesRef(const std::vector<Values>& in, int64_t n, int64_t k, int64_t t) {
+  Values ll(n), out_state(n * k);
+  for (int64_t i = 0; i < n; ++i) {
+    std::vector<double> state(in[3].begin() + i * k, in[3].begin() + (i + 1) * k), last(k, 0.0);
+    double sum = 0, time = 0;
+    for (int64_t j = 0; static_cast<double>(j) < in[6][i]; ++j) {
+      const int64_t c = static_cast<int64_t>(in[5][i * t + j]);
+      time += in[4][i * t + j];
+      const double d = time - last[c], ed = std::exp(-in[2][c] * d);
+      const double mu = in[0][i * k + c];
+      sum += std::log(mu + in[1][c] * in[2][c] * state[c] * ed) -
+             (mu * d + in[1][c] * state[c] * (1 - ed));
+      state[c] = 1 + state[c] * ed;
+      last[c] = time;
+    }
+    for (int64_t c = 0; c < k; ++c) {
+      const double d = in[7][i] - last[c], ed = std::exp(-in[2][c] * d);
+      sum -= in[0][i * k + c] * d + in[1][c] * state[c] * (1 - ed);
+      out_state[i * k + c] = state[c] * ed;
+    }
+    ll[i] = sum;
+  }
+  return {ll, out_state};
+}
+
+OpCase HawkesCase(const std::string& name, int64_t n, int64_t k, int64_t t,
+                  std::vector<double> lengths) {
+  OpCase c;
+  c.name = name;
+  c.op = "_contrib_hawkesll";
+  c.shapes = {Shape{n, k}, Shape{k},    Shape{k}, Shape{n, k},
+              Shape{n, t}, Shape{n, t}, Shape{n}, Shape{n}};
+  // MXNet's gradient: lda, alpha, beta from the log likelihood only.
+  c.no_grad = {3, 4, 5, 6, 7};
+  c.no_head_grad = {1};
+  c.init = [=](int input, const Shape& s) {
+    Values v(NumElements(s));
+    for (int64_t i = 0; i < static_cast<int64_t>(v.size()); ++i) {
+      const double w = 0.5 + 0.5 * std::sin(1.3 * static_cast<double>(i + 3 * input));
+      switch (input) {
+        case 0:
+          v[i] = 0.5 + 1.5 * w;
+          break;  // lda
+        case 1:
+          v[i] = 0.1 + 0.4 * w;
+          break;  // alpha
+        case 2:
+          v[i] = 0.5 + 1.5 * w;
+          break;  // beta
+        case 3:
+          v[i] = w;
+          break;  // state
+        case 4:
+          v[i] = 0.1 + w;
+          break;  // lags
+        case 5:
+          v[i] = static_cast<double>((i * 7 + 1) % k);
+          break;  // marks
+        case 6:
+          v[i] = lengths[i];
+          break;  // valid_length
+        default:
+          v[i] = 1.5 * static_cast<double>(t) + 1;
+          break;  // max_time
+      }
+    }
+    return v;
+  };
+  c.reference = [=](const std::vector<Values>& in, const std::vector<Shape>&) {
+    return HawkesRef(in, n, k, t);
+  };
+  return c;
+}
+
+TEST(HawkesConformance, LogLikelihood) {
+  CheckOp(HawkesCase("3 samples, 2 processes", 3, 2, 5, {5, 3, 0}));
+  CheckOp(HawkesCase("one process, fractional length", 2, 1, 4, {2.5, 4}));
+  CheckOp(HawkesCase("4 processes", 2, 4, 6, {6, 1}));
+}
+
+TEST(HawkesConformance, MarksInAnyIntegerDtypeAndErrors) {
+  auto f = [](const Shape& s, Values v) { return MakeTensor(s, v, DType::kFloat64); };
+  Tensor lda = f(Shape{1, 2}, {1.0, 2.0}), alpha = f(Shape{2}, {0.2, 0.3});
+  Tensor beta = f(Shape{2}, {1.0, 2.0}), state = f(Shape{1, 2}, {0.0, 0.0});
+  Tensor lags = f(Shape{1, 3}, {0.5, 0.5, 1.0}), valid = f(Shape{1}, {3});
+  Tensor max_time = f(Shape{1}, {10});
+  Tensor marks = MakeTensor(Shape{1, 3}, {0, 1, 1}, DType::kInt32);
+  std::vector<Tensor> out =
+      RunOp("_contrib_hawkesll", {}, {lda, alpha, beta, state, lags, marks, valid, max_time});
+  const std::vector<Values> want =
+      HawkesRef({lda.ToDoubles(), alpha.ToDoubles(), beta.ToDoubles(), state.ToDoubles(),
+                 lags.ToDoubles(), marks.ToDoubles(), valid.ToDoubles(), max_time.ToDoubles()},
+                1, 2, 3);
+  EXPECT_NEAR(out[0].ToDoubles()[0], want[0][0], 1e-12);
+  EXPECT_NEAR(out[1].ToDoubles()[1], want[1][1], 1e-12);
+  Tensor bad_mark = MakeTensor(Shape{1, 3}, {0, 2, 1}, DType::kInt32);
+  std::string msg = ErrorOf([&] {
+    RunOp("_contrib_hawkesll", {}, {lda, alpha, beta, state, lags, bad_mark, valid, max_time}, "h");
+  });
+  EXPECT_CONTAINS(msg, "marks[0, 1] = 2");
+  Tensor long_len = f(Shape{1}, {4});
+  msg = ErrorOf([&] {
+    RunOp("_contrib_hawkesll", {}, {lda, alpha, beta, state, lags, marks, long_len, max_time}, "h");
+  });
+  EXPECT_CONTAINS(msg, "valid_length[0] = 4");
+  Tensor alpha3 = f(Shape{3}, {0.1, 0.2, 0.3});
+  msg = ErrorOf([&] {
+    RunOp("_contrib_hawkesll", {}, {lda, alpha3, beta, state, lags, marks, valid, max_time}, "h");
+  });
+  EXPECT_CONTAINS(msg, "alpha");
+  EXPECT_CONTAINS(msg, "[3]");
+  EXPECT_CONTAINS(msg, "K (processes) = 2");
+  Tensor lags1 = f(Shape{3}, {0.5, 0.5, 1.0});
+  msg = ErrorOf([&] {
+    RunOp("_contrib_hawkesll", {}, {lda, alpha, beta, state, lags1, marks, valid, max_time}, "h");
+  });
+  EXPECT_CONTAINS(msg, "lags");
+  Tensor half_marks = MakeTensor(Shape{1, 3}, {0, 1, 1}, DType::kFloat16);
+  msg = ErrorOf([&] {
+    RunOp("_contrib_hawkesll", {}, {lda, alpha, beta, state, lags, half_marks, valid, max_time},
+          "h");
+  });
+  EXPECT_CONTAINS(msg, "float16");
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-"""Golden cases of the statistics family (graph/ops/statistics.cc): _histogram (see golden_lib.py for what a Case holds)."""
+"""Golden cases of the statistics family (graph/ops/statistics.cc): _histogram and _contrib_hawkesll (see golden_lib.py for what a Case holds)."""
 import mxnet as mx
 import numpy as np
 from golden_lib import Case
@@ -31,5 +31,28 @@ def _histogram_cases():
     return out
 
 
+def _hawkes_cases():
+    names = ["lda", "alpha", "beta", "state", "lags", "marks", "valid_length", "max_time"]
+    sym = mx.sym.contrib.hawkesll(*[V(n) for n in names])
+    n, k, t = 4, 3, 5
+    rng = np.random.RandomState(7)
+    values = {
+        "lda": rng.uniform(0.5, 2.0, (n, k)),
+        "alpha": np.array([0.2, 0.3, 0.4]),
+        "beta": np.array([1.0, 2.0, 3.0]),
+        "state": rng.uniform(0.0, 1.0, (n, k)),
+        "lags": rng.uniform(0.1, 1.5, (n, t)),
+        "marks": rng.randint(0, k, (n, t)),
+        "valid_length": np.array([1, 5, 3, 0]),
+        "max_time": np.array([10.0, 12.0, 8.0, 5.0]),
+    }
+    shapes = {name: v.shape for name, v in values.items()}
+    # MXNet differentiates lda, alpha and beta only (it refuses the others and
+    # leaves state's gradient unwritten).
+    return [Case("hawkesll_three_processes", sym, shapes, values=values,
+                 dtypes={"marks": "int32"},
+                 no_grad=["state", "lags", "marks", "valid_length", "max_time"])]
+
+
 def cases():
-    return _histogram_cases()
+    return _histogram_cases() + _hawkes_cases()
