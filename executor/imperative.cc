@@ -48,6 +48,9 @@ struct OnePlan {
   // device run one at a time: DeviceMutex).
   std::vector<Tensor> hidden;
   size_t held_bytes = 0;  // workspace and hidden outputs (not what a prepared state holds)
+  // The output shapes came from input values (Op::value_shape): the plan
+  // serves its own call only and is not cached.
+  bool per_call = false;
 };
 
 // A device's kernels run one at a time (devices/device.h: its generator and
@@ -272,6 +275,20 @@ absl::Status InferOutputs(const std::vector<Tensor>& inputs, OnePlan* plan) {
     SYMX_RETURN_IF_ERROR(
         Annotate(op.infer_type()(plan->attrs, &in_types, &out_types), plan->where));
   }
+  if (op.value_shape()) {
+    // Shapes that depend on values: read those inputs (a synchronization on a
+    // GPU) and complete the shapes for this call.
+    std::vector<std::vector<double>> values(inputs.size());
+    for (int i : op.value_inputs()) {
+      if (i < 0 || i >= static_cast<int>(inputs.size())) continue;
+      absl::StatusOr<std::vector<double>> v = HostDoubles(inputs[i]);
+      if (!v.ok()) return Annotate(v.status(), plan->where);
+      values[i] = *std::move(v);
+    }
+    SYMX_RETURN_IF_ERROR(
+        Annotate(op.value_shape()(plan->attrs, in_shapes, values, &out_shapes), plan->where));
+    plan->per_call = true;
+  }
   for (size_t i = 0; i < inputs.size(); ++i) {
     // The op may not change what it was given (an input of the wrong shape
     // that inference "fixed" is a conflict the op did not report).
@@ -454,8 +471,9 @@ absl::Status Run(const InvokeArgs& args, const CallInputs& in, const std::string
     ctx.outputs = outputs;
     SYMX_RETURN_IF_ERROR(plan->kernel->fn(ctx));
   }
-  // Only a plan whose first call ran is kept.
-  if (fresh) Cache().Insert(key, plan);
+  // Only a plan whose first call ran is kept (and one whose shapes hold for
+  // other calls too).
+  if (fresh && !plan->per_call) Cache().Insert(key, plan);
   result->assign(outputs.begin(), outputs.begin() + plan->num_visible);
   for (int j = 0; j < plan->num_visible; ++j) {
     if (plan->sinks[j] != OutputSink::kStaged) continue;

@@ -11,7 +11,9 @@
 // which is what lets a plan serve new arrays. An op marked attrs_per_call
 // (the optimizer family: its rate and step count change every call) keys on
 // its attribute names only and parses the values on each call, so a schedule
-// does not build a plan per step.
+// does not build a plan per step. An op whose output shapes depend on input
+// values (Op::value_shape: _contrib_boolean_mask) reads those inputs to the
+// host and plans each call alone, uncached.
 //
 //   Tensor c = Invoke({.op = "dot", .positional = {a, b}})[0];
 //   Invoke({.op = "_plus_scalar", .attrs = {{"scalar", "1"}}, .positional = {x}, .out = {x}});

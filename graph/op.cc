@@ -186,6 +186,12 @@ Op& Op::SetAttrsPerCall(std::vector<std::string> keyed_by_value) {
   return *this;
 }
 
+Op& Op::SetValueDependentShape(std::vector<int> value_inputs, ValueShapeFn fn) {
+  value_inputs_ = std::move(value_inputs);
+  value_shape_ = std::move(fn);
+  return *this;
+}
+
 Op& Op::SetLayoutAgnostic() {
   layout_agnostic_ = true;
   return *this;

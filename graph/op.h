@@ -47,6 +47,12 @@ using InferTypeFn =
 // `out_grads[i]` is the gradient of output i, or an empty entry (node == nullptr)
 // where it is known to be zero. Returns one entry per input; an empty entry means
 // the gradient is zero (or, for aux inputs, does not exist).
+// Output shapes that depend on input values, not only on input shapes
+// (boolean_mask's rows): called with the input shapes and the host values of
+// the op's value inputs (in_values[i] is empty for the others).
+using ValueShapeFn = std::function<absl::Status(
+    const NodeAttrs& attrs, const std::vector<Shape>& in_shapes,
+    const std::vector<std::vector<double>>& in_values, std::vector<Shape>* out_shapes)>;
 using GradientFn = std::function<std::vector<NodeEntry>(const NodePtr& node,
                                                         const std::vector<NodeEntry>& out_grads)>;
 // Adds attributes to the variable created for a missing input `input` (MXNet's
@@ -149,6 +155,15 @@ class Op {
   Op& SetLayoutAgnostic();
   Op& SetAttrsPerCall(std::vector<std::string> keyed_by_value = {});
 
+  // An output shape depends on the values of inputs `value_inputs`: its
+  // InferShapeFn leaves those dims unknown, a bind refuses the op (memory is
+  // planned from shapes before any value exists), and an imperative call reads
+  // those inputs to the host, completes the shapes with `fn`, and plans that
+  // call alone (executor/imperative.cc).
+  Op& SetValueDependentShape(std::vector<int> value_inputs, ValueShapeFn fn);
+  const ValueShapeFn& value_shape() const { return value_shape_; }
+  const std::vector<int>& value_inputs() const { return value_inputs_; }
+
  private:
   std::string name_;
   std::string source_file_;
@@ -174,6 +189,8 @@ class Op {
   bool layout_agnostic_ = false;
   bool attrs_per_call_ = false;
   std::vector<std::string> attrs_keyed_by_value_;
+  ValueShapeFn value_shape_;
+  std::vector<int> value_inputs_;
 };
 
 class OpRegistry {

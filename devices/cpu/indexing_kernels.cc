@@ -31,6 +31,7 @@
 #include "devices/geometry/ravel_index.h"
 #include "devices/geometry/upsampling_geometry.h"
 #include "graph/error.h"
+#include "graph/infer_util.h"
 #include "graph/ops/indexing.h"
 #include "graph/ops/ordering.h"
 
@@ -580,9 +581,44 @@ absl::Status IndexArray(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// _contrib_boolean_mask: the (outer, kept entry) blocks of `inner` elements
+// copied in order; the output's length along the axis was set from index's
+// values when the call was planned.
+absl::Status BooleanMask(const KernelContext& ctx) {
+  const Tensor& data = ctx.inputs[0];
+  const Shape& s = data.shape();
+  int axis = 0;
+  SYMX_RETURN_IF_ERROR(Annotate(
+      NormalizeAxis(ctx.param<BooleanMaskParam>().axis, s.ndim(), "axis", &axis), ctx.Where()));
+  const std::vector<double> index = ctx.inputs[1].ToDoubles();
+  std::vector<int64_t> kept;
+  for (size_t i = 0; i < index.size(); ++i) {
+    if (index[i] != 0.0) kept.push_back(static_cast<int64_t>(i));
+  }
+  const Shape& o = ctx.outputs[0].shape();
+  if (o.ndim() != s.ndim() || o[axis] != static_cast<int64_t>(kept.size())) {
+    return Fail(ctx, absl::StrCat("output ", o.ToString(), " does not hold the ", kept.size(),
+                                  " entries index selects from data ", s.ToString()));
+  }
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < axis; ++d) outer *= s[d];
+  for (int d = axis + 1; d < s.ndim(); ++d) inner *= s[d];
+  const size_t block = static_cast<size_t>(inner) * DTypeSize(data.dtype());
+  const auto* src = static_cast<const uint8_t*>(data.read_raw_data());
+  auto* dst = static_cast<uint8_t*>(ctx.outputs[0].raw_data());
+  const int64_t n = s[axis], m = static_cast<int64_t>(kept.size());
+  for (int64_t a = 0; a < outer; ++a) {
+    for (int64_t k = 0; k < m; ++k) {
+      std::memcpy(dst + (a * m + k) * block, src + (a * n + kept[k]) * block, block);
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 SYMX_REGISTER_KERNEL("batch_take", kCPU, BatchTake);
+SYMX_REGISTER_KERNEL("_contrib_boolean_mask", kCPU, BooleanMask);
 SYMX_REGISTER_KERNEL("_ravel_multi_index", kCPU, RavelMultiIndex);
 SYMX_REGISTER_KERNEL("_unravel_index", kCPU, UnravelIndex);
 SYMX_REGISTER_KERNEL("_contrib_index_array", kCPU, IndexArray);

@@ -539,9 +539,46 @@ size_t IndexArrayWorkspace(const NodeAttrs&, const std::vector<Shape>& in,
   return static_cast<size_t>(longest) * sizeof(int64_t);
 }
 
+// _contrib_boolean_mask: index read to the host (a synchronization; its values
+// also set the output's length when the call was planned), then one strided
+// copy per kept entry: `outer` blocks of `inner` elements each.
+absl::Status BooleanMask(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& data = ctx.inputs[0];
+  const Shape& s = data.shape();
+  int axis = 0;
+  SYMX_RETURN_IF_ERROR(Annotate(
+      NormalizeAxis(ctx.param<BooleanMaskParam>().axis, s.ndim(), "axis", &axis), ctx.Where()));
+  SYMX_ASSIGN_OR_RETURN(std::vector<double> index, HostDoubles(ctx.inputs[1]));
+  std::vector<int64_t> kept;
+  for (size_t i = 0; i < index.size(); ++i) {
+    if (index[i] != 0.0) kept.push_back(static_cast<int64_t>(i));
+  }
+  const Shape& o = ctx.outputs[0].shape();
+  if (o.ndim() != s.ndim() || o[axis] != static_cast<int64_t>(kept.size())) {
+    return Fail(ctx, absl::StrCat("output ", o.ToString(), " does not hold the ", kept.size(),
+                                  " entries index selects from data ", s.ToString()));
+  }
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < axis; ++d) outer *= s[d];
+  for (int d = axis + 1; d < s.ndim(); ++d) inner *= s[d];
+  const size_t block = static_cast<size_t>(inner) * DTypeSize(data.dtype());
+  if (block == 0 || outer == 0) return absl::OkStatus();
+  const auto* src = static_cast<const uint8_t*>(data.read_raw_data());
+  auto* dst = static_cast<uint8_t*>(ctx.outputs[0].raw_data());
+  const size_t n = static_cast<size_t>(s[axis]), m = kept.size();
+  for (size_t k = 0; k < m; ++k) {
+    SYMX_CUDA_LAUNCH(ctx, cudaMemcpy2DAsync(dst + k * block, m * block, src + kept[k] * block,
+                                            n * block, block, static_cast<size_t>(outer),
+                                            cudaMemcpyDeviceToDevice, device->stream()));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 SYMX_REGISTER_KERNEL("batch_take", kGPU, .fn = BatchTake, .workspace = BatchTakeWorkspace);
+SYMX_REGISTER_KERNEL("_contrib_boolean_mask", kGPU, BooleanMask);
 SYMX_REGISTER_KERNEL("_ravel_multi_index", kGPU, RavelMultiIndex);
 SYMX_REGISTER_KERNEL("_unravel_index", kGPU, UnravelIndex);
 SYMX_REGISTER_KERNEL("_contrib_index_array", kGPU, .fn = IndexArray,

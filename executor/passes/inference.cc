@@ -8,13 +8,29 @@
 #include "executor/passes/passes.h"
 #include "graph/error.h"
 #include "graph/infer_graph.h"
+#include "graph/op.h"
 
 namespace symx {
 namespace {
 
-// Entries whose shape or dtype stayed unknown after inference, for the error.
+// Entries whose shape or dtype stayed unknown after inference, for the error;
+// an op whose output shape depends on input values is named first and why.
 absl::Status UnknownEntriesError(const IndexedGraph& g, const ShapeTable& shapes,
                                  const TypeTable& types) {
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    const Node& node = *g[nid].node;
+    if (node.is_variable() || !node.op()->value_shape()) continue;
+    for (int j = 0; j < node.num_outputs(); ++j) {
+      if (shapes[g.entry_id(nid, j)].fully_known()) continue;
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot bind: ", NodeLabel(node), " output ", j,
+          " has a shape that depends on the "
+          "values of its inputs (",
+          shapes[g.entry_id(nid, j)].ToString(),
+          "), and a bind plans memory from shapes alone. Run it imperatively (mx.nd) instead; "
+          "MXNet 1.9.1 cannot bind it either"));
+    }
+  }
   std::vector<std::string> names;
   for (uint32_t nid = 0; nid < g.num_nodes() && names.size() < 10; ++nid) {
     const Node& node = *g[nid].node;

@@ -26,6 +26,14 @@
 // Registers Embedding (row lookup of integer-valued indices in a (input_dim, output_dim)
 // table) and _backward_Embedding.
 //
+// Registers _contrib_boolean_mask: the entries of data along `axis` where index
+// (one value per entry, any numeric dtype) is nonzero, in order. Its output
+// length along the axis depends on index's values (Op::value_shape), so it runs
+// imperatively and a bind refuses it, as MXNet 1.9.1's bind does (whose
+// shape inference cannot finish); MXNet supports axis 0 only, symx any axis.
+// It has no gradient in symx: only MXNet's autograd reaches its gradient, and
+// symx's Python front has no autograd.
+//
 // Registers batch_take, _ravel_multi_index (ravel_multi_index), _unravel_index
 // (unravel_index) and _contrib_index_array, none differentiable (MXNet
 // registers no gradient for batch_take and a zero one for the others):
@@ -472,6 +480,70 @@ absl::Status IndexArrayShape(const NodeAttrs& attrs, std::vector<Shape>* in,
   dims.push_back(static_cast<int64_t>(axes.size()));
   return AssignShape(out, 0, Shape(dims), "output");
 }
+
+absl::StatusOr<OpParamPtr> ParseBooleanMask(const AttrMap& attrs) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<BooleanMaskParam>();
+  p->axis = r.Int("axis", 0);
+  return r.Finish(std::move(p));
+}
+
+// The output is data with the axis' length unknown until index's values are
+// read (BooleanMaskRows).
+absl::Status BooleanMaskShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                              std::vector<Shape>* out) {
+  const Shape& data = (*in)[0];
+  if (!data.ndim_known()) return absl::OkStatus();
+  int axis = 0;
+  SYMX_RETURN_IF_ERROR(NormalizeAxis(Param<BooleanMaskParam>(attrs).axis, data.ndim(),
+                                     "_contrib_boolean_mask axis", &axis));
+  const Shape& index = (*in)[1];
+  if (index.ndim_known() &&
+      (index.ndim() != 1 ||
+       (index[0] != kUnknownDim && data[axis] != kUnknownDim && index[0] != data[axis]))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("_contrib_boolean_mask: index of shape ", index.ToString(), " must be (",
+                     data[axis] == kUnknownDim ? std::string("n") : absl::StrCat(data[axis]),
+                     ",), one value per entry of data ", data.ToString(), " along axis ", axis));
+  }
+  SYMX_RETURN_IF_ERROR(AssignShape(in, 1, Shape{data[axis]}, "index"));
+  Shape o = data;
+  o[axis] = kUnknownDim;
+  if ((*out)[0].ndim_known() && (*out)[0].ndim() == o.ndim()) o[axis] = (*out)[0][axis];
+  return AssignShape(out, 0, o, "output");
+}
+
+absl::Status BooleanMaskRows(const NodeAttrs& attrs, const std::vector<Shape>& in_shapes,
+                             const std::vector<std::vector<double>>& values,
+                             std::vector<Shape>* out) {
+  int axis = 0;
+  SYMX_RETURN_IF_ERROR(NormalizeAxis(Param<BooleanMaskParam>(attrs).axis, in_shapes[0].ndim(),
+                                     "_contrib_boolean_mask axis", &axis));
+  int64_t kept = 0;
+  for (double v : values[1]) kept += v != 0.0 ? 1 : 0;
+  Shape o = in_shapes[0];
+  o[axis] = kept;
+  (*out)[0] = o;
+  return absl::OkStatus();
+}
+
+absl::Status BooleanMaskType(const NodeAttrs&, std::vector<DType>* in, std::vector<DType>* out) {
+  const DType t = (*in)[0] != DType::kUnknown ? (*in)[0] : (*out)[0];
+  if (t == DType::kUnknown) return absl::OkStatus();
+  SYMX_RETURN_IF_ERROR(AssignType(in, 0, t, "data"));
+  return AssignType(out, 0, t, "output");
+}
+
+SYMX_REGISTER_OP("_contrib_boolean_mask")
+    .Describe(
+        "The entries of data along axis where index is nonzero, in order (an output length "
+        "that depends on index's values: imperative calls only).")
+    .SetParse(ParseBooleanMask)
+    .SetInputNames({"data", "index"})
+    .SetInferShape(BooleanMaskShape)
+    .SetInferType(BooleanMaskType)
+    .SetValueDependentShape({1}, BooleanMaskRows)
+    .SetIndexInputs({1});
 
 SYMX_REGISTER_OP("_contrib_index_array")
     .Describe("The int64 coordinates of every element: out[..., j] = its index along axes[j].")

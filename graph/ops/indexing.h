@@ -54,6 +54,11 @@ struct RavelParam : OpParam {
   std::vector<int64_t> shape;
 };
 
+// _contrib_boolean_mask: the axis whose entries index selects.
+struct BooleanMaskParam : OpParam {
+  int64_t axis = 0;
+};
+
 // _contrib_index_array: the axes whose coordinates are listed (None: all).
 struct IndexArrayParam : OpParam {
   std::optional<std::vector<int64_t>> axes;

@@ -22,6 +22,7 @@
 #include "devices/kernel.h"
 #include "devices/tensor.h"
 #include "executor/executor.h"
+#include "executor/imperative.h"
 #include "gmock/gmock.h"
 #include "graph/error.h"
 #include "graph/node.h"
@@ -584,6 +585,66 @@ TEST(IndexingConformance, IndexArray) {
   std::string msg = ErrorOf([&] { RunOp("_contrib_index_array", {{"axes", "(2,)"}}, {x}); });
   EXPECT_CONTAINS(msg, "axes");
   EXPECT_CONTAINS(msg, "2");
+}
+
+}  // namespace
+}  // namespace symx
+
+namespace symx {
+namespace {
+
+// _contrib_boolean_mask runs imperatively: its output length comes from
+// index's values, read at the call.
+TEST(BooleanMask, SelectsEntriesImperatively) {
+  for (const Context& ctx : testing::DevicesPresent()) {
+    SCOPED_TRACE(ctx.ToString());
+    Tensor data = Tensor::FromVector(Shape{3, 2}, {1, 2, 3, 4, 5, 6}, DType::kFloat32, ctx);
+    Tensor index = Tensor::FromVector(Shape{3}, {1, 0, 1}, DType::kFloat32, ctx);
+    std::vector<Tensor> out = Invoke({.op = "_contrib_boolean_mask", .positional = {data, index}});
+    EXPECT_EQ(out[0].shape(), (Shape{2, 2}));
+    EXPECT_EQ(out[0].ToDoubles(), (std::vector<double>{1, 2, 5, 6}));
+    // Another call with other values on the same shapes gets its own length.
+    Tensor none = Tensor::FromVector(Shape{3}, {0, 0, 0}, DType::kInt32, ctx);
+    out = Invoke({.op = "_contrib_boolean_mask", .positional = {data, none}});
+    EXPECT_EQ(out[0].shape(), (Shape{0, 2}));
+    // Any axis (MXNet: axis 0 only), integer data, negative values select.
+    Tensor ints = Tensor::FromVector(Shape{2, 3, 2}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11},
+                                     DType::kInt64, ctx);
+    Tensor mid = Tensor::FromVector(Shape{3}, {-1, 0, 2}, DType::kInt64, ctx);
+    out = Invoke(
+        {.op = "_contrib_boolean_mask", .attrs = {{"axis", "1"}}, .positional = {ints, mid}});
+    EXPECT_EQ(out[0].shape(), (Shape{2, 2, 2}));
+    EXPECT_EQ(out[0].ToDoubles(), (std::vector<double>{0, 1, 4, 5, 6, 7, 10, 11}));
+  }
+}
+
+TEST(BooleanMask, ErrorsNameTheShapesAndABindIsRefused) {
+  Tensor data = Tensor::FromVector(Shape{3, 2}, {1, 2, 3, 4, 5, 6}, DType::kFloat32);
+  Tensor short_index = Tensor::FromVector(Shape{2}, {1, 0}, DType::kFloat32);
+  std::string msg = testing::ErrorOf([&] {
+    Invoke({.op = "_contrib_boolean_mask", .positional = {data, short_index}});
+  });
+  EXPECT_CONTAINS(msg, "index of shape [2]");
+  EXPECT_CONTAINS(msg, "[3,2]");
+  Tensor index = Tensor::FromVector(Shape{3}, {1, 0, 1}, DType::kFloat32);
+  msg = testing::ErrorOf([&] {
+    Invoke({.op = "_contrib_boolean_mask", .attrs = {{"axis", "2"}}, .positional = {data, index}});
+  });
+  EXPECT_CONTAINS(msg, "axis");
+  // In a bound graph the output's length is unknown until index is read.
+  Symbol s = OpCall("_contrib_boolean_mask")
+                 .Name("mask")
+                 .Input(Symbol::Variable("data"))
+                 .Input(Symbol::Variable("index"))
+                 .Build();
+  msg = testing::ErrorOf([&] {
+    Executor::SimpleBind(s, {.ctx = Context::CPU(0),
+                             .shapes = {{"data", Shape{3, 2}}, {"index", Shape{3}}},
+                             .grad_req = GradReq::kNull});
+  });
+  EXPECT_CONTAINS(msg, "mask");
+  EXPECT_CONTAINS(msg, "depends on the values of its inputs");
+  EXPECT_CONTAINS(msg, "imperatively");
 }
 
 }  // namespace
