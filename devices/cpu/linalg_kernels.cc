@@ -1,19 +1,26 @@
 // CPU kernels of _linalg_extractdiag, _linalg_makediag, _linalg_extracttrian,
 // _linalg_maketrian, _linalg_sumlogdiag (and its backward), _linalg_gemm2,
-// _linalg_gemm and _linalg_syrk (float32 and float64, as MXNet).
+// _linalg_gemm, _linalg_syrk, and of _linalg_potrf, _linalg_potri,
+// _linalg_trmm, _linalg_trsm, _linalg_inverse, _linalg_det, _linalg_slogdet,
+// _linalg_gelqf and _linalg_syevd with their backward ops (float32 and
+// float64, as MXNet).
 // The products: every matrix of the batch through the dense family's Gemm, reading the operands in
 // place at their row stride (GemmLayout above).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/dense_kernels.h"
 #include "devices/cpu/kernel_util.h"
+#include "devices/geometry/linalg_matrix.h"
+#include "graph/ops/linalg.h"
 #include "graph/param.h"
 #include "graph/shape.h"
-#include "graph/ops/linalg.h"
 
 namespace symx {
 
@@ -211,6 +218,409 @@ absl::Status SumLogDiag(const KernelContext& ctx) {
 absl::Status SumLogDiagBackward(const KernelContext& ctx) {
   SYMX_FLOAT_SWITCH(ctx, ctx.inputs[1].dtype(), T, return SumLogDiagBackwardT<T>(ctx));
 }
+
+// ---------------------------------------------------------------------------
+// potrf, potri, trmm, trsm, inverse, det, slogdet and their gradients: each
+// matrix of the batch through devices/geometry/linalg_matrix.h (the CUDA
+// kernels' arithmetic), in parallel over the batch.
+
+// The count and side of the square matrices of `t`.
+absl::Status Squares(const KernelContext& ctx, const Tensor& t, int64_t* count, int64_t* n) {
+  absl::Status s = GetSquareBatch(t.shape(), "input A", count, n);
+  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", s.message()));
+  return absl::OkStatus();
+}
+
+// Runs fn(b) for every matrix b < count, about `flops` each; fn returns a
+// LAPACK-style info (0: fine). Returns the first failing matrix and its info.
+template <typename Fn>
+std::pair<int64_t, int64_t> EachMatrix(const KernelContext& ctx, int64_t count, double flops,
+                                       Fn&& fn) {
+  std::vector<int64_t> info(static_cast<size_t>(count), 0);
+  ParallelFor(ctx, count, flops, [&](int64_t begin, int64_t end) {
+    for (int64_t b = begin; b < end; ++b) info[static_cast<size_t>(b)] = fn(b);
+  });
+  for (int64_t b = 0; b < count; ++b) {
+    if (info[static_cast<size_t>(b)] != 0) return {b, info[static_cast<size_t>(b)]};
+  }
+  return {-1, 0};
+}
+
+absl::Status FailedAt(const KernelContext& ctx, FactorFailure kind, const Shape& a, int64_t index,
+                      int64_t info) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(ctx.Where(), ": ", FactorError(kind, a, index, info).message()));
+}
+
+absl::Status TriangOperands(const KernelContext& ctx, const LinalgTriangParam& p, const Tensor& a,
+                            const Tensor& b, TriangLayout* l) {
+  absl::Status s = GetTriangLayout(p, a.shape(), b.shape(), l);
+  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", s.message()));
+  return absl::OkStatus();
+}
+
+template <typename T>
+void CopyMatrix(const T* src, T* dst, int64_t size) {
+  if (src != dst) std::copy(src, src + size, dst);
+}
+
+template <typename T>
+absl::Status PotrfT(const KernelContext& ctx) {
+  const Tensor& a = ctx.inputs[0];
+  int64_t count = 0, n = 0;
+  SYMX_RETURN_IF_ERROR(Squares(ctx, a, &count, &n));
+  const bool lower = ctx.param<LinalgCholeskyParam>().lower;
+  const T* src = a.data<T>();
+  T* dst = ctx.outputs[0].data<T>();
+  const auto [bad, info] = EachMatrix(ctx, count, n * n * n / 3.0, [&](int64_t b) {
+    CopyMatrix(src + b * n * n, dst + b * n * n, n * n);
+    return linalg::Cholesky(dst + b * n * n, n, lower);
+  });
+  if (bad >= 0) return FailedAt(ctx, FactorFailure::kNotPositiveDefinite, a.shape(), bad, info);
+  return absl::OkStatus();
+}
+
+template <typename T>
+absl::Status PotriT(const KernelContext& ctx) {
+  const Tensor& a = ctx.inputs[0];
+  int64_t count = 0, n = 0;
+  SYMX_RETURN_IF_ERROR(Squares(ctx, a, &count, &n));
+  const bool lower = ctx.param<LinalgCholeskyParam>().lower;
+  const T* src = a.data<T>();
+  T* dst = ctx.outputs[0].data<T>();
+  const auto [bad, info] = EachMatrix(ctx, count, 2.0 * n * n * n / 3.0, [&](int64_t b) {
+    CopyMatrix(src + b * n * n, dst + b * n * n, n * n);
+    return linalg::CholeskyInverse(dst + b * n * n, n, lower);
+  });
+  if (bad >= 0) return FailedAt(ctx, FactorFailure::kSingularFactor, a.shape(), bad, info);
+  return absl::OkStatus();
+}
+
+// trmm (kSolve false) and trsm: C = B, then the product or solve in place.
+template <typename T, bool kSolve>
+absl::Status TriangT(const KernelContext& ctx) {
+  const LinalgTriangParam& p = ctx.param<LinalgTriangParam>();
+  TriangLayout l;
+  SYMX_RETURN_IF_ERROR(TriangOperands(ctx, p, ctx.inputs[0], ctx.inputs[1], &l));
+  const T* a = ctx.inputs[0].data<T>();
+  const T* b = ctx.inputs[1].data<T>();
+  T* c = ctx.outputs[0].data<T>();
+  const linalg::TriangSpec s{p.transpose, p.rightside, p.lower};
+  const int64_t nn = l.n * l.n, bsize = l.rows * l.cols;
+  EachMatrix(ctx, l.count, 1.0 * l.n * bsize, [&](int64_t i) {
+    CopyMatrix(b + i * bsize, c + i * bsize, bsize);
+    if (kSolve) {
+      linalg::TriangSolve(a + i * nn, l.n, s, static_cast<T>(p.alpha), c + i * bsize, l.rows,
+                          l.cols);
+    } else {
+      linalg::TriangMultiply(a + i * nn, l.n, s, static_cast<T>(p.alpha), c + i * bsize, l.rows,
+                             l.cols);
+    }
+    return int64_t{0};
+  });
+  return absl::OkStatus();
+}
+
+template <typename T>
+absl::Status InverseT(const KernelContext& ctx) {
+  const Tensor& a = ctx.inputs[0];
+  int64_t count = 0, n = 0;
+  SYMX_RETURN_IF_ERROR(Squares(ctx, a, &count, &n));
+  const T* src = a.data<T>();
+  T* dst = ctx.outputs[0].data<T>();
+  const auto [bad, info] = EachMatrix(ctx, count, 2.0 * n * n * n, [&](int64_t b) {
+    std::vector<T> lu(src + b * n * n, src + (b + 1) * n * n);
+    std::vector<int32_t> ipiv(static_cast<size_t>(n));
+    const int64_t r = linalg::LuFactor(lu.data(), n, ipiv.data());
+    if (r == 0) linalg::LuInverse(lu.data(), ipiv.data(), n, T(1), 1, n, dst + b * n * n);
+    return r;
+  });
+  if (bad >= 0) return FailedAt(ctx, FactorFailure::kSingular, a.shape(), bad, info);
+  return absl::OkStatus();
+}
+
+// det (kLog false): det, LU, pivot; slogdet: sign, logabsdet, LU, pivot.
+template <typename T, bool kLog>
+absl::Status DetT(const KernelContext& ctx) {
+  const Tensor& a = ctx.inputs[0];
+  int64_t count = 0, n = 0;
+  SYMX_RETURN_IF_ERROR(Squares(ctx, a, &count, &n));
+  const int values = kLog ? 2 : 1;
+  if (ctx.outputs[0].size() != count) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.Where(), ": output ", ctx.outputs[0].shape().ToString(),
+                     " does not hold one value per matrix of ", a.shape().ToString()));
+  }
+  const T* src = a.data<T>();
+  T* v0 = ctx.outputs[0].data<T>();
+  T* v1 = kLog ? ctx.outputs[1].data<T>() : nullptr;
+  T* lu = ctx.outputs[values].data<T>();
+  int32_t* ipiv = ctx.outputs[values + 1].data<int32_t>();
+  EachMatrix(ctx, count, 2.0 * n * n * n / 3.0, [&](int64_t b) {
+    CopyMatrix(src + b * n * n, lu + b * n * n, n * n);
+    linalg::LuFactor(lu + b * n * n, n, ipiv + b * n);
+    T sign, logabs;
+    linalg::LuSignLogDet(lu + b * n * n, ipiv + b * n, n, &sign, &logabs);
+    if (kLog) {
+      v0[b] = sign;
+      v1[b] = logabs;
+    } else {
+      v0[b] = sign * std::exp(logabs);
+    }
+    return int64_t{0};
+  });
+  return absl::OkStatus();
+}
+
+// Inputs: ograd, B (the factor). dA.
+template <typename T>
+absl::Status PotrfBackwardT(const KernelContext& ctx) {
+  int64_t count = 0, n = 0;
+  SYMX_RETURN_IF_ERROR(Squares(ctx, ctx.inputs[1], &count, &n));
+  const bool lower = ctx.param<LinalgCholeskyParam>().lower;
+  const T* g = ctx.inputs[0].data<T>();
+  const T* b = ctx.inputs[1].data<T>();
+  T* da = ctx.outputs[0].data<T>();
+  EachMatrix(ctx, count, 2.0 * n * n * n, [&](int64_t i) {
+    linalg::PotrfBackward(g + i * n * n, b + i * n * n, n, lower, da + i * n * n);
+    return int64_t{0};
+  });
+  return absl::OkStatus();
+}
+
+// Inputs: ograd, B (potri's input), A (its output). dB.
+template <typename T>
+absl::Status PotriBackwardT(const KernelContext& ctx) {
+  int64_t count = 0, n = 0;
+  SYMX_RETURN_IF_ERROR(Squares(ctx, ctx.inputs[1], &count, &n));
+  const bool lower = ctx.param<LinalgCholeskyParam>().lower;
+  const T* g = ctx.inputs[0].data<T>();
+  const T* b = ctx.inputs[1].data<T>();
+  const T* a = ctx.inputs[2].data<T>();
+  T* db = ctx.outputs[0].data<T>();
+  EachMatrix(ctx, count, 5.0 * n * n * n, [&](int64_t i) {
+    linalg::PotriBackward(g + i * n * n, b + i * n * n, a + i * n * n, n, lower, db + i * n * n);
+    return int64_t{0};
+  });
+  return absl::OkStatus();
+}
+
+// trmm's (inputs ograd, A, B) and trsm's (ograd, A, C) gradients: dA, dB.
+template <typename T, bool kSolve>
+absl::Status TriangBackwardT(const KernelContext& ctx) {
+  const LinalgTriangParam& p = ctx.param<LinalgTriangParam>();
+  TriangLayout l;
+  SYMX_RETURN_IF_ERROR(TriangOperands(ctx, p, ctx.inputs[1], ctx.inputs[2], &l));
+  const T* g = ctx.inputs[0].data<T>();
+  const T* a = ctx.inputs[1].data<T>();
+  const T* x = ctx.inputs[2].data<T>();
+  T* da = ctx.outputs[0].data<T>();
+  T* db = ctx.outputs[1].data<T>();
+  const linalg::TriangSpec s{p.transpose, p.rightside, p.lower};
+  const linalg::TriangDims d{l.n, l.rows, l.cols};
+  const int64_t nn = l.n * l.n, bsize = l.rows * l.cols;
+  const T alpha = static_cast<T>(p.alpha);
+  EachMatrix(ctx, l.count, 3.0 * l.n * bsize, [&](int64_t i) {
+    if (kSolve) {
+      linalg::TrsmBackward(g + i * bsize, a + i * nn, x + i * bsize, d, s, alpha, da + i * nn,
+                           db + i * bsize);
+    } else {
+      linalg::TrmmBackward(g + i * bsize, a + i * nn, x + i * bsize, d, s, alpha, da + i * nn,
+                           db + i * bsize);
+    }
+    return int64_t{0};
+  });
+  return absl::OkStatus();
+}
+
+// Inputs: ograd, A (inverse's output). dB = -A^T ograd A^T.
+template <typename T>
+absl::Status InverseBackwardT(const KernelContext& ctx) {
+  int64_t count = 0, n = 0;
+  SYMX_RETURN_IF_ERROR(Squares(ctx, ctx.inputs[1], &count, &n));
+  const T* g = ctx.inputs[0].data<T>();
+  const T* a = ctx.inputs[1].data<T>();
+  T* db = ctx.outputs[0].data<T>();
+  EachMatrix(ctx, count, 4.0 * n * n * n, [&](int64_t i) {
+    std::vector<T> tmp(static_cast<size_t>(n * n));
+    linalg::InverseBackward(g + i * n * n, a + i * n * n, n, tmp.data(), db + i * n * n);
+    return int64_t{0};
+  });
+  return absl::OkStatus();
+}
+
+// det's (inputs ograd, det, LU, pivot; dA = ograd det A^-T) and slogdet's
+// (ograd of logabsdet, logabsdet, LU, pivot; dA = ograd A^-T) gradients,
+// zero for a singular matrix as MXNet.
+template <typename T, bool kLog>
+absl::Status DetBackwardT(const KernelContext& ctx) {
+  int64_t count = 0, n = 0;
+  SYMX_RETURN_IF_ERROR(Squares(ctx, ctx.inputs[2], &count, &n));
+  const T* g = ctx.inputs[0].data<T>();
+  const T* v = ctx.inputs[1].data<T>();
+  const T* lu = ctx.inputs[2].data<T>();
+  const int32_t* ipiv = ctx.inputs[3].data<int32_t>();
+  T* da = ctx.outputs[0].data<T>();
+  EachMatrix(ctx, count, 2.0 * n * n * n, [&](int64_t i) {
+    const bool singular = kLog ? v[i] == -std::numeric_limits<T>::infinity() : v[i] == T(0);
+    if (singular) {
+      std::fill(da + i * n * n, da + (i + 1) * n * n, T(0));
+    } else {
+      // The inverse of the factored A^T, column-major, is A^-T row-major.
+      linalg::LuInverse(lu + i * n * n, ipiv + i * n, n, kLog ? g[i] : g[i] * v[i], n, 1,
+                        da + i * n * n);
+    }
+    return int64_t{0};
+  });
+  return absl::OkStatus();
+}
+
+absl::Status Potrf(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[0].dtype(), T, return PotrfT<T>(ctx));
+}
+absl::Status Potri(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[0].dtype(), T, return PotriT<T>(ctx));
+}
+template <bool kSolve>
+absl::Status Triang(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[0].dtype(), T, return TriangT<T, kSolve>(ctx));
+}
+absl::Status Inverse(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[0].dtype(), T, return InverseT<T>(ctx));
+}
+template <bool kLog>
+absl::Status Det(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[0].dtype(), T, return DetT<T, kLog>(ctx));
+}
+absl::Status PotrfBackward(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[1].dtype(), T, return PotrfBackwardT<T>(ctx));
+}
+absl::Status PotriBackward(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[1].dtype(), T, return PotriBackwardT<T>(ctx));
+}
+template <bool kSolve>
+absl::Status TriangBackward(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[1].dtype(), T, return TriangBackwardT<T, kSolve>(ctx));
+}
+absl::Status InverseBackward(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[1].dtype(), T, return InverseBackwardT<T>(ctx));
+}
+template <bool kLog>
+absl::Status DetBackward(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[2].dtype(), T, return DetBackwardT<T, kLog>(ctx));
+}
+
+SYMX_REGISTER_KERNEL("_linalg_potrf", kCPU, Potrf);
+SYMX_REGISTER_KERNEL("_linalg_potri", kCPU, Potri);
+SYMX_REGISTER_KERNEL("_linalg_trmm", kCPU, Triang<false>);
+SYMX_REGISTER_KERNEL("_linalg_trsm", kCPU, Triang<true>);
+SYMX_REGISTER_KERNEL("_linalg_inverse", kCPU, Inverse);
+SYMX_REGISTER_KERNEL("_linalg_det", kCPU, Det<false>);
+SYMX_REGISTER_KERNEL("_linalg_slogdet", kCPU, Det<true>);
+SYMX_REGISTER_KERNEL("_backward_linalg_potrf", kCPU, PotrfBackward);
+SYMX_REGISTER_KERNEL("_backward_linalg_potri", kCPU, PotriBackward);
+SYMX_REGISTER_KERNEL("_backward_linalg_trmm", kCPU, TriangBackward<false>);
+SYMX_REGISTER_KERNEL("_backward_linalg_trsm", kCPU, TriangBackward<true>);
+SYMX_REGISTER_KERNEL("_backward_linalg_inverse", kCPU, InverseBackward);
+SYMX_REGISTER_KERNEL("_backward_linalg_det", kCPU, DetBackward<false>);
+SYMX_REGISTER_KERNEL("_backward_linalg_slogdet", kCPU, DetBackward<true>);
+
+// gelqf: A (count, m, n) -> Q, L.
+template <typename T>
+absl::Status GelqfT(const KernelContext& ctx) {
+  const Shape& s = ctx.inputs[0].shape();
+  const int ndim = s.ndim();
+  if (ndim < 2 || s[ndim - 2] > s[ndim - 1]) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": input A ", s.ToString(),
+                                                   " is not a tensor of m x n matrices, m <= n"));
+  }
+  const int64_t m = s[ndim - 2], n = s[ndim - 1];
+  const int64_t count = m == 0 ? 0 : s.Size() / (m * n);
+  const T* a = ctx.inputs[0].data<T>();
+  T* q = ctx.outputs[0].data<T>();
+  T* l = ctx.outputs[1].data<T>();
+  EachMatrix(ctx, count, 4.0 * m * m * n, [&](int64_t b) {
+    std::vector<T> work(static_cast<size_t>(m * n + m));
+    linalg::LqFactor(a + b * m * n, m, n, q + b * m * n, l + b * m * m, work.data());
+    return int64_t{0};
+  });
+  return absl::OkStatus();
+}
+
+// syevd: A (count, n, n) -> U, L.
+template <typename T>
+absl::Status SyevdT(const KernelContext& ctx) {
+  int64_t count = 0, n = 0;
+  SYMX_RETURN_IF_ERROR(Squares(ctx, ctx.inputs[0], &count, &n));
+  const T* a = ctx.inputs[0].data<T>();
+  T* u = ctx.outputs[0].data<T>();
+  T* w = ctx.outputs[1].data<T>();
+  EachMatrix(ctx, count, 20.0 * n * n * n, [&](int64_t b) {
+    std::vector<double> work(static_cast<size_t>(2 * n * n));
+    CopyMatrix(a + b * n * n, u + b * n * n, n * n);
+    linalg::SymmetricEigen(u + b * n * n, n, w + b * n, work.data());
+    return int64_t{0};
+  });
+  return absl::OkStatus();
+}
+
+// Inputs: dQ, dL, Q, L. dA.
+template <typename T>
+absl::Status GelqfBackwardT(const KernelContext& ctx) {
+  const Shape& s = ctx.inputs[2].shape();
+  const int ndim = s.ndim();
+  const int64_t m = s[ndim - 2], n = s[ndim - 1];
+  const int64_t count = m == 0 ? 0 : s.Size() / (m * n);
+  const T* dq = ctx.inputs[0].data<T>();
+  const T* dl = ctx.inputs[1].data<T>();
+  const T* q = ctx.inputs[2].data<T>();
+  const T* l = ctx.inputs[3].data<T>();
+  T* da = ctx.outputs[0].data<T>();
+  EachMatrix(ctx, count, 4.0 * m * m * n, [&](int64_t b) {
+    std::vector<T> tmp(static_cast<size_t>(m * m));
+    linalg::LqBackward(dq + b * m * n, dl + b * m * m, q + b * m * n, l + b * m * m, m, n,
+                       tmp.data(), da + b * m * n);
+    return int64_t{0};
+  });
+  return absl::OkStatus();
+}
+
+// Inputs: dU, dL, U, L. dA.
+template <typename T>
+absl::Status SyevdBackwardT(const KernelContext& ctx) {
+  int64_t count = 0, n = 0;
+  SYMX_RETURN_IF_ERROR(Squares(ctx, ctx.inputs[2], &count, &n));
+  const T* du = ctx.inputs[0].data<T>();
+  const T* dw = ctx.inputs[1].data<T>();
+  const T* u = ctx.inputs[2].data<T>();
+  const T* w = ctx.inputs[3].data<T>();
+  T* da = ctx.outputs[0].data<T>();
+  EachMatrix(ctx, count, 6.0 * n * n * n, [&](int64_t b) {
+    std::vector<T> tmp(static_cast<size_t>(n * n));
+    linalg::EigenBackward(du + b * n * n, dw + b * n, u + b * n * n, w + b * n, n, tmp.data(),
+                          da + b * n * n);
+    return int64_t{0};
+  });
+  return absl::OkStatus();
+}
+
+absl::Status Gelqf(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[0].dtype(), T, return GelqfT<T>(ctx));
+}
+absl::Status Syevd(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[0].dtype(), T, return SyevdT<T>(ctx));
+}
+absl::Status GelqfBackward(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[2].dtype(), T, return GelqfBackwardT<T>(ctx));
+}
+absl::Status SyevdBackward(const KernelContext& ctx) {
+  SYMX_FLOAT_SWITCH(ctx, ctx.inputs[2].dtype(), T, return SyevdBackwardT<T>(ctx));
+}
+
+SYMX_REGISTER_KERNEL("_linalg_gelqf", kCPU, Gelqf);
+SYMX_REGISTER_KERNEL("_linalg_syevd", kCPU, Syevd);
+SYMX_REGISTER_KERNEL("_backward_linalg_gelqf", kCPU, GelqfBackward);
+SYMX_REGISTER_KERNEL("_backward_linalg_syevd", kCPU, SyevdBackward);
 
 SYMX_REGISTER_KERNEL("_linalg_sumlogdiag", kCPU, SumLogDiag);
 SYMX_REGISTER_KERNEL("_backward_linalg_sumlogdiag", kCPU, SumLogDiagBackward);

@@ -7,6 +7,10 @@
 // last one (GemmLayout above). gemm first writes beta C into
 // the output (zeros for beta 0, which ignores C as BLAS does), then adds the
 // product.
+//
+// _linalg_potrf, _linalg_potri, _linalg_trmm, _linalg_trsm, _linalg_inverse,
+// _linalg_det, _linalg_slogdet, _linalg_gelqf and _linalg_syevd and their
+// backward ops run one thread per matrix (devices/cuda/linalg.cu).
 #include <cstdint>
 #include <vector>
 
@@ -15,11 +19,12 @@
 #include "devices/cuda/cublas_gemm.h"
 #include "devices/cuda/elemwise_launch.h"
 #include "devices/cuda/kernel_util.h"
+#include "devices/cuda/linalg_launch.h"
 #include "devices/cuda/reduce_launch.h"
 #include "devices/cuda/strided_launch.h"
+#include "graph/ops/linalg.h"
 #include "graph/param.h"
 #include "graph/shape.h"
-#include "graph/ops/linalg.h"
 
 namespace symx {
 
@@ -281,6 +286,335 @@ absl::Status SyrkForward(const KernelContext& ctx) {
 SYMX_REGISTER_KERNEL("_linalg_syrk", kGPU, SyrkForward);
 SYMX_REGISTER_KERNEL("_linalg_gemm2", kGPU, GemmForward);
 SYMX_REGISTER_KERNEL("_linalg_gemm", kGPU, GemmForward);
+
+// ---------------------------------------------------------------------------
+// potrf, potri, trmm, trsm, inverse, det, slogdet and their gradients: one
+// thread per matrix (devices/cuda/linalg.cu). A failed factorization is read
+// back (info per matrix) and named like the CPU's.
+
+constexpr size_t kAlign = 256;
+size_t AlignUp(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
+
+// The count and side of the square matrices of `s`, or zeros for no shape.
+void SquareDims(const Shape& s, int64_t* count, int64_t* n) {
+  *count = 0;
+  *n = 0;
+  if (s.ndim() < 2) return;
+  *n = s[s.ndim() - 1];
+  *count = *n == 0 ? 0 : s.Size() / (*n * *n);
+}
+
+// potrf, potri: info per matrix. inverse: its LU factors, pivots and info.
+size_t InfoWorkspace(const NodeAttrs&, const std::vector<Shape>& in, const std::vector<Shape>&,
+                     DType) {
+  int64_t count = 0, n = 0;
+  if (!in.empty()) SquareDims(in[0], &count, &n);
+  return AlignUp(static_cast<size_t>(count) * sizeof(int64_t));
+}
+size_t InverseWorkspace(const NodeAttrs& attrs, const std::vector<Shape>& in,
+                        const std::vector<Shape>& out, DType dtype) {
+  int64_t count = 0, n = 0;
+  if (!in.empty()) SquareDims(in[0], &count, &n);
+  return InfoWorkspace(attrs, in, out, dtype) +
+         AlignUp(static_cast<size_t>(count * n * n) * DTypeSize(dtype)) +
+         AlignUp(static_cast<size_t>(count * n) * sizeof(int32_t));
+}
+// inverse's gradient: an n x n product per matrix (input 1 is A).
+size_t InverseBackwardWorkspace(const NodeAttrs&, const std::vector<Shape>& in,
+                                const std::vector<Shape>&, DType dtype) {
+  int64_t count = 0, n = 0;
+  if (in.size() > 1) SquareDims(in[1], &count, &n);
+  return AlignUp(static_cast<size_t>(count * n * n) * DTypeSize(dtype));
+}
+
+absl::Status LinalgDType(const KernelContext& ctx, DType dtype) {
+  if (dtype != DType::kFloat32 && dtype != DType::kFloat64) return UnsupportedDType(ctx, dtype);
+  return absl::OkStatus();
+}
+
+absl::Status Squares(const KernelContext& ctx, const Tensor& t, int64_t* count, int64_t* n) {
+  absl::Status s = GetSquareBatch(t.shape(), "input A", count, n);
+  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", s.message()));
+  return absl::OkStatus();
+}
+
+// Reads the per-matrix info back and names the first failure.
+absl::Status CheckInfo(const KernelContext& ctx, CudaDevice* device, const int64_t* info,
+                       int64_t count, FactorFailure kind, const Shape& a) {
+  std::vector<int64_t> host(static_cast<size_t>(count));
+  SYMX_RETURN_IF_ERROR(
+      device->CopyToHost(info, host.data(), static_cast<size_t>(count) * sizeof(int64_t)));
+  for (int64_t b = 0; b < count; ++b) {
+    if (host[static_cast<size_t>(b)] != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          ctx.Where(), ": ", FactorError(kind, a, b, host[static_cast<size_t>(b)]).message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+template <LinalgFactor kFactor>
+absl::Status Factor(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& a = ctx.inputs[0];
+  SYMX_RETURN_IF_ERROR(LinalgDType(ctx, a.dtype()));
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, a.dtype()));
+  int64_t count = 0, n = 0;
+  SYMX_RETURN_IF_ERROR(Squares(ctx, a, &count, &n));
+  if (count == 0 || n == 0) return absl::OkStatus();
+  SYMX_ASSIGN_OR_RETURN(char* ws, WorkspaceOf(ctx, static_cast<size_t>(count) * sizeof(int64_t)));
+  int64_t* info = reinterpret_cast<int64_t*>(ws);
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchLinalgFactor(t, kFactor, a.read_raw_data(), ctx.outputs[0].raw_data(), count, n,
+                              ctx.param<LinalgCholeskyParam>().lower, info, device->stream()));
+  return CheckInfo(ctx, device, info, count,
+                   kFactor == LinalgFactor::kPotrf ? FactorFailure::kNotPositiveDefinite
+                                                   : FactorFailure::kSingularFactor,
+                   a.shape());
+}
+
+LinalgTriangArgs TriangArgs(const LinalgTriangParam& p, const TriangLayout& l, bool solve) {
+  LinalgTriangArgs args;
+  args.count = l.count;
+  args.n = l.n;
+  args.rows = l.rows;
+  args.cols = l.cols;
+  args.transpose = p.transpose;
+  args.rightside = p.rightside;
+  args.lower = p.lower;
+  args.solve = solve;
+  args.alpha = p.alpha;
+  return args;
+}
+
+// trmm (kSolve false) and trsm.
+template <bool kSolve>
+absl::Status Triang(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const LinalgTriangParam& p = ctx.param<LinalgTriangParam>();
+  SYMX_RETURN_IF_ERROR(LinalgDType(ctx, ctx.inputs[0].dtype()));
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, ctx.inputs[0].dtype()));
+  TriangLayout l;
+  absl::Status s = GetTriangLayout(p, ctx.inputs[0].shape(), ctx.inputs[1].shape(), &l);
+  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", s.message()));
+  if (ctx.outputs[0].size() == 0) return absl::OkStatus();
+  SYMX_CUDA_LAUNCH(ctx,
+                   LaunchLinalgTriang(t, TriangArgs(p, l, kSolve), ctx.inputs[0].read_raw_data(),
+                                      ctx.inputs[1].read_raw_data(), ctx.outputs[0].raw_data(),
+                                      device->stream()));
+  return absl::OkStatus();
+}
+
+// Inputs: ograd, A, B (trmm) or C (trsm). dA, dB.
+template <bool kSolve>
+absl::Status TriangBackward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const LinalgTriangParam& p = ctx.param<LinalgTriangParam>();
+  SYMX_RETURN_IF_ERROR(LinalgDType(ctx, ctx.inputs[1].dtype()));
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, ctx.inputs[1].dtype()));
+  TriangLayout l;
+  absl::Status s = GetTriangLayout(p, ctx.inputs[1].shape(), ctx.inputs[2].shape(), &l);
+  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", s.message()));
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchLinalgTriangBackward(t, TriangArgs(p, l, kSolve), ctx.inputs[0].read_raw_data(),
+                                      ctx.inputs[1].read_raw_data(), ctx.inputs[2].read_raw_data(),
+                                      ctx.outputs[0].raw_data(), ctx.outputs[1].raw_data(),
+                                      device->stream()));
+  return absl::OkStatus();
+}
+
+absl::Status Inverse(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& a = ctx.inputs[0];
+  SYMX_RETURN_IF_ERROR(LinalgDType(ctx, a.dtype()));
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, a.dtype()));
+  int64_t count = 0, n = 0;
+  SYMX_RETURN_IF_ERROR(Squares(ctx, a, &count, &n));
+  if (count == 0 || n == 0) return absl::OkStatus();
+  const size_t info_bytes = AlignUp(static_cast<size_t>(count) * sizeof(int64_t));
+  const size_t lu_bytes = AlignUp(static_cast<size_t>(count * n * n) * DTypeSize(a.dtype()));
+  SYMX_ASSIGN_OR_RETURN(
+      char* ws, WorkspaceOf(ctx, info_bytes + lu_bytes + static_cast<size_t>(count * n) * 4));
+  int64_t* info = reinterpret_cast<int64_t*>(ws);
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchLinalgInverse(t, a.read_raw_data(), ctx.outputs[0].raw_data(), ws + info_bytes,
+                               reinterpret_cast<int32_t*>(ws + info_bytes + lu_bytes), count, n,
+                               info, device->stream()));
+  return CheckInfo(ctx, device, info, count, FactorFailure::kSingular, a.shape());
+}
+
+// det (kLog false): det, LU, pivot; slogdet: sign, logabsdet, LU, pivot.
+template <bool kLog>
+absl::Status Det(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& a = ctx.inputs[0];
+  SYMX_RETURN_IF_ERROR(LinalgDType(ctx, a.dtype()));
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, a.dtype()));
+  int64_t count = 0, n = 0;
+  SYMX_RETURN_IF_ERROR(Squares(ctx, a, &count, &n));
+  if (ctx.outputs[0].size() != count) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.Where(), ": output ", ctx.outputs[0].shape().ToString(),
+                     " does not hold one value per matrix of ", a.shape().ToString()));
+  }
+  const int values = kLog ? 2 : 1;
+  SYMX_CUDA_LAUNCH(ctx, LaunchLinalgDet(t, a.read_raw_data(), ctx.outputs[0].raw_data(),
+                                        kLog ? ctx.outputs[1].raw_data() : nullptr,
+                                        ctx.outputs[values].raw_data(),
+                                        static_cast<int32_t*>(ctx.outputs[values + 1].raw_data()),
+                                        count, n, device->stream()));
+  return absl::OkStatus();
+}
+
+// potrf's (ograd, B), potri's (ograd, B, A) and inverse's (ograd, A) gradients.
+template <LinalgGrad kGrad>
+absl::Status FactorBackward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& x = ctx.inputs[1];
+  SYMX_RETURN_IF_ERROR(LinalgDType(ctx, x.dtype()));
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, x.dtype()));
+  int64_t count = 0, n = 0;
+  SYMX_RETURN_IF_ERROR(Squares(ctx, x, &count, &n));
+  if (count == 0 || n == 0) return absl::OkStatus();
+  char* scratch = nullptr;
+  if (kGrad == LinalgGrad::kInverse) {
+    SYMX_ASSIGN_OR_RETURN(
+        scratch, WorkspaceOf(ctx, static_cast<size_t>(count * n * n) * DTypeSize(x.dtype())));
+  }
+  const bool lower = kGrad == LinalgGrad::kInverse || ctx.param<LinalgCholeskyParam>().lower;
+  SYMX_CUDA_LAUNCH(ctx, LaunchLinalgBackward(
+                            t, kGrad, ctx.inputs[0].read_raw_data(), x.read_raw_data(),
+                            kGrad == LinalgGrad::kPotri ? ctx.inputs[2].read_raw_data() : nullptr,
+                            scratch, count, n, lower, ctx.outputs[0].raw_data(), device->stream()));
+  return absl::OkStatus();
+}
+
+// det's (ograd, det, LU, pivot) and slogdet's (ograd, logabsdet, LU, pivot).
+template <bool kLog>
+absl::Status DetBackward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& lu = ctx.inputs[2];
+  SYMX_RETURN_IF_ERROR(LinalgDType(ctx, lu.dtype()));
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, lu.dtype()));
+  int64_t count = 0, n = 0;
+  SYMX_RETURN_IF_ERROR(Squares(ctx, lu, &count, &n));
+  if (count == 0 || n == 0) return absl::OkStatus();
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchLinalgDetBackward(t, kLog, ctx.inputs[0].read_raw_data(),
+                                   ctx.inputs[1].read_raw_data(), lu.read_raw_data(),
+                                   static_cast<const int32_t*>(ctx.inputs[3].read_raw_data()),
+                                   count, n, ctx.outputs[0].raw_data(), device->stream()));
+  return absl::OkStatus();
+}
+
+SYMX_REGISTER_KERNEL("_linalg_potrf", kGPU, .fn = Factor<LinalgFactor::kPotrf>,
+                     .workspace = InfoWorkspace);
+SYMX_REGISTER_KERNEL("_linalg_potri", kGPU, .fn = Factor<LinalgFactor::kPotri>,
+                     .workspace = InfoWorkspace);
+SYMX_REGISTER_KERNEL("_linalg_trmm", kGPU, Triang<false>);
+SYMX_REGISTER_KERNEL("_linalg_trsm", kGPU, Triang<true>);
+SYMX_REGISTER_KERNEL("_linalg_inverse", kGPU, .fn = Inverse, .workspace = InverseWorkspace);
+SYMX_REGISTER_KERNEL("_linalg_det", kGPU, Det<false>);
+SYMX_REGISTER_KERNEL("_linalg_slogdet", kGPU, Det<true>);
+SYMX_REGISTER_KERNEL("_backward_linalg_potrf", kGPU, FactorBackward<LinalgGrad::kPotrf>);
+SYMX_REGISTER_KERNEL("_backward_linalg_potri", kGPU, FactorBackward<LinalgGrad::kPotri>);
+SYMX_REGISTER_KERNEL("_backward_linalg_trmm", kGPU, TriangBackward<false>);
+SYMX_REGISTER_KERNEL("_backward_linalg_trsm", kGPU, TriangBackward<true>);
+SYMX_REGISTER_KERNEL("_backward_linalg_inverse", kGPU, .fn = FactorBackward<LinalgGrad::kInverse>,
+                     .workspace = InverseBackwardWorkspace);
+SYMX_REGISTER_KERNEL("_backward_linalg_det", kGPU, DetBackward<false>);
+SYMX_REGISTER_KERNEL("_backward_linalg_slogdet", kGPU, DetBackward<true>);
+
+// gelqf's and syevd's scratch: the reflectors (count (m n + m) values) or
+// the Jacobi matrices (count 2 n n doubles); their gradients' m x m products.
+void MatrixDims(const Shape& s, int64_t* count, int64_t* m, int64_t* n) {
+  *count = *m = *n = 0;
+  if (s.ndim() < 2) return;
+  *m = s[s.ndim() - 2];
+  *n = s[s.ndim() - 1];
+  *count = *m * *n == 0 ? 0 : s.Size() / (*m * *n);
+}
+size_t GelqfWorkspace(const NodeAttrs&, const std::vector<Shape>& in, const std::vector<Shape>&,
+                      DType dtype) {
+  int64_t count = 0, m = 0, n = 0;
+  if (!in.empty()) MatrixDims(in[0], &count, &m, &n);
+  return static_cast<size_t>(count * (m * n + m)) * DTypeSize(dtype);
+}
+size_t SyevdWorkspace(const NodeAttrs&, const std::vector<Shape>& in, const std::vector<Shape>&,
+                      DType) {
+  int64_t count = 0, m = 0, n = 0;
+  if (!in.empty()) MatrixDims(in[0], &count, &m, &n);
+  return static_cast<size_t>(count * 2 * n * n) * sizeof(double);
+}
+// Backward inputs: dX, dY, X (Q or U: count m x n), Y.
+size_t DecompositionBackwardWorkspace(const NodeAttrs&, const std::vector<Shape>& in,
+                                      const std::vector<Shape>&, DType dtype) {
+  int64_t count = 0, m = 0, n = 0;
+  if (in.size() > 2) MatrixDims(in[2], &count, &m, &n);
+  return static_cast<size_t>(count * m * m) * DTypeSize(dtype);
+}
+
+absl::Status Gelqf(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& a = ctx.inputs[0];
+  SYMX_RETURN_IF_ERROR(LinalgDType(ctx, a.dtype()));
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, a.dtype()));
+  int64_t count = 0, m = 0, n = 0;
+  MatrixDims(a.shape(), &count, &m, &n);
+  if (a.shape().ndim() < 2 || m > n) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": input A ", a.shape().ToString(),
+                                                   " is not a tensor of m x n matrices, m <= n"));
+  }
+  if (count == 0) return absl::OkStatus();
+  SYMX_ASSIGN_OR_RETURN(
+      char* ws, WorkspaceOf(ctx, static_cast<size_t>(count * (m * n + m)) * DTypeSize(a.dtype())));
+  SYMX_CUDA_LAUNCH(ctx,
+                   LaunchLinalgGelqf(t, a.read_raw_data(), ctx.outputs[0].raw_data(),
+                                     ctx.outputs[1].raw_data(), ws, count, m, n, device->stream()));
+  return absl::OkStatus();
+}
+
+absl::Status Syevd(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& a = ctx.inputs[0];
+  SYMX_RETURN_IF_ERROR(LinalgDType(ctx, a.dtype()));
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, a.dtype()));
+  int64_t count = 0, n = 0;
+  SYMX_RETURN_IF_ERROR(Squares(ctx, a, &count, &n));
+  if (count == 0 || n == 0) return absl::OkStatus();
+  SYMX_ASSIGN_OR_RETURN(char* ws,
+                        WorkspaceOf(ctx, static_cast<size_t>(count * 2 * n * n) * sizeof(double)));
+  SYMX_CUDA_LAUNCH(ctx, LaunchLinalgSyevd(t, a.read_raw_data(), ctx.outputs[0].raw_data(),
+                                          ctx.outputs[1].raw_data(), reinterpret_cast<double*>(ws),
+                                          count, n, device->stream()));
+  return absl::OkStatus();
+}
+
+// Inputs: dQ, dL, Q, L (gelqf) or dU, dL, U, L (syevd). dA.
+template <bool kEigen>
+absl::Status DecompositionBackward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& x = ctx.inputs[2];
+  SYMX_RETURN_IF_ERROR(LinalgDType(ctx, x.dtype()));
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, x.dtype()));
+  int64_t count = 0, m = 0, n = 0;
+  MatrixDims(x.shape(), &count, &m, &n);
+  if (count == 0) return absl::OkStatus();
+  SYMX_ASSIGN_OR_RETURN(
+      char* ws, WorkspaceOf(ctx, static_cast<size_t>(count * m * m) * DTypeSize(x.dtype())));
+  SYMX_CUDA_LAUNCH(ctx, LaunchLinalgDecompositionBackward(
+                            t, kEigen, ctx.inputs[0].read_raw_data(), ctx.inputs[1].read_raw_data(),
+                            x.read_raw_data(), ctx.inputs[3].read_raw_data(), ws, count, m, n,
+                            ctx.outputs[0].raw_data(), device->stream()));
+  return absl::OkStatus();
+}
+
+SYMX_REGISTER_KERNEL("_linalg_gelqf", kGPU, .fn = Gelqf, .workspace = GelqfWorkspace);
+SYMX_REGISTER_KERNEL("_linalg_syevd", kGPU, .fn = Syevd, .workspace = SyevdWorkspace);
+SYMX_REGISTER_KERNEL("_backward_linalg_gelqf", kGPU, .fn = DecompositionBackward<false>,
+                     .workspace = DecompositionBackwardWorkspace);
+SYMX_REGISTER_KERNEL("_backward_linalg_syevd", kGPU, .fn = DecompositionBackward<true>,
+                     .workspace = DecompositionBackwardWorkspace);
 
 }  // namespace
 }  // namespace cuda

@@ -14,6 +14,16 @@
 //   dA = alpha G op(B)^T (transposed back when transpose_a),
 //   dB = alpha op(A)^T G (transposed back when transpose_b), dC = beta G,
 // exactly MXNet's _backward_linalg_gemm(2).
+//
+// The factorizations and triangular products, each through one backward op
+// computing MXNet's gradient per matrix (devices/geometry/linalg_matrix.h):
+// _linalg_potrf (Cholesky, `lower` or upper factor; MXNet parses `lower`
+// though its registry lists none), _linalg_potri (the inverse from that
+// factor), _linalg_trmm and _linalg_trsm (alpha op(A) B or its solve,
+// `rightside`, `transpose`, `lower`), _linalg_inverse, _linalg_det and
+// _linalg_slogdet (with MXNet's hidden LU and pivot outputs, which their
+// gradients read), _linalg_gelqf (Q, L) and _linalg_syevd (U, L: eigenvector
+// rows signed as MXNet, eigenvalues ascending).
 #include <memory>
 #include <string>
 #include <vector>
@@ -81,6 +91,62 @@ absl::Status GetGemmLayout(const LinalgGemmParam& p, const Shape& a, const Shape
   }
   *out = l;
   return absl::OkStatus();
+}
+
+absl::Status GetSquareBatch(const Shape& a, const char* what, int64_t* count, int64_t* n) {
+  const int ndim = a.ndim();
+  if (ndim < 2) return ShapeError(what, a, "a tensor of square matrices (at least 2 dims)");
+  if (a[ndim - 1] != a[ndim - 2]) {
+    return ShapeError(what, a, "a tensor of square matrices (the last two dims equal)");
+  }
+  *n = a[ndim - 1];
+  *count = 1;
+  for (int i = 0; i < ndim - 2; ++i) *count *= a[i];
+  return absl::OkStatus();
+}
+
+absl::Status GetTriangLayout(const LinalgTriangParam& p, const Shape& a, const Shape& b,
+                             TriangLayout* out) {
+  TriangLayout l;
+  SYMX_RETURN_IF_ERROR(GetSquareBatch(a, "input A", &l.count, &l.n));
+  const int ndim = a.ndim();
+  if (b.ndim() != ndim) {
+    return ShapeError("input B", b, absl::StrCat(ndim, " dims, as input A ", a.ToString()));
+  }
+  for (int i = 0; i < ndim - 2; ++i) {
+    if (a[i] != b[i]) {
+      return absl::InvalidArgumentError(absl::StrCat("inputs A ", a.ToString(), " and B ",
+                                                     b.ToString(), " differ in batch axis ", i));
+    }
+  }
+  l.rows = b[ndim - 2];
+  l.cols = b[ndim - 1];
+  const int64_t shared = p.rightside ? l.cols : l.rows;
+  if (shared != l.n) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "inputs A ", a.ToString(), " and B ", b.ToString(), " cannot be multiplied: A is ", l.n,
+        " x ", l.n, ", B has ", shared, p.rightside ? " columns" : " rows",
+        " (rightside=", p.rightside ? "True" : "False", ")"));
+  }
+  *out = l;
+  return absl::OkStatus();
+}
+
+absl::Status FactorError(FactorFailure kind, const Shape& a, int64_t index, int64_t info) {
+  const std::string which = absl::StrCat("matrix ", index, " of input A ", a.ToString());
+  switch (kind) {
+    case FactorFailure::kNotPositiveDefinite:
+      return absl::InvalidArgumentError(
+          absl::StrCat(which, " is not symmetric positive definite: its leading minor of order ",
+                       info, " is not positive, so it has no Cholesky factor"));
+    case FactorFailure::kSingularFactor:
+      return absl::InvalidArgumentError(absl::StrCat(
+          which, " is a singular triangular factor: its diagonal element ", info - 1, " is zero"));
+    case FactorFailure::kSingular:
+      break;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(which, " is singular (not invertible): pivot ",
+                                                 info - 1, " of its LU factorization is zero"));
 }
 
 DiagLayout GetDiagLayout(const Shape& matrices, int64_t offset) {
@@ -436,6 +502,281 @@ SYMX_REGISTER_OP("_linalg_gemm")
     .SetInputNames({"A", "B", "C"})
     .SetInferShape(GemmShape)
     .SetGradient(GemmGradient);
+
+// ---------------------------------------------------------------------------
+// The factorizations and triangular products: potrf, potri, trmm, trsm,
+// inverse, det, slogdet. Each op's gradient is one backward op computing
+// MXNet's formula per matrix (devices/geometry/linalg_matrix.h).
+
+absl::StatusOr<OpParamPtr> ParseCholesky(const AttrMap& attrs) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<LinalgCholeskyParam>();
+  p->lower = r.Bool("lower", true);
+  return r.Finish(std::move(p));
+}
+
+absl::StatusOr<OpParamPtr> ParseTriang(const AttrMap& attrs) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<LinalgTriangParam>();
+  p->transpose = r.Bool("transpose", false);
+  p->rightside = r.Bool("rightside", false);
+  p->lower = r.Bool("lower", true);
+  p->alpha = r.Float("alpha", 1.0);
+  return r.Finish(std::move(p));
+}
+
+// Whether the last two dims of `s` are known.
+bool MatrixDimsKnown(const Shape& s) {
+  return s.ndim_known() && s.ndim() >= 2 && s.dim_known(s.ndim() - 1) && s.dim_known(s.ndim() - 2);
+}
+
+// potrf, potri, inverse: square matrices in, the same shape out (both ways).
+absl::Status SquareShape(const NodeAttrs&, std::vector<Shape>* in, std::vector<Shape>* out) {
+  SYMX_RETURN_IF_ERROR(AssignShape(out, 0, (*in)[0], "output"));
+  SYMX_RETURN_IF_ERROR(AssignShape(in, 0, (*out)[0], "input A"));
+  const Shape& a = (*in)[0];
+  if (a.ndim_known() && a.ndim() < 2) {
+    return ShapeError("input A", a, "a tensor of square matrices (at least 2 dims)");
+  }
+  if (MatrixDimsKnown(a) && a[a.ndim() - 1] != a[a.ndim() - 2]) {
+    return ShapeError("input A", a, "a tensor of square matrices (the last two dims equal)");
+  }
+  return absl::OkStatus();
+}
+
+// trmm, trsm: the output is B's shape (both ways), A square with B's batch.
+absl::Status TriangShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  SYMX_RETURN_IF_ERROR(AssignShape(out, 0, (*in)[1], "output"));
+  SYMX_RETURN_IF_ERROR(AssignShape(in, 1, (*out)[0], "input B"));
+  const Shape& a = (*in)[0];
+  const Shape& b = (*in)[1];
+  if (a.ndim_known() && a.ndim() < 2) {
+    return ShapeError("input A", a, "a tensor of triangular matrices (at least 2 dims)");
+  }
+  if (a.fully_known() && b.fully_known()) {
+    TriangLayout l;
+    return GetTriangLayout(Param<LinalgTriangParam>(attrs), a, b, &l);
+  }
+  return absl::OkStatus();
+}
+
+// det's and slogdet's outputs: `values` outputs of A's batch shape ((1,) for
+// one matrix, as MXNet), then the hidden LU factors (A's shape) and pivots
+// (A's shape less the last axis).
+absl::Status DetShape(int values, const std::vector<Shape>& in, std::vector<Shape>* out) {
+  const Shape& a = in[0];
+  if (!a.ndim_known()) return absl::OkStatus();
+  const int ndim = a.ndim();
+  if (ndim < 2) return ShapeError("input A", a, "a tensor of square matrices (at least 2 dims)");
+  if (MatrixDimsKnown(a) && a[ndim - 1] != a[ndim - 2]) {
+    return ShapeError("input A", a, "a tensor of square matrices (the last two dims equal)");
+  }
+  std::vector<int64_t> dims(a.dims().begin(), a.dims().end() - 2);
+  if (dims.empty()) dims.push_back(1);
+  for (int i = 0; i < values; ++i) {
+    SYMX_RETURN_IF_ERROR(AssignShape(out, i, Shape(dims), absl::StrCat("output ", i)));
+  }
+  SYMX_RETURN_IF_ERROR(AssignShape(out, values, a, "output LU"));
+  std::vector<int64_t> pivots(a.dims().begin(), a.dims().end() - 1);
+  return AssignShape(out, values + 1, Shape(pivots), "output pivot");
+}
+
+// float32 or float64 for every output but the int32 pivots, as MXNet's DetType.
+absl::Status DetType(const char* op, int values, const std::vector<DType>& in,
+                     std::vector<DType>* out) {
+  const DType t = in[0];
+  if (t == DType::kUnknown) return absl::OkStatus();
+  if (t != DType::kFloat32 && t != DType::kFloat64) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(op, " computes in float32 or float64 only (as MXNet), not ", DTypeName(t)));
+  }
+  for (int i = 0; i <= values; ++i) {
+    SYMX_RETURN_IF_ERROR(AssignType(out, i, t, absl::StrCat("output ", i)));
+  }
+  return AssignType(out, values + 1, DType::kInt32, "output pivot");
+}
+
+// Gradient through backward op `op` from the head gradient of output `head`
+// (zero without one) and the forward inputs and outputs listed.
+struct FactorGradient {
+  const char* op;
+  int head;
+  std::vector<int> inputs;   // forward inputs passed on
+  std::vector<int> outputs;  // forward outputs passed on
+  std::vector<NodeEntry> operator()(const NodePtr& n, const std::vector<NodeEntry>& og) const {
+    if (!og[head].node) return ZeroGradient(n, og);
+    std::vector<NodeEntry> args = {og[head]};
+    for (int i : inputs) args.push_back(n->inputs[i]);
+    for (int o : outputs) args.push_back(Out(n, static_cast<uint32_t>(o)));
+    return MakeBackwardNode(op, n, std::move(args));
+  }
+};
+
+SYMX_REGISTER_OP("_linalg_potrf")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
+    .Describe("The Cholesky factor of each symmetric positive-definite matrix (lower: A = L L^T).")
+    .AddAlias("linalg_potrf")
+    .SetParse(ParseCholesky)
+    .SetInputNames({"A"})
+    .SetInferShape(SquareShape)
+    .SetGradient(FactorGradient{"_backward_linalg_potrf", 0, {}, {0}});
+
+SYMX_REGISTER_OP("_linalg_potri")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
+    .Describe("(L L^T)^-1 from each Cholesky factor L (lower), or U^-1 U^-T (upper).")
+    .AddAlias("linalg_potri")
+    .SetParse(ParseCholesky)
+    .SetInputNames({"A"})
+    .SetInferShape(SquareShape)
+    .SetGradient(FactorGradient{"_backward_linalg_potri", 0, {0}, {0}});
+
+SYMX_REGISTER_OP("_linalg_trmm")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
+    .Describe("Batched alpha op(A) B, or alpha B op(A) with rightside, A triangular.")
+    .AddAlias("linalg_trmm")
+    .SetParse(ParseTriang)
+    .SetInputNames({"A", "B"})
+    .SetInferShape(TriangShape)
+    .SetGradient(FactorGradient{"_backward_linalg_trmm", 0, {0, 1}, {}});
+
+SYMX_REGISTER_OP("_linalg_trsm")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
+    .Describe("Batched alpha op(A)^-1 B, or alpha B op(A)^-1 with rightside, A triangular.")
+    .AddAlias("linalg_trsm")
+    .SetParse(ParseTriang)
+    .SetInputNames({"A", "B"})
+    .SetInferShape(TriangShape)
+    .SetGradient(FactorGradient{"_backward_linalg_trsm", 0, {0}, {0}});
+
+SYMX_REGISTER_OP("_linalg_inverse")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
+    .Describe("The inverse of each square matrix (an error for a singular one, as MXNet).")
+    .AddAlias("linalg_inverse")
+    .AddAlias("_npi_inv")
+    .SetParse(ParseNone)
+    .SetInputNames({"A"})
+    .SetInferShape(SquareShape)
+    .SetGradient(FactorGradient{"_backward_linalg_inverse", 0, {}, {0}});
+
+SYMX_REGISTER_OP("_linalg_det")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
+    .Describe(
+        "The determinant of each square matrix; the LU factors and pivots are hidden outputs.")
+    .AddAlias("linalg_det")
+    .AddAlias("_npi_det")
+    .SetParse(ParseNone)
+    .SetInputNames({"A"})
+    .SetOutputNames({"output0", "output1", "output2"})
+    .SetNumVisibleOutputs([](const NodeAttrs&) { return 1; })
+    .SetInferShape([](const NodeAttrs&, std::vector<Shape>* in, std::vector<Shape>* out) {
+      return DetShape(1, *in, out);
+    })
+    .SetInferType([](const NodeAttrs&, std::vector<DType>* in, std::vector<DType>* out) {
+      return DetType("_linalg_det", 1, *in, out);
+    })
+    .SetGradient(FactorGradient{"_backward_linalg_det", 0, {}, {0, 1, 2}});
+
+SYMX_REGISTER_OP("_linalg_slogdet")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
+    .Describe(
+        "The sign and the log of the absolute determinant of each square matrix; the LU factors "
+        "and pivots are hidden outputs.")
+    .AddAlias("linalg_slogdet")
+    .AddAlias("_npi_slogdet")
+    .SetParse(ParseNone)
+    .SetInputNames({"A"})
+    .SetOutputNames({"output0", "output1", "output2", "output3"})
+    .SetNumVisibleOutputs([](const NodeAttrs&) { return 2; })
+    .SetInferShape([](const NodeAttrs&, std::vector<Shape>* in, std::vector<Shape>* out) {
+      return DetShape(2, *in, out);
+    })
+    .SetInferType([](const NodeAttrs&, std::vector<DType>* in, std::vector<DType>* out) {
+      return DetType("_linalg_slogdet", 2, *in, out);
+    })
+    // The sign has no gradient (MXNet's): only logabsdet's head counts.
+    .SetGradient(FactorGradient{"_backward_linalg_slogdet", 1, {}, {1, 2, 3}});
+
+[[maybe_unused]] const bool kFactorBackwardOpsRegistered = [] {
+  auto one = [](const NodeAttrs&) { return 1; };
+  auto two = [](const NodeAttrs&) { return 2; };
+  RegisterBackwardOp("_backward_linalg_potrf", ParseCholesky, {"ograd", "B"}, one);
+  RegisterBackwardOp("_backward_linalg_potri", ParseCholesky, {"ograd", "B", "A"}, one);
+  RegisterBackwardOp("_backward_linalg_trmm", ParseTriang, {"ograd", "A", "B"}, two);
+  RegisterBackwardOp("_backward_linalg_trsm", ParseTriang, {"ograd", "A", "C"}, two);
+  RegisterBackwardOp("_backward_linalg_inverse", ParseNone, {"ograd", "A"}, one);
+  RegisterBackwardOp("_backward_linalg_det", ParseNone, {"ograd", "det", "LU", "pivot"}, one);
+  RegisterBackwardOp("_backward_linalg_slogdet", ParseNone, {"ograd", "logabsdet", "LU", "pivot"},
+                     one);
+  return true;
+}();
+
+// (..., m, n), m <= n -> Q (..., m, n), L (..., m, m); forward only.
+absl::Status GelqfShape(const NodeAttrs&, std::vector<Shape>* in, std::vector<Shape>* out) {
+  const Shape& a = (*in)[0];
+  if (!a.ndim_known()) return absl::OkStatus();
+  const int ndim = a.ndim();
+  if (ndim < 2) return ShapeError("input A", a, "a tensor of matrices (at least 2 dims)");
+  if (!MatrixDimsKnown(a)) return absl::OkStatus();
+  if (a[ndim - 2] > a[ndim - 1]) {
+    return ShapeError("input A", a, "matrices with no more rows than columns (m <= n)");
+  }
+  SYMX_RETURN_IF_ERROR(AssignShape(out, 0, a, "output Q"));
+  Shape l = a;
+  l[ndim - 1] = a[ndim - 2];
+  return AssignShape(out, 1, l, "output L");
+}
+
+// (..., n, n) -> U (..., n, n), L (..., n); forward only.
+absl::Status SyevdShape(const NodeAttrs&, std::vector<Shape>* in, std::vector<Shape>* out) {
+  const Shape& a = (*in)[0];
+  if (!a.ndim_known()) return absl::OkStatus();
+  const int ndim = a.ndim();
+  if (ndim < 2) return ShapeError("input A", a, "a tensor of square matrices (at least 2 dims)");
+  if (!MatrixDimsKnown(a)) return absl::OkStatus();
+  if (a[ndim - 1] != a[ndim - 2]) {
+    return ShapeError("input A", a, "a tensor of square matrices (the last two dims equal)");
+  }
+  SYMX_RETURN_IF_ERROR(AssignShape(out, 0, a, "output U"));
+  std::vector<int64_t> w(a.dims().begin(), a.dims().end() - 1);
+  return AssignShape(out, 1, Shape(w), "output L");
+}
+
+// Both outputs' head gradients (zeros for a missing one) and both outputs.
+GradientFn TwoOutputGradient(const char* op) {
+  return [op](const NodePtr& n, const std::vector<NodeEntry>& og) {
+    if (!og[0].node && !og[1].node) return ZeroGradient(n, og);
+    std::vector<NodeEntry> heads = FillZeroGrads(n, og);
+    return MakeBackwardNode(op, n, {heads[0], heads[1], Out(n, 0), Out(n, 1)});
+  };
+}
+
+SYMX_REGISTER_OP("_linalg_gelqf")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
+    .Describe("The LQ factorization A = L Q of each matrix with m <= n (LAPACK's signs).")
+    .AddAlias("linalg_gelqf")
+    .SetParse(ParseNone)
+    .SetInputNames({"A"})
+    .SetOutputNames({"output0", "output1"})
+    .SetInferShape(GelqfShape)
+    .SetGradient(TwoOutputGradient("_backward_linalg_gelqf"));
+
+SYMX_REGISTER_OP("_linalg_syevd")
+    .SetPrecisionClass(PrecisionClass::kFloat32)
+    .Describe(
+        "The eigenvectors (rows of U, signed as MXNet) and ascending eigenvalues L of each "
+        "symmetric matrix (its lower triangle).")
+    .SetParse(ParseNone)
+    .SetInputNames({"A"})
+    .SetOutputNames({"output0", "output1"})
+    .SetInferShape(SyevdShape)
+    .SetGradient(TwoOutputGradient("_backward_linalg_syevd"));
+
+[[maybe_unused]] const bool kDecompositionBackwardOpsRegistered = [] {
+  auto one = [](const NodeAttrs&) { return 1; };
+  RegisterBackwardOp("_backward_linalg_gelqf", ParseNone, {"dQ", "dL", "Q", "L"}, one);
+  RegisterBackwardOp("_backward_linalg_syevd", ParseNone, {"dU", "dL", "U", "L"}, one);
+  return true;
+}();
 
 }  // namespace
 }  // namespace symx

@@ -98,6 +98,45 @@ absl::Status GetGemmLayout(const LinalgGemmParam& p, const Shape& a, const Shape
 absl::Status GetGemmOperands(const LinalgGemmParam& p, const Shape& a, const Shape& b,
                              const Shape* c, const Shape& out, GemmLayout* layout);
 
+// potrf's and potri's: the factor is lower triangular (A = L L^T), or upper
+// (A = U^T U). MXNet 1.9.1 parses `lower` though its registry lists no
+// parameter for either op.
+struct LinalgCholeskyParam : OpParam {
+  bool lower = true;
+};
+
+// trmm's and trsm's: alpha op(A) B, or alpha B op(A) with `rightside` (trsm:
+// op(A)^-1 in place of op(A)); A triangular, `lower` or upper, op(A) = A^T
+// with `transpose`.
+struct LinalgTriangParam : OpParam {
+  bool transpose = false;
+  bool rightside = false;
+  bool lower = true;
+  double alpha = 1.0;
+};
+
+// A batch of `count` square n x n matrices: the last two axes of `a`, which
+// must be equal (errors name `what` and the shape).
+absl::Status GetSquareBatch(const Shape& a, const char* what, int64_t* count, int64_t* n);
+
+// trmm's and trsm's operands: `count` pairs of A (n x n) and B (rows x cols),
+// the output B's shape; errors name the shapes.
+struct TriangLayout {
+  int64_t count = 0, n = 0, rows = 0, cols = 0;
+};
+absl::Status GetTriangLayout(const LinalgTriangParam& p, const Shape& a, const Shape& b,
+                             TriangLayout* out);
+
+// Why a factorization failed, for both devices' errors.
+enum class FactorFailure {
+  kNotPositiveDefinite,  // potrf: a leading minor is not positive
+  kSingularFactor,       // potri: a zero on the factor's diagonal
+  kSingular,             // inverse: a zero pivot in the LU factorization
+};
+// The error for matrix `index` (counted over the batch axes) of input A of
+// shape `a`, `info` being LAPACK's (1-based) position.
+absl::Status FactorError(FactorFailure kind, const Shape& a, int64_t index, int64_t info);
+
 }  // namespace symx
 
 #endif  // SYMX_GRAPH_OPS_LINALG_H_

@@ -31,6 +31,7 @@ SYMX_GPU_CONFORMANCE=(
   //tests/ops:indexing_test
   //tests/ops:init_test
   //tests/ops:layout_test
+  //tests/ops:linalg_factor_test
   //tests/ops:linalg_test
   //tests/ops:loss_test
   //tests/ops:lrn_test
