@@ -12,9 +12,9 @@ namespace symx {
 namespace cuda {
 namespace {
 
-constexpr int kThreads = 64;
+constexpr int kMatrixThreads = 64;
 
-unsigned Blocks(int64_t count) { return static_cast<unsigned>((count + kThreads - 1) / kThreads); }
+unsigned Blocks(int64_t count) { return static_cast<unsigned>((count + kMatrixThreads - 1) / kMatrixThreads); }
 
 __device__ inline int64_t MatrixIndex() {
   return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -171,7 +171,7 @@ cudaError_t LaunchLinalgFactor(Elem t, LinalgFactor f, const void* in, void* out
                                int64_t n, bool lower, int64_t* info, cudaStream_t s) {
   if (count == 0) return cudaSuccess;
   SYMX_CUDA_F32_F64_SWITCH(t, T, {
-    FactorKernel<T><<<Blocks(count), kThreads, 0, s>>>(f, static_cast<const T*>(in),
+    FactorKernel<T><<<Blocks(count), kMatrixThreads, 0, s>>>(f, static_cast<const T*>(in),
                                                        static_cast<T*>(out), count, n, lower, info);
   });
   return LastLaunchError();
@@ -181,7 +181,7 @@ cudaError_t LaunchLinalgTriang(Elem t, const LinalgTriangArgs& args, const void*
                                void* c, cudaStream_t s) {
   if (args.count == 0) return cudaSuccess;
   SYMX_CUDA_F32_F64_SWITCH(t, T, {
-    TriangKernel<T><<<Blocks(args.count), kThreads, 0, s>>>(args, static_cast<const T*>(a),
+    TriangKernel<T><<<Blocks(args.count), kMatrixThreads, 0, s>>>(args, static_cast<const T*>(a),
                                                             static_cast<const T*>(b),
                                                             static_cast<T*>(c));
   });
@@ -193,7 +193,7 @@ cudaError_t LaunchLinalgTriangBackward(Elem t, const LinalgTriangArgs& args, con
                                        cudaStream_t s) {
   if (args.count == 0) return cudaSuccess;
   SYMX_CUDA_F32_F64_SWITCH(t, T, {
-    TriangBackwardKernel<T><<<Blocks(args.count), kThreads, 0, s>>>(
+    TriangBackwardKernel<T><<<Blocks(args.count), kMatrixThreads, 0, s>>>(
         args, static_cast<const T*>(g), static_cast<const T*>(a), static_cast<const T*>(x),
         static_cast<T*>(da), static_cast<T*>(db));
   });
@@ -204,7 +204,7 @@ cudaError_t LaunchLinalgInverse(Elem t, const void* in, void* out, void* lu, int
                                 int64_t count, int64_t n, int64_t* info, cudaStream_t s) {
   if (count == 0) return cudaSuccess;
   SYMX_CUDA_F32_F64_SWITCH(t, T, {
-    InverseKernel<T><<<Blocks(count), kThreads, 0, s>>>(static_cast<const T*>(in),
+    InverseKernel<T><<<Blocks(count), kMatrixThreads, 0, s>>>(static_cast<const T*>(in),
                                                         static_cast<T*>(out), static_cast<T*>(lu),
                                                         ipiv, count, n, info);
   });
@@ -215,7 +215,7 @@ cudaError_t LaunchLinalgDet(Elem t, const void* in, void* v0, void* v1, void* lu
                             int64_t count, int64_t n, cudaStream_t s) {
   if (count == 0) return cudaSuccess;
   SYMX_CUDA_F32_F64_SWITCH(t, T, {
-    DetKernel<T><<<Blocks(count), kThreads, 0, s>>>(static_cast<const T*>(in), static_cast<T*>(v0),
+    DetKernel<T><<<Blocks(count), kMatrixThreads, 0, s>>>(static_cast<const T*>(in), static_cast<T*>(v0),
                                                     static_cast<T*>(v1), static_cast<T*>(lu), ipiv,
                                                     count, n);
   });
@@ -227,7 +227,7 @@ cudaError_t LaunchLinalgBackward(Elem t, LinalgGrad grad, const void* g, const v
                                  bool lower, void* dx, cudaStream_t s) {
   if (count == 0) return cudaSuccess;
   SYMX_CUDA_F32_F64_SWITCH(t, T, {
-    BackwardKernel<T><<<Blocks(count), kThreads, 0, s>>>(
+    BackwardKernel<T><<<Blocks(count), kMatrixThreads, 0, s>>>(
         grad, static_cast<const T*>(g), static_cast<const T*>(x), static_cast<const T*>(y),
         static_cast<T*>(scratch), count, n, lower, static_cast<T*>(dx));
   });
@@ -239,7 +239,7 @@ cudaError_t LaunchLinalgDetBackward(Elem t, bool log, const void* g, const void*
                                     void* da, cudaStream_t s) {
   if (count == 0) return cudaSuccess;
   SYMX_CUDA_F32_F64_SWITCH(t, T, {
-    DetBackwardKernel<T><<<Blocks(count), kThreads, 0, s>>>(
+    DetBackwardKernel<T><<<Blocks(count), kMatrixThreads, 0, s>>>(
         log, static_cast<const T*>(g), static_cast<const T*>(value), static_cast<const T*>(lu),
         ipiv, count, n, static_cast<T*>(da));
   });
@@ -250,7 +250,7 @@ cudaError_t LaunchLinalgGelqf(Elem t, const void* a, void* q, void* l, void* wor
                               int64_t m, int64_t n, cudaStream_t s) {
   if (count == 0) return cudaSuccess;
   SYMX_CUDA_F32_F64_SWITCH(t, T, {
-    GelqfKernel<T><<<Blocks(count), kThreads, 0, s>>>(static_cast<const T*>(a), static_cast<T*>(q),
+    GelqfKernel<T><<<Blocks(count), kMatrixThreads, 0, s>>>(static_cast<const T*>(a), static_cast<T*>(q),
                                                       static_cast<T*>(l), static_cast<T*>(work),
                                                       count, m, n);
   });
@@ -261,7 +261,7 @@ cudaError_t LaunchLinalgSyevd(Elem t, const void* a, void* u, void* w, double* w
                               int64_t n, cudaStream_t s) {
   if (count == 0) return cudaSuccess;
   SYMX_CUDA_F32_F64_SWITCH(t, T, {
-    SyevdKernel<T><<<Blocks(count), kThreads, 0, s>>>(static_cast<const T*>(a), static_cast<T*>(u),
+    SyevdKernel<T><<<Blocks(count), kMatrixThreads, 0, s>>>(static_cast<const T*>(a), static_cast<T*>(u),
                                                       static_cast<T*>(w), work, count, n);
   });
   return LastLaunchError();
@@ -273,7 +273,7 @@ cudaError_t LaunchLinalgDecompositionBackward(Elem t, bool eigen, const void* dx
                                               cudaStream_t s) {
   if (count == 0) return cudaSuccess;
   SYMX_CUDA_F32_F64_SWITCH(t, T, {
-    DecompositionBackwardKernel<T><<<Blocks(count), kThreads, 0, s>>>(
+    DecompositionBackwardKernel<T><<<Blocks(count), kMatrixThreads, 0, s>>>(
         eigen, static_cast<const T*>(dx), static_cast<const T*>(dy), static_cast<const T*>(x),
         static_cast<const T*>(y), static_cast<T*>(tmp), count, m, n, static_cast<T*>(da));
   });
