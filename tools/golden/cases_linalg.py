@@ -109,6 +109,20 @@ def _factor_cases():
         Case("linalg_slogdet_both", mx.sym.linalg_slogdet(a), {"A": (2, 3, 3)},
              values={"A": gen}),
     ]
+    # Larger matrices, where float32 rounding accumulates.
+    spd32 = _matrices(30, (32, 32), "spd")
+    cases += [
+        Case("linalg_potrf_n32", mx.sym.linalg.potrf(a), {"A": (32, 32)}, values={"A": spd32}),
+        Case("linalg_trsm_n32_right", mx.sym.linalg.trsm(a, b, rightside=True, transpose=True),
+             {"A": (32, 32), "B": (8, 32)}, values={"A": _matrices(31, (32, 32), "lower")}),
+        Case("linalg_inverse_n16", mx.sym.linalg.inverse(a), {"A": (16, 16)},
+             values={"A": _matrices(32, (16, 16))}),
+        Case("linalg_slogdet_n16", mx.sym.linalg.slogdet(a)[1], {"A": (2, 16, 16)},
+             values={"A": _matrices(33, (2, 16, 16))}),
+        Case("linalg_syevd_n12", mx.sym.linalg.syevd(a), {"A": (12, 12)},
+             values={"A": _matrices(34, (12, 12), "spd")}),
+        Case("linalg_gelqf_n12", mx.sym.linalg.gelqf(a), {"A": (8, 12)}),
+    ]
     # syevd: symmetric with well-separated eigenvalues (Q diag(1, 3, ...) Q^T);
     # gelqf: m <= n.
     rng = np.random.RandomState(20)
