@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "Eigen/Cholesky"
+#include "Eigen/Core"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/dense_kernels.h"
@@ -220,9 +222,10 @@ absl::Status SumLogDiagBackward(const KernelContext& ctx) {
 }
 
 // ---------------------------------------------------------------------------
-// potrf, potri, trmm, trsm, inverse, det, slogdet and their gradients: each
-// matrix of the batch through devices/geometry/linalg_matrix.h (the CUDA
-// kernels' arithmetic), in parallel over the batch.
+// potrf, potri, trmm, trsm, inverse, det, slogdet, gelqf, syevd and their
+// gradients: each matrix of the batch through devices/geometry/linalg_matrix.h
+// (the CUDA kernels' arithmetic) or, for potrf, trmm, trsm and potrf's
+// gradient, Eigen's blocked routines, in parallel over the batch.
 
 // The count and side of the square matrices of `t`.
 absl::Status Squares(const KernelContext& ctx, const Tensor& t, int64_t* count, int64_t* n) {
@@ -264,6 +267,78 @@ void CopyMatrix(const T* src, T* dst, int64_t size) {
   if (src != dst) std::copy(src, src + size, dst);
 }
 
+// potrf, trmm and trsm (the Gaussian-process path) go through Eigen's blocked
+// routines on the CPU; the GPU's one-thread loops (linalg_matrix.h) are
+// checked against them in tests/ops/linalg_factor_test.cc.
+template <typename T>
+using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// b = alpha op(A) b, alpha b op(A), or with op(A)^-1 (kSolve), op(A) being
+// the kMode triangle of `op`.
+template <int kMode, bool kSolve, typename Op, typename T>
+void TriangWith(const Op& op, bool rightside, T alpha, Eigen::Map<RowMatrix<T>>* b) {
+  const auto tri = op.template triangularView<kMode>();
+  if (kSolve) {
+    *b *= alpha;
+    if (rightside) {
+      tri.template solveInPlace<Eigen::OnTheRight>(*b);
+    } else {
+      tri.solveInPlace(*b);
+    }
+  } else {
+    if (rightside) {
+      *b = *b * tri;
+    } else {
+      *b = tri * *b;
+    }
+    *b *= alpha;
+  }
+}
+
+// linalg::TriangMultiply and linalg::TriangSolve through Eigen.
+template <bool kSolve, typename T>
+void EigenTriang(const T* a, int64_t n, linalg::TriangSpec s, T alpha, T* b, int64_t rows,
+                 int64_t cols) {
+  Eigen::Map<const RowMatrix<T>> am(a, n, n);
+  Eigen::Map<RowMatrix<T>> bm(b, rows, cols);
+  const bool op_lower = s.lower != s.transpose;
+  if (!s.transpose) {
+    if (op_lower) {
+      TriangWith<Eigen::Lower, kSolve>(am, s.rightside, alpha, &bm);
+    } else {
+      TriangWith<Eigen::Upper, kSolve>(am, s.rightside, alpha, &bm);
+    }
+  } else if (op_lower) {
+    TriangWith<Eigen::Lower, kSolve>(am.transpose(), s.rightside, alpha, &bm);
+  } else {
+    TriangWith<Eigen::Upper, kSolve>(am.transpose(), s.rightside, alpha, &bm);
+  }
+}
+
+// The Cholesky factor of `a`'s `lower` (else upper) triangle into `out`, the
+// other triangle zero; LAPACK's info (0, or the order of the first leading
+// minor that is not positive definite).
+template <typename T>
+int64_t EigenCholesky(const T* a, int64_t n, bool lower, T* out) {
+  Eigen::Map<const RowMatrix<T>> am(a, n, n);
+  Eigen::Map<RowMatrix<T>> om(out, n, n);
+  bool ok = false;
+  if (lower) {
+    Eigen::LLT<RowMatrix<T>, Eigen::Lower> llt(am);
+    ok = llt.info() == Eigen::Success;
+    if (ok) om = llt.matrixL();
+  } else {
+    Eigen::LLT<RowMatrix<T>, Eigen::Upper> llt(am);
+    ok = llt.info() == Eigen::Success;
+    if (ok) om = llt.matrixU();
+  }
+  if (ok) return 0;
+  // Where it fails, for the error: LAPACK's unblocked order.
+  CopyMatrix(a, out, n * n);
+  const int64_t info = linalg::Cholesky(out, n, lower);
+  return info == 0 ? n : info;
+}
+
 template <typename T>
 absl::Status PotrfT(const KernelContext& ctx) {
   const Tensor& a = ctx.inputs[0];
@@ -273,8 +348,7 @@ absl::Status PotrfT(const KernelContext& ctx) {
   const T* src = a.data<T>();
   T* dst = ctx.outputs[0].data<T>();
   const auto [bad, info] = EachMatrix(ctx, count, n * n * n / 3.0, [&](int64_t b) {
-    CopyMatrix(src + b * n * n, dst + b * n * n, n * n);
-    return linalg::Cholesky(dst + b * n * n, n, lower);
+    return EigenCholesky(src + b * n * n, n, lower, dst + b * n * n);
   });
   if (bad >= 0) return FailedAt(ctx, FactorFailure::kNotPositiveDefinite, a.shape(), bad, info);
   return absl::OkStatus();
@@ -309,13 +383,7 @@ absl::Status TriangT(const KernelContext& ctx) {
   const int64_t nn = l.n * l.n, bsize = l.rows * l.cols;
   EachMatrix(ctx, l.count, 1.0 * l.n * bsize, [&](int64_t i) {
     CopyMatrix(b + i * bsize, c + i * bsize, bsize);
-    if (kSolve) {
-      linalg::TriangSolve(a + i * nn, l.n, s, static_cast<T>(p.alpha), c + i * bsize, l.rows,
-                          l.cols);
-    } else {
-      linalg::TriangMultiply(a + i * nn, l.n, s, static_cast<T>(p.alpha), c + i * bsize, l.rows,
-                             l.cols);
-    }
+    EigenTriang<kSolve>(a + i * nn, l.n, s, static_cast<T>(p.alpha), c + i * bsize, l.rows, l.cols);
     return int64_t{0};
   });
   return absl::OkStatus();
@@ -381,8 +449,15 @@ absl::Status PotrfBackwardT(const KernelContext& ctx) {
   const T* g = ctx.inputs[0].data<T>();
   const T* b = ctx.inputs[1].data<T>();
   T* da = ctx.outputs[0].data<T>();
+  // linalg::PotrfBackward's steps, the triangular ones through Eigen.
   EachMatrix(ctx, count, 2.0 * n * n * n, [&](int64_t i) {
-    linalg::PotrfBackward(g + i * n * n, b + i * n * n, n, lower, da + i * n * n);
+    const T* bi = b + i * n * n;
+    T* d = da + i * n * n;
+    CopyMatrix(g + i * n * n, d, n * n);
+    EigenTriang<false>(bi, n, linalg::TriangSpec{true, !lower, lower}, T(1), d, n, n);
+    linalg::MirrorTriangle(d, n, lower);
+    EigenTriang<true>(bi, n, linalg::TriangSpec{lower, false, lower}, T(1), d, n, n);
+    EigenTriang<true>(bi, n, linalg::TriangSpec{!lower, true, lower}, T(0.5), d, n, n);
     return int64_t{0};
   });
   return absl::OkStatus();

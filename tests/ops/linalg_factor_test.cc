@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "devices/geometry/linalg_matrix.h"
 #include "devices/tensor.h"
 #include "gtest/gtest.h"
 #include "tests/executor/executor_test_util.h"
@@ -711,6 +712,52 @@ TEST(LinalgFactor, Gelqf) {
   Tensor h = MakeTensor(Shape{2, 2}, {1, 0, 0, 1}, DType::kFloat16);
   EXPECT_CONTAINS(ErrorOf([&] { RunOp("_linalg_syevd", {}, {h}, "e"); }), "float16");
   EXPECT_CONTAINS(ErrorOf([&] { RunOp("_linalg_gelqf", {}, {h}, "e"); }), "float16");
+}
+
+// The CPU runs potrf, trmm, trsm and potrf's gradient through Eigen; the GPU
+// runs linalg_matrix.h's loops, checked here against the CPU kernels.
+TEST(LinalgFactor, GpuLoopsMatchTheCpuKernels) {
+  const int64_t n = 5;
+  const Shape sq{n, n};
+  const Values spd = MakeMatrices(1, sq, Kind::kSpd);
+  const Values head = HeadFor(2, n * n);
+  for (bool lower : {true, false}) {
+    const AttrMap attrs = {{"lower", Flag(lower)}};
+    Values mine = spd;
+    ASSERT_EQ(linalg::Cholesky(mine.data(), n, lower), 0);
+    const std::vector<double> cpu =
+        RunOp("_linalg_potrf", attrs, {MakeTensor(sq, spd, DType::kFloat64)})[0].ToDoubles();
+    for (size_t i = 0; i < cpu.size(); ++i) EXPECT_NEAR(mine[i], cpu[i], 1e-12) << i;
+    Values da(static_cast<size_t>(n * n));
+    linalg::PotrfBackward(head.data(), mine.data(), n, lower, da.data());
+    const Values g = GradOf("_linalg_potrf", attrs, {sq}, {spd}, {head})[0];
+    for (size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(da[i], g[i], 1e-12) << i;
+  }
+  const Values a = MakeMatrices(3, sq, Kind::kGeneral);
+  for (bool solve : {false, true}) {
+    for (int bits = 0; bits < 8; ++bits) {
+      const linalg::TriangSpec spec{(bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0};
+      const int64_t rows = spec.rightside ? 3 : n, cols = spec.rightside ? n : 3;
+      const Values b = HeadFor(4, rows * cols);
+      Values mine = b;
+      if (solve) {
+        linalg::TriangSolve(a.data(), n, spec, -0.5, mine.data(), rows, cols);
+      } else {
+        linalg::TriangMultiply(a.data(), n, spec, -0.5, mine.data(), rows, cols);
+      }
+      const AttrMap attrs = {{"transpose", Flag(spec.transpose)},
+                             {"rightside", Flag(spec.rightside)},
+                             {"lower", Flag(spec.lower)},
+                             {"alpha", "-0.5"}};
+      const std::vector<double> cpu = RunOp(solve ? "_linalg_trsm" : "_linalg_trmm", attrs,
+                                            {MakeTensor(sq, a, DType::kFloat64),
+                                             MakeTensor(Shape{rows, cols}, b, DType::kFloat64)})[0]
+                                          .ToDoubles();
+      for (size_t i = 0; i < cpu.size(); ++i) {
+        EXPECT_NEAR(mine[i], cpu[i], 1e-12) << "solve " << solve << " variant " << bits;
+      }
+    }
+  }
 }
 
 }  // namespace
