@@ -1,14 +1,15 @@
 // One matrix at a time of the linalg family's factorizations and their
 // gradients (_linalg_potrf, _linalg_potri, _linalg_trmm, _linalg_trsm,
 // _linalg_inverse, _linalg_det, _linalg_slogdet, _linalg_syevd,
-// _linalg_gelqf), for host and device code:
-// the CPU kernels run them per matrix of a batch, the CUDA kernels one thread
-// per matrix, so both devices compute one definition and the CPU tests check
-// the GPU's arithmetic. Plain loops in the matrices' own type, as LAPACK's
-// unblocked routines (potf2, getf2, trti2, lauu2, gelq2, orgl2) order them;
-// the symmetric eigensolver is cyclic Jacobi in double (LAPACK's syevd is
-// divide and conquer: the same eigenpairs to rounding, signs fixed as MXNet
-// fixes them).
+// _linalg_gelqf), for host and device code: the CPU kernels run them per
+// matrix of a batch (potrf, trmm and trsm go through Eigen's blocked routines
+// there, and tests/ops/linalg_factor_test.cc holds these loops to them), the
+// CUDA kernels one thread per matrix, so the CPU tests check the GPU's
+// arithmetic. Plain loops in the matrices' own type, as LAPACK's unblocked
+// routines (potf2, getf2, trti2, lauu2, gelq2, orgl2) order them; the
+// symmetric eigensolver is cyclic Jacobi in double (LAPACK's syevd is divide
+// and conquer: the same eigenpairs to rounding, signs fixed as MXNet fixes
+// them).
 //
 // Matrices are row-major and dense. An LU factorization is LAPACK's getf2 on
 // the column-major view of a row-major A, i.e. of A^T, as MXNet's CPU calls
