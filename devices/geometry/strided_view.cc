@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/infer_util.h"
 #include "graph/ops/crop.h"
+#include "graph/ops/image.h"
 #include "graph/ops/tensor.h"
 
 namespace symx {
@@ -117,6 +118,34 @@ absl::Status CropView(const KernelContext& ctx, const Shape& big, const Shape& s
   v->dims = {S[0], S[1], S[2], S[3]};
   v->steps = StridesOf(B);
   v->offset = oy * B[3] + ox;
+  return absl::OkStatus();
+}
+
+StridedView FlipView(const Shape& shape, int axis) {
+  StridedView v;
+  v.dims = shape.dims();
+  v.steps = StridesOf(shape);
+  if (shape[axis] > 0) v.offset = (shape[axis] - 1) * v.steps[axis];
+  v.steps[axis] = -v.steps[axis];
+  return v;
+}
+
+absl::Status ImageCropView(const KernelContext& ctx, const Shape& big, const Shape& small,
+                           StridedView* v) {
+  const auto& p = ctx.param<ImageCropParam>();
+  const int n = big.ndim();
+  bool fits = (n == 3 || n == 4) && small.ndim() == n && small[n - 3] == p.height &&
+              small[n - 2] == p.width && small[n - 1] == big[n - 1] &&
+              p.y + p.height <= big[n - 3] && p.x + p.width <= big[n - 2];
+  if (n == 4) fits = fits && small[0] == big[0];
+  if (!fits) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": cannot crop ", small.ToString(),
+                                                   " at (y ", p.y, ", x ", p.x, ") out of ",
+                                                   big.ToString()));
+  }
+  v->dims = small.dims();
+  v->steps = StridesOf(big);
+  v->offset = p.y * v->steps[n - 3] + p.x * v->steps[n - 2];
   return absl::OkStatus();
 }
 

@@ -46,6 +46,15 @@ absl::Status DiagView(const KernelContext& ctx, const Shape& mat, const Shape& v
 absl::Status CropView(const KernelContext& ctx, const Shape& big, const Shape& small,
                       StridedView* v);
 
+// The image family's flips: `shape` read with axis `axis` reversed (a gather
+// through it is the flipped array).
+StridedView FlipView(const Shape& shape, int axis);
+
+// _image_crop: the window of `big` ((H, W, C) or (N, H, W, C)) with `small`'s
+// shape at the op's (y, x); an error naming the node when it does not fit.
+absl::Status ImageCropView(const KernelContext& ctx, const Shape& big, const Shape& small,
+                           StridedView* v);
+
 }  // namespace symx
 
 #endif  // SYMX_DEVICES_GEOMETRY_STRIDED_VIEW_H_

@@ -28,6 +28,7 @@ SYMX_GPU_CONFORMANCE=(
   //tests/ops:detection_test
   //tests/ops:dropout_test
   //tests/ops:elemwise_test
+  //tests/ops:image_test
   //tests/ops:indexing_test
   //tests/ops:init_test
   //tests/ops:layout_test

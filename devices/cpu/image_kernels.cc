@@ -1,0 +1,179 @@
+// CPU kernels of the image family (graph/ops/image.cc): _image_to_tensor,
+// _image_normalize and its backward, the flips, _image_adjust_lighting and
+// _image_crop with its backward. The flips and the crop are copies through
+// strided views (devices/geometry/strided_view.h); the others read each value
+// through double and compute as MXNet does: in float, or in double for
+// float64 data.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "devices/cpu/kernel_util.h"
+#include "devices/cpu/strided_copy.h"
+#include "devices/dtype_switch.h"
+#include "devices/geometry/strided_view.h"
+#include "graph/ops/image.h"
+
+namespace symx {
+namespace cpu {
+namespace {
+
+// MXNet's compute type for a storage type: double for float64, else float.
+template <typename T>
+using Calc = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
+template <typename T>
+inline Calc<T> Read(const T* p, int64_t i) {
+  return static_cast<Calc<T>>(ToDouble(p[i]));
+}
+
+// The image dtypes, as storage types (float16 as float16_t).
+#define SYMX_IMAGE_SWITCH(ctx, dtype, T, ...)                     \
+  switch (dtype) {                                                \
+    SYMX_DTYPE_CASE_(kFloat32, float, T, __VA_ARGS__)             \
+    SYMX_DTYPE_CASE_(kFloat64, double, T, __VA_ARGS__)            \
+    SYMX_DTYPE_CASE_(kFloat16, ::symx::float16_t, T, __VA_ARGS__) \
+    SYMX_DTYPE_CASE_(kUint8, uint8_t, T, __VA_ARGS__)             \
+    SYMX_DTYPE_CASE_(kInt8, int8_t, T, __VA_ARGS__)               \
+    SYMX_DTYPE_CASE_(kInt32, int32_t, T, __VA_ARGS__)             \
+    SYMX_DTYPE_CASE_(kInt64, int64_t, T, __VA_ARGS__)             \
+    default:                                                      \
+      return ::symx::UnsupportedDType(ctx, dtype);                \
+  }
+
+// (N, H, W, C) -> (N, C, H, W) float32 / 255 (N = 1 for 3-D data).
+template <typename T>
+absl::Status ToTensorT(const KernelContext& ctx) {
+  const Shape& s = ctx.inputs[0].shape();
+  const int64_t n = s.ndim() == 4 ? s[0] : 1;
+  const int64_t h = s[s.ndim() - 3], w = s[s.ndim() - 2], c = s[s.ndim() - 1];
+  const T* x = ctx.inputs[0].data<T>();
+  float* y = ctx.outputs[0].data<float>();
+  const int64_t hw = h * w;
+  ParallelFor(ctx, n * c, static_cast<double>(hw), [&](int64_t begin, int64_t end) {
+    for (int64_t nc = begin; nc < end; ++nc) {
+      const int64_t b = nc / c, ch = nc % c;
+      for (int64_t i = 0; i < hw; ++i) {
+        y[nc * hw + i] =
+            static_cast<float>(Read(x, (b * hw + i) * c + ch) / static_cast<Calc<T>>(255));
+      }
+    }
+  });
+  return absl::OkStatus();
+}
+
+absl::Status ToTensor(const KernelContext& ctx) {
+  SYMX_IMAGE_SWITCH(ctx, ctx.inputs[0].dtype(), T, return ToTensorT<T>(ctx));
+}
+
+// (N, C, H, W) planes: forward (x - mean[c]) / std[c]; backward g * (1 / std[c])
+// (MXNet's reciprocal in double).
+template <typename T>
+absl::Status NormalizeT(const KernelContext& ctx, bool backward) {
+  const auto& p = ctx.param<ImageNormalizeParam>();
+  const Shape& s = (backward ? ctx.outputs[0] : ctx.inputs[0]).shape();
+  const int64_t n = s.ndim() == 4 ? s[0] : 1;
+  const int64_t c = s[s.ndim() - 3], hw = s[s.ndim() - 2] * s[s.ndim() - 1];
+  const T* x = ctx.inputs[0].data<T>();
+  T* y = ctx.outputs[0].data<T>();
+  ParallelFor(ctx, n * c, static_cast<double>(hw), [&](int64_t begin, int64_t end) {
+    for (int64_t nc = begin; nc < end; ++nc) {
+      const int64_t ch = nc % c;
+      const float mean = p.mean.size() == 1 ? p.mean[0] : p.mean[ch];
+      const float sd = p.std.size() == 1 ? p.std[0] : p.std[ch];
+      for (int64_t i = nc * hw; i < (nc + 1) * hw; ++i) {
+        if (backward) {
+          y[i] = FromDouble<T>(ToDouble(x[i]) * (1.0 / static_cast<double>(sd)));
+        } else {
+          y[i] = FromDouble<T>(static_cast<double>((Read(x, i) - mean) / sd));
+        }
+      }
+    }
+  });
+  return absl::OkStatus();
+}
+
+absl::Status Normalize(const KernelContext& ctx) {
+  SYMX_IMAGE_SWITCH(ctx, ctx.inputs[0].dtype(), T, return NormalizeT<T>(ctx, false));
+}
+
+absl::Status NormalizeBackward(const KernelContext& ctx) {
+  SYMX_IMAGE_SWITCH(ctx, ctx.inputs[0].dtype(), T, return NormalizeT<T>(ctx, true));
+}
+
+// Flips: a gather through the reversed view. Width is axis ndim - 2, height
+// ndim - 3.
+absl::Status Flip(const KernelContext& ctx, int from_end) {
+  const Shape& s = ctx.inputs[0].shape();
+  return CopyThroughView(ctx, FlipView(s, s.ndim() - from_end), ctx.inputs[0], ctx.outputs[0],
+                         /*gather=*/true);
+}
+
+absl::Status FlipLeftRight(const KernelContext& ctx) { return Flip(ctx, 2); }
+absl::Status FlipTopBottom(const KernelContext& ctx) { return Flip(ctx, 3); }
+
+// uint8 saturates to [0, 255] (MXNet's saturate_cast); other dtypes convert.
+template <typename T>
+inline T Saturate(Calc<T> v) {
+  if constexpr (std::is_same_v<T, uint8_t>) {
+    return static_cast<uint8_t>(std::min(std::max(v, 0.0f), 255.0f));
+  } else {
+    return FromDouble<T>(static_cast<double>(v));
+  }
+}
+
+template <typename T>
+absl::Status LightingT(const KernelContext& ctx) {
+  const auto& p = ctx.param<ImageLightingParam>();
+  const Tensor& in = ctx.inputs[0];
+  const T* x = in.data<T>();
+  T* y = ctx.outputs[0].data<T>();
+  const int64_t total = in.shape().Size();
+  if (in.shape()[2] == 1) {
+    // One channel: unchanged (MXNet leaves the output unwritten).
+    if (y != x) std::copy(x, x + total, y);
+    return absl::OkStatus();
+  }
+  float pca[3];
+  LightingOffsets(p.alpha, pca);
+  for (int64_t i = 0; i < total; ++i) {
+    y[i] = Saturate<T>(Read(x, i) + static_cast<Calc<T>>(pca[i % 3]));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Lighting(const KernelContext& ctx) {
+  SYMX_IMAGE_SWITCH(ctx, ctx.inputs[0].dtype(), T, return LightingT<T>(ctx));
+}
+
+absl::Status ImageCrop(const KernelContext& ctx) {
+  StridedView v;
+  SYMX_RETURN_IF_ERROR(ImageCropView(ctx, ctx.inputs[0].shape(), ctx.outputs[0].shape(), &v));
+  return CopyThroughView(ctx, v, ctx.inputs[0], ctx.outputs[0], /*gather=*/true);
+}
+
+// The head gradient scattered into a zeroed data gradient.
+absl::Status ImageCropBackward(const KernelContext& ctx) {
+  StridedView v;
+  SYMX_RETURN_IF_ERROR(ImageCropView(ctx, ctx.outputs[0].shape(), ctx.inputs[0].shape(), &v));
+  std::memset(ctx.outputs[0].raw_data(), 0, ctx.outputs[0].nbytes());
+  return CopyThroughView(ctx, v, ctx.outputs[0], ctx.inputs[0], /*gather=*/false);
+}
+
+}  // namespace
+
+SYMX_REGISTER_KERNEL("_image_to_tensor", kCPU, ToTensor);
+SYMX_REGISTER_KERNEL("_image_normalize", kCPU, Normalize);
+SYMX_REGISTER_KERNEL("_backward_image_normalize", kCPU, NormalizeBackward);
+SYMX_REGISTER_KERNEL("_image_flip_left_right", kCPU, FlipLeftRight);
+SYMX_REGISTER_KERNEL("_image_flip_top_bottom", kCPU, FlipTopBottom);
+SYMX_REGISTER_KERNEL("_image_adjust_lighting", kCPU, Lighting);
+SYMX_REGISTER_KERNEL("_image_crop", kCPU, ImageCrop);
+SYMX_REGISTER_KERNEL("_backward_image_crop", kCPU, ImageCropBackward);
+
+}  // namespace cpu
+}  // namespace symx

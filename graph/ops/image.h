@@ -1,0 +1,37 @@
+// The image family's parameters (mx.nd.image: _image_to_tensor,
+// _image_normalize, the flips, _image_adjust_lighting, _image_crop), shared
+// by the schema (graph/ops/image.cc) and the kernels.
+#ifndef SYMX_GRAPH_OPS_IMAGE_H_
+#define SYMX_GRAPH_OPS_IMAGE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "graph/param.h"
+
+namespace symx {
+
+// _image_normalize: per-channel mean and std, one value each or one per
+// channel (float, as MXNet keeps them).
+struct ImageNormalizeParam : OpParam {
+  std::vector<float> mean, std;
+};
+
+// _image_adjust_lighting: the three PCA lighting alphas (R, G, B).
+struct ImageLightingParam : OpParam {
+  float alpha[3] = {0, 0, 0};
+};
+
+// _image_crop: the window [y, y + height) x [x, x + width) of (H, W, C) or
+// (N, H, W, C) images.
+struct ImageCropParam : OpParam {
+  int64_t x = 0, y = 0, width = 0, height = 0;
+};
+
+// The PCA lighting offsets of (R, G, B) for alpha, in float as MXNet computes
+// them (its eigen table rounded to float, then float products and sums).
+void LightingOffsets(const float alpha[3], float out[3]);
+
+}  // namespace symx
+
+#endif  // SYMX_GRAPH_OPS_IMAGE_H_
