@@ -26,10 +26,11 @@ sys.path.insert(0, HERE)
 import golden_lib  # noqa: E402
 
 FAMILIES = ["activation", "amp", "attention", "binary", "compare", "convolution", "crop", "ctc",
-            "dense", "detection", "dropout", "elemwise", "image", "indexing", "init", "layout",
-            "linalg", "loss", "lrn", "math", "norm", "ordering", "pooling", "random", "random_pdf",
-            "reduce", "resample", "rnn", "roi", "scatter", "sequence", "shape", "softmax",
-            "spatial", "statistics", "tensor", "optimizer_contrib", "models", "numerics", "fuzz"]
+            "deformable", "dense", "detection", "dropout", "elemwise", "image", "indexing", "init",
+            "layout", "linalg", "loss", "lrn", "math", "norm", "ordering", "pooling", "random",
+            "random_pdf", "reduce", "resample", "rnn", "roi", "scatter", "sequence", "shape",
+            "softmax", "spatial", "statistics", "tensor", "optimizer_contrib", "models",
+            "numerics", "fuzz"]
 
 
 def main():

@@ -25,6 +25,7 @@ SYMX_GPU_CONFORMANCE=(
   //tests/ops:crop_test
   //tests/ops:ctc_test
   //tests/ops:dense_test
+  //tests/ops:deformable_test
   //tests/ops:detection_test
   //tests/ops:dropout_test
   //tests/ops:elemwise_test
