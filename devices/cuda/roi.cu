@@ -7,7 +7,7 @@
 // then one block per image runs the greedy NMS over the best
 // `pre`, each kept box suppressing the later ones in parallel.
 //
-// ROIPooling, _contrib_ROIAlign and _contrib_box_iou on the GPU, over the
+// ROIPooling, _contrib_ROIAlign, the PS poolings and _contrib_box_iou on the GPU, over the
 // geometry the CPU kernels use (devices/geometry/roi_geometry.h, box_geometry.h): the
 // same compute type per dtype, so bins and IoUs agree with the CPU to the
 // last bit.
@@ -17,6 +17,7 @@
 #include "devices/cuda/elem_types.cuh"
 #include "devices/cuda/roi_launch.h"
 #include "devices/geometry/proposal_geometry.h"
+#include "devices/geometry/psroi_geometry.h"
 #include "devices/geometry/roi_geometry.h"
 
 namespace symx {
@@ -234,6 +235,200 @@ cudaError_t Accumulate(T* gx, void* scratch, int64_t size, cudaStream_t s, Add&&
   return cudaSuccess;
 }
 
+template <typename T>
+__global__ void RroiAlignKernel(const T* x, const T* rois, RoiDims d, T* y, int64_t total) {
+  using C = GeomC<T>;
+  SYMX_GRID_STRIDE(e, total) {  // over (R, C, PH, PW)
+    const int64_t j = e % d.pw, i = (e / d.pw) % d.ph, c = (e / (d.pw * d.ph)) % d.co;
+    const int64_t n = e / (d.pw * d.ph * d.co);
+    const T* roi = rois + n * 6;
+    const int64_t b = static_cast<int64_t>(Rd(roi, 0));
+    if (b < 0 || b >= d.n) {
+      Wr(y, e, C(0));
+      continue;
+    }
+    const RroiGrid<C> g = MakeRroiGrid<C>(Rd(roi, 1), Rd(roi, 2), Rd(roi, 3), Rd(roi, 4),
+                                          Rd(roi, 5), static_cast<C>(d.scale), d.ph, d.pw,
+                                          d.sample_ratio);
+    const T* xp = x + (b * d.c + c) * d.h * d.w;
+    C sum = 0;
+    for (int64_t iy = 0; iy < g.gh; ++iy) {
+      for (int64_t ix = 0; ix < g.gw; ++ix) {
+        C sy, sx;
+        RroiPoint(g, i, j, iy, ix, &sy, &sx);
+        const RoiSample<C> s = RoiBilinearSample<C>(sy, sx, d.h, d.w);
+        if (s.count == 0) continue;
+        sum += s.wt[0] * Rd(xp, s.at[0]) + s.wt[1] * Rd(xp, s.at[1]) +
+               s.wt[2] * Rd(xp, s.at[2]) + s.wt[3] * Rd(xp, s.at[3]);
+      }
+    }
+    Wr(y, e, sum / g.count);
+  }
+}
+
+// ---------------------------------------------------------------- PSROIPooling
+
+template <typename T>
+__device__ __forceinline__ bool PsBatch(const T* rois, int64_t n, const PsRoiDims& d, int64_t* b) {
+  *b = static_cast<int64_t>(Rd(rois, n * 5));
+  return *b >= 0 && *b < d.n;
+}
+
+template <typename T>
+__device__ __forceinline__ PsRoiRect<GeomC<T>> PsRect(const T* roi, const PsRoiDims& d,
+                                                      GeomC<T> shift) {
+  using C = GeomC<T>;
+  return MakePsRoiRect<C>(Rd(roi, 1), Rd(roi, 2), Rd(roi, 3), Rd(roi, 4), static_cast<C>(d.scale),
+                          shift);
+}
+
+template <typename T>
+__global__ void PsRoiPoolKernel(const T* x, const T* rois, PsRoiDims d, T* y, int64_t total) {
+  using C = GeomC<T>;
+  SYMX_GRID_STRIDE(e, total) {  // over (R, D, P, P)
+    const int64_t j = e % d.p, i = (e / d.p) % d.p, ct = (e / (d.p * d.p)) % d.d;
+    const int64_t n = e / (d.p * d.p * d.d);
+    int64_t b;
+    if (!PsBatch(rois, n, d, &b)) {
+      Wr(y, e, C(0));
+      continue;
+    }
+    const PsRoiWindow win = PsRoiBin<C>(PsRect(rois + n * 5, d, C(0)), i, j, d.p, d.h, d.w);
+    if (win.h1 <= win.h0 || win.w1 <= win.w0) {
+      Wr(y, e, C(0));
+      continue;
+    }
+    const T* plane = x + (b * d.c + PsRoiChannel(ct, i, j, d.p, d.group)) * d.h * d.w;
+    C sum = 0;
+    for (int64_t h = win.h0; h < win.h1; ++h) {
+      for (int64_t w = win.w0; w < win.w1; ++w) sum += Rd(plane, h * d.w + w);
+    }
+    Wr(y, e, sum / static_cast<C>((win.h1 - win.h0) * (win.w1 - win.w0)));
+  }
+}
+
+template <typename T, typename A>
+__global__ void PsRoiPoolGradKernel(const T* g, const T* rois, PsRoiDims d, A* acc,
+                                    int64_t total) {
+  using C = GeomC<T>;
+  SYMX_GRID_STRIDE(e, total) {
+    const int64_t j = e % d.p, i = (e / d.p) % d.p, ct = (e / (d.p * d.p)) % d.d;
+    const int64_t n = e / (d.p * d.p * d.d);
+    int64_t b;
+    if (!PsBatch(rois, n, d, &b)) continue;
+    const PsRoiWindow win = PsRoiBin<C>(PsRect(rois + n * 5, d, C(0)), i, j, d.p, d.h, d.w);
+    if (win.h1 <= win.h0 || win.w1 <= win.w0) continue;
+    const C v = Rd(g, e) / static_cast<C>((win.h1 - win.h0) * (win.w1 - win.w0));
+    A* plane = acc + (b * d.c + PsRoiChannel(ct, i, j, d.p, d.group)) * d.h * d.w;
+    for (int64_t h = win.h0; h < win.h1; ++h) {
+      for (int64_t w = win.w0; w < win.w1; ++w) atomicAdd(plane + h * d.w + w, static_cast<A>(v));
+    }
+  }
+}
+
+// Bin e of DeformablePSROIPooling: its samples, plane and trans entry (-1
+// without trans).
+template <typename T>
+struct DpsBinOnDevice {
+  PsRoiRect<GeomC<T>> rect;
+  PsRoiSamples<GeomC<T>> samples;
+  int64_t plane, trans_at;
+};
+
+template <typename T>
+__device__ __forceinline__ bool DpsBinOf(const T* rois, const T* trans, const PsRoiDims& d,
+                                         int64_t e, DpsBinOnDevice<T>* bin) {
+  using C = GeomC<T>;
+  const int64_t j = e % d.p, i = (e / d.p) % d.p, ct = (e / (d.p * d.p)) % d.d;
+  const int64_t n = e / (d.p * d.p * d.d);
+  int64_t b;
+  if (!PsBatch(rois, n, d, &b)) return false;
+  bin->rect = PsRect(rois + n * 5, d, C(0.5));
+  bin->plane = (b * d.c + PsRoiChannel(ct, i, j, d.p, d.group)) * d.h * d.w;
+  C tx = 0, ty = 0;
+  bin->trans_at = -1;
+  if (d.has_trans) {
+    const int64_t ph = PsRoiPart<C>(i, d.p, d.part), pw = PsRoiPart<C>(j, d.p, d.part);
+    bin->trans_at = (((n * d.classes + ct / (d.d / d.classes)) * 2) * d.part + ph) * d.part + pw;
+    tx = Rd(trans, bin->trans_at) * static_cast<C>(d.trans_std);
+    ty = Rd(trans, bin->trans_at + d.part * d.part) * static_cast<C>(d.trans_std);
+  }
+  bin->samples = MakePsRoiSamples<C>(bin->rect, i, j, d.p, d.per_part, tx, ty);
+  return true;
+}
+
+template <typename T>
+__global__ void DeformPsRoiPoolKernel(const T* x, const T* rois, const T* trans, PsRoiDims d, T* y,
+                                      T* count, int64_t total) {
+  using C = GeomC<T>;
+  SYMX_GRID_STRIDE(e, total) {
+    DpsBinOnDevice<T> bin;
+    C sum = 0;
+    int64_t used = 0;
+    if (DpsBinOf(rois, trans, d, e, &bin)) {
+      for (int64_t ih = 0; ih < d.per_part; ++ih) {
+        for (int64_t iw = 0; iw < d.per_part; ++iw) {
+          PsRoiPoint<C> pt;
+          if (!MakePsRoiPoint<C>(bin.samples.x + static_cast<C>(iw) * bin.samples.step_w,
+                                 bin.samples.y + static_cast<C>(ih) * bin.samples.step_h, d.h,
+                                 d.w, &pt)) {
+            continue;
+          }
+          const T* xp = x + bin.plane;
+          sum += (1 - pt.dx) * (1 - pt.dy) * Rd(xp, pt.y0 * d.w + pt.x0) +
+                 (1 - pt.dx) * pt.dy * Rd(xp, pt.y1 * d.w + pt.x0) +
+                 pt.dx * (1 - pt.dy) * Rd(xp, pt.y0 * d.w + pt.x1) +
+                 pt.dx * pt.dy * Rd(xp, pt.y1 * d.w + pt.x1);
+          ++used;
+        }
+      }
+    }
+    Wr(y, e, used == 0 ? C(0) : sum / static_cast<C>(used));
+    Wr(count, e, static_cast<C>(used));
+  }
+}
+
+template <typename T, typename A>
+__global__ void DeformPsRoiPoolGradKernel(const T* g, const T* x, const T* rois, const T* trans,
+                                          const T* count, PsRoiDims d, A* gx, A* gt,
+                                          int64_t total) {
+  using C = GeomC<T>;
+  SYMX_GRID_STRIDE(e, total) {
+    DpsBinOnDevice<T> bin;
+    if (!DpsBinOf(rois, trans, d, e, &bin)) continue;
+    const C used = Rd(count, e);
+    if (!(used > C(0))) continue;
+    const C v = Rd(g, e) / used;
+    const C trans_std = static_cast<C>(d.trans_std);
+    for (int64_t ih = 0; ih < d.per_part; ++ih) {
+      for (int64_t iw = 0; iw < d.per_part; ++iw) {
+        PsRoiPoint<C> pt;
+        if (!MakePsRoiPoint<C>(bin.samples.x + static_cast<C>(iw) * bin.samples.step_w,
+                               bin.samples.y + static_cast<C>(ih) * bin.samples.step_h, d.h, d.w,
+                               &pt)) {
+          continue;
+        }
+        const int64_t a00 = bin.plane + pt.y0 * d.w + pt.x0, a01 = bin.plane + pt.y1 * d.w + pt.x0;
+        const int64_t a10 = bin.plane + pt.y0 * d.w + pt.x1, a11 = bin.plane + pt.y1 * d.w + pt.x1;
+        if (gx != nullptr) {
+          atomicAdd(gx + a00, static_cast<A>((1 - pt.dx) * (1 - pt.dy) * v));
+          atomicAdd(gx + a01, static_cast<A>((1 - pt.dx) * pt.dy * v));
+          atomicAdd(gx + a10, static_cast<A>(pt.dx * (1 - pt.dy) * v));
+          atomicAdd(gx + a11, static_cast<A>(pt.dx * pt.dy * v));
+        }
+        if (gt == nullptr || bin.trans_at < 0) continue;
+        const C u00 = Rd(x, a00), u01 = Rd(x, a01), u10 = Rd(x, a10), u11 = Rd(x, a11);
+        const C dx = (u11 * pt.dy + u10 * (1 - pt.dy) - u01 * pt.dy - u00 * (1 - pt.dy)) *
+                     trans_std * v * bin.rect.width;
+        const C dy = (u11 * pt.dx + u01 * (1 - pt.dx) - u10 * pt.dx - u00 * (1 - pt.dx)) *
+                     trans_std * v * bin.rect.height;
+        atomicAdd(gt + bin.trans_at, static_cast<A>(dx));
+        atomicAdd(gt + bin.trans_at + d.part * d.part, static_cast<A>(dy));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 cudaError_t LaunchProposalDecode(const float* cls, const float* deltas, const float* info,
@@ -309,6 +504,100 @@ cudaError_t LaunchRoiAlignGrad(Elem t, const void* g, const void* rois, const Ro
       }
     });
     if (e != cudaSuccess) return e;
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchPsRoiPool(Elem t, const void* x, const void* rois, const PsRoiDims& d, void* y,
+                            cudaStream_t s) {
+  const int64_t total = d.r * d.d * d.p * d.p;
+  if (total == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    PsRoiPoolKernel<T><<<GridFor(total), kThreads, 0, s>>>(
+        static_cast<const T*>(x), static_cast<const T*>(rois), d, static_cast<T*>(y), total);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchPsRoiPoolGrad(Elem t, const void* g, const void* rois, const PsRoiDims& d,
+                                void* gx, void* scratch, cudaStream_t s) {
+  const int64_t total = d.r * d.d * d.p * d.p, size = d.n * d.c * d.h * d.w;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    const cudaError_t e = Accumulate<T>(static_cast<T*>(gx), scratch, size, s, [&](auto* acc) {
+      using A = std::remove_pointer_t<decltype(acc)>;
+      if (total > 0) {
+        PsRoiPoolGradKernel<T, A><<<GridFor(total), kThreads, 0, s>>>(
+            static_cast<const T*>(g), static_cast<const T*>(rois), d, acc, total);
+      }
+    });
+    if (e != cudaSuccess) return e;
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchDeformPsRoiPool(Elem t, const void* x, const void* rois, const void* trans,
+                                  const PsRoiDims& d, void* y, void* count, cudaStream_t s) {
+  const int64_t total = d.r * d.d * d.p * d.p;
+  if (total == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    DeformPsRoiPoolKernel<T><<<GridFor(total), kThreads, 0, s>>>(
+        static_cast<const T*>(x), static_cast<const T*>(rois), static_cast<const T*>(trans), d,
+        static_cast<T*>(y), static_cast<T*>(count), total);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchDeformPsRoiPoolGrad(Elem t, const void* g, const void* x, const void* rois,
+                                      const void* trans, const void* count, const PsRoiDims& d,
+                                      void* gx, void* scratch, void* gtrans, void* trans_scratch,
+                                      cudaStream_t s) {
+  const int64_t total = d.r * d.d * d.p * d.p, size = d.n * d.c * d.h * d.w;
+  const int64_t trans_size = d.has_trans ? d.r * 2 * d.classes * d.part * d.part : 0;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    using A = std::conditional_t<std::is_same_v<T, float> || std::is_same_v<T, double>, T, float>;
+    A* acc_x = nullptr;
+    A* acc_t = nullptr;
+    auto run = [&]() {
+      if (total > 0) {
+        DeformPsRoiPoolGradKernel<T, A><<<GridFor(total), kThreads, 0, s>>>(
+            static_cast<const T*>(g), static_cast<const T*>(x), static_cast<const T*>(rois),
+            static_cast<const T*>(trans), static_cast<const T*>(count), d, acc_x, acc_t, total);
+      }
+    };
+    auto with_trans = [&]() -> cudaError_t {
+      if (gtrans == nullptr) {
+        run();
+        return cudaSuccess;
+      }
+      return Accumulate<T>(static_cast<T*>(gtrans), trans_scratch, trans_size, s,
+                           [&](A* acc) {
+                             acc_t = acc;
+                             run();
+                           });
+    };
+    cudaError_t e = cudaSuccess;
+    if (gx == nullptr) {
+      e = with_trans();
+    } else {
+      cudaError_t inner = cudaSuccess;
+      e = Accumulate<T>(static_cast<T*>(gx), scratch, size, s, [&](A* acc) {
+        acc_x = acc;
+        inner = with_trans();
+      });
+      if (e == cudaSuccess) e = inner;
+    }
+    if (e != cudaSuccess) return e;
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchRroiAlign(Elem t, const void* x, const void* rois, const RoiDims& d, void* y,
+                            cudaStream_t s) {
+  const int64_t total = d.r * d.co * d.ph * d.pw;
+  if (total == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    RroiAlignKernel<T><<<GridFor(total), kThreads, 0, s>>>(
+        static_cast<const T*>(x), static_cast<const T*>(rois), d, static_cast<T*>(y), total);
   });
   return LastLaunchError();
 }

@@ -1,5 +1,6 @@
 // CUDA kernels of the roi family (graph/ops/roi.cc): _contrib_MultiProposal,
-// _contrib_Proposal, _contrib_ROIAlign, ROIPooling, with their backward ops.
+// _contrib_Proposal, _contrib_ROIAlign, ROIPooling, _contrib_PSROIPooling and
+// _contrib_DeformablePSROIPooling, with their backward ops.
 //
 // CUDA kernels of _contrib_Proposal and _contrib_MultiProposal
 // (devices/cuda/roi.cu). The images' im_info rows are read on the host
@@ -172,6 +173,196 @@ SYMX_REGISTER_KERNEL("_backward_ROIPooling", kGPU, .fn = RoiPoolingBackward,
                      .workspace = RoiWorkspace);
 SYMX_REGISTER_KERNEL("_contrib_ROIAlign", kGPU, .fn = RoiAlign, .workspace = RoiWorkspace);
 SYMX_REGISTER_KERNEL("_backward_ROIAlign", kGPU, .fn = RoiAlignBackward, .workspace = RoiWorkspace);
+
+}  // namespace cuda
+
+namespace cuda {
+namespace {
+// ---------------------------------------------------------------- PS poolings
+
+// data (N, C, H, W), rois (R, 5), output (R, D, P, P), [trans], one dtype.
+absl::StatusOr<PsRoiDims> PsDimsOf(const KernelContext& ctx, const Tensor& data, const Tensor& rois,
+                                   const Tensor& out, const Tensor* trans) {
+  const Shape& ds = data.shape();
+  const Shape& os = out.shape();
+  const Shape& rs = rois.shape();
+  if (ds.ndim() != 4 || os.ndim() != 4 || rs.ndim() != 2 || rs[1] != 5 || rs[0] != os[0] ||
+      (trans != nullptr && (trans->shape().ndim() != 4 || trans->shape()[1] < 2))) {
+    return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": unexpected shapes: data ",
+                                                   ds.ToString(), ", rois ", rs.ToString(),
+                                                   ", output ", os.ToString()));
+  }
+  for (const Tensor* t : {&rois, &out, trans}) {
+    if (t != nullptr && t->dtype() != data.dtype()) return UnsupportedDType(ctx, t->dtype());
+  }
+  const auto& p = ctx.param<PSROIPoolingParam>();
+  PsRoiDims d;
+  d.n = ds[0];
+  d.c = ds[1];
+  d.h = ds[2];
+  d.w = ds[3];
+  d.r = os[0];
+  d.d = os[1];
+  d.p = os[2];
+  d.group = p.group_size;
+  d.part = p.part_size;
+  d.per_part = p.sample_per_part;
+  d.scale = p.spatial_scale;
+  d.trans_std = p.trans_std;
+  d.has_trans = trans != nullptr;
+  if (trans != nullptr) d.classes = trans->shape()[1] / 2;
+  return d;
+}
+
+// Float scratch for a half-type gradient of `elems` elements at `offset`
+// bytes into the workspace (null for float and double).
+absl::StatusOr<void*> HalfScratchAt(const KernelContext& ctx, DType dtype, size_t offset,
+                                    int64_t elems) {
+  if (!IsHalf(dtype)) return nullptr;
+  SYMX_ASSIGN_OR_RETURN(char* ws,
+                        WorkspaceOf(ctx, offset + static_cast<size_t>(elems) * sizeof(float)));
+  return ws + offset;
+}
+
+size_t RoundUp256(size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+// _backward_PSROIPooling: the data gradient's float scratch (half types).
+size_t PsRoiWorkspace(const NodeAttrs&, const std::vector<Shape>&, const std::vector<Shape>& out,
+                      DType dtype) {
+  if (!IsHalf(dtype) || out.empty()) return 0;
+  return static_cast<size_t>(out[0].Size()) * sizeof(float);
+}
+
+// _backward_DeformablePSROIPooling (inputs ograd, data, rois, [trans], ...):
+// float scratch for data's then trans's gradient (half types).
+size_t DeformPsRoiWorkspace(const NodeAttrs& attrs, const std::vector<Shape>& in,
+                            const std::vector<Shape>&, DType dtype) {
+  if (!IsHalf(dtype) || in.size() < 2) return 0;
+  size_t bytes = RoundUp256(static_cast<size_t>(in[1].Size()) * sizeof(float));
+  if (Param<PSROIPoolingParam>(attrs).has_trans() && in.size() > 3) {
+    bytes += static_cast<size_t>(in[3].Size()) * sizeof(float);
+  }
+  return bytes;
+}
+
+// Inputs: data, rois. Output: out.
+absl::Status PsRoiPooling(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& data = ctx.inputs[0];
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, data.dtype()));
+  SYMX_ASSIGN_OR_RETURN(PsRoiDims d, PsDimsOf(ctx, data, ctx.inputs[1], ctx.outputs[0], nullptr));
+  SYMX_CUDA_LAUNCH(ctx, LaunchPsRoiPool(t, data.read_raw_data(), ctx.inputs[1].read_raw_data(), d,
+                                        ctx.outputs[0].raw_data(), device->stream()));
+  return absl::OkStatus();
+}
+
+// Inputs: ograd, rois. Output: grad data.
+absl::Status PsRoiPoolingBackward(const KernelContext& ctx) {
+  if (!OutputWanted(ctx.req, 0)) return absl::OkStatus();
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& grad = ctx.outputs[0];
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, grad.dtype()));
+  SYMX_ASSIGN_OR_RETURN(PsRoiDims d, PsDimsOf(ctx, grad, ctx.inputs[1], ctx.inputs[0], nullptr));
+  SYMX_ASSIGN_OR_RETURN(void* scratch, HalfScratchAt(ctx, grad.dtype(), 0, grad.size()));
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchPsRoiPoolGrad(t, ctx.inputs[0].read_raw_data(), ctx.inputs[1].read_raw_data(), d,
+                               grad.raw_data(), scratch, device->stream()));
+  return absl::OkStatus();
+}
+
+// Inputs: data, rois, [trans]. Outputs: out, top_count.
+absl::Status DeformPsRoiPooling(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const bool has_trans = ctx.param<PSROIPoolingParam>().has_trans();
+  const Tensor& data = ctx.inputs[0];
+  const Tensor* trans = has_trans ? &ctx.inputs[2] : nullptr;
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, data.dtype()));
+  SYMX_ASSIGN_OR_RETURN(PsRoiDims d, PsDimsOf(ctx, data, ctx.inputs[1], ctx.outputs[0], trans));
+  SYMX_CUDA_LAUNCH(ctx, LaunchDeformPsRoiPool(
+                            t, data.read_raw_data(), ctx.inputs[1].read_raw_data(),
+                            trans ? trans->read_raw_data() : nullptr, d, ctx.outputs[0].raw_data(),
+                            ctx.outputs[1].raw_data(), device->stream()));
+  return absl::OkStatus();
+}
+
+// Inputs: ograd, data, rois, [trans], top_count. Outputs: grad data,
+// [grad rois (zero), grad trans].
+absl::Status DeformPsRoiPoolingBackward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const bool has_trans = ctx.param<PSROIPoolingParam>().has_trans();
+  const Tensor& data = ctx.inputs[1];
+  const Tensor* trans = has_trans ? &ctx.inputs[3] : nullptr;
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, data.dtype()));
+  SYMX_ASSIGN_OR_RETURN(PsRoiDims d, PsDimsOf(ctx, data, ctx.inputs[2], ctx.inputs[0], trans));
+  const bool want_dx = OutputWanted(ctx.req, 0);
+  const bool want_dt = has_trans && OutputWanted(ctx.req, 2);
+  const size_t trans_offset = RoundUp256(static_cast<size_t>(data.size()) * sizeof(float));
+  void* scratch = nullptr;
+  void* trans_scratch = nullptr;
+  if (want_dx) {
+    SYMX_ASSIGN_OR_RETURN(scratch, HalfScratchAt(ctx, data.dtype(), 0, data.size()));
+  }
+  if (want_dt) {
+    SYMX_ASSIGN_OR_RETURN(trans_scratch,
+                          HalfScratchAt(ctx, data.dtype(), trans_offset, trans->size()));
+  }
+  if (has_trans && OutputWanted(ctx.req, 1) && ctx.outputs[1].nbytes() > 0) {
+    SYMX_CUDA_LAUNCH(ctx, cudaMemsetAsync(ctx.outputs[1].raw_data(), 0, ctx.outputs[1].nbytes(),
+                                          device->stream()));
+  }
+  if (!want_dx && !want_dt) return absl::OkStatus();
+  SYMX_CUDA_LAUNCH(
+      ctx,
+      LaunchDeformPsRoiPoolGrad(
+          t, ctx.inputs[0].read_raw_data(), data.read_raw_data(), ctx.inputs[2].read_raw_data(),
+          trans ? trans->read_raw_data() : nullptr, ctx.inputs[has_trans ? 4 : 3].read_raw_data(),
+          d, want_dx ? ctx.outputs[0].raw_data() : nullptr, scratch,
+          want_dt ? ctx.outputs[2].raw_data() : nullptr, trans_scratch, device->stream()));
+  return absl::OkStatus();
+}
+
+// Inputs: data, rois (R, 6). Output: out (R, C, PH, PW).
+absl::Status RroiAlign(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& data = ctx.inputs[0];
+  const Tensor& rois = ctx.inputs[1];
+  const Tensor& out = ctx.outputs[0];
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, data.dtype()));
+  const Shape& ds = data.shape();
+  const Shape& os = out.shape();
+  if (ds.ndim() != 4 || os.ndim() != 4 || rois.shape().ndim() != 2 || rois.shape()[1] != 6 ||
+      rois.shape()[0] != os[0] || os[1] != ds[1]) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.Where(), ": unexpected shapes: data ", ds.ToString(), ", rois ",
+                     rois.shape().ToString(), ", output ", os.ToString()));
+  }
+  if (rois.dtype() != data.dtype()) return UnsupportedDType(ctx, rois.dtype());
+  const auto& p = ctx.param<RROIAlignParam>();
+  RoiDims d;
+  d.n = ds[0];
+  d.c = ds[1];
+  d.h = ds[2];
+  d.w = ds[3];
+  d.r = os[0];
+  d.co = os[1];
+  d.ph = os[2];
+  d.pw = os[3];
+  d.scale = p.spatial_scale;
+  d.sample_ratio = p.sampling_ratio;
+  SYMX_CUDA_LAUNCH(ctx, LaunchRroiAlign(t, data.read_raw_data(), rois.read_raw_data(), d,
+                                        out.raw_data(), device->stream()));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+SYMX_REGISTER_KERNEL("_contrib_RROIAlign", kGPU, RroiAlign);
+SYMX_REGISTER_KERNEL("_contrib_PSROIPooling", kGPU, PsRoiPooling);
+SYMX_REGISTER_KERNEL("_backward_PSROIPooling", kGPU, .fn = PsRoiPoolingBackward,
+                     .workspace = PsRoiWorkspace);
+SYMX_REGISTER_KERNEL("_contrib_DeformablePSROIPooling", kGPU, DeformPsRoiPooling);
+SYMX_REGISTER_KERNEL("_backward_DeformablePSROIPooling", kGPU, .fn = DeformPsRoiPoolingBackward,
+                     .workspace = DeformPsRoiWorkspace);
 
 }  // namespace cuda
 

@@ -37,6 +37,37 @@ cudaError_t LaunchRoiAlign(Elem t, const void* x, const void* rois, const RoiDim
 cudaError_t LaunchRoiAlignGrad(Elem t, const void* g, const void* rois, const RoiDims& d, void* gx,
                                void* scratch, unsigned long long* first_bad, cudaStream_t s);
 
+// _contrib_RROIAlign over rois (R, 6) (d.sample_ratio is its sampling_ratio):
+// one thread per output element.
+cudaError_t LaunchRroiAlign(Elem t, const void* x, const void* rois, const RoiDims& d, void* y,
+                            cudaStream_t s);
+
+// _contrib_PSROIPooling and _contrib_DeformablePSROIPooling over (N, C, H, W)
+// data, rois (R, 5) and trans (R, 2 * classes, part, part), with the bins and
+// samples of devices/geometry/psroi_geometry.h (shared with the CPU). One
+// thread per output element; the gradients add with atomics (float scratch
+// for the half types: `scratch` N * C * H * W floats for data, `trans_scratch`
+// the trans's size), so their sums have no fixed order.
+struct PsRoiDims {
+  int64_t n = 0, c = 0, h = 0, w = 0;  // data
+  int64_t r = 0, d = 0, p = 0;         // rois, output_dim, pooled_size
+  int64_t group = 1, classes = 1, part = 1, per_part = 1;
+  float scale = 1, trans_std = 0;
+  bool has_trans = false;
+};
+cudaError_t LaunchPsRoiPool(Elem t, const void* x, const void* rois, const PsRoiDims& d, void* y,
+                            cudaStream_t s);
+cudaError_t LaunchPsRoiPoolGrad(Elem t, const void* g, const void* rois, const PsRoiDims& d,
+                                void* gx, void* scratch, cudaStream_t s);
+// `count` is the hidden top_count output (samples per bin).
+cudaError_t LaunchDeformPsRoiPool(Elem t, const void* x, const void* rois, const void* trans,
+                                  const PsRoiDims& d, void* y, void* count, cudaStream_t s);
+// gx or gtrans null: not wanted.
+cudaError_t LaunchDeformPsRoiPoolGrad(Elem t, const void* g, const void* x, const void* rois,
+                                      const void* trans, const void* count, const PsRoiDims& d,
+                                      void* gx, void* scratch, void* gtrans, void* trans_scratch,
+                                      cudaStream_t s);
+
 // Proposal / MultiProposal (float32): cls_prob (n, 2a, h, w), bbox_pred
 // (n, 4a, h, w), im_info (n, 3); devices/geometry/proposal_plan.h's sizes.
 struct ProposalArgs {

@@ -137,6 +137,51 @@ SYMX_HOST_DEVICE inline void RoiAlignPoint(const RoiAlignGrid<C>& g, int64_t i, 
        (static_cast<C>(ix) + C(0.5)) * g.bin_w / static_cast<C>(g.gw);
 }
 
+// _contrib_RROIAlign's grid for a rotated roi [batch, cx, cy, w, h, angle in
+// degrees], as MXNet computes it in C: centre and size times spatial_scale,
+// the size at least 1x1, grid_h x grid_w samples per bin (sampling_ratio, or
+// ceil(size / pooled) when it is <= 0).
+template <typename C>
+struct RroiGrid {
+  C cx, cy, start_h, start_w, bin_h, bin_w, cos_t, sin_t, count;
+  int64_t gh, gw;
+};
+
+template <typename C>
+SYMX_HOST_DEVICE inline RroiGrid<C> MakeRroiGrid(C cx, C cy, C w, C h, C angle, C scale, int64_t ph,
+                                                 int64_t pw, int64_t ratio) {
+  RroiGrid<C> g;
+  g.cx = cx * scale;
+  g.cy = cy * scale;
+  w = w * scale;
+  h = h * scale;
+  const C theta = static_cast<C>(static_cast<double>(angle) * 3.14159265358979323846 / 180.0);
+  g.cos_t = cos(theta);
+  g.sin_t = sin(theta);
+  w = w > C(1) ? w : C(1);
+  h = h > C(1) ? h : C(1);
+  g.start_h = -h / C(2);
+  g.start_w = -w / C(2);
+  g.bin_h = h / static_cast<C>(ph);
+  g.bin_w = w / static_cast<C>(pw);
+  g.gh = ratio > 0 ? ratio : static_cast<int64_t>(ceil(h / static_cast<C>(ph)));
+  g.gw = ratio > 0 ? ratio : static_cast<int64_t>(ceil(w / static_cast<C>(pw)));
+  g.count = static_cast<C>(g.gh * g.gw);
+  return g;
+}
+
+// Sample (iy, ix) of bin (i, j), rotated about the roi's centre: (y, x) on the map.
+template <typename C>
+SYMX_HOST_DEVICE inline void RroiPoint(const RroiGrid<C>& g, int64_t i, int64_t j, int64_t iy,
+                                       int64_t ix, C* y, C* x) {
+  const C yy = g.start_h + static_cast<C>(i) * g.bin_h +
+               static_cast<C>(static_cast<float>(iy) + 0.5f) * g.bin_h / static_cast<C>(g.gh);
+  const C xx = g.start_w + static_cast<C>(j) * g.bin_w +
+               static_cast<C>(static_cast<float>(ix) + 0.5f) * g.bin_w / static_cast<C>(g.gw);
+  *x = xx * g.cos_t + yy * g.sin_t + g.cx;
+  *y = yy * g.cos_t - xx * g.sin_t + g.cy;
+}
+
 }  // namespace symx
 
 #endif  // SYMX_DEVICES_GEOMETRY_ROI_GEOMETRY_H_

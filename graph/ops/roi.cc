@@ -27,6 +27,39 @@
 //   N * rpn_post_nms_top_n for MultiProposal; `score` is visible with
 //   output_score. float32 only, as MXNet. Their gradients are zero in MXNet;
 //   here they are non-differentiable.
+// - _contrib_PSROIPooling (R-FCN): output (R, output_dim, P, P), P =
+//   pooled_size; group_size 0 means P. The roi's corners are rounded (half
+//   away from zero), the far one + 1, then times spatial_scale; the roi is at
+//   least 0.1 wide and high; bin i spans [floor(y0 + i * bin), ceil(y0 + (i +
+//   1) * bin)) clipped to the map, and averages input channel (ctop * G + gh) *
+//   G + gw, (gh, gw) = (i * G / P, j * G / P): data needs at least
+//   output_dim * G * G channels (MXNet reads past the end otherwise). An empty
+//   bin is 0. The data gradient spreads each output's gradient evenly over
+//   its bin; rois get a zero gradient.
+// - _contrib_DeformablePSROIPooling: the same channels, corners shifted by
+//   -0.5, and each bin the average of sample_per_part^2 samples from
+//   (x0 + j * bin_w + tx * roi_w, y0 + i * bin_h + ty * roi_h) in steps of
+//   bin / sample_per_part, where (tx, ty) = trans_std * trans[r, 2 * class +
+//   (0, 1), part_h, part_w] (class = ctop / (output_dim / classes), classes =
+//   trans channels / 2; part = floor(i / P * part_size), part_size 0 meaning
+//   P; no trans with no_trans). A sample outside [-0.5, W - 0.5] x [-0.5, H -
+//   0.5] is skipped, others are clamped to the map and read bilinearly from
+//   their floor and ceil neighbours; a bin without samples is 0. The hidden
+//   output `top_count` (float) holds each bin's number of samples. Gradients
+//   for data and trans are MXNet's: trans's is the bilinear form's derivative
+//   at the clamped point (nonzero in the clamped margins, where the forward
+//   does not move) times trans_std and the roi size. rois get zero.
+//   Both PS poolings take float16/32/64; an roi whose batch index is outside
+//   [0, N) gives zeros (MXNet reads out of bounds).
+// - _contrib_RROIAlign: rois (R, 6) [batch, cx, cy, w, h, angle in degrees];
+//   output (R, C, ph, pw). Centre and size are times spatial_scale, the size
+//   at least 1x1; bin (i, j) averages grid_h x grid_w samples (sampling_ratio,
+//   or ceil(size / pooled) when <= 0) at the centres of a regular grid over
+//   the unrotated roi, rotated by the angle about the centre (x' = x cos + y
+//   sin + cx, y' = y cos - x sin + cy) and read as ROIAlign reads (0 outside
+//   [-1, H] x [-1, W], else clamped). MXNet registers no gradient ("RROIAlign:
+//   Backward is not supported"): a bind that asks for one fails, naming the op.
+//   float16/32/64; a batch index outside [0, N) gives zeros.
 #include "graph/ops/roi.h"
 
 #include <cmath>
@@ -154,6 +187,161 @@ std::vector<NodeEntry> ROIAlignGradient(const NodePtr& node, const std::vector<N
   return {g[0], NodeEntry{}};
 }
 
+// ------------------------------------------------------------------ PSROIPooling
+
+// spatial_scale in [0, 1], as MXNet's range.
+float ReadUnitScale(ParamReader* r) {
+  const double s = r->Float("spatial_scale");
+  if (!(s >= 0 && s <= 1)) r->Fail("spatial_scale", absl::StrCat(s, ": must be in [0, 1]"));
+  return static_cast<float>(s);
+}
+
+int64_t ReadPositive(ParamReader* r, const char* key, int64_t value) {
+  if (value < 1) r->Fail(key, absl::StrCat(value, ": must be >= 1"));
+  return value < 1 ? 1 : value;
+}
+
+absl::StatusOr<OpParamPtr> ParsePSROIPoolingCommon(const AttrMap& attrs, bool deformable) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<PSROIPoolingParam>();
+  p->deformable = deformable;
+  p->spatial_scale = ReadUnitScale(&r);
+  p->output_dim = ReadPositive(&r, "output_dim", r.Int("output_dim"));
+  p->pooled_size = ReadPositive(&r, "pooled_size", r.Int("pooled_size"));
+  const int64_t group = deformable ? r.Int("group_size") : r.Int("group_size", 0);
+  if (group < 0) r.Fail("group_size", absl::StrCat(group, ": must be >= 0 (0: pooled_size)"));
+  p->group_size = group <= 0 ? p->pooled_size : group;
+  if (deformable) {
+    const int64_t part = r.Int("part_size", 0);
+    if (part < 0) r.Fail("part_size", absl::StrCat(part, ": must be >= 0 (0: pooled_size)"));
+    p->part_size = part <= 0 ? p->pooled_size : part;
+    p->sample_per_part = ReadPositive(&r, "sample_per_part", r.Int("sample_per_part", 1));
+    const double trans_std = r.Float("trans_std", 0);
+    if (!(trans_std >= 0 && trans_std <= 1)) {
+      r.Fail("trans_std", absl::StrCat(trans_std, ": must be in [0, 1]"));
+    }
+    p->trans_std = static_cast<float>(trans_std);
+    p->no_trans = r.Bool("no_trans", false);
+  }
+  return r.Finish(std::move(p));
+}
+
+absl::StatusOr<OpParamPtr> ParsePSROIPooling(const AttrMap& attrs) {
+  return ParsePSROIPoolingCommon(attrs, false);
+}
+absl::StatusOr<OpParamPtr> ParseDeformablePSROIPooling(const AttrMap& attrs) {
+  return ParsePSROIPoolingCommon(attrs, true);
+}
+
+absl::Status InferPSROIPoolingShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                                    std::vector<Shape>* out) {
+  const auto& p = Param<PSROIPoolingParam>(attrs);
+  const Shape& data = (*in)[0];
+  const Shape& rois = (*in)[1];
+  if (data.ndim_known() && data.ndim() != 4) {
+    return ShapeError("input data", data, "4 dims (batch, channel, height, width)");
+  }
+  if (rois.ndim_known()) {
+    if (rois.ndim() != 2) return ShapeError("input rois", rois, "2 dims (num_rois, 5)");
+    if (rois[1] != kUnknownDim && rois[1] != 5) {
+      return ShapeError("input rois", rois, "5 columns [batch_index, x1, y1, x2, y2]");
+    }
+  }
+  const int64_t needed = p.output_dim * p.group_size * p.group_size;
+  if (data.ndim_known() && data[1] != kUnknownDim && data[1] < needed) {
+    return ShapeError("input data", data,
+                      absl::StrCat("at least output_dim * group_size^2 = ", needed, " channels"));
+  }
+  int64_t num_rois = rois.ndim_known() ? rois[0] : kUnknownDim;
+  if (p.has_trans()) {
+    const Shape& trans = (*in)[2];
+    if (trans.ndim_known()) {
+      if (trans.ndim() != 4) {
+        return ShapeError("input trans", trans, "4 dims (num_rois, 2 * classes, part, part)");
+      }
+      if (trans[1] != kUnknownDim &&
+          (trans[1] < 2 || trans[1] % 2 != 0 || p.output_dim % (trans[1] / 2) != 0)) {
+        return ShapeError(
+            "input trans", trans,
+            absl::StrCat("2 * classes channels, classes dividing output_dim = ", p.output_dim));
+      }
+      for (int i = 2; i < 4; ++i) {
+        if (trans[i] != kUnknownDim && trans[i] != p.part_size) {
+          return ShapeError("input trans", trans,
+                            absl::StrCat("part_size = ", p.part_size, " in dims 2 and 3"));
+        }
+      }
+      if (num_rois == kUnknownDim) num_rois = trans[0];
+      if (trans[0] != kUnknownDim && num_rois != trans[0]) {
+        return ShapeError("input trans", trans,
+                          absl::StrCat("one row per roi (", num_rois, " rois)"));
+      }
+    }
+  }
+  SYMX_RETURN_IF_ERROR(AssignShape(in, 1, Shape{num_rois, 5}, "input rois"));
+  if (num_rois == kUnknownDim) return absl::OkStatus();
+  const Shape o{num_rois, p.output_dim, p.pooled_size, p.pooled_size};
+  SYMX_RETURN_IF_ERROR(AssignShape(out, 0, o, "output"));
+  if (p.deformable) SYMX_RETURN_IF_ERROR(AssignShape(out, 1, o, "output top_count"));
+  return absl::OkStatus();
+}
+
+std::vector<NodeEntry> PSROIPoolingGradient(const NodePtr& node,
+                                            const std::vector<NodeEntry>& ograds) {
+  if (!ograds[0].node) return std::vector<NodeEntry>(node->inputs.size());
+  std::vector<NodeEntry> g =
+      MakeBackwardNode("_backward_PSROIPooling", node, {ograds[0], node->inputs[1]});
+  return {g[0], NodeEntry{}};
+}
+
+std::vector<NodeEntry> DeformablePSROIPoolingGradient(const NodePtr& node,
+                                                      const std::vector<NodeEntry>& ograds) {
+  if (!ograds[0].node) return std::vector<NodeEntry>(node->inputs.size());
+  const auto& p = Param<PSROIPoolingParam>(node->attrs);
+  std::vector<NodeEntry> inputs = {ograds[0], node->inputs[0], node->inputs[1]};
+  if (p.has_trans()) inputs.push_back(node->inputs[2]);
+  inputs.push_back(Out(node, 1));
+  std::vector<NodeEntry> g =
+      MakeBackwardNode("_backward_DeformablePSROIPooling", node, std::move(inputs));
+  if (p.has_trans()) return {g[0], NodeEntry{}, g[2]};
+  return {g[0], NodeEntry{}};
+}
+
+std::vector<std::string> DeformablePSROIPoolingInputs(const NodeAttrs& attrs) {
+  if (Param<PSROIPoolingParam>(attrs).has_trans()) return {"data", "rois", "trans"};
+  return {"data", "rois"};
+}
+
+// ------------------------------------------------------------------ RROIAlign
+
+absl::StatusOr<OpParamPtr> ParseRROIAlign(const AttrMap& attrs) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<RROIAlignParam>();
+  ReadPooledSize(&r, &p->pooled_h, &p->pooled_w);
+  p->spatial_scale = ReadUnitScale(&r);
+  p->sampling_ratio = r.Int("sampling_ratio", -1);
+  return r.Finish(std::move(p));
+}
+
+absl::Status InferRROIAlignShape(const NodeAttrs& attrs, std::vector<Shape>* in,
+                                 std::vector<Shape>* out) {
+  const auto& p = Param<RROIAlignParam>(attrs);
+  const Shape& data = (*in)[0];
+  const Shape& rois = (*in)[1];
+  if (data.ndim_known() && data.ndim() != 4) {
+    return ShapeError("input data", data, "4 dims (batch, channel, height, width)");
+  }
+  if (rois.ndim_known()) {
+    if (rois.ndim() != 2) return ShapeError("input rois", rois, "2 dims (num_rois, 6)");
+    if (rois[1] != kUnknownDim && rois[1] != 6) {
+      return ShapeError("input rois", rois, "6 columns [batch_index, cx, cy, w, h, angle]");
+    }
+    SYMX_RETURN_IF_ERROR(AssignShape(in, 1, Shape{rois[0], 6}, "input rois"));
+  }
+  if (!data.ndim_known() || !(*in)[1].ndim_known()) return absl::OkStatus();
+  return AssignShape(out, 0, Shape{(*in)[1][0], data[1], p.pooled_h, p.pooled_w}, "output");
+}
+
 // ------------------------------------------------------------------ Proposal
 
 // "(4, 8, 16, 32)", "[0.5,1,2]", "2": a non-empty tuple of positive floats;
@@ -273,6 +461,51 @@ static Op& symx_backward_roi_align_registration =
     RegisterBackwardOp("_backward_ROIAlign", ParseROIAlign, {"ograd", "rois"},
                        [](const NodeAttrs&) { return 1; })
         .Describe("Gradient of _contrib_ROIAlign for data (the bilinear weights scattered back).");
+
+SYMX_REGISTER_OP("_contrib_PSROIPooling")
+    .Describe(
+        "Position-sensitive average pooling of each region of interest (R-FCN): bin (i, j) of "
+        "output channel c averages input channel (c * group + gh) * group + gw.")
+    .SetParse(ParsePSROIPooling)
+    .SetInputNames({"data", "rois"})
+    .SetInferShape(InferPSROIPoolingShape)
+    .SetGradient(PSROIPoolingGradient);
+
+static Op& symx_backward_psroi_pooling_registration =
+    RegisterBackwardOp("_backward_PSROIPooling", ParsePSROIPooling, {"ograd", "rois"},
+                       [](const NodeAttrs&) { return 1; })
+        .Describe("Gradient of _contrib_PSROIPooling for data: spread evenly over each bin.");
+
+SYMX_REGISTER_OP("_contrib_DeformablePSROIPooling")
+    .Describe(
+        "Position-sensitive pooling of bilinear samples whose bins move by `trans` (Deformable "
+        "R-FCN); hidden output `top_count`, each bin's number of samples.")
+    .SetParse(ParseDeformablePSROIPooling)
+    .SetInputNames(DeformablePSROIPoolingInputs)
+    .SetOutputNames({"output", "top_count"})
+    .SetNumVisibleOutputs([](const NodeAttrs&) { return 1; })
+    .SetInferShape(InferPSROIPoolingShape)
+    .SetGradient(DeformablePSROIPoolingGradient);
+
+static Op& symx_backward_deformable_psroi_pooling_registration =
+    RegisterBackwardOp(
+        "_backward_DeformablePSROIPooling", ParseDeformablePSROIPooling,
+        [](const NodeAttrs& attrs) -> std::vector<std::string> {
+          if (Param<PSROIPoolingParam>(attrs).has_trans()) {
+            return {"ograd", "data", "rois", "trans", "top_count"};
+          }
+          return {"ograd", "data", "rois", "top_count"};
+        },
+        [](const NodeAttrs& attrs) { return Param<PSROIPoolingParam>(attrs).has_trans() ? 3 : 1; })
+        .Describe("Gradients of _contrib_DeformablePSROIPooling: data and trans (rois' is zero).");
+
+SYMX_REGISTER_OP("_contrib_RROIAlign")
+    .Describe(
+        "ROIAlign over rotated regions of interest (rows [batch, cx, cy, w, h, angle in "
+        "degrees]); no gradient, as MXNet's.")
+    .SetParse(ParseRROIAlign)
+    .SetInputNames({"data", "rois"})
+    .SetInferShape(InferRROIAlignShape);
 
 SYMX_REGISTER_OP("_contrib_Proposal")
     .Describe(

@@ -1,7 +1,8 @@
 // Parameters of the region ops used by Faster R-CNN style models
 // (graph/ops/roi.cc), shared by the schemas and the CPU kernels
 // (devices/cpu/roi_kernels.cc): ROIPooling, _contrib_ROIAlign,
-// _contrib_Proposal and _contrib_MultiProposal.
+// _contrib_Proposal, _contrib_MultiProposal, _contrib_PSROIPooling,
+// _contrib_DeformablePSROIPooling and _contrib_RROIAlign.
 #ifndef SYMX_GRAPH_OPS_ROI_H_
 #define SYMX_GRAPH_OPS_ROI_H_
 
@@ -23,6 +24,28 @@ struct ROIAlignParam : OpParam {
   int64_t sample_ratio = -1;  // <= 0: ceil(roi size / pooled size) samples per bin
   bool position_sensitive = false;
   bool aligned = false;
+};
+
+// _contrib_RROIAlign: rois [batch, cx, cy, w, h, angle in degrees].
+struct RROIAlignParam : OpParam {
+  int64_t pooled_h = 1, pooled_w = 1;
+  float spatial_scale = 1;
+  int64_t sampling_ratio = -1;  // <= 0: ceil(roi size / pooled size) samples per bin
+};
+
+// _contrib_PSROIPooling and _contrib_DeformablePSROIPooling (`deformable`).
+struct PSROIPoolingParam : OpParam {
+  bool deformable = false;
+  float spatial_scale = 1;
+  int64_t output_dim = 1;
+  int64_t pooled_size = 1;
+  int64_t group_size = 1;  // 0 in the attributes: pooled_size
+  // Deformable only.
+  int64_t part_size = 1;  // 0 in the attributes: pooled_size
+  int64_t sample_per_part = 1;
+  float trans_std = 0;
+  bool no_trans = false;
+  bool has_trans() const { return deformable && !no_trans; }
 };
 
 struct ProposalParam : OpParam {

@@ -47,6 +47,8 @@ SYMX_GPU_CONFORMANCE=(
   //tests/ops:reduce_test
   //tests/ops:resample_test
   //tests/ops:rnn_test
+  //tests/ops:roi_ps_test
+  //tests/ops:roi_rotated_test
   //tests/ops:roi_test
   //tests/ops:sequence_test
   //tests/ops:scatter_test
