@@ -1,5 +1,5 @@
-// CPU kernels for GridGenerator, BilinearSampler and SpatialTransformer (schemas in
-// graph/ops/spatial.cc) and their backward ops.
+// CPU kernels for GridGenerator, BilinearSampler, SpatialTransformer and
+// Correlation (schemas in graph/ops/spatial.cc) and their backward ops.
 //
 // Plain loops computed in double (loads and stores through ToDouble/FromDouble),
 // so one template serves float32, float64 and float16. Work is split over the
@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/kernel_util.h"
 #include "devices/dtype_switch.h"
+#include "devices/geometry/correlation_map.h"
 #include "devices/geometry/spatial_sample.h"
 #include "graph/ops/spatial.h"
 
@@ -293,8 +294,139 @@ absl::Status SamplerBackward(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// ---------------------------------------------------------------- Correlation
+
+CorrelationGeom MakeCorrelationGeom(const CorrelationParam& p, const Shape& data,
+                                    const Shape& out) {
+  CorrelationGeom g;
+  g.n = data[0];
+  g.c = data[1];
+  g.h = data[2];
+  g.w = data[3];
+  g.oc = out[1];
+  g.oh = out[2];
+  g.ow = out[3];
+  g.k = p.kernel_size;
+  g.max_displacement = p.max_displacement;
+  g.pad = p.pad_size;
+  g.stride1 = p.stride1;
+  g.stride2 = p.stride2;
+  g.radius = p.grid_radius();
+  g.grid = p.grid_width();
+  g.multiply = p.is_multiply;
+  return g;
+}
+
+absl::Status CorrelationGeomOf(const KernelContext& ctx, const Shape& data, const Shape& out,
+                               CorrelationGeom* g) {
+  if (data.ndim() != 4 || out.ndim() != 4 || out[0] != data[0]) {
+    return Fail(ctx, absl::StrCat("unexpected shapes: data ", data.ToString(), ", output ",
+                                  out.ToString()));
+  }
+  *g = MakeCorrelationGeom(ctx.param<CorrelationParam>(), data, out);
+  return absl::OkStatus();
+}
+
+// Inputs data1, data2; output (N, K, OH, OW).
+template <typename T>
+absl::Status CorrelationForwardT(const KernelContext& ctx) {
+  CorrelationGeom g;
+  SYMX_RETURN_IF_ERROR(CorrelationGeomOf(ctx, ctx.inputs[0].shape(), ctx.outputs[0].shape(), &g));
+  const T* a = ctx.inputs[0].data<T>();
+  const T* b = ctx.inputs[1].data<T>();
+  T* y = ctx.outputs[0].data<T>();
+  const int64_t total = g.n * g.oc * g.oh * g.ow;
+  ParallelFor(ctx, total, static_cast<double>(g.k * g.k * g.c) * 4, [&](int64_t e0, int64_t e1) {
+    for (int64_t e = e0; e < e1; ++e) {
+      const CorrelationTap t = CorrelationTapOf(g, e);
+      double sum = 0;
+      for (int64_t h = 0; h < g.k; ++h) {
+        for (int64_t w = 0; w < g.k; ++w) {
+          const int64_t y1 = t.y1 + h, x1 = t.x1 + w, y2 = t.y2 + h, x2 = t.x2 + w;
+          const bool in1 = g.Inside(y1, x1), in2 = g.Inside(y2, x2);
+          if (!in1 && !in2) continue;
+          for (int64_t c = 0; c < g.c; ++c) {
+            const double v1 = in1 ? ToDouble(a[((t.n * g.c + c) * g.h + y1) * g.w + x1]) : 0.0;
+            const double v2 = in2 ? ToDouble(b[((t.n * g.c + c) * g.h + y2) * g.w + x2]) : 0.0;
+            sum += g.multiply ? v1 * v2 : std::abs(v1 - v2);
+          }
+        }
+      }
+      y[e] = FromDouble<T>(sum / static_cast<double>(g.k * g.k * g.c));
+    }
+  });
+  return absl::OkStatus();
+}
+
+absl::Status CorrelationForward(const KernelContext& ctx) {
+  SYMX_RETURN_IF_ERROR(CheckDtypes(ctx));
+  SYMX_FLOAT_STORAGE_SWITCH(ctx, ctx.inputs[0].dtype(), T, return CorrelationForwardT<T>(ctx));
+}
+
+// Inputs ograd, data1, data2; outputs the gradients of data1 and data2,
+// accumulated per sample in double (one thread per sample).
+template <typename T>
+absl::Status CorrelationBackwardT(const KernelContext& ctx) {
+  CorrelationGeom g;
+  SYMX_RETURN_IF_ERROR(CorrelationGeomOf(ctx, ctx.inputs[1].shape(), ctx.inputs[0].shape(), &g));
+  const T* og = ctx.inputs[0].data<T>();
+  const T* a = ctx.inputs[1].data<T>();
+  const T* b = ctx.inputs[2].data<T>();
+  const bool want1 = OutputWanted(ctx.req, 0), want2 = OutputWanted(ctx.req, 1);
+  const int64_t plane = g.c * g.h * g.w, per_sample = g.oc * g.oh * g.ow;
+  const double scale = 1.0 / static_cast<double>(g.k * g.k * g.c);
+  ParallelFor(ctx, g.n, static_cast<double>(per_sample * g.k * g.k * g.c) * 6,
+              [&](int64_t n0, int64_t n1) {
+                std::vector<double> g1(static_cast<size_t>(plane)), g2(static_cast<size_t>(plane));
+                for (int64_t n = n0; n < n1; ++n) {
+                  std::fill(g1.begin(), g1.end(), 0.0);
+                  std::fill(g2.begin(), g2.end(), 0.0);
+                  for (int64_t e = n * per_sample; e < (n + 1) * per_sample; ++e) {
+                    const CorrelationTap t = CorrelationTapOf(g, e);
+                    const double go = ToDouble(og[e]) * scale;
+                    for (int64_t h = 0; h < g.k; ++h) {
+                      for (int64_t w = 0; w < g.k; ++w) {
+                        const int64_t y1 = t.y1 + h, x1 = t.x1 + w, y2 = t.y2 + h, x2 = t.x2 + w;
+                        const bool in1 = g.Inside(y1, x1), in2 = g.Inside(y2, x2);
+                        for (int64_t c = 0; c < g.c && (in1 || in2); ++c) {
+                          const int64_t at1 = (c * g.h + y1) * g.w + x1;
+                          const int64_t at2 = (c * g.h + y2) * g.w + x2;
+                          const double v1 = in1 ? ToDouble(a[n * plane + at1]) : 0.0;
+                          const double v2 = in2 ? ToDouble(b[n * plane + at2]) : 0.0;
+                          if (g.multiply) {
+                            if (in1) g1[at1] += go * v2;
+                            if (in2) g2[at2] += go * v1;
+                          } else {
+                            const double sign = v1 >= v2 ? 1.0 : -1.0;
+                            if (in1) g1[at1] += go * sign;
+                            if (in2) g2[at2] -= go * sign;
+                          }
+                        }
+                      }
+                    }
+                  }
+                  if (want1) {
+                    T* d1 = ctx.outputs[0].data<T>() + n * plane;
+                    for (int64_t i = 0; i < plane; ++i) d1[i] = FromDouble<T>(g1[i]);
+                  }
+                  if (want2) {
+                    T* d2 = ctx.outputs[1].data<T>() + n * plane;
+                    for (int64_t i = 0; i < plane; ++i) d2[i] = FromDouble<T>(g2[i]);
+                  }
+                }
+              });
+  return absl::OkStatus();
+}
+
+absl::Status CorrelationBackward(const KernelContext& ctx) {
+  SYMX_RETURN_IF_ERROR(CheckDtypes(ctx));
+  SYMX_FLOAT_STORAGE_SWITCH(ctx, ctx.inputs[1].dtype(), T, return CorrelationBackwardT<T>(ctx));
+}
+
 }  // namespace
 
+SYMX_REGISTER_KERNEL("Correlation", kCPU, CorrelationForward);
+SYMX_REGISTER_KERNEL("_backward_Correlation", kCPU, CorrelationBackward);
 SYMX_REGISTER_KERNEL("GridGenerator", kCPU, GridGeneratorForward);
 SYMX_REGISTER_KERNEL("_backward_GridGenerator", kCPU, GridGeneratorBackward);
 SYMX_REGISTER_KERNEL("BilinearSampler", kCPU, SamplerForward<false>);

@@ -195,6 +195,72 @@ cudaError_t SamplerGrad(const T* g, const T* data, const T* grid, const SamplerD
   return cudaSuccess;
 }
 
+// ---------------------------------------------------------------- Correlation
+
+template <typename T>
+__global__ void CorrelationKernel(const T* a, const T* b, CorrelationGeom g, T* out,
+                                  int64_t total) {
+  using C = GeomC<T>;
+  SYMX_GRID_STRIDE(e, total) {
+    const CorrelationTap t = CorrelationTapOf(g, e);
+    C sum = 0;
+    for (int64_t h = 0; h < g.k; ++h) {
+      for (int64_t w = 0; w < g.k; ++w) {
+        const int64_t y1 = t.y1 + h, x1 = t.x1 + w, y2 = t.y2 + h, x2 = t.x2 + w;
+        const bool in1 = g.Inside(y1, x1), in2 = g.Inside(y2, x2);
+        if (!in1 && !in2) continue;
+        for (int64_t c = 0; c < g.c; ++c) {
+          const C v1 = in1 ? Rd(a, ((t.n * g.c + c) * g.h + y1) * g.w + x1) : C(0);
+          const C v2 = in2 ? Rd(b, ((t.n * g.c + c) * g.h + y2) * g.w + x2) : C(0);
+          sum += g.multiply ? v1 * v2 : fabs(v1 - v2);
+        }
+      }
+    }
+    Wr(out, e, sum / static_cast<C>(g.k * g.k * g.c));
+  }
+}
+
+// The gradient of data1 (kSecond false) or data2 at element e = ((n * c + ch)
+// * h + y) * w + x: every output (k, i, j) whose window covers it.
+template <typename T, bool kSecond>
+__global__ void CorrelationGradKernel(const T* og, const T* a, const T* b, CorrelationGeom g,
+                                      T* grad, int64_t total) {
+  using C = GeomC<T>;
+  const C scale = C(1) / static_cast<C>(g.k * g.k * g.c);
+  SYMX_GRID_STRIDE(e, total) {
+    const int64_t x = e % g.w, y = (e / g.w) % g.h, ch = (e / (g.w * g.h)) % g.c;
+    const int64_t n = e / (g.w * g.h * g.c);
+    C sum = 0;
+    for (int64_t k = 0; k < g.oc; ++k) {
+      const int64_t dx = kSecond ? (k % g.grid - g.radius) * g.stride2 : 0;
+      const int64_t dy = kSecond ? (k / g.grid - g.radius) * g.stride2 : 0;
+      for (int64_t h = 0; h < g.k; ++h) {
+        const int64_t ry = y - dy - h + g.pad - g.max_displacement;  // i * stride1
+        if (ry < 0 || ry % g.stride1 != 0 || ry / g.stride1 >= g.oh) continue;
+        const int64_t i = ry / g.stride1;
+        for (int64_t w = 0; w < g.k; ++w) {
+          const int64_t rx = x - dx - w + g.pad - g.max_displacement;
+          if (rx < 0 || rx % g.stride1 != 0 || rx / g.stride1 >= g.ow) continue;
+          const int64_t j = rx / g.stride1;
+          const int64_t out_at = ((n * g.oc + k) * g.oh + i) * g.ow + j;
+          const CorrelationTap t = CorrelationTapOf(g, out_at);
+          const int64_t y1 = t.y1 + h, x1 = t.x1 + w, y2 = t.y2 + h, x2 = t.x2 + w;
+          const C v1 = g.Inside(y1, x1) ? Rd(a, ((n * g.c + ch) * g.h + y1) * g.w + x1) : C(0);
+          const C v2 = g.Inside(y2, x2) ? Rd(b, ((n * g.c + ch) * g.h + y2) * g.w + x2) : C(0);
+          const C go = Rd(og, out_at) * scale;
+          if (g.multiply) {
+            sum += go * (kSecond ? v1 : v2);
+          } else {
+            const C sign = v1 >= v2 ? C(1) : C(-1);
+            sum += kSecond ? -go * sign : go * sign;
+          }
+        }
+      }
+    }
+    Wr(grad, e, sum);
+  }
+}
+
 }  // namespace
 
 cudaError_t LaunchGridGenerator(Elem t, const void* in, const SamplerDims& d, void* grid,
@@ -243,6 +309,36 @@ cudaError_t LaunchSamplerGrad(Elem t, const void* g, const void* data, const voi
                                          static_cast<const T*>(grid), d, static_cast<T*>(gdata),
                                          static_cast<T*>(ggrid), scratch, s);
     if (e != cudaSuccess) return e;
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchCorrelation(Elem t, const void* a, const void* b, const CorrelationGeom& g,
+                              void* out, cudaStream_t s) {
+  const int64_t total = g.n * g.oc * g.oh * g.ow;
+  if (total == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    CorrelationKernel<T><<<GridFor(total), kThreads, 0, s>>>(
+        static_cast<const T*>(a), static_cast<const T*>(b), g, static_cast<T*>(out), total);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchCorrelationGrad(Elem t, const void* og, const void* a, const void* b,
+                                  const CorrelationGeom& g, void* ga, void* gb, cudaStream_t s) {
+  const int64_t total = g.n * g.c * g.h * g.w;
+  if (total == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    if (ga != nullptr) {
+      CorrelationGradKernel<T, false><<<GridFor(total), kThreads, 0, s>>>(
+          static_cast<const T*>(og), static_cast<const T*>(a), static_cast<const T*>(b), g,
+          static_cast<T*>(ga), total);
+    }
+    if (gb != nullptr) {
+      CorrelationGradKernel<T, true><<<GridFor(total), kThreads, 0, s>>>(
+          static_cast<const T*>(og), static_cast<const T*>(a), static_cast<const T*>(b), g,
+          static_cast<T*>(gb), total);
+    }
   });
   return LastLaunchError();
 }

@@ -1,5 +1,5 @@
-// CUDA kernels of GridGenerator, BilinearSampler and SpatialTransformer (and
-// their backwards), with the CPU kernels' checks (devices/cpu/spatial_kernels.cc).
+// CUDA kernels of GridGenerator, BilinearSampler, SpatialTransformer and
+// Correlation (and their backwards), with the CPU kernels' checks (devices/cpu/spatial_kernels.cc).
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -129,8 +129,68 @@ size_t SamplerBackwardWorkspace(const NodeAttrs&, const std::vector<Shape>& in,
   return static_cast<size_t>(in[1].Size()) * sizeof(float);
 }
 
+// ---------------------------------------------------------------- Correlation
+
+absl::StatusOr<CorrelationGeom> CorrelationGeomOf(const KernelContext& ctx, const Tensor& data,
+                                                  const Tensor& other, const Shape& out) {
+  const Shape& ds = data.shape();
+  if (ds.ndim() != 4 || out.ndim() != 4 || out[0] != ds[0] || other.shape() != ds) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ctx.Where(), ": unexpected shapes: data1 ", ds.ToString(), ", data2 ",
+                     other.shape().ToString(), ", output ", out.ToString()));
+  }
+  if (other.dtype() != data.dtype()) return UnsupportedDType(ctx, other.dtype());
+  const auto& p = ctx.param<CorrelationParam>();
+  CorrelationGeom g;
+  g.n = ds[0];
+  g.c = ds[1];
+  g.h = ds[2];
+  g.w = ds[3];
+  g.oc = out[1];
+  g.oh = out[2];
+  g.ow = out[3];
+  g.k = p.kernel_size;
+  g.max_displacement = p.max_displacement;
+  g.pad = p.pad_size;
+  g.stride1 = p.stride1;
+  g.stride2 = p.stride2;
+  g.radius = p.grid_radius();
+  g.grid = p.grid_width();
+  g.multiply = p.is_multiply;
+  return g;
+}
+
+// Inputs data1, data2; output.
+absl::Status Correlation(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, ctx.inputs[0].dtype()));
+  SYMX_ASSIGN_OR_RETURN(CorrelationGeom g, CorrelationGeomOf(ctx, ctx.inputs[0], ctx.inputs[1],
+                                                             ctx.outputs[0].shape()));
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchCorrelation(t, ctx.inputs[0].read_raw_data(), ctx.inputs[1].read_raw_data(), g,
+                             ctx.outputs[0].raw_data(), device->stream()));
+  return absl::OkStatus();
+}
+
+// Inputs ograd, data1, data2; outputs the gradients of data1 and data2.
+absl::Status CorrelationBackward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, ctx.inputs[1].dtype()));
+  SYMX_ASSIGN_OR_RETURN(CorrelationGeom g, CorrelationGeomOf(ctx, ctx.inputs[1], ctx.inputs[2],
+                                                             ctx.inputs[0].shape()));
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchCorrelationGrad(t, ctx.inputs[0].read_raw_data(), ctx.inputs[1].read_raw_data(),
+                                 ctx.inputs[2].read_raw_data(), g,
+                                 OutputWanted(ctx.req, 0) ? ctx.outputs[0].raw_data() : nullptr,
+                                 OutputWanted(ctx.req, 1) ? ctx.outputs[1].raw_data() : nullptr,
+                                 device->stream()));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
+SYMX_REGISTER_KERNEL("Correlation", kGPU, Correlation);
+SYMX_REGISTER_KERNEL("_backward_Correlation", kGPU, CorrelationBackward);
 SYMX_REGISTER_KERNEL("GridGenerator", kGPU, GridGenerator);
 SYMX_REGISTER_KERNEL("_backward_GridGenerator", kGPU, GridGeneratorBackward);
 SYMX_REGISTER_KERNEL("BilinearSampler", kGPU, Sampler<false>);

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "devices/cuda/launch.h"
+#include "devices/geometry/correlation_map.h"
 
 namespace symx {
 namespace cuda {
@@ -34,6 +35,16 @@ cudaError_t LaunchSampler(Elem t, const void* data, const void* grid, const Samp
 cudaError_t LaunchSamplerGrad(Elem t, const void* g, const void* data, const void* grid,
                               const SamplerDims& d, void* gdata, void* ggrid, void* scratch,
                               cudaStream_t s);
+
+// Correlation over devices/geometry/correlation_map.h's index map (shared with
+// the CPU): one thread per output element; the gradients one thread per input
+// element, gathering every output that reads it (no atomics, deterministic).
+// Sums in double for double, float otherwise.
+cudaError_t LaunchCorrelation(Elem t, const void* a, const void* b, const CorrelationGeom& g,
+                              void* out, cudaStream_t s);
+// ga or gb null: not wanted.
+cudaError_t LaunchCorrelationGrad(Elem t, const void* og, const void* a, const void* b,
+                                  const CorrelationGeom& g, void* ga, void* gb, cudaStream_t s);
 
 }  // namespace cuda
 }  // namespace symx

@@ -1,5 +1,5 @@
-// Registers the spatial-transformer ops of MXNet 1.9.1: GridGenerator,
-// BilinearSampler and SpatialTransformer, with their backward ops.
+// Registers the spatial ops of MXNet 1.9.1: GridGenerator, BilinearSampler,
+// SpatialTransformer and Correlation, with their backward ops.
 //
 // Grids are (N, 2, H, W): channel 0 holds x and channel 1 holds y, both
 // normalized to [-1, 1] over the source image (-1 the first pixel centre, 1 the
@@ -17,11 +17,25 @@
 // recomputes what the backward needs. cudnn_off is accepted and ignored.
 // target_shape must have exactly two entries (MXNet silently reads the first two
 // of a longer tuple).
+//
+// Correlation (FlowNet): data1 and data2 (N, C, H, W), both zero-padded by
+// pad_size; output (N, (2r + 1)^2, OH, OW), r = max_displacement / stride2,
+// OW = ceil((W + 2 pad - 2 (max_displacement + (kernel_size - 1) / 2)) /
+// stride1). Output (k, i, j) with k = (dy + r) * (2r + 1) + (dx + r) sums,
+// over the kernel_size^2 window whose top-left corner is (i * stride1 +
+// max_displacement, j * stride1 + max_displacement) in padded coordinates and
+// over the channels, data1 * data2 (is_multiply) or |data1 - data2| with data2
+// moved by (dy, dx) * stride2, divided by kernel_size^2 * C. The gradients of
+// the absolute difference take sign +1 for data1 where data1 >= data2 (-1 for
+// data2), as MXNet. kernel_size must be odd and the strides >= 1 (MXNet
+// divides by zero); data2 must have data1's shape (MXNet reads past its end
+// otherwise). MXNet's hidden padded copies tmp1 and tmp2 are not kept.
 #include "graph/ops/spatial.h"
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -205,7 +219,86 @@ absl::Status InferSpatialTransformer(const NodeAttrs& attrs, std::vector<Shape>*
   return AssignShape(out, 0, Shape{n, c, p.target_shape[0], p.target_shape[1]}, "output");
 }
 
+// ------------------------------------------------------------------ Correlation
+
+absl::StatusOr<OpParamPtr> ParseCorrelation(const AttrMap& attrs) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<CorrelationParam>();
+  p->kernel_size = r.Int("kernel_size", 1);
+  p->max_displacement = r.Int("max_displacement", 1);
+  p->stride1 = r.Int("stride1", 1);
+  p->stride2 = r.Int("stride2", 1);
+  p->pad_size = r.Int("pad_size", 0);
+  p->is_multiply = r.Bool("is_multiply", true);
+  constexpr int64_t kMax = int64_t{1} << 20;
+  if (p->kernel_size < 1 || p->kernel_size % 2 == 0 || p->kernel_size > kMax) {
+    r.Fail("kernel_size", absl::StrCat(p->kernel_size, ": must be an odd number >= 1"));
+    p->kernel_size = 1;
+  }
+  for (auto [key, v] :
+       {std::pair<const char*, int64_t*>{"stride1", &p->stride1}, {"stride2", &p->stride2}}) {
+    if (*v < 1 || *v > kMax) {
+      r.Fail(key, absl::StrCat(*v, ": must be >= 1"));
+      *v = 1;
+    }
+  }
+  for (auto [key, v] : {std::pair<const char*, int64_t*>{"max_displacement", &p->max_displacement},
+                        {"pad_size", &p->pad_size}}) {
+    if (*v < 0 || *v > kMax) {
+      r.Fail(key, absl::StrCat(*v, ": must be >= 0"));
+      *v = 0;
+    }
+  }
+  return r.Finish(std::move(p));
+}
+
+absl::Status InferCorrelation(const NodeAttrs& attrs, std::vector<Shape>* in,
+                              std::vector<Shape>* out) {
+  const auto& p = Param<CorrelationParam>(attrs);
+  SYMX_RETURN_IF_ERROR(CheckNdim((*in)[0], 4, "input data1", "4 dims (batch, channel, H, W)"));
+  SYMX_RETURN_IF_ERROR(CheckNdim((*in)[1], 4, "input data2", "4 dims (batch, channel, H, W)"));
+  // data1 and data2 share their shape.
+  if ((*in)[1].ndim_known()) SYMX_RETURN_IF_ERROR(AssignShape(in, 0, (*in)[1], "input data1"));
+  if ((*in)[0].ndim_known()) SYMX_RETURN_IF_ERROR(AssignShape(in, 1, (*in)[0], "input data2"));
+  const Shape& d = (*in)[0];
+  if (!d.ndim_known()) return absl::OkStatus();
+  const int64_t border = p.max_displacement + (p.kernel_size - 1) / 2;
+  Shape o{d[0], p.grid_width() * p.grid_width(), kUnknownDim, kUnknownDim};
+  for (int i = 0; i < 2; ++i) {
+    if (d[2 + i] == kUnknownDim) continue;
+    const int64_t room = d[2 + i] + 2 * p.pad_size - 2 * border;
+    if (room < 1) {
+      return ShapeError("input data1", d,
+                        absl::StrCat("spatial dims of at least ", 2 * border + 1 - 2 * p.pad_size,
+                                     " (2 * (max_displacement + kernel_size / 2) + 1 - 2 * "
+                                     "pad_size): the neighbourhood and kernel do not fit"));
+    }
+    o[2 + i] = (room + p.stride1 - 1) / p.stride1;
+  }
+  return AssignShape(out, 0, o, "output");
+}
+
+std::vector<NodeEntry> CorrelationGradient(const NodePtr& node, const std::vector<NodeEntry>& og) {
+  if (!og[0].node) return {NodeEntry{}, NodeEntry{}};
+  return MakeBackwardNode("_backward_Correlation", node, {og[0], node->inputs[0], node->inputs[1]});
+}
+
 }  // namespace
+
+SYMX_REGISTER_OP("Correlation")
+    .Describe(
+        "FlowNet's correlation of data1's patches with data2's patches moved by up to "
+        "max_displacement: one output channel per displacement.")
+    .SetParse(ParseCorrelation)
+    .SetInputNames({"data1", "data2"})
+    .SetInferShape(InferCorrelation)
+    .SetInferType(SameType)
+    .SetGradient(CorrelationGradient);
+
+static Op& symx_backward_correlation_registration =
+    RegisterBackwardOp("_backward_Correlation", ParseCorrelation, {"ograd", "data1", "data2"},
+                       [](const NodeAttrs&) { return 2; })
+        .Describe("Gradients of Correlation to data1 and data2.");
 
 SYMX_REGISTER_OP("GridGenerator")
     .Describe(

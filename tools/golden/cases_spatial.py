@@ -69,5 +69,31 @@ def _spatial_transformer_cases():
     ]
 
 
+def _correlation_cases():
+    a, b = V("data1"), V("data2")
+    rng = np.random.RandomState(13)
+
+    def values(shape):
+        # |data1| < 1 < |data2|, random signs: no tie in the absolute differences.
+        one = rng.uniform(0.05, 1.0, shape) * rng.choice([-1, 1], shape)
+        two = rng.uniform(1.1, 2.0, shape) * rng.choice([-1, 1], shape)
+        return {"data1": one.astype(np.float32), "data2": two.astype(np.float32)}
+
+    def corr(name, shape, **kw):
+        return Case("Correlation_" + name, mx.sym.Correlation(a, b, **kw),
+                    {"data1": shape, "data2": shape}, values=values(shape))
+
+    return [
+        corr("defaults", (2, 3, 5, 6)),
+        corr("kernel3_pad2", (1, 2, 6, 7), kernel_size=3, max_displacement=2, pad_size=2),
+        corr("strides", (2, 2, 7, 8), max_displacement=4, stride1=2, stride2=2, pad_size=3),
+        corr("abs", (1, 2, 6, 7), kernel_size=3, max_displacement=2, pad_size=2,
+             is_multiply=False),
+        corr("abs_strides", (2, 2, 7, 8), max_displacement=4, stride1=2, stride2=2, pad_size=3,
+             is_multiply=False),
+    ]
+
+
 def cases():
-    return _grid_generator_cases() + _bilinear_sampler_cases() + _spatial_transformer_cases()
+    return (_grid_generator_cases() + _bilinear_sampler_cases() + _spatial_transformer_cases() +
+            _correlation_cases())

@@ -54,6 +54,7 @@ SYMX_GPU_CONFORMANCE=(
   //tests/ops:scatter_test
   //tests/ops:shape_test
   //tests/ops:softmax_test
+  //tests/ops:spatial_correlation_test
   //tests/ops:spatial_test
   //tests/ops:spectral_test
   //tests/ops:statistics_test
