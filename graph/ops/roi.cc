@@ -57,9 +57,11 @@
 //   or ceil(size / pooled) when <= 0) at the centres of a regular grid over
 //   the unrotated roi, rotated by the angle about the centre (x' = x cos + y
 //   sin + cx, y' = y cos - x sin + cy) and read as ROIAlign reads (0 outside
-//   [-1, H] x [-1, W], else clamped). MXNet registers no gradient ("RROIAlign:
-//   Backward is not supported"): a bind that asks for one fails, naming the op.
-//   float16/32/64; a batch index outside [0, N) gives zeros.
+//   [-1, H] x [-1, W], else clamped). MXNet registers no gradient for it (its
+//   unused _backward_RROIAlign says "Backward is not supported"; binding one
+//   for a gradient is an error there); here it is not differentiable, as the
+//   scatter family's ops without one. float16/32/64; a batch index outside
+//   [0, N) gives zeros.
 #include "graph/ops/roi.h"
 
 #include <cmath>
@@ -502,10 +504,11 @@ static Op& symx_backward_deformable_psroi_pooling_registration =
 SYMX_REGISTER_OP("_contrib_RROIAlign")
     .Describe(
         "ROIAlign over rotated regions of interest (rows [batch, cx, cy, w, h, angle in "
-        "degrees]); no gradient, as MXNet's.")
+        "degrees]); not differentiable (MXNet has no gradient for it).")
     .SetParse(ParseRROIAlign)
     .SetInputNames({"data", "rois"})
-    .SetInferShape(InferRROIAlignShape);
+    .SetInferShape(InferRROIAlignShape)
+    .SetNonDifferentiable();
 
 SYMX_REGISTER_OP("_contrib_Proposal")
     .Describe(
