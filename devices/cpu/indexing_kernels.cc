@@ -615,10 +615,44 @@ absl::Status BooleanMask(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// Its backward (inputs ograd, data, index): the head gradient's entries back
+// at the kept positions, zeros elsewhere.
+absl::Status BooleanMaskBackward(const KernelContext& ctx) {
+  const Tensor& g = ctx.inputs[0];
+  const Shape& s = ctx.outputs[0].shape();
+  int axis = 0;
+  SYMX_RETURN_IF_ERROR(Annotate(
+      NormalizeAxis(ctx.param<BooleanMaskParam>().axis, s.ndim(), "axis", &axis), ctx.Where()));
+  const std::vector<double> index = ctx.inputs[2].ToDoubles();
+  std::vector<int64_t> kept;
+  for (size_t i = 0; i < index.size(); ++i) {
+    if (index[i] != 0.0) kept.push_back(static_cast<int64_t>(i));
+  }
+  if (g.shape().ndim() != s.ndim() || g.shape()[axis] != static_cast<int64_t>(kept.size())) {
+    return Fail(ctx, absl::StrCat("head gradient ", g.shape().ToString(), " does not hold the ",
+                                  kept.size(), " entries index selects from ", s.ToString()));
+  }
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < axis; ++d) outer *= s[d];
+  for (int d = axis + 1; d < s.ndim(); ++d) inner *= s[d];
+  const size_t block = static_cast<size_t>(inner) * DTypeSize(g.dtype());
+  const auto* src = static_cast<const uint8_t*>(g.read_raw_data());
+  auto* dst = static_cast<uint8_t*>(ctx.outputs[0].raw_data());
+  std::memset(dst, 0, ctx.outputs[0].nbytes());
+  const int64_t n = s[axis], m = static_cast<int64_t>(kept.size());
+  for (int64_t a = 0; a < outer; ++a) {
+    for (int64_t k = 0; k < m; ++k) {
+      std::memcpy(dst + (a * n + kept[k]) * block, src + (a * m + k) * block, block);
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 SYMX_REGISTER_KERNEL("batch_take", kCPU, BatchTake);
 SYMX_REGISTER_KERNEL("_contrib_boolean_mask", kCPU, BooleanMask);
+SYMX_REGISTER_KERNEL("_backward_contrib_boolean_mask", kCPU, BooleanMaskBackward);
 SYMX_REGISTER_KERNEL("_ravel_multi_index", kCPU, RavelMultiIndex);
 SYMX_REGISTER_KERNEL("_unravel_index", kCPU, UnravelIndex);
 SYMX_REGISTER_KERNEL("_contrib_index_array", kCPU, IndexArray);

@@ -575,10 +575,46 @@ absl::Status BooleanMask(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// Its backward (inputs ograd, data, index): zeros, then the head gradient's
+// entries copied back to the kept positions.
+absl::Status BooleanMaskBackward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& g = ctx.inputs[0];
+  const Shape& s = ctx.outputs[0].shape();
+  int axis = 0;
+  SYMX_RETURN_IF_ERROR(Annotate(
+      NormalizeAxis(ctx.param<BooleanMaskParam>().axis, s.ndim(), "axis", &axis), ctx.Where()));
+  SYMX_ASSIGN_OR_RETURN(std::vector<double> index, HostDoubles(ctx.inputs[2]));
+  std::vector<int64_t> kept;
+  for (size_t i = 0; i < index.size(); ++i) {
+    if (index[i] != 0.0) kept.push_back(static_cast<int64_t>(i));
+  }
+  if (g.shape().ndim() != s.ndim() || g.shape()[axis] != static_cast<int64_t>(kept.size())) {
+    return Fail(ctx, absl::StrCat("head gradient ", g.shape().ToString(), " does not hold the ",
+                                  kept.size(), " entries index selects from ", s.ToString()));
+  }
+  SYMX_RETURN_IF_ERROR(device->Memset(ctx.outputs[0].raw_data(), 0, ctx.outputs[0].nbytes()));
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < axis; ++d) outer *= s[d];
+  for (int d = axis + 1; d < s.ndim(); ++d) inner *= s[d];
+  const size_t block = static_cast<size_t>(inner) * DTypeSize(g.dtype());
+  if (block == 0 || outer == 0) return absl::OkStatus();
+  const auto* src = static_cast<const uint8_t*>(g.read_raw_data());
+  auto* dst = static_cast<uint8_t*>(ctx.outputs[0].raw_data());
+  const size_t n = static_cast<size_t>(s[axis]), m = kept.size();
+  for (size_t k = 0; k < m; ++k) {
+    SYMX_CUDA_LAUNCH(ctx, cudaMemcpy2DAsync(dst + kept[k] * block, n * block, src + k * block,
+                                            m * block, block, static_cast<size_t>(outer),
+                                            cudaMemcpyDeviceToDevice, device->stream()));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 SYMX_REGISTER_KERNEL("batch_take", kGPU, .fn = BatchTake, .workspace = BatchTakeWorkspace);
 SYMX_REGISTER_KERNEL("_contrib_boolean_mask", kGPU, BooleanMask);
+SYMX_REGISTER_KERNEL("_backward_contrib_boolean_mask", kGPU, BooleanMaskBackward);
 SYMX_REGISTER_KERNEL("_ravel_multi_index", kGPU, RavelMultiIndex);
 SYMX_REGISTER_KERNEL("_unravel_index", kGPU, UnravelIndex);
 SYMX_REGISTER_KERNEL("_contrib_index_array", kGPU, .fn = IndexArray,

@@ -543,7 +543,19 @@ SYMX_REGISTER_OP("_contrib_boolean_mask")
     .SetInferShape(BooleanMaskShape)
     .SetInferType(BooleanMaskType)
     .SetValueDependentShape({1}, BooleanMaskRows)
-    .SetIndexInputs({1});
+    .SetIndexInputs({1})
+    .SetGradient([](const NodePtr& node, const std::vector<NodeEntry>& og) {
+      if (!og[0].node) return std::vector<NodeEntry>(2);
+      std::vector<NodeEntry> g = MakeBackwardNode("_backward_contrib_boolean_mask", node,
+                                                  {og[0], node->inputs[0], node->inputs[1]});
+      g.push_back(NodeEntry{});
+      return g;
+    });
+
+// Inputs: ograd, data (for its shape), index. Output: data's gradient.
+Op& backward_boolean_mask_registration =
+    RegisterBackwardOp("_backward_contrib_boolean_mask", ParseBooleanMask,
+                       {"ograd", "data", "index"}, [](const NodeAttrs&) { return 1; });
 
 SYMX_REGISTER_OP("_contrib_index_array")
     .Describe("The int64 coordinates of every element: out[..., j] = its index along axes[j].")

@@ -618,6 +618,26 @@ TEST(BooleanMask, SelectsEntriesImperatively) {
   }
 }
 
+// The gradient MXNet's autograd takes: the head gradient's rows back where
+// they were taken from, zeros elsewhere.
+TEST(BooleanMask, BackwardScattersTheHeadGradient) {
+  Tensor g = Tensor::FromVector(Shape{2, 2}, {1, 2, 3, 4}, DType::kFloat32);
+  Tensor data = Tensor::FromVector(Shape{3, 2}, Values(6, 9.0), DType::kFloat32);
+  Tensor index = Tensor::FromVector(Shape{3}, {1, 0, 1}, DType::kFloat32);
+  Tensor dx = Tensor::FromVector(Shape{3, 2}, Values(6, -1.0), DType::kFloat32);
+  ASSERT_TRUE(
+      kernel_calls::RunKernel("_backward_contrib_boolean_mask", {}, {g, data, index}, {dx}).ok());
+  EXPECT_EQ(dx.ToDoubles(), (std::vector<double>{1, 2, 0, 0, 3, 4}));
+  Tensor g1 = Tensor::FromVector(Shape{2, 1}, {5, 6}, DType::kFloat32);
+  Tensor index1 = Tensor::FromVector(Shape{2}, {0, 1}, DType::kInt32);
+  Tensor data1 = Tensor::FromVector(Shape{2, 2}, Values(4, 0.0), DType::kFloat32);
+  Tensor dx1 = Tensor::FromVector(Shape{2, 2}, Values(4, -1.0), DType::kFloat32);
+  ASSERT_TRUE(kernel_calls::RunKernel("_backward_contrib_boolean_mask", {{"axis", "1"}},
+                                      {g1, data1, index1}, {dx1})
+                  .ok());
+  EXPECT_EQ(dx1.ToDoubles(), (std::vector<double>{0, 5, 0, 6}));
+}
+
 TEST(BooleanMask, ErrorsNameTheShapesAndABindIsRefused) {
   Tensor data = Tensor::FromVector(Shape{3, 2}, {1, 2, 3, 4, 5, 6}, DType::kFloat32);
   Tensor short_index = Tensor::FromVector(Shape{2}, {1, 0}, DType::kFloat32);
