@@ -16,7 +16,7 @@ from .context import Context, current_context
 from . import ndarray as nd
 
 __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "fromjson", "maximum",
-           "minimum", "power", "pow", "hypot", "zeros", "ones", "full", "arange"]
+           "minimum", "power", "pow", "hypot", "histogram", "zeros", "ones", "full", "arange"]
 
 
 def _dtype_name(dtype):
@@ -388,14 +388,25 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, d
 
 
 def hypot(left, right):
-    """sqrt(left**2 + right**2) for symbols and/or numbers. The engine has no
-    _hypot op yet: composed from square, add and sqrt (same values and
-    gradients; the graph holds those ops instead)."""
+    """sqrt(left**2 + right**2) for symbols and/or numbers (MXNet's _hypot and
+    _hypot_scalar ops)."""
     import math
-    if not isinstance(left, Symbol) and not isinstance(right, Symbol):
-        return math.hypot(left, right)
-    squares = [x.square() if isinstance(x, Symbol) else float(x) ** 2 for x in (left, right)]
-    return (squares[0] + squares[1]).sqrt()
+    return _scalar_or_symbol("hypot", left, right, "_hypot", "_hypot_scalar", "_hypot_scalar",
+                             math.hypot)
+
+
+def histogram(a, bins=10, range=None, **kwargs):  # noqa: A002 (MXNet's name)
+    """MXNet's mx.sym.histogram: counts of a's values and the bin edges, from a
+    symbol of edges or a bin count over `range` (required here: a symbol has
+    no values to take numpy's range from)."""
+    from . import _ops
+    if isinstance(bins, Symbol):
+        return _ops.call("_histogram", a, bins, **kwargs)
+    if isinstance(bins, numbers.Integral):
+        if range is None:
+            raise ValueError("null range is not supported in symbol mode")
+        return _ops.call("_histogram", a, bin_cnt=bins, range=range, **kwargs)
+    raise ValueError("bins argument should be either an integer or an NDArray")
 
 
 def _check_complete(arrays, what, names, allow_missing):

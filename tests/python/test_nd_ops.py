@@ -242,3 +242,57 @@ def test_reductions_and_updates_take_mxnets_positional_attributes():
     w = mx.nd.ones((2,))
     mx.nd.sgd_update(w, mx.nd.ones((2,)), 0.5, out=w)  # lr positionally
     np.testing.assert_array_equal(w.asnumpy(), [0.5, 0.5])
+
+
+def test_histogram_as_mxnet():
+    x = mx.nd.array([[0, 1], [2, 2], [3, 4.999]])
+    counts, edges = mx.nd.histogram(x, bins=5, range=(0, 5))
+    assert counts.asnumpy().tolist() == [1, 1, 2, 1, 1]
+    assert counts.dtype == np.int64
+    np.testing.assert_allclose(edges.asnumpy(), [0, 1, 2, 3, 4, 5])
+    counts, _ = mx.nd.histogram(x, bins=mx.nd.array([0, 2.1, 3]))
+    assert counts.asnumpy().tolist() == [4, 1]
+    # A count without a range takes numpy's edges, as MXNet does.
+    with pytest.warns(UserWarning):
+        counts, edges = mx.nd.histogram(x, bins=2)
+    want_counts, want_edges = np.histogram(x.asnumpy(), bins=2)
+    assert counts.asnumpy().tolist() == want_counts.tolist()
+    np.testing.assert_allclose(edges.asnumpy(), want_edges)
+    with pytest.raises(ValueError):
+        mx.nd.histogram(x, bins=2.5)
+
+
+def test_histogram_symbol_needs_a_range():
+    d = mx.sym.var("d")
+    with pytest.raises(ValueError, match="null range"):
+        mx.sym.histogram(d, bins=3)
+    s = mx.sym.histogram(d, bins=3, range=(0, 3))
+    assert s.list_outputs() == [s.name + "_output0", s.name + "_output1"]
+    exe = s.simple_bind(mx.cpu(), d=(4,), grad_req="null")
+    exe.forward(d=mx.nd.array([0, 1, 2, 3]))
+    assert exe.outputs[0].asnumpy().tolist() == [1, 1, 2]
+
+
+def test_boolean_mask_runs_imperatively_and_refuses_a_bind():
+    x = mx.nd.array([[1, 2], [3, 4], [5, 6]])
+    y = mx.nd.contrib.boolean_mask(x, mx.nd.array([1, 0, 1]))
+    assert y.shape == (2, 2)
+    assert y.asnumpy().tolist() == [[1, 2], [5, 6]]
+    assert mx.nd.contrib.boolean_mask(x, mx.nd.zeros(3)).shape == (0, 2)
+    s = mx.sym.contrib.boolean_mask(mx.sym.var("d"), mx.sym.var("i"))
+    with pytest.raises(mx.base.MXNetError, match="depends on the values"):
+        s.simple_bind(mx.cpu(), d=(3, 2), i=(3,), grad_req="null")
+
+
+def test_fft_pair_and_hypot():
+    x = mx.nd.array([[1, 2, 3, 4]])
+    f = mx.nd.contrib.fft(x)
+    np.testing.assert_allclose(f.asnumpy().reshape(4, 2) @ [1, 1j],
+                               np.fft.fft(x.asnumpy()[0]), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(mx.nd.contrib.ifft(f).asnumpy(), 4 * x.asnumpy(), rtol=1e-6)
+    np.testing.assert_allclose(mx.nd.hypot(mx.nd.array([3, 5]), 4).asnumpy(), [5, 41 ** 0.5],
+                               rtol=1e-6)
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    exe = mx.sym.hypot(a, b).simple_bind(mx.cpu(), a=(2,), b=(2,), grad_req="null")
+    exe.forward(a=mx.nd.array([3, 6]), b=mx.nd.array([4, 8]))
+    np.testing.assert_allclose(exe.outputs[0].asnumpy(), [5, 10])

@@ -16,6 +16,7 @@ Results have the operands' dtype and context. What the engine has no op for
 yet (%, min, norm) runs in numpy on host copies.
 """
 import numbers
+import warnings
 
 import numpy as np
 
@@ -27,7 +28,7 @@ __all__ = ["NDArray", "array", "zeros", "ones", "empty", "full", "arange", "save
            "waitall", "add", "subtract", "multiply", "divide", "true_divide", "modulo", "power",
            "maximum", "minimum", "equal", "not_equal", "greater", "greater_equal", "lesser",
            "lesser_equal", "logical_and", "logical_or", "logical_xor", "hypot", "concatenate",
-           "moveaxis", "onehot_encode", "from_numpy", "load_frombuffer"]
+           "moveaxis", "onehot_encode", "from_numpy", "load_frombuffer", "histogram"]
 
 _DEFAULT_DTYPE = "float32"
 
@@ -330,7 +331,7 @@ _UFUNCS = {
                    np.logical_or),
     "logical_xor": ("broadcast_logical_xor", "_logical_xor_scalar", "_logical_xor_scalar",
                     np.logical_xor),
-    "hypot": (None, None, None, np.hypot),
+    "hypot": ("broadcast_hypot", "_hypot_scalar", "_hypot_scalar", np.hypot),
 }
 
 
@@ -421,6 +422,23 @@ def logical_and(lhs, rhs): return _ufunc("logical_and", lhs, rhs)
 def logical_or(lhs, rhs): return _ufunc("logical_or", lhs, rhs)
 def logical_xor(lhs, rhs): return _ufunc("logical_xor", lhs, rhs)
 def hypot(lhs, rhs): return _ufunc("hypot", lhs, rhs)
+
+
+def histogram(a, bins=10, range=None):  # noqa: A002 (MXNet's name)
+    """MXNet's mx.nd.histogram: counts of a's values (flattened) and the bin
+    edges. `bins` is an NDArray of edges, or a bin count over `range`; a count
+    without a range takes numpy's edges over a's minimum and maximum, with a
+    warning, as MXNet does."""
+    if isinstance(bins, NDArray):
+        return _nd_ops.invoke("_histogram", a, bins)
+    if isinstance(bins, numbers.Integral):
+        if range is None:
+            warnings.warn("range is not specified, using numpy's result to ensure consistency "
+                          "with numpy")
+            counts, edges = np.histogram(a.asnumpy(), bins=bins)
+            return array(counts, ctx=a.context), array(edges, ctx=a.context)
+        return _nd_ops.invoke("_histogram", a, bin_cnt=bins, range=range)
+    raise ValueError("bins argument should be either an integer or an NDArray")
 
 
 true_divide = divide
