@@ -105,37 +105,53 @@ absl::StatusOr<std::vector<int64_t>> HawkesEventCounts(const KernelContext& ctx,
   return events;
 }
 
-struct HawkesDims {
-  int64_t n, k, t;
+// The forward inputs from input `first` on (lda (N, K), alpha, beta, state,
+// lags (N, T), marks, valid_length, max_time), their sizes and each sample's
+// event count.
+template <typename T, typename Mark>
+struct HawkesInputs {
+  int64_t n = 0, k = 0, t = 0;
+  std::vector<int64_t> events;
+  const T* mu = nullptr;
+  const T* alpha = nullptr;
+  const T* beta = nullptr;
+  const T* state = nullptr;
+  const T* lags = nullptr;
+  const Mark* marks = nullptr;
+  const T* max_time = nullptr;
 };
 
-HawkesDims HawkesDimsOf(const KernelContext& ctx, size_t first) {
+template <typename T, typename Mark>
+absl::StatusOr<HawkesInputs<T, Mark>> HawkesInputsOf(const KernelContext& ctx, size_t first) {
+  HawkesInputs<T, Mark> in;
   const Shape& lda = ctx.inputs[first].shape();
-  return {lda[0], lda[1], ctx.inputs[first + 4].shape()[1]};
+  in.n = lda[0];
+  in.k = lda[1];
+  in.t = ctx.inputs[first + 4].shape()[1];
+  SYMX_ASSIGN_OR_RETURN(in.events, HawkesEventCounts<Mark>(ctx, first, in.n, in.k, in.t));
+  in.mu = ctx.inputs[first].data<T>();
+  in.alpha = ctx.inputs[first + 1].data<T>();
+  in.beta = ctx.inputs[first + 2].data<T>();
+  in.state = ctx.inputs[first + 3].data<T>();
+  in.lags = ctx.inputs[first + 4].data<T>();
+  in.marks = ctx.inputs[first + 5].data<Mark>();
+  in.max_time = ctx.inputs[first + 7].data<T>();
+  return in;
 }
 
 template <typename T, typename Mark>
 absl::Status HawkesT(const KernelContext& ctx) {
-  const HawkesDims d = HawkesDimsOf(ctx, 0);
-  SYMX_ASSIGN_OR_RETURN(std::vector<int64_t> events,
-                        HawkesEventCounts<Mark>(ctx, 0, d.n, d.k, d.t));
-  const T* mu = ctx.inputs[0].data<T>();
-  const T* alpha = ctx.inputs[1].data<T>();
-  const T* beta = ctx.inputs[2].data<T>();
-  const T* state = ctx.inputs[3].data<T>();
-  const T* lags = ctx.inputs[4].data<T>();
-  const Mark* marks = ctx.inputs[5].data<Mark>();
-  const T* max_time = ctx.inputs[7].data<T>();
+  SYMX_ASSIGN_OR_RETURN(const auto d, (HawkesInputsOf<T, Mark>(ctx, 0)));
   T* ll = ctx.outputs[0].data<T>();
   T* out_state = ctx.outputs[1].data<T>();
   ParallelFor(ctx, d.n, static_cast<double>(d.t + d.k) * 20, [&](int64_t begin, int64_t end) {
     std::vector<T> last(d.k);
     for (int64_t i = begin; i < end; ++i) {
       T* st = out_state + i * d.k;
-      std::copy(state + i * d.k, state + (i + 1) * d.k, st);
-      ll[i] =
-          HawkesLogLikelihood<T, Mark>(mu + i * d.k, alpha, beta, lags + i * d.t, marks + i * d.t,
-                                       events[i], max_time[i], d.k, st, last.data());
+      std::copy(d.state + i * d.k, d.state + (i + 1) * d.k, st);
+      ll[i] = HawkesLogLikelihood<T, Mark>(d.mu + i * d.k, d.alpha, d.beta, d.lags + i * d.t,
+                                           d.marks + i * d.t, d.events[i], d.max_time[i], d.k, st,
+                                           last.data());
     }
   });
   return absl::OkStatus();
@@ -145,28 +161,19 @@ absl::Status HawkesT(const KernelContext& ctx) {
 // of lda (N, K), alpha (K), beta (K).
 template <typename T, typename Mark>
 absl::Status HawkesBackwardT(const KernelContext& ctx) {
-  const HawkesDims d = HawkesDimsOf(ctx, 1);
-  SYMX_ASSIGN_OR_RETURN(std::vector<int64_t> events,
-                        HawkesEventCounts<Mark>(ctx, 1, d.n, d.k, d.t));
+  SYMX_ASSIGN_OR_RETURN(const auto d, (HawkesInputsOf<T, Mark>(ctx, 1)));
   const T* g = ctx.inputs[0].data<T>();
-  const T* mu = ctx.inputs[1].data<T>();
-  const T* alpha = ctx.inputs[2].data<T>();
-  const T* beta = ctx.inputs[3].data<T>();
-  const T* state = ctx.inputs[4].data<T>();
-  const T* lags = ctx.inputs[5].data<T>();
-  const Mark* marks = ctx.inputs[6].data<Mark>();
-  const T* max_time = ctx.inputs[8].data<T>();
   T* mu_g = ctx.outputs[0].data<T>();
   // Per-sample rows of alpha's and beta's gradients, summed below.
   std::vector<T> alpha_rows(d.n * d.k), beta_rows(d.n * d.k);
   ParallelFor(ctx, d.n, static_cast<double>(d.t + d.k) * 40, [&](int64_t begin, int64_t end) {
     std::vector<T> phi(d.k), phig(d.k), last(d.k);
     for (int64_t i = begin; i < end; ++i) {
-      std::copy(state + i * d.k, state + (i + 1) * d.k, phi.begin());
-      HawkesLogLikelihoodGrad<T, Mark>(mu + i * d.k, alpha, beta, lags + i * d.t, marks + i * d.t,
-                                       events[i], max_time[i], d.k, g[i], phi.data(), phig.data(),
-                                       last.data(), mu_g + i * d.k, alpha_rows.data() + i * d.k,
-                                       beta_rows.data() + i * d.k);
+      std::copy(d.state + i * d.k, d.state + (i + 1) * d.k, phi.begin());
+      HawkesLogLikelihoodGrad<T, Mark>(d.mu + i * d.k, d.alpha, d.beta, d.lags + i * d.t,
+                                       d.marks + i * d.t, d.events[i], d.max_time[i], d.k, g[i],
+                                       phi.data(), phig.data(), last.data(), mu_g + i * d.k,
+                                       alpha_rows.data() + i * d.k, beta_rows.data() + i * d.k);
     }
   });
   T* alpha_g = ctx.outputs[1].data<T>();
