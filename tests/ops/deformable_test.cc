@@ -159,8 +159,12 @@ OpCase DeformCase(const DeformSpec& s) {
   return c;
 }
 
-TEST(DeformableConformance, DeformableConvolution) {
+// The cases both ops run: the defaults; no bias with offsets far outside the
+// image; groups and deformable groups with stride, dilation and padding that
+// differ by axis.
+void CheckCommonCases(bool modulated) {
   DeformSpec s;
+  s.modulated = modulated;
   CheckOp(DeformCase(s));
   s.no_bias = true;
   s.offset_scale = 3.5;  // far outside the image
@@ -173,44 +177,35 @@ TEST(DeformableConformance, DeformableConvolution) {
   s.pw = 2;
   s.filters = 6;
   CheckOp(DeformCase(s));
-  DeformSpec one;  // 1x1 kernel, no pad, 4 deformable groups of one channel
-  one.kh = one.kw = 1;
-  one.ph = one.pw = 0;
-  one.deformable_groups = 4;
-  one.n = 1;
-  CheckOp(DeformCase(one));
+}
+
+// A 2x3 kernel, no vertical pad, horizontal stride 2, three channels.
+DeformSpec RectSpec(bool modulated) {
   DeformSpec rect;
+  rect.modulated = modulated;
   rect.kh = 2;
   rect.kw = 3;
   rect.ph = 0;
   rect.sw = 2;
   rect.c = 3;
   rect.filters = 2;
-  CheckOp(DeformCase(rect));
+  return rect;
+}
+
+TEST(DeformableConformance, DeformableConvolution) {
+  CheckCommonCases(false);
+  DeformSpec one;  // 1x1 kernel, no pad, 4 deformable groups of one channel
+  one.kh = one.kw = 1;
+  one.ph = one.pw = 0;
+  one.deformable_groups = 4;
+  one.n = 1;
+  CheckOp(DeformCase(one));
+  CheckOp(DeformCase(RectSpec(false)));
 }
 
 TEST(DeformableConformance, ModulatedDeformableConvolution) {
-  DeformSpec s;
-  s.modulated = true;
-  CheckOp(DeformCase(s));
-  s.no_bias = true;
-  s.offset_scale = 3.5;
-  CheckOp(DeformCase(s));
-  s.no_bias = false;
-  s.groups = 2;
-  s.deformable_groups = 2;
-  s.sh = 2;
-  s.dw = 2;
-  s.pw = 2;
-  s.filters = 6;
-  CheckOp(DeformCase(s));
-  DeformSpec rect;
-  rect.modulated = true;
-  rect.kh = 2;
-  rect.kw = 3;
-  rect.ph = 0;
-  rect.sw = 2;
-  rect.c = 3;
+  CheckCommonCases(true);
+  DeformSpec rect = RectSpec(true);
   rect.filters = 3;
   rect.deformable_groups = 3;
   CheckOp(DeformCase(rect));
