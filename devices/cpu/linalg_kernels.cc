@@ -249,6 +249,14 @@ std::pair<int64_t, int64_t> EachMatrix(const KernelContext& ctx, int64_t count, 
   return {-1, 0};
 }
 
+// EachMatrix for kernels that cannot fail: fn(b) for every matrix b < count.
+template <typename Fn>
+void ForEachMatrix(const KernelContext& ctx, int64_t count, double flops, Fn&& fn) {
+  ParallelFor(ctx, count, flops, [&](int64_t begin, int64_t end) {
+    for (int64_t b = begin; b < end; ++b) fn(b);
+  });
+}
+
 absl::Status FailedAt(const KernelContext& ctx, FactorFailure kind, const Shape& a, int64_t index,
                       int64_t info) {
   return absl::InvalidArgumentError(
@@ -339,35 +347,39 @@ int64_t EigenCholesky(const T* a, int64_t n, bool lower, T* out) {
   return info == 0 ? n : info;
 }
 
-template <typename T>
-absl::Status PotrfT(const KernelContext& ctx) {
+// potrf and potri: fn(src, dst, n, lower) takes each n x n matrix of input A
+// to the output's (about flops_n3 n^3 flops) and returns its info; the first
+// failure is named as `kind`.
+template <typename T, typename Fn>
+absl::Status CholeskyStep(const KernelContext& ctx, double flops_n3, FactorFailure kind, Fn&& fn) {
   const Tensor& a = ctx.inputs[0];
   int64_t count = 0, n = 0;
   SYMX_RETURN_IF_ERROR(Squares(ctx, a, &count, &n));
   const bool lower = ctx.param<LinalgCholeskyParam>().lower;
   const T* src = a.data<T>();
   T* dst = ctx.outputs[0].data<T>();
-  const auto [bad, info] = EachMatrix(ctx, count, n * n * n / 3.0, [&](int64_t b) {
-    return EigenCholesky(src + b * n * n, n, lower, dst + b * n * n);
+  const auto [bad, info] = EachMatrix(ctx, count, flops_n3 * n * n * n, [&](int64_t b) {
+    return fn(src + b * n * n, dst + b * n * n, n, lower);
   });
-  if (bad >= 0) return FailedAt(ctx, FactorFailure::kNotPositiveDefinite, a.shape(), bad, info);
+  if (bad >= 0) return FailedAt(ctx, kind, a.shape(), bad, info);
   return absl::OkStatus();
 }
 
 template <typename T>
+absl::Status PotrfT(const KernelContext& ctx) {
+  return CholeskyStep<T>(ctx, 1.0 / 3.0, FactorFailure::kNotPositiveDefinite,
+                         [](const T* src, T* dst, int64_t n, bool lower) {
+                           return EigenCholesky(src, n, lower, dst);
+                         });
+}
+
+template <typename T>
 absl::Status PotriT(const KernelContext& ctx) {
-  const Tensor& a = ctx.inputs[0];
-  int64_t count = 0, n = 0;
-  SYMX_RETURN_IF_ERROR(Squares(ctx, a, &count, &n));
-  const bool lower = ctx.param<LinalgCholeskyParam>().lower;
-  const T* src = a.data<T>();
-  T* dst = ctx.outputs[0].data<T>();
-  const auto [bad, info] = EachMatrix(ctx, count, 2.0 * n * n * n / 3.0, [&](int64_t b) {
-    CopyMatrix(src + b * n * n, dst + b * n * n, n * n);
-    return linalg::CholeskyInverse(dst + b * n * n, n, lower);
-  });
-  if (bad >= 0) return FailedAt(ctx, FactorFailure::kSingularFactor, a.shape(), bad, info);
-  return absl::OkStatus();
+  return CholeskyStep<T>(ctx, 2.0 / 3.0, FactorFailure::kSingularFactor,
+                         [](const T* src, T* dst, int64_t n, bool lower) {
+                           CopyMatrix(src, dst, n * n);
+                           return linalg::CholeskyInverse(dst, n, lower);
+                         });
 }
 
 // trmm (kSolve false) and trsm: C = B, then the product or solve in place.
@@ -381,10 +393,9 @@ absl::Status TriangT(const KernelContext& ctx) {
   T* c = ctx.outputs[0].data<T>();
   const linalg::TriangSpec s{p.transpose, p.rightside, p.lower};
   const int64_t nn = l.n * l.n, bsize = l.rows * l.cols;
-  EachMatrix(ctx, l.count, 1.0 * l.n * bsize, [&](int64_t i) {
+  ForEachMatrix(ctx, l.count, 1.0 * l.n * bsize, [&](int64_t i) {
     CopyMatrix(b + i * bsize, c + i * bsize, bsize);
     EigenTriang<kSolve>(a + i * nn, l.n, s, static_cast<T>(p.alpha), c + i * bsize, l.rows, l.cols);
-    return int64_t{0};
   });
   return absl::OkStatus();
 }
@@ -424,7 +435,7 @@ absl::Status DetT(const KernelContext& ctx) {
   T* v1 = kLog ? ctx.outputs[1].data<T>() : nullptr;
   T* lu = ctx.outputs[values].data<T>();
   int32_t* ipiv = ctx.outputs[values + 1].data<int32_t>();
-  EachMatrix(ctx, count, 2.0 * n * n * n / 3.0, [&](int64_t b) {
+  ForEachMatrix(ctx, count, 2.0 * n * n * n / 3.0, [&](int64_t b) {
     CopyMatrix(src + b * n * n, lu + b * n * n, n * n);
     linalg::LuFactor(lu + b * n * n, n, ipiv + b * n);
     T sign, logabs;
@@ -435,7 +446,6 @@ absl::Status DetT(const KernelContext& ctx) {
     } else {
       v0[b] = sign * std::exp(logabs);
     }
-    return int64_t{0};
   });
   return absl::OkStatus();
 }
@@ -450,7 +460,7 @@ absl::Status PotrfBackwardT(const KernelContext& ctx) {
   const T* b = ctx.inputs[1].data<T>();
   T* da = ctx.outputs[0].data<T>();
   // linalg::PotrfBackward's steps, the triangular ones through Eigen.
-  EachMatrix(ctx, count, 2.0 * n * n * n, [&](int64_t i) {
+  ForEachMatrix(ctx, count, 2.0 * n * n * n, [&](int64_t i) {
     const T* bi = b + i * n * n;
     T* d = da + i * n * n;
     CopyMatrix(g + i * n * n, d, n * n);
@@ -458,7 +468,6 @@ absl::Status PotrfBackwardT(const KernelContext& ctx) {
     linalg::MirrorTriangle(d, n, lower);
     EigenTriang<true>(bi, n, linalg::TriangSpec{lower, false, lower}, T(1), d, n, n);
     EigenTriang<true>(bi, n, linalg::TriangSpec{!lower, true, lower}, T(0.5), d, n, n);
-    return int64_t{0};
   });
   return absl::OkStatus();
 }
@@ -473,9 +482,8 @@ absl::Status PotriBackwardT(const KernelContext& ctx) {
   const T* b = ctx.inputs[1].data<T>();
   const T* a = ctx.inputs[2].data<T>();
   T* db = ctx.outputs[0].data<T>();
-  EachMatrix(ctx, count, 5.0 * n * n * n, [&](int64_t i) {
+  ForEachMatrix(ctx, count, 5.0 * n * n * n, [&](int64_t i) {
     linalg::PotriBackward(g + i * n * n, b + i * n * n, a + i * n * n, n, lower, db + i * n * n);
-    return int64_t{0};
   });
   return absl::OkStatus();
 }
@@ -495,7 +503,7 @@ absl::Status TriangBackwardT(const KernelContext& ctx) {
   const linalg::TriangDims d{l.n, l.rows, l.cols};
   const int64_t nn = l.n * l.n, bsize = l.rows * l.cols;
   const T alpha = static_cast<T>(p.alpha);
-  EachMatrix(ctx, l.count, 3.0 * l.n * bsize, [&](int64_t i) {
+  ForEachMatrix(ctx, l.count, 3.0 * l.n * bsize, [&](int64_t i) {
     if (kSolve) {
       linalg::TrsmBackward(g + i * bsize, a + i * nn, x + i * bsize, d, s, alpha, da + i * nn,
                            db + i * bsize);
@@ -503,7 +511,6 @@ absl::Status TriangBackwardT(const KernelContext& ctx) {
       linalg::TrmmBackward(g + i * bsize, a + i * nn, x + i * bsize, d, s, alpha, da + i * nn,
                            db + i * bsize);
     }
-    return int64_t{0};
   });
   return absl::OkStatus();
 }
@@ -516,10 +523,9 @@ absl::Status InverseBackwardT(const KernelContext& ctx) {
   const T* g = ctx.inputs[0].data<T>();
   const T* a = ctx.inputs[1].data<T>();
   T* db = ctx.outputs[0].data<T>();
-  EachMatrix(ctx, count, 4.0 * n * n * n, [&](int64_t i) {
+  ForEachMatrix(ctx, count, 4.0 * n * n * n, [&](int64_t i) {
     std::vector<T> tmp(static_cast<size_t>(n * n));
     linalg::InverseBackward(g + i * n * n, a + i * n * n, n, tmp.data(), db + i * n * n);
-    return int64_t{0};
   });
   return absl::OkStatus();
 }
@@ -536,7 +542,7 @@ absl::Status DetBackwardT(const KernelContext& ctx) {
   const T* lu = ctx.inputs[2].data<T>();
   const int32_t* ipiv = ctx.inputs[3].data<int32_t>();
   T* da = ctx.outputs[0].data<T>();
-  EachMatrix(ctx, count, 2.0 * n * n * n, [&](int64_t i) {
+  ForEachMatrix(ctx, count, 2.0 * n * n * n, [&](int64_t i) {
     const bool singular = kLog ? v[i] == -std::numeric_limits<T>::infinity() : v[i] == T(0);
     if (singular) {
       std::fill(da + i * n * n, da + (i + 1) * n * n, T(0));
@@ -545,7 +551,6 @@ absl::Status DetBackwardT(const KernelContext& ctx) {
       linalg::LuInverse(lu + i * n * n, ipiv + i * n, n, kLog ? g[i] : g[i] * v[i], n, 1,
                         da + i * n * n);
     }
-    return int64_t{0};
   });
   return absl::OkStatus();
 }
@@ -600,6 +605,14 @@ SYMX_REGISTER_KERNEL("_backward_linalg_inverse", kCPU, InverseBackward);
 SYMX_REGISTER_KERNEL("_backward_linalg_det", kCPU, DetBackward<false>);
 SYMX_REGISTER_KERNEL("_backward_linalg_slogdet", kCPU, DetBackward<true>);
 
+// The count, rows m and columns n of the m x n matrices of `s` (ndim >= 2).
+void MatrixDims(const Shape& s, int64_t* count, int64_t* m, int64_t* n) {
+  const int ndim = s.ndim();
+  *m = s[ndim - 2];
+  *n = s[ndim - 1];
+  *count = *m == 0 ? 0 : s.Size() / (*m * *n);
+}
+
 // gelqf: A (count, m, n) -> Q, L.
 template <typename T>
 absl::Status GelqfT(const KernelContext& ctx) {
@@ -609,15 +622,14 @@ absl::Status GelqfT(const KernelContext& ctx) {
     return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": input A ", s.ToString(),
                                                    " is not a tensor of m x n matrices, m <= n"));
   }
-  const int64_t m = s[ndim - 2], n = s[ndim - 1];
-  const int64_t count = m == 0 ? 0 : s.Size() / (m * n);
+  int64_t count = 0, m = 0, n = 0;
+  MatrixDims(s, &count, &m, &n);
   const T* a = ctx.inputs[0].data<T>();
   T* q = ctx.outputs[0].data<T>();
   T* l = ctx.outputs[1].data<T>();
-  EachMatrix(ctx, count, 4.0 * m * m * n, [&](int64_t b) {
+  ForEachMatrix(ctx, count, 4.0 * m * m * n, [&](int64_t b) {
     std::vector<T> work(static_cast<size_t>(m * n + m));
     linalg::LqFactor(a + b * m * n, m, n, q + b * m * n, l + b * m * m, work.data());
-    return int64_t{0};
   });
   return absl::OkStatus();
 }
@@ -630,11 +642,10 @@ absl::Status SyevdT(const KernelContext& ctx) {
   const T* a = ctx.inputs[0].data<T>();
   T* u = ctx.outputs[0].data<T>();
   T* w = ctx.outputs[1].data<T>();
-  EachMatrix(ctx, count, 20.0 * n * n * n, [&](int64_t b) {
+  ForEachMatrix(ctx, count, 20.0 * n * n * n, [&](int64_t b) {
     std::vector<double> work(static_cast<size_t>(2 * n * n));
     CopyMatrix(a + b * n * n, u + b * n * n, n * n);
     linalg::SymmetricEigen(u + b * n * n, n, w + b * n, work.data());
-    return int64_t{0};
   });
   return absl::OkStatus();
 }
@@ -642,20 +653,17 @@ absl::Status SyevdT(const KernelContext& ctx) {
 // Inputs: dQ, dL, Q, L. dA.
 template <typename T>
 absl::Status GelqfBackwardT(const KernelContext& ctx) {
-  const Shape& s = ctx.inputs[2].shape();
-  const int ndim = s.ndim();
-  const int64_t m = s[ndim - 2], n = s[ndim - 1];
-  const int64_t count = m == 0 ? 0 : s.Size() / (m * n);
+  int64_t count = 0, m = 0, n = 0;
+  MatrixDims(ctx.inputs[2].shape(), &count, &m, &n);
   const T* dq = ctx.inputs[0].data<T>();
   const T* dl = ctx.inputs[1].data<T>();
   const T* q = ctx.inputs[2].data<T>();
   const T* l = ctx.inputs[3].data<T>();
   T* da = ctx.outputs[0].data<T>();
-  EachMatrix(ctx, count, 4.0 * m * m * n, [&](int64_t b) {
+  ForEachMatrix(ctx, count, 4.0 * m * m * n, [&](int64_t b) {
     std::vector<T> tmp(static_cast<size_t>(m * m));
     linalg::LqBackward(dq + b * m * n, dl + b * m * m, q + b * m * n, l + b * m * m, m, n,
                        tmp.data(), da + b * m * n);
-    return int64_t{0};
   });
   return absl::OkStatus();
 }
@@ -670,11 +678,10 @@ absl::Status SyevdBackwardT(const KernelContext& ctx) {
   const T* u = ctx.inputs[2].data<T>();
   const T* w = ctx.inputs[3].data<T>();
   T* da = ctx.outputs[0].data<T>();
-  EachMatrix(ctx, count, 6.0 * n * n * n, [&](int64_t b) {
+  ForEachMatrix(ctx, count, 6.0 * n * n * n, [&](int64_t b) {
     std::vector<T> tmp(static_cast<size_t>(n * n));
     linalg::EigenBackward(du + b * n * n, dw + b * n, u + b * n * n, w + b * n, n, tmp.data(),
                           da + b * n * n);
-    return int64_t{0};
   });
   return absl::OkStatus();
 }
