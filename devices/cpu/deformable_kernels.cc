@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/dense_kernels.h"
 #include "devices/cpu/kernel_util.h"
+#include "devices/geometry/deformable_geom.h"
 #include "devices/geometry/deformable_sample.h"
 #include "graph/error.h"
 #include "graph/ops/deformable.h"
@@ -24,26 +25,6 @@
 namespace symx {
 namespace cpu {
 namespace {
-
-DeformGeom GeomOf(const DeformableConvParam& p, const Shape& data, const Shape& out) {
-  DeformGeom g;
-  g.channels = data[1];
-  g.height = data[2];
-  g.width = data[3];
-  g.out_h = out[2];
-  g.out_w = out[3];
-  g.kernel_h = p.kernel_h;
-  g.kernel_w = p.kernel_w;
-  g.stride_h = p.stride_h;
-  g.stride_w = p.stride_w;
-  g.dilate_h = p.dilate_h;
-  g.dilate_w = p.dilate_w;
-  g.pad_h = p.pad_h;
-  g.pad_w = p.pad_w;
-  g.deformable_groups = p.num_deformable_group;
-  g.edge = static_cast<int>(p.modulated ? DeformEdge::kZeroPadded : DeformEdge::kClamped);
-  return g;
-}
 
 absl::Status CheckShapes(const KernelContext& ctx, const Shape& data, const Shape& out) {
   if (data.ndim() != 4 || out.ndim() != 4 || data[0] != out[0]) {
@@ -56,7 +37,7 @@ absl::Status CheckShapes(const KernelContext& ctx, const Shape& data, const Shap
 size_t ForwardWorkspace(const NodeAttrs& attrs, const std::vector<Shape>& in,
                         const std::vector<Shape>& out, DType dtype) {
   if (in.empty() || out.empty() || in[0].ndim() != 4 || out[0].ndim() != 4) return 0;
-  const DeformGeom g = GeomOf(Param<DeformableConvParam>(attrs), in[0], out[0]);
+  const DeformGeom g = DeformGeomOf(Param<DeformableConvParam>(attrs), in[0], out[0]);
   return static_cast<size_t>(g.col_elems()) * DTypeSize(dtype);
 }
 
@@ -64,7 +45,7 @@ size_t ForwardWorkspace(const NodeAttrs& attrs, const std::vector<Shape>& in,
 size_t BackwardWorkspace(const NodeAttrs& attrs, const std::vector<Shape>& in,
                          const std::vector<Shape>&, DType dtype) {
   if (in.size() < 2 || in[0].ndim() != 4 || in[1].ndim() != 4) return 0;
-  const DeformGeom g = GeomOf(Param<DeformableConvParam>(attrs), in[1], in[0]);
+  const DeformGeom g = DeformGeomOf(Param<DeformableConvParam>(attrs), in[1], in[0]);
   return static_cast<size_t>(g.col_elems()) * DTypeSize(dtype);
 }
 
@@ -163,7 +144,7 @@ absl::Status ForwardT(const KernelContext& ctx) {
   const Shape& ds = ctx.inputs[0].shape();
   const Shape& os = ctx.outputs[0].shape();
   SYMX_RETURN_IF_ERROR(CheckShapes(ctx, ds, os));
-  const DeformGeom g = GeomOf(p, ds, os);
+  const DeformGeom g = DeformGeomOf(p, ds, os);
   const int64_t N = ds[0], L = g.out_size(), F = p.num_filter, G = p.num_group;
   const int64_t Fg = F / G, Kdim = g.channels / G * g.taps();
   const T* x = ctx.inputs[0].data<T>();
@@ -211,7 +192,7 @@ absl::Status BackwardT(const KernelContext& ctx) {
   const Shape& ds = ctx.inputs[1].shape();
   const Shape& os = ctx.inputs[0].shape();
   SYMX_RETURN_IF_ERROR(CheckShapes(ctx, ds, os));
-  const DeformGeom g = GeomOf(p, ds, os);
+  const DeformGeom g = DeformGeomOf(p, ds, os);
   const int64_t N = ds[0], L = g.out_size(), F = p.num_filter, G = p.num_group;
   const int64_t Fg = F / G, Kdim = g.channels / G * g.taps();
   const int mask_at = p.modulated ? 2 : -1;

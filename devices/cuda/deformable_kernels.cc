@@ -13,6 +13,7 @@
 #include "devices/cuda/cublas_gemm.h"
 #include "devices/cuda/deformable_launch.h"
 #include "devices/cuda/kernel_util.h"
+#include "devices/geometry/deformable_geom.h"
 #include "devices/geometry/deformable_sample.h"
 #include "devices/kernel.h"
 #include "graph/op.h"
@@ -25,26 +26,6 @@ namespace {
 constexpr size_t kAlign = 256;
 size_t RoundUp(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
 
-DeformGeom GeomOf(const DeformableConvParam& p, const Shape& data, const Shape& out) {
-  DeformGeom g;
-  g.channels = data[1];
-  g.height = data[2];
-  g.width = data[3];
-  g.out_h = out[2];
-  g.out_w = out[3];
-  g.kernel_h = p.kernel_h;
-  g.kernel_w = p.kernel_w;
-  g.stride_h = p.stride_h;
-  g.stride_w = p.stride_w;
-  g.dilate_h = p.dilate_h;
-  g.dilate_w = p.dilate_w;
-  g.pad_h = p.pad_h;
-  g.pad_w = p.pad_w;
-  g.deformable_groups = p.num_deformable_group;
-  g.edge = static_cast<int>(p.modulated ? DeformEdge::kZeroPadded : DeformEdge::kClamped);
-  return g;
-}
-
 bool Plain4d(const Shape& data, const Shape& out) {
   return data.ndim() == 4 && out.ndim() == 4 && data[0] == out[0];
 }
@@ -52,7 +33,7 @@ bool Plain4d(const Shape& data, const Shape& out) {
 size_t ForwardWorkspace(const NodeAttrs& attrs, const std::vector<Shape>& in,
                         const std::vector<Shape>& out, DType dtype) {
   if (in.empty() || out.empty() || !Plain4d(in[0], out[0])) return 0;
-  const DeformGeom g = GeomOf(Param<DeformableConvParam>(attrs), in[0], out[0]);
+  const DeformGeom g = DeformGeomOf(Param<DeformableConvParam>(attrs), in[0], out[0]);
   return RoundUp(static_cast<size_t>(g.col_elems()) * DTypeSize(dtype));
 }
 
@@ -60,7 +41,7 @@ size_t ForwardWorkspace(const NodeAttrs& attrs, const std::vector<Shape>& in,
 size_t BackwardWorkspace(const NodeAttrs& attrs, const std::vector<Shape>& in,
                          const std::vector<Shape>&, DType dtype) {
   if (in.size() < 2 || !Plain4d(in[1], in[0])) return 0;
-  const DeformGeom g = GeomOf(Param<DeformableConvParam>(attrs), in[1], in[0]);
+  const DeformGeom g = DeformGeomOf(Param<DeformableConvParam>(attrs), in[1], in[0]);
   size_t bytes = RoundUp(static_cast<size_t>(g.col_elems()) * DTypeSize(dtype));
   if (IsHalf(dtype)) bytes += static_cast<size_t>(in[1].Size()) * sizeof(float);
   return bytes;
@@ -89,7 +70,7 @@ absl::Status DeformableForward(const KernelContext& ctx) {
   const Tensor& out = ctx.outputs[0];
   SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, data.dtype()));
   SYMX_RETURN_IF_ERROR(CheckShapes(ctx, data.shape(), out.shape()));
-  const DeformGeom g = GeomOf(p, data.shape(), out.shape());
+  const DeformGeom g = DeformGeomOf(p, data.shape(), out.shape());
   const int64_t N = data.shape()[0], L = g.out_size(), F = p.num_filter, G = p.num_group;
   const int64_t Fg = F / G, Kdim = g.channels / G * g.taps();
   const size_t es = DTypeSize(data.dtype());
@@ -131,7 +112,7 @@ absl::Status DeformableBackward(const KernelContext& ctx) {
   const Tensor& data = ctx.inputs[1];
   SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, data.dtype()));
   SYMX_RETURN_IF_ERROR(CheckShapes(ctx, data.shape(), dy.shape()));
-  const DeformGeom g = GeomOf(p, data.shape(), dy.shape());
+  const DeformGeom g = DeformGeomOf(p, data.shape(), dy.shape());
   const int64_t N = data.shape()[0], L = g.out_size(), F = p.num_filter, G = p.num_group;
   const int64_t Fg = F / G, Kdim = g.channels / G * g.taps();
   const size_t es = DTypeSize(data.dtype());
