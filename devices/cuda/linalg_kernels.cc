@@ -338,6 +338,37 @@ absl::Status Squares(const KernelContext& ctx, const Tensor& t, int64_t* count, 
   return absl::OkStatus();
 }
 
+// What each kernel below starts from: the step's device, the element type of
+// its matrices `x` (float32 or float64, else an error naming the dtype), and
+// for SquareStart the count and side of x's n x n matrices (checked square).
+struct LinalgStep {
+  CudaDevice* device = nullptr;
+  Elem t = Elem::kF32;
+  int64_t count = 0, n = 0;
+};
+
+absl::StatusOr<LinalgStep> LinalgStart(const KernelContext& ctx, const Tensor& x) {
+  LinalgStep r;
+  SYMX_ASSIGN_OR_RETURN(r.device, StepDevice(ctx));
+  SYMX_RETURN_IF_ERROR(LinalgDType(ctx, x.dtype()));
+  SYMX_ASSIGN_OR_RETURN(r.t, FloatElem(ctx, x.dtype()));
+  return r;
+}
+
+absl::StatusOr<LinalgStep> SquareStart(const KernelContext& ctx, const Tensor& x) {
+  SYMX_ASSIGN_OR_RETURN(LinalgStep r, LinalgStart(ctx, x));
+  SYMX_RETURN_IF_ERROR(Squares(ctx, x, &r.count, &r.n));
+  return r;
+}
+
+// trmm's and trsm's operands: A and B (C for trsm's gradient).
+absl::Status TriangOperands(const KernelContext& ctx, const LinalgTriangParam& p, const Tensor& a,
+                            const Tensor& b, TriangLayout* l) {
+  absl::Status s = GetTriangLayout(p, a.shape(), b.shape(), l);
+  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", s.message()));
+  return absl::OkStatus();
+}
+
 // Reads the per-matrix info back and names the first failure.
 absl::Status CheckInfo(const KernelContext& ctx, CudaDevice* device, const int64_t* info,
                        int64_t count, FactorFailure kind, const Shape& a) {
@@ -355,12 +386,9 @@ absl::Status CheckInfo(const KernelContext& ctx, CudaDevice* device, const int64
 
 template <LinalgFactor kFactor>
 absl::Status Factor(const KernelContext& ctx) {
-  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
   const Tensor& a = ctx.inputs[0];
-  SYMX_RETURN_IF_ERROR(LinalgDType(ctx, a.dtype()));
-  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, a.dtype()));
-  int64_t count = 0, n = 0;
-  SYMX_RETURN_IF_ERROR(Squares(ctx, a, &count, &n));
+  SYMX_ASSIGN_OR_RETURN(const LinalgStep step, SquareStart(ctx, a));
+  const auto& [device, t, count, n] = step;
   if (count == 0 || n == 0) return absl::OkStatus();
   SYMX_ASSIGN_OR_RETURN(char* ws, WorkspaceOf(ctx, static_cast<size_t>(count) * sizeof(int64_t)));
   int64_t* info = reinterpret_cast<int64_t*>(ws);
@@ -390,46 +418,37 @@ LinalgTriangArgs TriangArgs(const LinalgTriangParam& p, const TriangLayout& l, b
 // trmm (kSolve false) and trsm.
 template <bool kSolve>
 absl::Status Triang(const KernelContext& ctx) {
-  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  SYMX_ASSIGN_OR_RETURN(const LinalgStep step, LinalgStart(ctx, ctx.inputs[0]));
   const LinalgTriangParam& p = ctx.param<LinalgTriangParam>();
-  SYMX_RETURN_IF_ERROR(LinalgDType(ctx, ctx.inputs[0].dtype()));
-  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, ctx.inputs[0].dtype()));
   TriangLayout l;
-  absl::Status s = GetTriangLayout(p, ctx.inputs[0].shape(), ctx.inputs[1].shape(), &l);
-  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", s.message()));
+  SYMX_RETURN_IF_ERROR(TriangOperands(ctx, p, ctx.inputs[0], ctx.inputs[1], &l));
   if (ctx.outputs[0].size() == 0) return absl::OkStatus();
-  SYMX_CUDA_LAUNCH(ctx,
-                   LaunchLinalgTriang(t, TriangArgs(p, l, kSolve), ctx.inputs[0].read_raw_data(),
-                                      ctx.inputs[1].read_raw_data(), ctx.outputs[0].raw_data(),
-                                      device->stream()));
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchLinalgTriang(step.t, TriangArgs(p, l, kSolve), ctx.inputs[0].read_raw_data(),
+                              ctx.inputs[1].read_raw_data(), ctx.outputs[0].raw_data(),
+                              step.device->stream()));
   return absl::OkStatus();
 }
 
 // Inputs: ograd, A, B (trmm) or C (trsm). dA, dB.
 template <bool kSolve>
 absl::Status TriangBackward(const KernelContext& ctx) {
-  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  SYMX_ASSIGN_OR_RETURN(const LinalgStep step, LinalgStart(ctx, ctx.inputs[1]));
   const LinalgTriangParam& p = ctx.param<LinalgTriangParam>();
-  SYMX_RETURN_IF_ERROR(LinalgDType(ctx, ctx.inputs[1].dtype()));
-  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, ctx.inputs[1].dtype()));
   TriangLayout l;
-  absl::Status s = GetTriangLayout(p, ctx.inputs[1].shape(), ctx.inputs[2].shape(), &l);
-  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", s.message()));
+  SYMX_RETURN_IF_ERROR(TriangOperands(ctx, p, ctx.inputs[1], ctx.inputs[2], &l));
   SYMX_CUDA_LAUNCH(
-      ctx, LaunchLinalgTriangBackward(t, TriangArgs(p, l, kSolve), ctx.inputs[0].read_raw_data(),
-                                      ctx.inputs[1].read_raw_data(), ctx.inputs[2].read_raw_data(),
-                                      ctx.outputs[0].raw_data(), ctx.outputs[1].raw_data(),
-                                      device->stream()));
+      ctx, LaunchLinalgTriangBackward(step.t, TriangArgs(p, l, kSolve),
+                                      ctx.inputs[0].read_raw_data(), ctx.inputs[1].read_raw_data(),
+                                      ctx.inputs[2].read_raw_data(), ctx.outputs[0].raw_data(),
+                                      ctx.outputs[1].raw_data(), step.device->stream()));
   return absl::OkStatus();
 }
 
 absl::Status Inverse(const KernelContext& ctx) {
-  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
   const Tensor& a = ctx.inputs[0];
-  SYMX_RETURN_IF_ERROR(LinalgDType(ctx, a.dtype()));
-  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, a.dtype()));
-  int64_t count = 0, n = 0;
-  SYMX_RETURN_IF_ERROR(Squares(ctx, a, &count, &n));
+  SYMX_ASSIGN_OR_RETURN(const LinalgStep step, SquareStart(ctx, a));
+  const auto& [device, t, count, n] = step;
   if (count == 0 || n == 0) return absl::OkStatus();
   const size_t info_bytes = AlignUp(static_cast<size_t>(count) * sizeof(int64_t));
   const size_t lu_bytes = AlignUp(static_cast<size_t>(count * n * n) * DTypeSize(a.dtype()));
@@ -446,12 +465,9 @@ absl::Status Inverse(const KernelContext& ctx) {
 // det (kLog false): det, LU, pivot; slogdet: sign, logabsdet, LU, pivot.
 template <bool kLog>
 absl::Status Det(const KernelContext& ctx) {
-  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
   const Tensor& a = ctx.inputs[0];
-  SYMX_RETURN_IF_ERROR(LinalgDType(ctx, a.dtype()));
-  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, a.dtype()));
-  int64_t count = 0, n = 0;
-  SYMX_RETURN_IF_ERROR(Squares(ctx, a, &count, &n));
+  SYMX_ASSIGN_OR_RETURN(const LinalgStep step, SquareStart(ctx, a));
+  const auto& [device, t, count, n] = step;
   if (ctx.outputs[0].size() != count) {
     return absl::InvalidArgumentError(
         absl::StrCat(ctx.Where(), ": output ", ctx.outputs[0].shape().ToString(),
@@ -469,12 +485,9 @@ absl::Status Det(const KernelContext& ctx) {
 // potrf's (ograd, B), potri's (ograd, B, A) and inverse's (ograd, A) gradients.
 template <LinalgGrad kGrad>
 absl::Status FactorBackward(const KernelContext& ctx) {
-  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
   const Tensor& x = ctx.inputs[1];
-  SYMX_RETURN_IF_ERROR(LinalgDType(ctx, x.dtype()));
-  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, x.dtype()));
-  int64_t count = 0, n = 0;
-  SYMX_RETURN_IF_ERROR(Squares(ctx, x, &count, &n));
+  SYMX_ASSIGN_OR_RETURN(const LinalgStep step, SquareStart(ctx, x));
+  const auto& [device, t, count, n] = step;
   if (count == 0 || n == 0) return absl::OkStatus();
   char* scratch = nullptr;
   if (kGrad == LinalgGrad::kInverse) {
@@ -492,12 +505,9 @@ absl::Status FactorBackward(const KernelContext& ctx) {
 // det's (ograd, det, LU, pivot) and slogdet's (ograd, logabsdet, LU, pivot).
 template <bool kLog>
 absl::Status DetBackward(const KernelContext& ctx) {
-  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
   const Tensor& lu = ctx.inputs[2];
-  SYMX_RETURN_IF_ERROR(LinalgDType(ctx, lu.dtype()));
-  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, lu.dtype()));
-  int64_t count = 0, n = 0;
-  SYMX_RETURN_IF_ERROR(Squares(ctx, lu, &count, &n));
+  SYMX_ASSIGN_OR_RETURN(const LinalgStep step, SquareStart(ctx, lu));
+  const auto& [device, t, count, n] = step;
   if (count == 0 || n == 0) return absl::OkStatus();
   SYMX_CUDA_LAUNCH(
       ctx, LaunchLinalgDetBackward(t, kLog, ctx.inputs[0].read_raw_data(),
@@ -555,10 +565,10 @@ size_t DecompositionBackwardWorkspace(const NodeAttrs&, const std::vector<Shape>
 }
 
 absl::Status Gelqf(const KernelContext& ctx) {
-  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
   const Tensor& a = ctx.inputs[0];
-  SYMX_RETURN_IF_ERROR(LinalgDType(ctx, a.dtype()));
-  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, a.dtype()));
+  SYMX_ASSIGN_OR_RETURN(const LinalgStep step, LinalgStart(ctx, a));
+  CudaDevice* const device = step.device;
+  const Elem t = step.t;
   int64_t count = 0, m = 0, n = 0;
   MatrixDims(a.shape(), &count, &m, &n);
   if (a.shape().ndim() < 2 || m > n) {
@@ -575,12 +585,9 @@ absl::Status Gelqf(const KernelContext& ctx) {
 }
 
 absl::Status Syevd(const KernelContext& ctx) {
-  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
   const Tensor& a = ctx.inputs[0];
-  SYMX_RETURN_IF_ERROR(LinalgDType(ctx, a.dtype()));
-  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, a.dtype()));
-  int64_t count = 0, n = 0;
-  SYMX_RETURN_IF_ERROR(Squares(ctx, a, &count, &n));
+  SYMX_ASSIGN_OR_RETURN(const LinalgStep step, SquareStart(ctx, a));
+  const auto& [device, t, count, n] = step;
   if (count == 0 || n == 0) return absl::OkStatus();
   SYMX_ASSIGN_OR_RETURN(char* ws,
                         WorkspaceOf(ctx, static_cast<size_t>(count * 2 * n * n) * sizeof(double)));
@@ -593,10 +600,10 @@ absl::Status Syevd(const KernelContext& ctx) {
 // Inputs: dQ, dL, Q, L (gelqf) or dU, dL, U, L (syevd). dA.
 template <bool kEigen>
 absl::Status DecompositionBackward(const KernelContext& ctx) {
-  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
   const Tensor& x = ctx.inputs[2];
-  SYMX_RETURN_IF_ERROR(LinalgDType(ctx, x.dtype()));
-  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, x.dtype()));
+  SYMX_ASSIGN_OR_RETURN(const LinalgStep step, LinalgStart(ctx, x));
+  CudaDevice* const device = step.device;
+  const Elem t = step.t;
   int64_t count = 0, m = 0, n = 0;
   MatrixDims(x.shape(), &count, &m, &n);
   if (count == 0) return absl::OkStatus();
