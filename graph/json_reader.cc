@@ -138,6 +138,9 @@ absl::Status CheckOpsKnown(const Json& nodes, const std::string& src) {
   return absl::NotFoundError(msg);
 }
 
+absl::StatusOr<std::vector<NodeEntry>> ReadGraph(const Json& doc, const std::string& src,
+                                                 int version, bool top);
+
 struct Loader {
   std::string source;
   int version = kMxnetVersion;
@@ -216,8 +219,18 @@ struct Loader {
       return Bad(where, "field \"op\" is missing or not a string");
     }
     std::string op_name = op_it->get<std::string>();
-    if (j.count("subgraphs") && !j["subgraphs"].empty()) {
-      return Bad(where, "subgraphs are not supported");
+    std::vector<SubgraphPtr> subgraphs;
+    if (auto sg = j.find("subgraphs"); sg != j.end()) {
+      if (!sg->is_array()) return Bad(where, "field \"subgraphs\" must be an array");
+      if (op_name == "null" && !sg->empty()) {
+        return Bad(where, "a variable (op \"null\") cannot have subgraphs");
+      }
+      for (size_t k = 0; k < sg->size(); ++k) {
+        SYMX_ASSIGN_OR_RETURN(
+            std::vector<NodeEntry> outputs,
+            ReadGraph((*sg)[k], absl::StrCat(where, " subgraph ", k), version, /*top=*/false));
+        subgraphs.push_back(std::make_shared<const Subgraph>(Subgraph{std::move(outputs)}));
+      }
     }
     AttrMap dict;
     for (const char* key : {"param", "attr", "attrs"}) {
@@ -284,6 +297,10 @@ struct Loader {
     absl::StatusOr<NodePtr> node =
         MakeOpNode(*op, name, std::move(dict), std::move(inputs), std::move(deps));
     if (!node.ok()) return Annotate(node.status(), where);
+    if (!subgraphs.empty() || (*op)->num_subgraphs() > 0) {
+      absl::Status attached = AttachSubgraphs(node->get(), std::move(subgraphs));
+      if (!attached.ok()) return Annotate(attached, where);
+    }
     return *std::move(node);
   }
 
@@ -319,31 +336,22 @@ struct Loader {
   }
 };
 
-}  // namespace
-
-absl::StatusOr<std::vector<NodeEntry>> LoadJson(absl::string_view text, absl::string_view source) {
-  std::string src(source);
-  Json doc;
-  try {
-    doc = Json::parse(text.begin(), text.end());
-  } catch (const Json::exception& e) {
-    std::string msg = e.what();
-    // "[json.exception.parse_error.101] parse error at ..." -> "parse error at ..."
-    if (size_t p = msg.find("] "); p != std::string::npos) msg = msg.substr(p + 2);
-    return Bad(src, absl::StrCat("malformed JSON: ", msg));
-  }
-  if (!doc.is_object()) return Bad(src, "the top level must be a JSON object");
+// One graph: the document, or a control-flow node's body (MXNet writes the
+// same fields there, without "attrs"; its version is the document's).
+absl::StatusOr<std::vector<NodeEntry>> ReadGraph(const Json& doc, const std::string& src,
+                                                 int version, bool top) {
+  if (!doc.is_object()) return Bad(src, "a graph must be a JSON object");
   SYMX_RETURN_IF_ERROR(
       CheckKeys(doc, {"nodes", "arg_nodes", "node_row_ptr", "heads", "attrs"}, src));
   Loader loader;
   loader.source = src;
-  SYMX_ASSIGN_OR_RETURN(loader.version, ReadVersion(doc, src));
+  loader.version = version;
 
   auto nodes = doc.find("nodes");
   if (nodes == doc.end() || !nodes->is_array()) {
     return Bad(src, "field \"nodes\" is missing or not an array");
   }
-  SYMX_RETURN_IF_ERROR(CheckOpsKnown(*nodes, src));
+  if (top) SYMX_RETURN_IF_ERROR(CheckOpsKnown(*nodes, src));
   for (size_t i = 0; i < nodes->size(); ++i) {
     SYMX_ASSIGN_OR_RETURN(NodePtr node, loader.ReadNode((*nodes)[i], i));
     loader.nodes.push_back(std::move(node));
@@ -373,6 +381,24 @@ absl::StatusOr<std::vector<NodeEntry>> LoadJson(absl::string_view text, absl::st
     outputs.push_back(std::move(e));
   }
   return outputs;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<NodeEntry>> LoadJson(absl::string_view text, absl::string_view source) {
+  std::string src(source);
+  Json doc;
+  try {
+    doc = Json::parse(text.begin(), text.end());
+  } catch (const Json::exception& e) {
+    std::string msg = e.what();
+    // "[json.exception.parse_error.101] parse error at ..." -> "parse error at ..."
+    if (size_t p = msg.find("] "); p != std::string::npos) msg = msg.substr(p + 2);
+    return Bad(src, absl::StrCat("malformed JSON: ", msg));
+  }
+  if (!doc.is_object()) return Bad(src, "the top level must be a JSON object");
+  SYMX_ASSIGN_OR_RETURN(int version, ReadVersion(doc, src));
+  return ReadGraph(doc, src, version, /*top=*/true);
 }
 
 absl::StatusOr<std::vector<NodeEntry>> LoadJsonFile(const std::string& path) {

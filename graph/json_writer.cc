@@ -120,40 +120,61 @@ class LayoutWriter {
 
 }  // namespace
 
-std::string SaveJson(const std::vector<NodeEntry>& outputs) {
+namespace {
+
+// One graph's fields: the document's, or a control-flow body's inside its
+// node (which MXNet writes without "attrs").
+void WriteGraph(const std::vector<NodeEntry>& outputs, LayoutWriter* w) {
   IndexedGraph g(outputs);
-  LayoutWriter w;
-  w.BeginObject(true);
-  w.Key("nodes");
-  w.BeginArray(true);
+  w->Key("nodes");
+  w->BeginArray(true);
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
     const IndexedGraph::NodeInfo& info = g[nid];
     const Node& node = *info.node;
-    w.Item();
-    w.BeginObject(true);
-    w.Key("op");
-    w.String(node.is_variable() ? "null" : node.op()->name());
-    w.Key("name");
-    w.String(node.name());
+    w->Item();
+    w->BeginObject(true);
+    w->Key("op");
+    w->String(node.is_variable() ? "null" : node.op()->name());
+    w->Key("name");
+    w->String(node.name());
     if (!node.attrs.dict.empty()) {
-      w.Key("attrs");
-      w.StringMap(node.attrs.dict);
+      w->Key("attrs");
+      w->StringMap(node.attrs.dict);
     }
-    w.Key("inputs");
-    w.EntryArray(info.inputs);
+    w->Key("inputs");
+    w->EntryArray(info.inputs);
     if (!info.control_deps.empty()) {
-      w.Key("control_deps");
-      w.IntArray(info.control_deps);
+      w->Key("control_deps");
+      w->IntArray(info.control_deps);
     }
-    w.EndObject();
+    if (!node.attrs.subgraphs.empty()) {
+      w->Key("subgraphs");
+      w->BeginArray(true);
+      for (const SubgraphPtr& sub : node.attrs.subgraphs) {
+        w->Item();
+        w->BeginObject(true);
+        WriteGraph(sub->outputs, w);
+        w->EndObject();
+      }
+      w->EndArray();
+    }
+    w->EndObject();
   }
-  w.EndArray();
-  w.Key("arg_nodes");
-  w.IntArray(g.input_nodes());
-  w.Key("node_row_ptr");
-  w.IntArray(g.row_ptr());
-  w.Key("heads");
-  w.EntryArray(g.outputs());
+  w->EndArray();
+  w->Key("arg_nodes");
+  w->IntArray(g.input_nodes());
+  w->Key("node_row_ptr");
+  w->IntArray(g.row_ptr());
+  w->Key("heads");
+  w->EntryArray(g.outputs());
+}
+
+}  // namespace
+
+std::string SaveJson(const std::vector<NodeEntry>& outputs) {
+  LayoutWriter w;
+  w.BeginObject(true);
+  WriteGraph(outputs, &w);
   w.Key("attrs");
   w.BeginObject(false);
   w.Key("mxnet_version");

@@ -86,6 +86,29 @@ absl::StatusOr<NodePtr> MakeOpNode(const Op* op, std::string name, AttrMap dict,
   return node;
 }
 
+absl::Status AttachSubgraphs(Node* node, std::vector<SubgraphPtr> subgraphs) {
+  const Op* op = node->op();
+  std::string where = absl::StrCat("operator '", node->name(), "' (", op->name(), ")");
+  if (static_cast<int>(subgraphs.size()) != op->num_subgraphs()) {
+    return absl::InvalidArgumentError(
+        op->num_subgraphs() == 0 ? absl::StrCat(where, ": this operator takes no subgraphs but ",
+                                                subgraphs.size(), " are given")
+                                 : absl::StrCat(where, ": expects ", op->num_subgraphs(),
+                                                " subgraph(s) but got ", subgraphs.size()));
+  }
+  for (const SubgraphPtr& g : subgraphs) {
+    if (g == nullptr || g->outputs.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": a subgraph has no outputs"));
+    }
+  }
+  node->attrs.subgraphs = std::move(subgraphs);
+  if (op->check_subgraphs()) {
+    absl::Status s = op->check_subgraphs()(node->attrs, node->inputs.size());
+    if (!s.ok()) return Annotate(s, where);
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<NodePtr> MakeOpNode(absl::string_view op_name, std::string name, AttrMap dict,
                                    std::vector<NodeEntry> inputs,
                                    std::vector<NodePtr> control_deps) {

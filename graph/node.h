@@ -35,11 +35,22 @@ struct NodeEntry {
   }
 };
 
+// A body graph that a control-flow op runs (_foreach's step): its outputs. Its
+// inputs are its variables in DFS order (IndexedGraph::input_nodes), which the
+// op's *_locs parameters map onto the node's inputs, as in MXNet. Immutable,
+// shared by the forward node and its backward node.
+struct Subgraph {
+  std::vector<NodeEntry> outputs;
+};
+using SubgraphPtr = std::shared_ptr<const Subgraph>;
+
 struct NodeAttrs {
   const Op* op = nullptr;  // nullptr: a variable
   std::string name;
   AttrMap dict;       // every attribute, hidden ones as "__k__"
   OpParamPtr parsed;  // the op's typed parameters (null for variables)
+  // Bodies of control-flow ops (MXNet's per-node "subgraphs"); empty otherwise.
+  std::vector<SubgraphPtr> subgraphs;
 };
 
 struct Node {
@@ -83,6 +94,11 @@ NodePtr MakeVariableNode(std::string name, AttrMap dict = {});
 absl::StatusOr<NodePtr> MakeOpNode(const Op* op, std::string name, AttrMap dict,
                                    std::vector<NodeEntry> inputs,
                                    std::vector<NodePtr> control_deps = {});
+
+// Gives `node` (just made by MakeOpNode, not yet shared) its body graphs and
+// checks them with the op's subgraph check: an op that takes none refuses
+// them, one that does needs exactly its count. Errors name the node and op.
+absl::Status AttachSubgraphs(Node* node, std::vector<SubgraphPtr> subgraphs);
 
 // Same, looking the op up by name (aliases included).
 absl::StatusOr<NodePtr> MakeOpNode(absl::string_view op_name, std::string name, AttrMap dict,

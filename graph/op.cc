@@ -156,6 +156,11 @@ Op& Op::SetNonDifferentiable() {
   non_differentiable_ = true;
   return *this;
 }
+Op& Op::SetSubgraphs(int count, SubgraphCheckFn check) {
+  num_subgraphs_ = count;
+  check_subgraphs_ = std::move(check);
+  return *this;
+}
 Op& Op::SetInplace(InplaceFn fn) {
   inplace_ = std::move(fn);
   return *this;

@@ -58,6 +58,9 @@ using GradientFn = std::function<std::vector<NodeEntry>(const NodePtr& node,
 // Adds attributes to the variable created for a missing input `input` (MXNet's
 // FSetInputVarAttrOnCompose: BatchNorm's moving_var starts at one).
 using InputVarAttrsFn = std::function<void(const NodeAttrs&, int input, AttrMap* var_attrs)>;
+// Checks a control-flow node's body graphs against its parameters and its
+// number of inputs (loop-variable locations in range, output counts).
+using SubgraphCheckFn = std::function<absl::Status(const NodeAttrs&, size_t num_inputs)>;
 // (input index, output index) pairs that may share storage.
 using InplaceFn = std::function<std::vector<std::pair<int, int>>(const NodeAttrs&)>;
 
@@ -100,6 +103,10 @@ class Op {
   const InferTypeFn& infer_type() const { return infer_type_; }
   const GradientFn& gradient() const { return gradient_; }
   const InplaceFn& inplace() const { return inplace_; }
+  // How many body graphs (NodeAttrs::subgraphs) a node of this op carries
+  // (0 for all but the control-flow ops), and their check.
+  int num_subgraphs() const { return num_subgraphs_; }
+  const SubgraphCheckFn& check_subgraphs() const { return check_subgraphs_; }
   // The op's gradient is known to be zero / undefined; the gradient pass stops here.
   bool non_differentiable() const { return non_differentiable_; }
   // Made by a pass for binds that compute no gradient (the fused ops): asking
@@ -146,6 +153,7 @@ class Op {
   Op& SetGradient(GradientFn fn);
   Op& SetNonDifferentiable();
   Op& SetInferenceOnly();
+  Op& SetSubgraphs(int count, SubgraphCheckFn check);
   Op& SetInplace(InplaceFn fn);
   Op& SetInplace(std::vector<std::pair<int, int>> pairs);
   Op& SetLoss();
@@ -180,6 +188,8 @@ class Op {
   InferTypeFn infer_type_;
   GradientFn gradient_;
   InplaceFn inplace_;
+  int num_subgraphs_ = 0;
+  SubgraphCheckFn check_subgraphs_;
   bool non_differentiable_ = false;
   bool inference_only_ = false;
   bool is_loss_ = false;

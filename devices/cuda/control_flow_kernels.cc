@@ -1,0 +1,18 @@
+// CUDA kernels of the control-flow family (graph/ops/control_flow.cc): the
+// loops of devices/geometry/control_flow.h, which run the body's own kernels
+// on this device through an executor bound at Prepare. The loop itself has
+// no device code; its half-precision nodes need no widening (the body's
+// kernels widen where they must).
+#include "devices/geometry/control_flow.h"
+#include "devices/kernel.h"
+
+namespace symx {
+namespace {
+
+SYMX_REGISTER_KERNEL("_foreach", kGPU, .fn = ForeachForward, .prepare = PrepareForeach,
+                     .widening = HalfWidening::kNever);
+SYMX_REGISTER_KERNEL("_backward_foreach", kGPU, .fn = ForeachBackward,
+                     .prepare = PrepareForeachBackward, .widening = HalfWidening::kNever);
+
+}  // namespace
+}  // namespace symx
