@@ -13,6 +13,14 @@ SYMX_REGISTER_KERNEL("_foreach", kCPU, .fn = ForeachForward, .prepare = PrepareF
                      .widening = HalfWidening::kNever);
 SYMX_REGISTER_KERNEL("_backward_foreach", kCPU, .fn = ForeachBackward,
                      .prepare = PrepareForeachBackward, .widening = HalfWidening::kNever);
+SYMX_REGISTER_KERNEL("_cond", kCPU, .fn = CondForward, .prepare = PrepareCond,
+                     .widening = HalfWidening::kNever);
+SYMX_REGISTER_KERNEL("_backward_cond", kCPU, .fn = CondBackward, .prepare = PrepareCondBackward,
+                     .widening = HalfWidening::kNever);
+SYMX_REGISTER_KERNEL("_while_loop", kCPU, .fn = WhileLoopForward, .prepare = PrepareWhileLoop,
+                     .widening = HalfWidening::kNever);
+SYMX_REGISTER_KERNEL("_backward_while_loop", kCPU, .fn = WhileLoopBackward,
+                     .prepare = PrepareWhileLoopBackward, .widening = HalfWidening::kNever);
 
 }  // namespace
 }  // namespace symx

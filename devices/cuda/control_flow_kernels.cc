@@ -13,6 +13,14 @@ SYMX_REGISTER_KERNEL("_foreach", kGPU, .fn = ForeachForward, .prepare = PrepareF
                      .widening = HalfWidening::kNever);
 SYMX_REGISTER_KERNEL("_backward_foreach", kGPU, .fn = ForeachBackward,
                      .prepare = PrepareForeachBackward, .widening = HalfWidening::kNever);
+SYMX_REGISTER_KERNEL("_cond", kGPU, .fn = CondForward, .prepare = PrepareCond,
+                     .widening = HalfWidening::kNever);
+SYMX_REGISTER_KERNEL("_backward_cond", kGPU, .fn = CondBackward, .prepare = PrepareCondBackward,
+                     .widening = HalfWidening::kNever);
+SYMX_REGISTER_KERNEL("_while_loop", kGPU, .fn = WhileLoopForward, .prepare = PrepareWhileLoop,
+                     .widening = HalfWidening::kNever);
+SYMX_REGISTER_KERNEL("_backward_while_loop", kGPU, .fn = WhileLoopBackward,
+                     .prepare = PrepareWhileLoopBackward, .widening = HalfWidening::kNever);
 
 }  // namespace
 }  // namespace symx

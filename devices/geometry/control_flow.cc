@@ -1,5 +1,6 @@
 #include "devices/geometry/control_flow.h"
 
+#include <algorithm>
 #include <mutex>
 #include <utility>
 
@@ -30,6 +31,8 @@ absl::Status Zero(Device* device, const Tensor& t) {
   if (t.nbytes() == 0) return absl::OkStatus();
   return device->Memset(t.raw_data(), 0, t.nbytes());
 }
+
+Context spec_ctx(const KernelContext& ctx) { return ctx.device->ctx(); }
 
 absl::StatusOr<std::vector<Tensor>> EmptyLike(const std::vector<Tensor>& like, Context ctx) {
   std::vector<Tensor> out;
@@ -288,6 +291,358 @@ absl::Status ForeachBackward(const KernelContext& ctx) {
     }
     const Tensor& g = igrads[p.BodyInputOf(i)];
     SYMX_RETURN_IF_ERROR(g.defined() && s->len > 0 ? Copy(g, out) : Zero(ctx.device, out));
+  }
+  return absl::OkStatus();
+}
+
+// ------------------------------------------------------------------ _cond
+
+namespace {
+
+// What a _cond (or _backward_cond) node bound at Prepare: its three bodies.
+struct CondState : KernelState {
+  std::mutex mu;
+  std::unique_ptr<BoundBody> bodies[3];
+};
+
+const char* const kBodyNames[] = {"cond", "then", "else"};
+
+absl::StatusOr<std::shared_ptr<CondState>> BindCond(const KernelContext& ctx,
+                                                    const std::vector<Tensor>& in,
+                                                    bool with_grads) {
+  if (ctx.attrs->subgraphs.size() != 3) {
+    return Fail(ctx, "has no cond, then and else bodies (MXNet's JSON carries them)");
+  }
+  const auto& p = ctx.param<CondParam>();
+  auto state = std::make_shared<CondState>();
+  for (int b = 0; b < 3; ++b) {
+    BodyBindSpec spec;
+    spec.body = ctx.attrs->subgraphs[b];
+    spec.ctx = ctx.device->ctx();
+    spec.options = ctx.options;
+    for (int64_t loc : p.LocsOf(b)) {
+      spec.in_shapes.push_back(in[loc].shape());
+      spec.in_types.push_back(in[loc].dtype());
+      if (with_grads && b > 0) {
+        spec.grads.push_back(IsFloat(in[loc].dtype()) ? BodyGrad::kWrite : BodyGrad::kNone);
+      }
+    }
+    absl::StatusOr<std::unique_ptr<BoundBody>> body = BindBody(spec);
+    if (!body.ok()) {
+      return Annotate(body.status(),
+                      absl::StrCat(ctx.Where(), ": binding its ", kBodyNames[b], " body"));
+    }
+    state->bodies[b] = *std::move(body);
+  }
+  if (state->bodies[0]->outputs()[0].size() != 1) {
+    return Fail(ctx, absl::StrCat("its cond body's output has shape ",
+                                  state->bodies[0]->outputs()[0].shape().ToString(),
+                                  "; a condition has one element"));
+  }
+  return state;
+}
+
+// Runs body b on the node inputs its locations name.
+absl::Status RunBody(const CondParam& p, int b, const std::vector<Tensor>& in, bool is_train,
+                     BoundBody* body) {
+  const std::vector<int64_t>& locs = p.LocsOf(b);
+  for (size_t k = 0; k < locs.size(); ++k) {
+    SYMX_RETURN_IF_ERROR(Copy(in[locs[k]], body->inputs()[k]));
+  }
+  return body->Forward(is_train);
+}
+
+// 1 (then) or 2 (else), from the cond body's value.
+absl::StatusOr<int> TakenBranch(const CondParam& p, const std::vector<Tensor>& in, bool is_train,
+                                CondState* s) {
+  SYMX_RETURN_IF_ERROR(RunBody(p, 0, in, is_train, s->bodies[0].get()));
+  SYMX_ASSIGN_OR_RETURN(std::vector<double> value, HostDoubles(s->bodies[0]->outputs()[0]));
+  return value[0] != 0 ? 1 : 2;
+}
+
+}  // namespace
+
+absl::Status PrepareCond(KernelContext* ctx, size_t* workspace_bytes) {
+  *workspace_bytes = 0;
+  SYMX_ASSIGN_OR_RETURN(ctx->state, BindCond(*ctx, ctx->inputs, /*with_grads=*/false));
+  return absl::OkStatus();
+}
+
+absl::Status CondForward(const KernelContext& ctx) {
+  auto* s = static_cast<CondState*>(ctx.state.get());
+  if (s == nullptr) return Fail(ctx, "runs without its bound bodies (Prepare was not called)");
+  std::lock_guard<std::mutex> lock(s->mu);
+  const auto& p = ctx.param<CondParam>();
+  SYMX_ASSIGN_OR_RETURN(int b, TakenBranch(p, ctx.inputs, ctx.is_train, s));
+  BoundBody& body = *s->bodies[b];
+  SYMX_RETURN_IF_ERROR(RunBody(p, b, ctx.inputs, ctx.is_train, &body));
+  for (size_t j = 0; j < ctx.outputs.size(); ++j) {
+    if (!OutputWanted(ctx.req, j)) continue;
+    if (body.outputs()[j].shape() != ctx.outputs[j].shape()) {
+      return Fail(ctx, absl::StrCat("the ", kBodyNames[b], " body's output ", j, " has shape ",
+                                    body.outputs()[j].shape().ToString(), " but the op's is ",
+                                    ctx.outputs[j].shape().ToString()));
+    }
+    SYMX_RETURN_IF_ERROR(Copy(body.outputs()[j], ctx.outputs[j]));
+  }
+  return absl::OkStatus();
+}
+
+// _backward_cond's inputs: the output gradients, then the forward inputs. The
+// condition is computed again (the forward kept nothing).
+absl::Status PrepareCondBackward(KernelContext* ctx, size_t* workspace_bytes) {
+  *workspace_bytes = 0;
+  const auto& p = ctx->param<CondParam>();
+  std::vector<Tensor> fwd_in(ctx->inputs.begin() + p.num_outputs, ctx->inputs.end());
+  SYMX_ASSIGN_OR_RETURN(ctx->state, BindCond(*ctx, fwd_in, /*with_grads=*/true));
+  return absl::OkStatus();
+}
+
+absl::Status CondBackward(const KernelContext& ctx) {
+  auto* s = static_cast<CondState*>(ctx.state.get());
+  if (s == nullptr) return Fail(ctx, "runs without its bound bodies (Prepare was not called)");
+  std::lock_guard<std::mutex> lock(s->mu);
+  const auto& p = ctx.param<CondParam>();
+  std::vector<Tensor> ograds(ctx.inputs.begin(), ctx.inputs.begin() + p.num_outputs);
+  std::vector<Tensor> in(ctx.inputs.begin() + p.num_outputs, ctx.inputs.end());
+  SYMX_ASSIGN_OR_RETURN(int b, TakenBranch(p, in, ctx.is_train, s));
+  BoundBody& body = *s->bodies[b];
+  SYMX_RETURN_IF_ERROR(RunBody(p, b, in, ctx.is_train, &body));
+  SYMX_RETURN_IF_ERROR(body.Backward(ograds));
+  std::vector<int> grad_of(p.num_inputs(), -1);  // body input whose gradient input i gets
+  for (size_t k = 0; k < p.LocsOf(b).size(); ++k) grad_of[p.LocsOf(b)[k]] = static_cast<int>(k);
+  for (int i = 0; i < p.num_inputs(); ++i) {
+    if (!OutputWanted(ctx.req, i)) continue;
+    const Tensor* g = grad_of[i] >= 0 ? &body.input_grads()[grad_of[i]] : nullptr;
+    SYMX_RETURN_IF_ERROR(g != nullptr && g->defined() ? Copy(*g, ctx.outputs[i])
+                                                      : Zero(ctx.device, ctx.outputs[i]));
+  }
+  return absl::OkStatus();
+}
+
+// ------------------------------------------------------------------ _while_loop
+
+namespace {
+
+// What a _while_loop (or _backward_while_loop) node bound at Prepare.
+struct WhileLoopState : KernelState {
+  std::mutex mu;
+  std::unique_ptr<BoundBody> cond, func;
+  std::vector<Tensor> vars;    // the loop variables' current values
+  std::vector<Tensor> staged;  // their next values (func may swap them)
+  // Backward only: the loop variables entering each step, and their gradients.
+  std::vector<std::vector<Tensor>> history;
+  std::vector<Tensor> var_grads;
+};
+
+absl::StatusOr<std::shared_ptr<WhileLoopState>> BindWhileLoop(const KernelContext& ctx,
+                                                              const std::vector<Tensor>& in,
+                                                              bool with_grads) {
+  if (ctx.attrs->subgraphs.size() != 2) {
+    return Fail(ctx, "has no cond and func bodies (MXNet's JSON carries them)");
+  }
+  const auto& p = ctx.param<WhileLoopParam>();
+  auto state = std::make_shared<WhileLoopState>();
+  for (int b = 0; b < 2; ++b) {
+    BodyBindSpec spec;
+    spec.body = ctx.attrs->subgraphs[b];
+    spec.ctx = ctx.device->ctx();
+    spec.options = ctx.options;
+    for (int64_t loc : p.LocsOf(b)) {
+      spec.in_shapes.push_back(in[loc].shape());
+      spec.in_types.push_back(in[loc].dtype());
+    }
+    if (with_grads && b == 1) {
+      for (size_t k = 0; k < p.func_input_locs.size(); ++k) {
+        const bool is_var = std::find(p.func_var_locs.begin(), p.func_var_locs.end(),
+                                      static_cast<int64_t>(k)) != p.func_var_locs.end();
+        spec.grads.push_back(!IsFloat(spec.in_types[k]) ? BodyGrad::kNone
+                             : is_var                   ? BodyGrad::kWrite
+                                                        : BodyGrad::kAdd);
+      }
+    }
+    absl::StatusOr<std::unique_ptr<BoundBody>> body = BindBody(spec);
+    if (!body.ok()) {
+      return Annotate(body.status(), absl::StrCat(ctx.Where(), ": binding its ",
+                                                  b == 0 ? "cond" : "func", " body"));
+    }
+    (b == 0 ? state->cond : state->func) = *std::move(body);
+  }
+  if (state->cond->outputs()[0].size() != 1) {
+    return Fail(ctx, absl::StrCat("its cond body's output has shape ",
+                                  state->cond->outputs()[0].shape().ToString(),
+                                  "; a condition has one element"));
+  }
+  std::vector<Tensor> init;
+  for (int v = 0; v < p.num_vars(); ++v) {
+    const Tensor& x = in[p.VarInput(v)];
+    const Tensor& next = state->func->outputs()[p.num_out_data + v];
+    if (next.shape() != x.shape() || next.dtype() != x.dtype()) {
+      return Fail(ctx, absl::StrCat("loop variable ", v, " enters func as ", x.shape().ToString(),
+                                    " ", DTypeName(x.dtype()), " but leaves it as ",
+                                    next.shape().ToString(), " ", DTypeName(next.dtype())));
+    }
+    init.push_back(x);
+  }
+  SYMX_ASSIGN_OR_RETURN(state->vars, EmptyLike(init, spec_ctx(ctx)));
+  SYMX_ASSIGN_OR_RETURN(state->staged, EmptyLike(init, spec_ctx(ctx)));
+  if (with_grads) {
+    for (int64_t t = 0; t < p.max_iterations; ++t) {
+      SYMX_ASSIGN_OR_RETURN(std::vector<Tensor> step, EmptyLike(init, spec_ctx(ctx)));
+      state->history.push_back(std::move(step));
+    }
+    SYMX_ASSIGN_OR_RETURN(state->var_grads, EmptyLike(init, spec_ctx(ctx)));
+  }
+  return state;
+}
+
+// Feeds body b the node inputs its locations name, loop variables at their
+// current values.
+absl::Status FeedLoopBody(const WhileLoopParam& p, int b, const std::vector<Tensor>& in,
+                          const WhileLoopState& s, BoundBody* body) {
+  const std::vector<int64_t>& locs = p.LocsOf(b);
+  for (size_t k = 0; k < locs.size(); ++k) {
+    const Tensor* value = &in[locs[k]];
+    for (int v = 0; v < p.num_vars(); ++v) {
+      if (p.VarInput(v) == locs[k]) value = &s.vars[v];
+    }
+    SYMX_RETURN_IF_ERROR(Copy(*value, body->inputs()[k]));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> KeepGoing(const WhileLoopParam& p, const std::vector<Tensor>& in,
+                               bool is_train, WhileLoopState* s) {
+  SYMX_RETURN_IF_ERROR(FeedLoopBody(p, 0, in, *s, s->cond.get()));
+  SYMX_RETURN_IF_ERROR(s->cond->Forward(is_train));
+  SYMX_ASSIGN_OR_RETURN(std::vector<double> value, HostDoubles(s->cond->outputs()[0]));
+  return value[0] != 0;
+}
+
+// func's new loop variables become the current ones.
+absl::Status NextVars(const WhileLoopParam& p, WhileLoopState* s) {
+  for (int v = 0; v < p.num_vars(); ++v) {
+    SYMX_RETURN_IF_ERROR(Copy(s->func->outputs()[p.num_out_data + v], s->staged[v]));
+  }
+  for (int v = 0; v < p.num_vars(); ++v) SYMX_RETURN_IF_ERROR(Copy(s->staged[v], s->vars[v]));
+  return absl::OkStatus();
+}
+
+// Runs the loop from the node inputs; `record` gets the loop variables
+// entering each step, `step_out` each step's func outputs. Returns the steps run.
+absl::StatusOr<int64_t> RunLoop(const KernelContext& ctx, const WhileLoopParam& p,
+                                const std::vector<Tensor>& in, WhileLoopState* s, bool record,
+                                const std::vector<Tensor>* outputs) {
+  for (int v = 0; v < p.num_vars(); ++v) SYMX_RETURN_IF_ERROR(Copy(in[p.VarInput(v)], s->vars[v]));
+  int64_t step = 0;
+  for (; step < p.max_iterations; ++step) {
+    SYMX_ASSIGN_OR_RETURN(bool go, KeepGoing(p, in, ctx.is_train, s));
+    if (!go) break;
+    if (record) {
+      for (int v = 0; v < p.num_vars(); ++v) {
+        SYMX_RETURN_IF_ERROR(Copy(s->vars[v], s->history[step][v]));
+      }
+    }
+    SYMX_RETURN_IF_ERROR(FeedLoopBody(p, 1, in, *s, s->func.get()));
+    SYMX_RETURN_IF_ERROR(s->func->Forward(ctx.is_train));
+    for (int j = 0; outputs != nullptr && j < p.num_out_data; ++j) {
+      if (!OutputWanted(ctx.req, j)) continue;
+      SYMX_ASSIGN_OR_RETURN(Tensor row, Row((*outputs)[j], step));
+      SYMX_RETURN_IF_ERROR(Copy(s->func->outputs()[j], row));
+    }
+    SYMX_RETURN_IF_ERROR(NextVars(p, s));
+  }
+  return step;
+}
+
+}  // namespace
+
+absl::Status PrepareWhileLoop(KernelContext* ctx, size_t* workspace_bytes) {
+  *workspace_bytes = 0;
+  SYMX_ASSIGN_OR_RETURN(ctx->state, BindWhileLoop(*ctx, ctx->inputs, /*with_grads=*/false));
+  return absl::OkStatus();
+}
+
+// Rows of steps not taken are zero (MXNet leaves them uninitialized); a loop
+// still running after max_iterations steps stops there, as MXNet's does.
+absl::Status WhileLoopForward(const KernelContext& ctx) {
+  auto* s = static_cast<WhileLoopState*>(ctx.state.get());
+  if (s == nullptr) return Fail(ctx, "runs without its bound bodies (Prepare was not called)");
+  std::lock_guard<std::mutex> lock(s->mu);
+  const auto& p = ctx.param<WhileLoopParam>();
+  SYMX_ASSIGN_OR_RETURN(int64_t steps, RunLoop(ctx, p, ctx.inputs, s, false, &ctx.outputs));
+  for (int j = 0; j < p.num_out_data; ++j) {
+    if (!OutputWanted(ctx.req, j) || steps == p.max_iterations) continue;
+    SYMX_ASSIGN_OR_RETURN(Tensor rest, ctx.outputs[j].Slice(steps, p.max_iterations));
+    SYMX_RETURN_IF_ERROR(Zero(ctx.device, rest));
+  }
+  for (int v = 0; v < p.num_vars(); ++v) {
+    SYMX_RETURN_IF_ERROR(Copy(s->vars[v], ctx.outputs[p.num_out_data + v]));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PrepareWhileLoopBackward(KernelContext* ctx, size_t* workspace_bytes) {
+  *workspace_bytes = 0;
+  const auto& p = ctx->param<WhileLoopParam>();
+  std::vector<Tensor> fwd_in(ctx->inputs.begin() + p.num_outputs, ctx->inputs.end());
+  SYMX_ASSIGN_OR_RETURN(ctx->state, BindWhileLoop(*ctx, fwd_in, /*with_grads=*/true));
+  return absl::OkStatus();
+}
+
+// Runs the loop again recording the loop variables entering each step, then
+// func's backward from the last step taken to the first: a loop variable's
+// gradient flows into the step before, the other func inputs' add up; inputs
+// only cond reads get zero (cond has no gradient, as in MXNet).
+absl::Status WhileLoopBackward(const KernelContext& ctx) {
+  auto* s = static_cast<WhileLoopState*>(ctx.state.get());
+  if (s == nullptr) return Fail(ctx, "runs without its bound bodies (Prepare was not called)");
+  std::lock_guard<std::mutex> lock(s->mu);
+  const auto& p = ctx.param<WhileLoopParam>();
+  std::vector<Tensor> ograds(ctx.inputs.begin(), ctx.inputs.begin() + p.num_outputs);
+  std::vector<Tensor> in(ctx.inputs.begin() + p.num_outputs, ctx.inputs.end());
+  BoundBody& func = *s->func;
+  const std::vector<Tensor>& igrads = func.input_grads();
+  for (const Tensor& g : igrads) {
+    if (g.defined()) SYMX_RETURN_IF_ERROR(Zero(ctx.device, g));
+  }
+  SYMX_ASSIGN_OR_RETURN(int64_t steps, RunLoop(ctx, p, in, s, true, nullptr));
+  for (int v = 0; v < p.num_vars(); ++v) {
+    SYMX_RETURN_IF_ERROR(Copy(ograds[p.num_out_data + v], s->var_grads[v]));
+  }
+  std::vector<Tensor> heads(p.num_outputs);
+  for (int64_t t = steps - 1; t >= 0; --t) {
+    for (int v = 0; v < p.num_vars(); ++v) SYMX_RETURN_IF_ERROR(Copy(s->history[t][v], s->vars[v]));
+    SYMX_RETURN_IF_ERROR(FeedLoopBody(p, 1, in, *s, &func));
+    SYMX_RETURN_IF_ERROR(func.Forward(ctx.is_train));
+    for (int j = 0; j < p.num_out_data; ++j) {
+      SYMX_ASSIGN_OR_RETURN(Tensor row, Row(ograds[j], t));
+      SYMX_ASSIGN_OR_RETURN(heads[j], row.View(func.outputs()[j].shape()));
+    }
+    for (int v = 0; v < p.num_vars(); ++v) heads[p.num_out_data + v] = s->var_grads[v];
+    SYMX_RETURN_IF_ERROR(func.Backward(heads));
+    for (int v = 0; v < p.num_vars(); ++v) {
+      const Tensor& g = igrads[p.func_var_locs[v]];
+      SYMX_RETURN_IF_ERROR(g.defined() ? Copy(g, s->var_grads[v])
+                                       : Zero(ctx.device, s->var_grads[v]));
+    }
+  }
+  for (int i = 0; i < p.num_inputs(); ++i) {
+    if (!OutputWanted(ctx.req, i)) continue;
+    int var = -1, func_in = -1;
+    for (int v = 0; v < p.num_vars(); ++v) {
+      if (p.VarInput(v) == i) var = v;
+    }
+    for (size_t k = 0; k < p.func_input_locs.size(); ++k) {
+      if (p.func_input_locs[k] == i) func_in = static_cast<int>(k);
+    }
+    if (var >= 0) {
+      SYMX_RETURN_IF_ERROR(Copy(s->var_grads[var], ctx.outputs[i]));
+    } else if (func_in >= 0 && igrads[func_in].defined() && steps > 0) {
+      SYMX_RETURN_IF_ERROR(Copy(igrads[func_in], ctx.outputs[i]));
+    } else {
+      SYMX_RETURN_IF_ERROR(Zero(ctx.device, ctx.outputs[i]));
+    }
   }
   return absl::OkStatus();
 }

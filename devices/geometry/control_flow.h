@@ -64,6 +64,18 @@ absl::Status ForeachForward(const KernelContext& ctx);
 absl::Status PrepareForeachBackward(KernelContext* ctx, size_t* workspace_bytes);
 absl::Status ForeachBackward(const KernelContext& ctx);
 
+// _cond and _backward_cond, for any device.
+absl::Status PrepareCond(KernelContext* ctx, size_t* workspace_bytes);
+absl::Status CondForward(const KernelContext& ctx);
+absl::Status PrepareCondBackward(KernelContext* ctx, size_t* workspace_bytes);
+absl::Status CondBackward(const KernelContext& ctx);
+
+// _while_loop and _backward_while_loop, for any device.
+absl::Status PrepareWhileLoop(KernelContext* ctx, size_t* workspace_bytes);
+absl::Status WhileLoopForward(const KernelContext& ctx);
+absl::Status PrepareWhileLoopBackward(KernelContext* ctx, size_t* workspace_bytes);
+absl::Status WhileLoopBackward(const KernelContext& ctx);
+
 }  // namespace symx
 
 #endif  // SYMX_DEVICES_GEOMETRY_CONTROL_FLOW_H_

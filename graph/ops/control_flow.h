@@ -35,6 +35,48 @@ struct ForeachParam : OpParam {
   int64_t BodyInputOf(int i) const;
 };
 
+// _cond(data...) runs body 0 (cond) on the inputs cond_input_locs names and,
+// as its one-element output is nonzero or zero, body 1 (then) or body 2 (else)
+// on the inputs then_input_locs / else_input_locs name; the taken branch's
+// outputs are the op's. Locations index the node's inputs; MXNet counts the
+// three bodies as inputs, so num_args is the node's input count plus three.
+struct CondParam : OpParam {
+  int64_t num_args = 3;
+  int64_t num_outputs = 1;
+  std::vector<int64_t> cond_input_locs, then_input_locs, else_input_locs;
+
+  int num_inputs() const { return static_cast<int>(num_args - 3); }
+  // The node inputs body b (0 cond, 1 then, 2 else) takes, in its input order.
+  const std::vector<int64_t>& LocsOf(int b) const {
+    return b == 0 ? cond_input_locs : b == 1 ? then_input_locs : else_input_locs;
+  }
+};
+
+// _while_loop(data...) runs body 0 (cond) on the inputs cond_input_locs names
+// and, while its one-element output is nonzero and fewer than max_iterations
+// steps ran, body 1 (func) on the inputs func_input_locs names. func's
+// outputs are num_out_data step outputs, stacked along a new axis 0 of
+// max_iterations rows (rows of steps not taken are zero in symx, left
+// uninitialized by MXNet), then the new loop variables: loop variable v is
+// func's input func_var_locs[v], and its new value replaces that node input
+// for the next step's cond and func. The last outputs are the final loop
+// variables. num_args is the node's input count plus two (the bodies).
+struct WhileLoopParam : OpParam {
+  int64_t num_args = 2;
+  int64_t num_outputs = 1;
+  int64_t num_out_data = 0;
+  int64_t max_iterations = 1;
+  std::vector<int64_t> cond_input_locs, func_input_locs, func_var_locs;
+
+  int num_inputs() const { return static_cast<int>(num_args - 2); }
+  int num_vars() const { return static_cast<int>(func_var_locs.size()); }
+  // The node input loop variable v replaces.
+  int64_t VarInput(int v) const { return func_input_locs[func_var_locs[v]]; }
+  const std::vector<int64_t>& LocsOf(int b) const {
+    return b == 0 ? cond_input_locs : func_input_locs;
+  }
+};
+
 // A data input's shape in one step: without axis 0, and (1,) for a 1-d
 // input (MXNet's SliceFirstDim). Unknown stays unknown.
 Shape StepShape(const Shape& data);

@@ -227,5 +227,256 @@ TEST(ControlFlowTest, BodyShapeConflictsNameTheBody) {
   EXPECT_CONTAINS(msg, "in the body's shape inference");
 }
 
+// _cond(p, a, b): then (a * b, a + 1), else (a - b, b * 2), as MXNet writes
+// mx.sym.contrib.cond with the predicate computed outside.
+constexpr char kCondJson[] = R"({
+  "nodes": [
+    {"op": "null", "name": "p", "inputs": []},
+    {"op": "null", "name": "a", "inputs": []},
+    {"op": "null", "name": "b", "inputs": []},
+    {
+      "op": "_cond",
+      "name": "branch",
+      "attrs": {"cond_input_locs": "[0]", "else_input_locs": "[1, 2]", "num_args": "NUM_ARGS",
+                "num_outputs": "2", "then_input_locs": "[1, 2]"},
+      "inputs": [[0, 0, 0], [1, 0, 0], [2, 0, 0]],
+      "subgraphs": [
+        {"nodes": [{"op": "null", "name": "p", "inputs": []},
+                   {"op": "_copy", "name": "pred", "inputs": [[0, 0, 0]]}],
+         "arg_nodes": [0], "node_row_ptr": [0, 1, 2], "heads": [[1, 0, 0]]},
+        {"nodes": [{"op": "null", "name": "a", "inputs": []},
+                   {"op": "null", "name": "b", "inputs": []},
+                   {"op": "elemwise_mul", "name": "mul", "inputs": [[0, 0, 0], [1, 0, 0]]},
+                   {"op": "_plus_scalar", "name": "inc", "attrs": {"scalar": "1"},
+                    "inputs": [[0, 0, 0]]}],
+         "arg_nodes": [0, 1], "node_row_ptr": [0, 1, 2, 3, 4], "heads": [[2, 0, 0], [3, 0, 0]]},
+        {"nodes": [{"op": "null", "name": "a", "inputs": []},
+                   {"op": "null", "name": "b", "inputs": []},
+                   {"op": "elemwise_sub", "name": "sub", "inputs": [[0, 0, 0], [1, 0, 0]]},
+                   {"op": "_mul_scalar", "name": "twice", "attrs": {"scalar": "2"},
+                    "inputs": [[1, 0, 0]]}],
+         "arg_nodes": [0, 1], "node_row_ptr": [0, 1, 2, 3, 4], "heads": [ELSE_HEADS]}
+      ]
+    }
+  ],
+  "arg_nodes": [0, 1, 2],
+  "node_row_ptr": [0, 1, 2, 3, 5],
+  "heads": [[3, 0, 0], [3, 1, 0]],
+  "attrs": {"mxnet_version": ["int", 10901]}
+})";
+
+std::string CondJson(const std::string& num_args = "6",
+                     const std::string& else_heads = "[2, 0, 0], [3, 0, 0]") {
+  return absl::StrReplaceAll(kCondJson, {{"NUM_ARGS", num_args}, {"ELSE_HEADS", else_heads}});
+}
+
+TEST(ControlFlowTest, CondInfersShapesFromBothBranches) {
+  Symbol net = Symbol::FromJson(CondJson());
+  EXPECT_EQ(net.ListArguments(), (std::vector<std::string>{"p", "a", "b"}));
+  ShapeInference r =
+      net.InferShape(std::map<std::string, Shape>{{"p", Shape{1}}, {"a", Shape{2, 3}}});
+  ASSERT_TRUE(r.complete);
+  EXPECT_EQ(r.arg_shapes[2], (Shape{2, 3}));
+  EXPECT_EQ(r.out_shapes, (std::vector<Shape>{Shape{2, 3}, Shape{2, 3}}));
+}
+
+// Each branch's outputs, and gradients against finite differences of
+// L = <y0, g0> + <y1, g1>; the predicate's gradient is zero.
+TEST(ControlFlowTest, CondRunsTheTakenBranchForwardAndBackward) {
+  Symbol net = Symbol::FromJson(CondJson());
+  const Shape s{2, 3};
+  Values a = Uniform(6, 1), b = Uniform(6, 2), g0 = Uniform(6, 3), g1 = Uniform(6, 4);
+  for (Context ctx : DevicesPresent()) {
+    for (double pred : {1.0, 0.0, -0.5}) {
+      auto exe = Executor::SimpleBind(
+          net, {.ctx = ctx,
+                .shapes = {{"p", Shape{1}}, {"a", s}, {"b", s}},
+                .type_dict = std::map<std::string, DType>{
+                    {"p", DType::kFloat64}, {"a", DType::kFloat64}, {"b", DType::kFloat64}}});
+      exe->Forward(true, {{"p", Tensor::FromVector(Shape{1}, {pred}, DType::kFloat64)},
+                          {"a", Tensor::FromVector(s, a, DType::kFloat64)},
+                          {"b", Tensor::FromVector(s, b, DType::kFloat64)}});
+      const bool then = pred != 0;
+      Values y0(6), y1(6), ga(6), gb(6);
+      for (int i = 0; i < 6; ++i) {
+        y0[i] = then ? a[i] * b[i] : a[i] - b[i];
+        y1[i] = then ? a[i] + 1 : b[i] * 2;
+        ga[i] = then ? g0[i] * b[i] + g1[i] : g0[i];
+        gb[i] = then ? g0[i] * a[i] : -g0[i] + 2 * g1[i];
+      }
+      const std::string what = (then ? "then on " : "else on ") + ctx.ToString();
+      ExpectNear(exe->outputs()[0].ToDoubles(), y0, 1e-12, "output 0, " + what);
+      ExpectNear(exe->outputs()[1].ToDoubles(), y1, 1e-12, "output 1, " + what);
+      exe->Backward(std::vector<Tensor>{Tensor::FromVector(s, g0, DType::kFloat64),
+                                        Tensor::FromVector(s, g1, DType::kFloat64)});
+      ExpectNear(exe->grad_dict().at("a").ToDoubles(), ga, 1e-12, "gradient of a, " + what);
+      ExpectNear(exe->grad_dict().at("b").ToDoubles(), gb, 1e-12, "gradient of b, " + what);
+      ExpectNear(exe->grad_dict().at("p").ToDoubles(), {0.0}, 0, "gradient of p, " + what);
+    }
+  }
+}
+
+TEST(ControlFlowTest, CondRoundTripsAndNamesMalformedBodies) {
+  Symbol net = Symbol::FromJson(CondJson());
+  EXPECT_EQ(Symbol::FromJson(net.ToJson()).ToJson(), net.ToJson());
+  EXPECT_CONTAINS(ErrorOf([] { Symbol::FromJson(CondJson("7")); }),
+                  "expects 4 inputs (data0, data1, data2, data3) but got 3");
+  EXPECT_CONTAINS(ErrorOf([] { Symbol::FromJson(CondJson("6", "[2, 0, 0]")); }),
+                  "the else body has 1 outputs but num_outputs = 2");
+  std::string bad_loc = absl::StrReplaceAll(CondJson(), {{"\"[1, 2]\"", "\"[1, 5]\""}});
+  EXPECT_CONTAINS(ErrorOf([&] { Symbol::FromJson(bad_loc); }),
+                  "location 5 is out of range for 3 inputs");
+  // Branches whose outputs disagree are refused at inference (MXNet 1.9.1
+  // leaves cond's shapes to run time).
+  std::string disagree =
+      absl::StrReplaceAll(CondJson(), {{R"("name": "twice", "attrs": {"scalar": "2"},
+                    "inputs": [[1, 0, 0]])",
+                                        R"("name": "twice", "attrs": {"axis": "0"},
+                    "inputs": [[1, 0, 0]])"},
+                                       {"\"_mul_scalar\"", "\"sum\""}});
+  Symbol mismatched = Symbol::FromJson(disagree);
+  EXPECT_CONTAINS(ErrorOf([&] {
+                    mismatched.InferShape(std::map<std::string, Shape>{
+                        {"p", Shape{1}}, {"a", Shape{2, 3}}, {"b", Shape{2, 3}}});
+                  }),
+                  "the else body: in the body's shape inference");
+}
+
+// while i < 3: rows (s * w, i + 0.5); (i, s) <- (i + 1, s + i), as MXNet
+// writes mx.sym.contrib.while_loop: func's inputs are (s-0, w, i-0), its
+// loop variables func inputs 2 (i) and 0 (s).
+constexpr char kWhileJson[] = R"({
+  "nodes": [
+    {"op": "null", "name": "i", "inputs": []},
+    {"op": "null", "name": "s", "inputs": []},
+    {"op": "null", "name": "w", "inputs": []},
+    {
+      "op": "_while_loop",
+      "name": "loop",
+      "attrs": {"cond_input_locs": "[0]", "func_input_locs": "[1, 2, 0]",
+                "func_var_locs": "VAR_LOCS", "max_iterations": "MAX", "num_args": "5",
+                "num_out_data": "2", "num_outputs": "4"},
+      "inputs": [[0, 0, 0], [1, 0, 0], [2, 0, 0]],
+      "subgraphs": [
+        {"nodes": [{"op": "null", "name": "i-0", "inputs": []},
+                   {"op": "_lesser_scalar", "name": "lt", "attrs": {"scalar": "3"},
+                    "inputs": [[0, 0, 0]]}],
+         "arg_nodes": [0], "node_row_ptr": [0, 1, 2], "heads": [[1, 0, 0]]},
+        {"nodes": [{"op": "null", "name": "s-0", "inputs": []},
+                   {"op": "null", "name": "w", "inputs": []},
+                   {"op": "elemwise_mul", "name": "mul", "inputs": [[0, 0, 0], [1, 0, 0]]},
+                   {"op": "null", "name": "i-0", "inputs": []},
+                   {"op": "_plus_scalar", "name": "half", "attrs": {"scalar": "0.5"},
+                    "inputs": [[3, 0, 0]]},
+                   {"op": "_plus_scalar", "name": "inc", "attrs": {"scalar": "1"},
+                    "inputs": [[3, 0, 0]]},
+                   {"op": "broadcast_add", "name": "acc", "inputs": [[0, 0, 0], [3, 0, 0]]}],
+         "arg_nodes": [0, 1, 3], "node_row_ptr": [0, 1, 2, 3, 4, 5, 6, 7],
+         "heads": [[2, 0, 0], [4, 0, 0], [5, 0, 0], [6, 0, 0]]}
+      ]
+    }
+  ],
+  "arg_nodes": [0, 1, 2],
+  "node_row_ptr": [0, 1, 2, 3, 7],
+  "heads": [[3, 0, 0], [3, 1, 0], [3, 2, 0], [3, 3, 0]],
+  "attrs": {"mxnet_version": ["int", 10901]}
+})";
+
+std::string WhileJson(int max_iterations, const std::string& var_locs = "[2, 0]") {
+  return absl::StrReplaceAll(kWhileJson,
+                             {{"MAX", std::to_string(max_iterations)}, {"VAR_LOCS", var_locs}});
+}
+
+// The plain loop: (rows of s * w, rows of i + 0.5, i, s), rows beyond the
+// steps taken zero.
+std::vector<Values> WhileReference(double i, Values s, const Values& w, int max_iterations) {
+  Values r0(2 * max_iterations, 0.0), r1(max_iterations, 0.0);
+  for (int t = 0; t < max_iterations && i < 3; ++t) {
+    for (int k = 0; k < 2; ++k) r0[2 * t + k] = s[k] * w[k];
+    r1[t] = i + 0.5;
+    for (int k = 0; k < 2; ++k) s[k] += i;
+    i += 1;
+  }
+  return {r0, r1, {i}, s};
+}
+
+TEST(ControlFlowTest, WhileLoopInfersPaddedRowsAndLoopVariables) {
+  Symbol net = Symbol::FromJson(WhileJson(4));
+  ShapeInference r = net.InferShape(
+      std::map<std::string, Shape>{{"i", Shape{1}}, {"s", Shape{2}}, {"w", Shape{2}}});
+  ASSERT_TRUE(r.complete);
+  EXPECT_EQ(r.out_shapes, (std::vector<Shape>{Shape{4, 2}, Shape{4, 1}, Shape{1}, Shape{2}}));
+}
+
+// Forward (stopping on cond, or at max_iterations as MXNet does) and the
+// gradients of L = sum_k <y_k, g_k> against finite differences.
+TEST(ControlFlowTest, WhileLoopForwardAndBackward) {
+  const double i0 = 0.25;
+  Values s0 = Uniform(2, 1), w = Uniform(2, 2);
+  for (Context ctx : DevicesPresent()) {
+    for (int max_iterations : {5, 2}) {
+      Symbol net = Symbol::FromJson(WhileJson(max_iterations));
+      auto exe = Executor::SimpleBind(
+          net, {.ctx = ctx,
+                .shapes = {{"i", Shape{1}}, {"s", Shape{2}}, {"w", Shape{2}}},
+                .type_dict = std::map<std::string, DType>{
+                    {"i", DType::kFloat64}, {"s", DType::kFloat64}, {"w", DType::kFloat64}}});
+      const std::string what =
+          "max_iterations " + std::to_string(max_iterations) + " on " + ctx.ToString();
+      std::vector<Values> want = WhileReference(i0, s0, w, max_iterations);
+      std::vector<Values> heads;
+      for (size_t k = 0; k < want.size(); ++k) heads.push_back(Uniform(want[k].size(), 10 + k));
+      exe->Forward(true, {{"i", Tensor::FromVector(Shape{1}, {i0}, DType::kFloat64)},
+                          {"s", Tensor::FromVector(Shape{2}, s0, DType::kFloat64)},
+                          {"w", Tensor::FromVector(Shape{2}, w, DType::kFloat64)}});
+      for (size_t k = 0; k < want.size(); ++k) {
+        ExpectNear(exe->outputs()[k].ToDoubles(), want[k], 1e-12,
+                   "output " + std::to_string(k) + ", " + what);
+      }
+      std::vector<Tensor> head_tensors;
+      for (size_t k = 0; k < heads.size(); ++k) {
+        head_tensors.push_back(
+            Tensor::FromVector(exe->outputs()[k].shape(), heads[k], DType::kFloat64));
+      }
+      exe->Backward(head_tensors);
+      auto loss = [&](double i, const Values& s, const Values& ww) {
+        std::vector<Values> y = WhileReference(i, s, ww, max_iterations);
+        double l = 0;
+        for (size_t k = 0; k < y.size(); ++k) {
+          for (size_t e = 0; e < y[k].size(); ++e) l += y[k][e] * heads[k][e];
+        }
+        return l;
+      };
+      const double eps = 1e-6;
+      Values gi = {(loss(i0 + eps, s0, w) - loss(i0 - eps, s0, w)) / (2 * eps)};
+      Values gs(2), gw(2);
+      for (int k = 0; k < 2; ++k) {
+        Values sp = s0, sm = s0, wp = w, wm = w;
+        sp[k] += eps;
+        sm[k] -= eps;
+        wp[k] += eps;
+        wm[k] -= eps;
+        gs[k] = (loss(i0, sp, w) - loss(i0, sm, w)) / (2 * eps);
+        gw[k] = (loss(i0, s0, wp) - loss(i0, s0, wm)) / (2 * eps);
+      }
+      ExpectNear(exe->grad_dict().at("i").ToDoubles(), gi, 1e-6, "gradient of i, " + what);
+      ExpectNear(exe->grad_dict().at("s").ToDoubles(), gs, 1e-6, "gradient of s, " + what);
+      ExpectNear(exe->grad_dict().at("w").ToDoubles(), gw, 1e-6, "gradient of w, " + what);
+    }
+  }
+}
+
+TEST(ControlFlowTest, WhileLoopRoundTripsAndNamesMalformedBodies) {
+  Symbol net = Symbol::FromJson(WhileJson(4));
+  EXPECT_EQ(Symbol::FromJson(net.ToJson()).ToJson(), net.ToJson());
+  EXPECT_CONTAINS(ErrorOf([] { Symbol::FromJson(WhileJson(0)); }), "max_iterations");
+  EXPECT_CONTAINS(ErrorOf([] { Symbol::FromJson(WhileJson(4, "[2]")); }),
+                  "names 1 loop variables but num_outputs - num_out_data = 2");
+  EXPECT_CONTAINS(ErrorOf([] { Symbol::FromJson(WhileJson(4, "[2, 3]")); }),
+                  "location 3 is out of range for func's 3 inputs");
+  EXPECT_CONTAINS(ErrorOf([] { Symbol::FromJson(WhileJson(4, "[2, 2]")); }),
+                  "names func input 2 twice");
+}
+
 }  // namespace
 }  // namespace symx

@@ -1,10 +1,17 @@
-"""Golden cases of the control-flow family (graph/ops/control_flow.cc): _foreach
-as MXNet 1.9.1 writes it, its body in the node's "subgraphs". A hybridized
+"""Golden cases of the control-flow family (graph/ops/control_flow.cc): _foreach,
+_cond and _while_loop as MXNet 1.9.1 writes them, their bodies in the node's
+"subgraphs". A hybridized
 Gluon RNN cell unrolled with F.contrib.foreach and saved by HybridBlock.export
 (the model case, forward and every gradient), and symbol-level loops with two
 data inputs and two states (swapped from step to step), a 1-d data input (its
 rows are (1,) as MXNet slices them), a body that ignores a state, and float64
-(see golden_lib.py for what a Case holds)."""
+(see golden_lib.py for what a Case holds). _cond with either branch taken
+(both differentiated), and _while_loop counting up to a bound, stopped by its
+condition or by max_iterations. MXNet 1.9.1 has no shape function for _cond
+and _while_loop (its symbolic infer_shape leaves their outputs unknown and
+bind settles them at run time), so those cases infer partially; and as MXNet
+leaves the rows of steps a while_loop did not take uninitialized, its cases
+take every step (symx zeroes those rows; control_flow_test.cc checks them)."""
 import os
 import tempfile
 
@@ -63,6 +70,42 @@ def _unused_state():
     return mx.sym.Group([outs, states[0]])
 
 
+class _RunTimeShapes:
+    """A symbol whose output shapes MXNet settles only at run time: run_case
+    needs its argument shapes, which partial inference gives."""
+
+    def __init__(self, sym):
+        self._sym = sym
+
+    def infer_shape(self, **shapes):
+        return self._sym.infer_shape_partial(**shapes)
+
+    def __getattr__(self, name):
+        return getattr(self._sym, name)
+
+
+def _cond(pred):
+    a, b = V("a"), V("b")
+    outs = mx.sym.contrib.cond(mx.sym.sum(a) * pred > 0,
+                               lambda: [mx.sym.FullyConnected(a, V("w"), num_hidden=2,
+                                                              no_bias=True), a * b],
+                               lambda: [mx.sym.tanh(mx.sym.dot(a, V("w"), transpose_b=True)),
+                                        b - a])
+    return _RunTimeShapes(mx.sym.Group(outs))
+
+
+def _counting_loop(bound, max_iterations):
+    def cond(i, s):
+        return i < bound
+
+    def func(i, s):
+        return [s * V("w"), mx.sym.sin(s)], [i + 1, mx.sym.broadcast_mul(s, mx.sym.cos(i)) + 0.5]
+
+    outs, states = mx.sym.contrib.while_loop(cond, func, [V("i"), V("s")],
+                                             max_iterations=max_iterations)
+    return _RunTimeShapes(mx.sym.Group(outs + states))
+
+
 def cases():
     return [
         Case("control_flow_foreach_gluon_rnn_cell", _exported_rnn_cell(),
@@ -74,4 +117,12 @@ def cases():
         Case("control_flow_foreach_unused_state_float64", _unused_state(),
              {"x": (3, 2), "s": (2,), "w": (2,)},
              dtypes={"x": "float64", "s": "float64", "w": "float64"}, rtol=1e-10, atol=1e-12),
+        Case("control_flow_cond_then", _cond(1.0), {"a": (3, 4), "b": (3, 4), "w": (2, 4)},
+             values={"a": [[0.5 + 0.1 * k for k in range(4)]] * 3}),
+        Case("control_flow_cond_else", _cond(-1.0), {"a": (3, 4), "b": (3, 4), "w": (2, 4)},
+             values={"a": [[0.5 + 0.1 * k for k in range(4)]] * 3}),
+        Case("control_flow_while_loop_counting", _counting_loop(4, 4),
+             {"i": (1,), "s": (2, 3), "w": (2, 3)}, values={"i": [0.0]}, no_grad=("i",)),
+        Case("control_flow_while_loop_max_iterations", _counting_loop(100, 3),
+             {"i": (1,), "s": (2, 3), "w": (2, 3)}, values={"i": [0.0]}, no_grad=("i",)),
     ]

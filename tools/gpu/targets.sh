@@ -21,6 +21,7 @@ SYMX_GPU_CONFORMANCE=(
   //tests/ops:amp_test
   //tests/ops:binary_test
   //tests/ops:compare_test
+  //tests/ops:control_flow_test
   //tests/ops:convolution_test
   //tests/ops:crop_test
   //tests/ops:ctc_test
