@@ -478,5 +478,22 @@ TEST(ControlFlowTest, WhileLoopRoundTripsAndNamesMalformedBodies) {
                   "names func input 2 twice");
 }
 
+TEST(ControlFlowTest, SubgraphsOnOtherOpsAndUnknownBodyOpsAreRefused) {
+  // An op that takes no bodies refuses them.
+  std::string relu = R"({"nodes": [{"op": "null", "name": "x", "inputs": []},
+      {"op": "relu", "name": "r", "inputs": [[0, 0, 0]],
+       "subgraphs": [{"nodes": [{"op": "null", "name": "y", "inputs": []}],
+                      "arg_nodes": [0], "heads": [[0, 0, 0]]}]}],
+    "arg_nodes": [0], "heads": [[1, 0, 0]], "attrs": {"mxnet_version": ["int", 10901]}})";
+  EXPECT_CONTAINS(ErrorOf([&] { Symbol::FromJson(relu); }),
+                  "operator 'r' (relu): this operator takes no subgraphs but 1 are given");
+  // A body's unknown operator is named with where it sits.
+  std::string json =
+      absl::StrReplaceAll(ForeachJson(), {{"\"op\": \"tanh\"", "\"op\": \"tanhh\""}});
+  std::string msg = ErrorOf([&] { Symbol::FromJson(json); });
+  EXPECT_CONTAINS(msg, "node 3 (\"loop\") subgraph 0: node 5 (\"out\")");
+  EXPECT_CONTAINS(msg, "tanhh");
+}
+
 }  // namespace
 }  // namespace symx
