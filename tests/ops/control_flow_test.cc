@@ -495,5 +495,74 @@ TEST(ControlFlowTest, SubgraphsOnOtherOpsAndUnknownBodyOpsAreRefused) {
   EXPECT_CONTAINS(msg, "tanhh");
 }
 
+// Gradients of L = sum_k <y_k, heads_k> by central differences of the
+// executor's own forward (float64), for bodies without a plain reference.
+void ExpectGradientsMatchDifferences(const Symbol& net, const std::map<std::string, Shape>& shapes,
+                                     const std::string& what) {
+  std::map<std::string, DType> types;
+  for (const auto& [name, shape] : shapes) types[name] = DType::kFloat64;
+  auto exe = Executor::SimpleBind(net, {.shapes = shapes, .type_dict = types});
+  std::map<std::string, Values> in;
+  uint64_t seed = 1;
+  for (const auto& [name, shape] : shapes) in[name] = Uniform(shape.Size(), seed++);
+  auto feed = [&](const std::map<std::string, Values>& v) {
+    std::map<std::string, Tensor> out;
+    for (const auto& [name, values] : v) {
+      out[name] = Tensor::FromVector(shapes.at(name), values, DType::kFloat64);
+    }
+    return out;
+  };
+  exe->Forward(true, feed(in));
+  std::vector<Values> heads;
+  std::vector<Tensor> head_tensors;
+  for (const Tensor& out : exe->outputs()) {
+    heads.push_back(Uniform(out.size(), seed++));
+    head_tensors.push_back(Tensor::FromVector(out.shape(), heads.back(), DType::kFloat64));
+  }
+  exe->Backward(head_tensors);
+  std::map<std::string, Values> grads;
+  for (const auto& [name, g] : exe->grad_dict()) grads[name] = g.ToDoubles();
+  auto loss = [&](const std::map<std::string, Values>& v) {
+    exe->Forward(false, feed(v));
+    double l = 0;
+    for (size_t k = 0; k < heads.size(); ++k) {
+      Values y = exe->outputs()[k].ToDoubles();
+      for (size_t e = 0; e < y.size(); ++e) l += y[e] * heads[k][e];
+    }
+    return l;
+  };
+  for (const auto& [name, values] : in) {
+    Values fd(values.size());
+    for (size_t i = 0; i < values.size(); ++i) {
+      auto plus = in, minus = in;
+      plus[name][i] += 1e-6;
+      minus[name][i] -= 1e-6;
+      fd[i] = (loss(plus) - loss(minus)) / 2e-6;
+    }
+    ExpectNear(grads.at(name), fd, 1e-6, "gradient of " + name + ", " + what);
+  }
+}
+
+// The state leaves the body unchanged: the body's output is its input
+// variable, which the inner executor returns as its bound array.
+TEST(ControlFlowTest, ForeachStatePassingThroughTheBody) {
+  Edits pass;
+  pass.heads = "[5, 0, 0], [3, 0, 0]";
+  Symbol net = Symbol::FromJson(ForeachJson(pass));
+  auto exe = BindLoop(net, Context::CPU(), DType::kFloat64, 3, 2);
+  Values x = Uniform(6, 1), h0 = Uniform(2, 2), w = Uniform(2, 3);
+  exe->Forward(false, {{"x", Tensor::FromVector(Shape{3, 2}, x, DType::kFloat64)},
+                       {"h0", Tensor::FromVector(Shape{2}, h0, DType::kFloat64)},
+                       {"w", Tensor::FromVector(Shape{2}, w, DType::kFloat64)}});
+  Values rows(6);
+  for (int t = 0; t < 3; ++t) {
+    for (int n = 0; n < 2; ++n) rows[t * 2 + n] = std::tanh(x[t * 2 + n] * w[n] + h0[n]);
+  }
+  ExpectNear(exe->outputs()[0].ToDoubles(), rows, 1e-12, "rows");
+  ExpectNear(exe->outputs()[1].ToDoubles(), h0, 0, "last state");
+  ExpectGradientsMatchDifferences(net, {{"x", Shape{3, 2}}, {"h0", Shape{2}}, {"w", Shape{2}}},
+                                  "a state passing through");
+}
+
 }  // namespace
 }  // namespace symx
