@@ -564,5 +564,31 @@ TEST(ControlFlowTest, ForeachStatePassingThroughTheBody) {
                                   "a state passing through");
 }
 
+// A condition false from the start: no step runs, the rows are zero, the
+// loop variables come out as they went in and so do their gradients (MXNet
+// 1.9.1 cannot give such outputs a shape: reading them fails).
+TEST(ControlFlowTest, WhileLoopWithoutSteps) {
+  Symbol net = Symbol::FromJson(WhileJson(3));
+  auto exe = Executor::SimpleBind(
+      net, {.shapes = {{"i", Shape{1}}, {"s", Shape{2}}, {"w", Shape{2}}},
+            .type_dict = std::map<std::string, DType>{
+                {"i", DType::kFloat64}, {"s", DType::kFloat64}, {"w", DType::kFloat64}}});
+  exe->Forward(true, {{"i", Tensor::FromVector(Shape{1}, {7.0}, DType::kFloat64)},
+                      {"s", Tensor::FromVector(Shape{2}, {1.5, -2}, DType::kFloat64)},
+                      {"w", Tensor::FromVector(Shape{2}, {3, 4}, DType::kFloat64)}});
+  ExpectNear(exe->outputs()[0].ToDoubles(), Values(6, 0.0), 0, "rows of s * w");
+  ExpectNear(exe->outputs()[1].ToDoubles(), Values(3, 0.0), 0, "rows of i + 0.5");
+  ExpectNear(exe->outputs()[2].ToDoubles(), {7.0}, 0, "i");
+  ExpectNear(exe->outputs()[3].ToDoubles(), {1.5, -2}, 0, "s");
+  std::vector<Tensor> heads;
+  for (const Tensor& out : exe->outputs()) {
+    heads.push_back(Tensor::FromVector(out.shape(), Values(out.size(), 0.5), DType::kFloat64));
+  }
+  exe->Backward(heads);
+  ExpectNear(exe->grad_dict().at("i").ToDoubles(), {0.5}, 0, "gradient of i");
+  ExpectNear(exe->grad_dict().at("s").ToDoubles(), {0.5, 0.5}, 0, "gradient of s");
+  ExpectNear(exe->grad_dict().at("w").ToDoubles(), {0, 0}, 0, "gradient of w");
+}
+
 }  // namespace
 }  // namespace symx
