@@ -26,6 +26,10 @@ def _single_op_cases():
         ops = [n for n in sym["nodes"] if n["op"] != "null"]
         if len(ops) != 1:
             why = "a graph of %d ops" % len(ops)
+        elif ops[0].get("subgraphs"):
+            # MXNet's mx.nd.contrib.foreach/while_loop/cond take Python
+            # functions, not body graphs; symx's control-flow ops run in binds.
+            why = "a control-flow node whose bodies are subgraphs"
         elif meta["fill"]:
             why = "inputs filled by formula (whole networks)"
         elif meta["is_train"]:
