@@ -241,16 +241,21 @@ absl::Status PoolingForward(const KernelContext& ctx) {
   SYMX_FLOAT_SWITCH(ctx, ctx.inputs[0].dtype(), T, return PoolingForwardT<T>(ctx));
 }
 
+// The backward ops' inputs are (ograd, data, output): the output and its
+// gradient must agree.
+absl::Status CheckOutputAndGradient(const KernelContext& ctx) {
+  if (ctx.inputs[2].shape() == ctx.inputs[0].shape()) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(ctx.Where(), ": output ", ctx.inputs[2].shape().ToString(),
+                   " does not match its gradient ", ctx.inputs[0].shape().ToString()));
+}
+
 // Inputs: ograd, data, output. Output: grad data.
 template <typename T>
 absl::Status PoolingBackwardT(const KernelContext& ctx) {
   PoolGeom g;
   SYMX_RETURN_IF_ERROR(MakePoolGeom(ctx, ctx.inputs[1].shape(), ctx.inputs[0].shape(), &g));
-  if (ctx.inputs[2].shape() != ctx.inputs[0].shape()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ctx.Where(), ": output ", ctx.inputs[2].shape().ToString(),
-                     " does not match its gradient ", ctx.inputs[0].shape().ToString()));
-  }
+  SYMX_RETURN_IF_ERROR(CheckOutputAndGradient(ctx));
   if (!ctx.req.empty() && ctx.req[0] == OpReq::kNull) return absl::OkStatus();
   const T* dy = ctx.inputs[0].data<T>();
   const T* in = ctx.inputs[1].data<T>();
@@ -383,11 +388,7 @@ template <typename T>
 absl::Status PoolingV1BackwardT(const KernelContext& ctx) {
   PoolGeom g;
   SYMX_RETURN_IF_ERROR(MakePoolV1Geom(ctx, ctx.inputs[1].shape(), ctx.inputs[0].shape(), &g));
-  if (ctx.inputs[2].shape() != ctx.inputs[0].shape()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ctx.Where(), ": output ", ctx.inputs[2].shape().ToString(),
-                     " does not match its gradient ", ctx.inputs[0].shape().ToString()));
-  }
+  SYMX_RETURN_IF_ERROR(CheckOutputAndGradient(ctx));
   if (!ctx.req.empty() && ctx.req[0] == OpReq::kNull) return absl::OkStatus();
   const T* dy = ctx.inputs[0].data<T>();
   const T* in = ctx.inputs[1].data<T>();
