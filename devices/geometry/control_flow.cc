@@ -32,6 +32,28 @@ absl::Status Zero(Device* device, const Tensor& t) {
   return device->Memset(t.raw_data(), 0, t.nbytes());
 }
 
+// A control-flow kernel's prepared state (its bound bodies); `what` names them
+// in the error when Prepare did not run.
+template <typename S>
+absl::StatusOr<S*> PreparedState(const KernelContext& ctx, const char* what) {
+  auto* s = static_cast<S*>(ctx.state.get());
+  if (s == nullptr) {
+    return Fail(ctx, absl::StrCat("runs without its bound ", what, " (Prepare was not called)"));
+  }
+  return s;
+}
+
+// A control-flow backward op's inputs: the output gradients, then the forward
+// inputs.
+struct BackwardInputs {
+  std::vector<Tensor> ograds, forward;
+};
+
+BackwardInputs SplitBackwardInputs(const std::vector<Tensor>& inputs, int64_t num_outputs) {
+  return {std::vector<Tensor>(inputs.begin(), inputs.begin() + num_outputs),
+          std::vector<Tensor>(inputs.begin() + num_outputs, inputs.end())};
+}
+
 Context spec_ctx(const KernelContext& ctx) { return ctx.device->ctx(); }
 
 absl::StatusOr<std::vector<Tensor>> EmptyLike(const std::vector<Tensor>& like, Context ctx) {
@@ -173,8 +195,7 @@ absl::Status PrepareForeach(KernelContext* ctx, size_t* workspace_bytes) {
 }
 
 absl::Status ForeachForward(const KernelContext& ctx) {
-  auto* s = static_cast<ForeachState*>(ctx.state.get());
-  if (s == nullptr) return Fail(ctx, "runs without its bound body (Prepare was not called)");
+  SYMX_ASSIGN_OR_RETURN(ForeachState * s, PreparedState<ForeachState>(ctx, "body"));
   std::lock_guard<std::mutex> lock(s->mu);
   const auto& p = ctx.param<ForeachParam>();
   const BoundBody& body = *s->body;
@@ -208,7 +229,7 @@ absl::Status ForeachForward(const KernelContext& ctx) {
 absl::Status PrepareForeachBackward(KernelContext* ctx, size_t* workspace_bytes) {
   *workspace_bytes = 0;
   const auto& p = ctx->param<ForeachParam>();
-  std::vector<Tensor> fwd_in(ctx->inputs.begin() + p.num_outputs, ctx->inputs.end());
+  std::vector<Tensor> fwd_in = SplitBackwardInputs(ctx->inputs, p.num_outputs).forward;
   SYMX_ASSIGN_OR_RETURN(std::shared_ptr<ForeachState> state,
                         BindState(*ctx, fwd_in, /*with_grads=*/true));
   const Context where = ctx->device->ctx();
@@ -227,12 +248,10 @@ absl::Status PrepareForeachBackward(KernelContext* ctx, size_t* workspace_bytes)
 // the body's backward from the last step to the first: a state's gradient
 // flows into the step before, the remaining inputs' (weights') add up.
 absl::Status ForeachBackward(const KernelContext& ctx) {
-  auto* s = static_cast<ForeachState*>(ctx.state.get());
-  if (s == nullptr) return Fail(ctx, "runs without its bound body (Prepare was not called)");
+  SYMX_ASSIGN_OR_RETURN(ForeachState * s, PreparedState<ForeachState>(ctx, "body"));
   std::lock_guard<std::mutex> lock(s->mu);
   const auto& p = ctx.param<ForeachParam>();
-  std::vector<Tensor> ograds(ctx.inputs.begin(), ctx.inputs.begin() + p.num_outputs);
-  std::vector<Tensor> in(ctx.inputs.begin() + p.num_outputs, ctx.inputs.end());
+  auto [ograds, in] = SplitBackwardInputs(ctx.inputs, p.num_outputs);
   BoundBody& body = *s->body;
   const std::vector<Tensor>& igrads = body.input_grads();
   SYMX_RETURN_IF_ERROR(FeedRemains(p, in, body));
@@ -369,8 +388,7 @@ absl::Status PrepareCond(KernelContext* ctx, size_t* workspace_bytes) {
 }
 
 absl::Status CondForward(const KernelContext& ctx) {
-  auto* s = static_cast<CondState*>(ctx.state.get());
-  if (s == nullptr) return Fail(ctx, "runs without its bound bodies (Prepare was not called)");
+  SYMX_ASSIGN_OR_RETURN(CondState * s, PreparedState<CondState>(ctx, "bodies"));
   std::lock_guard<std::mutex> lock(s->mu);
   const auto& p = ctx.param<CondParam>();
   SYMX_ASSIGN_OR_RETURN(int b, TakenBranch(p, ctx.inputs, ctx.is_train, s));
@@ -393,18 +411,16 @@ absl::Status CondForward(const KernelContext& ctx) {
 absl::Status PrepareCondBackward(KernelContext* ctx, size_t* workspace_bytes) {
   *workspace_bytes = 0;
   const auto& p = ctx->param<CondParam>();
-  std::vector<Tensor> fwd_in(ctx->inputs.begin() + p.num_outputs, ctx->inputs.end());
+  std::vector<Tensor> fwd_in = SplitBackwardInputs(ctx->inputs, p.num_outputs).forward;
   SYMX_ASSIGN_OR_RETURN(ctx->state, BindCond(*ctx, fwd_in, /*with_grads=*/true));
   return absl::OkStatus();
 }
 
 absl::Status CondBackward(const KernelContext& ctx) {
-  auto* s = static_cast<CondState*>(ctx.state.get());
-  if (s == nullptr) return Fail(ctx, "runs without its bound bodies (Prepare was not called)");
+  SYMX_ASSIGN_OR_RETURN(CondState * s, PreparedState<CondState>(ctx, "bodies"));
   std::lock_guard<std::mutex> lock(s->mu);
   const auto& p = ctx.param<CondParam>();
-  std::vector<Tensor> ograds(ctx.inputs.begin(), ctx.inputs.begin() + p.num_outputs);
-  std::vector<Tensor> in(ctx.inputs.begin() + p.num_outputs, ctx.inputs.end());
+  auto [ograds, in] = SplitBackwardInputs(ctx.inputs, p.num_outputs);
   SYMX_ASSIGN_OR_RETURN(int b, TakenBranch(p, in, ctx.is_train, s));
   BoundBody& body = *s->bodies[b];
   SYMX_RETURN_IF_ERROR(RunBody(p, b, in, ctx.is_train, &body));
@@ -566,8 +582,7 @@ absl::Status PrepareWhileLoop(KernelContext* ctx, size_t* workspace_bytes) {
 // Rows of steps not taken are zero (MXNet leaves them uninitialized); a loop
 // still running after max_iterations steps stops there, as MXNet's does.
 absl::Status WhileLoopForward(const KernelContext& ctx) {
-  auto* s = static_cast<WhileLoopState*>(ctx.state.get());
-  if (s == nullptr) return Fail(ctx, "runs without its bound bodies (Prepare was not called)");
+  SYMX_ASSIGN_OR_RETURN(WhileLoopState * s, PreparedState<WhileLoopState>(ctx, "bodies"));
   std::lock_guard<std::mutex> lock(s->mu);
   const auto& p = ctx.param<WhileLoopParam>();
   SYMX_ASSIGN_OR_RETURN(int64_t steps, RunLoop(ctx, p, ctx.inputs, s, false, &ctx.outputs));
@@ -585,7 +600,7 @@ absl::Status WhileLoopForward(const KernelContext& ctx) {
 absl::Status PrepareWhileLoopBackward(KernelContext* ctx, size_t* workspace_bytes) {
   *workspace_bytes = 0;
   const auto& p = ctx->param<WhileLoopParam>();
-  std::vector<Tensor> fwd_in(ctx->inputs.begin() + p.num_outputs, ctx->inputs.end());
+  std::vector<Tensor> fwd_in = SplitBackwardInputs(ctx->inputs, p.num_outputs).forward;
   SYMX_ASSIGN_OR_RETURN(ctx->state, BindWhileLoop(*ctx, fwd_in, /*with_grads=*/true));
   return absl::OkStatus();
 }
@@ -595,12 +610,10 @@ absl::Status PrepareWhileLoopBackward(KernelContext* ctx, size_t* workspace_byte
 // gradient flows into the step before, the other func inputs' add up; inputs
 // only cond reads get zero (cond has no gradient, as in MXNet).
 absl::Status WhileLoopBackward(const KernelContext& ctx) {
-  auto* s = static_cast<WhileLoopState*>(ctx.state.get());
-  if (s == nullptr) return Fail(ctx, "runs without its bound bodies (Prepare was not called)");
+  SYMX_ASSIGN_OR_RETURN(WhileLoopState * s, PreparedState<WhileLoopState>(ctx, "bodies"));
   std::lock_guard<std::mutex> lock(s->mu);
   const auto& p = ctx.param<WhileLoopParam>();
-  std::vector<Tensor> ograds(ctx.inputs.begin(), ctx.inputs.begin() + p.num_outputs);
-  std::vector<Tensor> in(ctx.inputs.begin() + p.num_outputs, ctx.inputs.end());
+  auto [ograds, in] = SplitBackwardInputs(ctx.inputs, p.num_outputs);
   BoundBody& func = *s->func;
   const std::vector<Tensor>& igrads = func.input_grads();
   for (const Tensor& g : igrads) {
