@@ -117,7 +117,8 @@ absl::Status CheckOpsKnown(const Json& nodes, const std::string& src) {
   }
   if (gaps.empty()) return absl::OkStatus();
   auto describe = [](const std::string& op_name, const Gap& gap) {
-    if (!gap.why.empty()) return absl::StrCat("operator '", op_name, "' cannot run outside MXNet: ", gap.why);
+    if (!gap.why.empty())
+      return absl::StrCat("operator '", op_name, "' cannot run outside MXNet: ", gap.why);
     absl::StatusOr<const Op*> lookup = OpRegistry::Global().Lookup(op_name);
     return std::string(lookup.status().message());
   };
@@ -125,9 +126,9 @@ absl::Status CheckOpsKnown(const Json& nodes, const std::string& src) {
     const auto& [op_name, gap] = *gaps.begin();
     return absl::NotFoundError(absl::StrCat(src, ": ", gap.where[0], ": ", describe(op_name, gap)));
   }
-  std::string msg = absl::StrCat(src, ": the model uses ", gaps.size(), " operator",
-                                 gaps.size() == 1 ? "" : "s", " symx does not have, in ",
-                                 unknown_nodes, " nodes:");
+  std::string msg =
+      absl::StrCat(src, ": the model uses ", gaps.size(), " operator", gaps.size() == 1 ? "" : "s",
+                   " symx does not have, in ", unknown_nodes, " nodes:");
   for (const auto& [op_name, gap] : gaps) {
     const size_t shown = std::min<size_t>(gap.where.size(), 3);
     std::vector<std::string> first(gap.where.begin(), gap.where.begin() + shown);
@@ -145,6 +146,26 @@ struct Loader {
   std::string source;
   int version = kMxnetVersion;
   std::vector<NodePtr> nodes;
+
+  // A node's "subgraphs" (a control-flow op's bodies), each read as a graph
+  // of its own in the document's version.
+  absl::StatusOr<std::vector<SubgraphPtr>> ReadSubgraphs(const Json& j, const std::string& where,
+                                                         const std::string& op_name) {
+    std::vector<SubgraphPtr> subgraphs;
+    auto sg = j.find("subgraphs");
+    if (sg == j.end()) return subgraphs;
+    if (!sg->is_array()) return Bad(where, "field \"subgraphs\" must be an array");
+    if (op_name == "null" && !sg->empty()) {
+      return Bad(where, "a variable (op \"null\") cannot have subgraphs");
+    }
+    for (size_t k = 0; k < sg->size(); ++k) {
+      SYMX_ASSIGN_OR_RETURN(
+          std::vector<NodeEntry> outputs,
+          ReadGraph((*sg)[k], absl::StrCat(where, " subgraph ", k), version, /*top=*/false));
+      subgraphs.push_back(std::make_shared<const Subgraph>(Subgraph{std::move(outputs)}));
+    }
+    return subgraphs;
+  }
 
   absl::StatusOr<NodeEntry> ReadEntry(const Json& j, const std::string& where, size_t limit) {
     if (!j.is_array() || (j.size() != 2 && j.size() != 3)) {
@@ -219,19 +240,7 @@ struct Loader {
       return Bad(where, "field \"op\" is missing or not a string");
     }
     std::string op_name = op_it->get<std::string>();
-    std::vector<SubgraphPtr> subgraphs;
-    if (auto sg = j.find("subgraphs"); sg != j.end()) {
-      if (!sg->is_array()) return Bad(where, "field \"subgraphs\" must be an array");
-      if (op_name == "null" && !sg->empty()) {
-        return Bad(where, "a variable (op \"null\") cannot have subgraphs");
-      }
-      for (size_t k = 0; k < sg->size(); ++k) {
-        SYMX_ASSIGN_OR_RETURN(
-            std::vector<NodeEntry> outputs,
-            ReadGraph((*sg)[k], absl::StrCat(where, " subgraph ", k), version, /*top=*/false));
-        subgraphs.push_back(std::make_shared<const Subgraph>(Subgraph{std::move(outputs)}));
-      }
-    }
+    SYMX_ASSIGN_OR_RETURN(std::vector<SubgraphPtr> subgraphs, ReadSubgraphs(j, where, op_name));
     AttrMap dict;
     for (const char* key : {"param", "attr", "attrs"}) {
       SYMX_RETURN_IF_ERROR(ReadStringMap(j, key, where, &dict));
@@ -407,8 +416,7 @@ absl::StatusOr<std::vector<NodeEntry>> LoadJsonFile(const std::string& path) {
     // "x.json: cannot open file (it is a directory, not a file)".
     std::string why(text.status().message());
     if (size_t colon = why.rfind(": "); colon != std::string::npos) why = why.substr(colon + 2);
-    return absl::Status(text.status().code(),
-                        absl::StrCat(path, ": cannot open file (", why, ")"));
+    return absl::Status(text.status().code(), absl::StrCat(path, ": cannot open file (", why, ")"));
   }
   return LoadJson(*text, path);
 }
