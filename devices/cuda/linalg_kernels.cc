@@ -28,17 +28,35 @@
 
 namespace symx {
 
-
 namespace cuda {
 namespace {
+
+// What each kernel starts from: the step's device, the element type of
+// its matrices `x` (float32 or float64, else an error naming the dtype), and
+// for SquareStart the count and side of x's n x n matrices (checked square).
+struct LinalgStep {
+  CudaDevice* device = nullptr;
+  Elem t = Elem::kF32;
+  int64_t count = 0, n = 0;
+};
+
+absl::StatusOr<LinalgStep> LinalgStart(const KernelContext& ctx, const Tensor& x) {
+  LinalgStep r;
+  SYMX_ASSIGN_OR_RETURN(r.device, StepDevice(ctx));
+  if (x.dtype() != DType::kFloat32 && x.dtype() != DType::kFloat64) {
+    return UnsupportedDType(ctx, x.dtype());
+  }
+  SYMX_ASSIGN_OR_RETURN(r.t, FloatElem(ctx, x.dtype()));
+  return r;
+}
 
 // out = alpha op(A) op(B) (+ beta C when `tc` is given) under `p`.
 absl::Status GemmRun(const KernelContext& ctx, const LinalgGemmParam& p, const Tensor& ta,
                      const Tensor& tb, const Tensor* tc) {
-  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  SYMX_ASSIGN_OR_RETURN(const LinalgStep step, LinalgStart(ctx, ta));
+  CudaDevice* device = step.device;
+  const Elem t = step.t;
   const DType dtype = ta.dtype();
-  if (dtype != DType::kFloat32 && dtype != DType::kFloat64) return UnsupportedDType(ctx, dtype);
-  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, dtype));
   GemmLayout l;
   const Tensor& out = ctx.outputs[0];
   const bool with_c = tc != nullptr;
@@ -75,12 +93,12 @@ absl::Status GemmRun(const KernelContext& ctx, const LinalgGemmParam& p, const T
 // zeroes the matrices first).
 template <bool kExtract>
 absl::Status Diag(const KernelContext& ctx) {
-  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
   const Tensor& in = ctx.inputs[0];
   const Tensor& out = ctx.outputs[0];
+  SYMX_ASSIGN_OR_RETURN(const LinalgStep step, LinalgStart(ctx, in));
+  CudaDevice* device = step.device;
+  const Elem t = step.t;
   const DType dtype = in.dtype();
-  if (dtype != DType::kFloat32 && dtype != DType::kFloat64) return UnsupportedDType(ctx, dtype);
-  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, dtype));
   const Shape& matrices = kExtract ? in.shape() : out.shape();
   const DiagLayout l = GetDiagLayout(matrices, ctx.param<LinalgDiagParam>().offset);
   if (matrices.ndim() < 2 || matrices[matrices.ndim() - 2] != l.n || l.length <= 0 ||
@@ -120,12 +138,12 @@ absl::Status Diag(const KernelContext& ctx) {
 // (maketrian zeroes the matrices first).
 template <bool kExtract>
 absl::Status Trian(const KernelContext& ctx) {
-  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
   const Tensor& in = ctx.inputs[0];
   const Tensor& out = ctx.outputs[0];
+  SYMX_ASSIGN_OR_RETURN(const LinalgStep step, LinalgStart(ctx, in));
+  CudaDevice* device = step.device;
+  const Elem t = step.t;
   const DType dtype = in.dtype();
-  if (dtype != DType::kFloat32 && dtype != DType::kFloat64) return UnsupportedDType(ctx, dtype);
-  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, dtype));
   const Shape& matrices = kExtract ? in.shape() : out.shape();
   const TrianLayout l = GetTrianLayout(matrices, ctx.param<LinalgTrianParam>());
   if (matrices.ndim() < 2 || matrices[matrices.ndim() - 2] != l.n || l.side < 0 ||
@@ -207,13 +225,11 @@ StridedDims DiagonalView(int64_t count, int64_t n, bool from_matrices) {
 // The diagonal goes to the workspace, its logarithm is taken there, and each
 // matrix's n logarithms are summed.
 absl::Status SumLogDiag(const KernelContext& ctx) {
-  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
   const Tensor& a = ctx.inputs[0];
   const Tensor& out = ctx.outputs[0];
-  if (a.dtype() != DType::kFloat32 && a.dtype() != DType::kFloat64) {
-    return UnsupportedDType(ctx, a.dtype());
-  }
-  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, a.dtype()));
+  SYMX_ASSIGN_OR_RETURN(const LinalgStep step, LinalgStart(ctx, a));
+  CudaDevice* device = step.device;
+  const Elem t = step.t;
   int64_t count = 0, n = 0;
   SYMX_RETURN_IF_ERROR(SquareCount(ctx, a, out, &count, &n));
   if (count == 0) return absl::OkStatus();
@@ -234,14 +250,12 @@ absl::Status SumLogDiag(const KernelContext& ctx) {
 // Inputs: ograd, A. ograd / A_ii in the workspace (a broadcast division over
 // the diagonals), copied onto the zeroed gradient's diagonals.
 absl::Status SumLogDiagBackward(const KernelContext& ctx) {
-  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
   const Tensor& g = ctx.inputs[0];
   const Tensor& a = ctx.inputs[1];
   const Tensor& da = ctx.outputs[0];
-  if (a.dtype() != DType::kFloat32 && a.dtype() != DType::kFloat64) {
-    return UnsupportedDType(ctx, a.dtype());
-  }
-  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, a.dtype()));
+  SYMX_ASSIGN_OR_RETURN(const LinalgStep step, LinalgStart(ctx, a));
+  CudaDevice* device = step.device;
+  const Elem t = step.t;
   int64_t count = 0, n = 0;
   SYMX_RETURN_IF_ERROR(SquareCount(ctx, a, g, &count, &n));
   if (da.size() == 0) return absl::OkStatus();
@@ -327,32 +341,10 @@ size_t InverseBackwardWorkspace(const NodeAttrs&, const std::vector<Shape>& in,
   return AlignUp(static_cast<size_t>(count * n * n) * DTypeSize(dtype));
 }
 
-absl::Status LinalgDType(const KernelContext& ctx, DType dtype) {
-  if (dtype != DType::kFloat32 && dtype != DType::kFloat64) return UnsupportedDType(ctx, dtype);
-  return absl::OkStatus();
-}
-
 absl::Status Squares(const KernelContext& ctx, const Tensor& t, int64_t* count, int64_t* n) {
   absl::Status s = GetSquareBatch(t.shape(), "input A", count, n);
   if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(ctx.Where(), ": ", s.message()));
   return absl::OkStatus();
-}
-
-// What each kernel below starts from: the step's device, the element type of
-// its matrices `x` (float32 or float64, else an error naming the dtype), and
-// for SquareStart the count and side of x's n x n matrices (checked square).
-struct LinalgStep {
-  CudaDevice* device = nullptr;
-  Elem t = Elem::kF32;
-  int64_t count = 0, n = 0;
-};
-
-absl::StatusOr<LinalgStep> LinalgStart(const KernelContext& ctx, const Tensor& x) {
-  LinalgStep r;
-  SYMX_ASSIGN_OR_RETURN(r.device, StepDevice(ctx));
-  SYMX_RETURN_IF_ERROR(LinalgDType(ctx, x.dtype()));
-  SYMX_ASSIGN_OR_RETURN(r.t, FloatElem(ctx, x.dtype()));
-  return r;
 }
 
 absl::StatusOr<LinalgStep> SquareStart(const KernelContext& ctx, const Tensor& x) {
