@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/kernel_util.h"
 #include "devices/dtype_switch.h"
+#include "devices/geometry/correlation_geom.h"
 #include "devices/geometry/correlation_map.h"
 #include "devices/geometry/spatial_sample.h"
 #include "graph/ops/spatial.h"
@@ -282,7 +283,8 @@ absl::Status SamplerForward(const KernelContext& ctx) {
   const Tensor& grid = ctx.inputs[1];
   const Tensor& out = ctx.outputs[0];
   SYMX_RETURN_IF_ERROR(CheckSamplerShapes(ctx, data, grid, out, kAffine));
-  SYMX_FLOAT_STORAGE_SWITCH(ctx, data.dtype(), T, SamplerForwardT<T>(ctx, data, grid, out, kAffine));
+  SYMX_FLOAT_STORAGE_SWITCH(ctx, data.dtype(), T,
+                            SamplerForwardT<T>(ctx, data, grid, out, kAffine));
   return absl::OkStatus();
 }
 
@@ -296,34 +298,13 @@ absl::Status SamplerBackward(const KernelContext& ctx) {
 
 // ---------------------------------------------------------------- Correlation
 
-CorrelationGeom MakeCorrelationGeom(const CorrelationParam& p, const Shape& data,
-                                    const Shape& out) {
-  CorrelationGeom g;
-  g.n = data[0];
-  g.c = data[1];
-  g.h = data[2];
-  g.w = data[3];
-  g.oc = out[1];
-  g.oh = out[2];
-  g.ow = out[3];
-  g.k = p.kernel_size;
-  g.max_displacement = p.max_displacement;
-  g.pad = p.pad_size;
-  g.stride1 = p.stride1;
-  g.stride2 = p.stride2;
-  g.radius = p.grid_radius();
-  g.grid = p.grid_width();
-  g.multiply = p.is_multiply;
-  return g;
-}
-
 absl::Status CorrelationGeomOf(const KernelContext& ctx, const Shape& data, const Shape& out,
                                CorrelationGeom* g) {
   if (data.ndim() != 4 || out.ndim() != 4 || out[0] != data[0]) {
     return Fail(ctx, absl::StrCat("unexpected shapes: data ", data.ToString(), ", output ",
                                   out.ToString()));
   }
-  *g = MakeCorrelationGeom(ctx.param<CorrelationParam>(), data, out);
+  *g = CorrelationGeomFrom(ctx.param<CorrelationParam>(), data, out);
   return absl::OkStatus();
 }
 

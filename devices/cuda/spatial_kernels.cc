@@ -4,9 +4,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "devices/cuda/kernel_util.h"
+#include "devices/cuda/spatial_launch.h"
+#include "devices/geometry/correlation_geom.h"
 #include "devices/kernel.h"
 #include "graph/ops/spatial.h"
-#include "devices/cuda/spatial_launch.h"
 
 namespace symx {
 namespace cuda {
@@ -140,24 +141,7 @@ absl::StatusOr<CorrelationGeom> CorrelationGeomOf(const KernelContext& ctx, cons
                      other.shape().ToString(), ", output ", out.ToString()));
   }
   if (other.dtype() != data.dtype()) return UnsupportedDType(ctx, other.dtype());
-  const auto& p = ctx.param<CorrelationParam>();
-  CorrelationGeom g;
-  g.n = ds[0];
-  g.c = ds[1];
-  g.h = ds[2];
-  g.w = ds[3];
-  g.oc = out[1];
-  g.oh = out[2];
-  g.ow = out[3];
-  g.k = p.kernel_size;
-  g.max_displacement = p.max_displacement;
-  g.pad = p.pad_size;
-  g.stride1 = p.stride1;
-  g.stride2 = p.stride2;
-  g.radius = p.grid_radius();
-  g.grid = p.grid_width();
-  g.multiply = p.is_multiply;
-  return g;
+  return CorrelationGeomFrom(ctx.param<CorrelationParam>(), ds, out);
 }
 
 // Inputs data1, data2; output.
