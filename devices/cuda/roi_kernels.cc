@@ -11,17 +11,31 @@
 
 #include "absl/strings/str_cat.h"
 #include "devices/cuda/kernel_util.h"
-#include "devices/kernel.h"
-#include "devices/geometry/proposal_plan.h"
-#include "devices/geometry/roi_geometry.h"
-#include "graph/op.h"
-#include "graph/ops/roi.h"
 #include "devices/cuda/ordering_launch.h"
 #include "devices/cuda/roi_launch.h"
+#include "devices/geometry/proposal_plan.h"
+#include "devices/geometry/roi_geometry.h"
+#include "devices/kernel.h"
+#include "graph/op.h"
+#include "graph/ops/roi.h"
 
 namespace symx {
 namespace cuda {
 namespace {
+
+// The sizes of (N, C, H, W) data and (R, C', PH, PW) pooled output.
+RoiDims RoiDimsFrom(const Shape& ds, const Shape& os) {
+  RoiDims d;
+  d.n = ds[0];
+  d.c = ds[1];
+  d.h = ds[2];
+  d.w = ds[3];
+  d.r = os[0];
+  d.co = os[1];
+  d.ph = os[2];
+  d.pw = os[3];
+  return d;
+}
 
 // data (N, C, H, W), rois (R, 5), output (R, C_out, PH, PW), all one dtype.
 absl::StatusOr<RoiDims> DimsOf(const KernelContext& ctx, const Tensor& data, const Tensor& rois,
@@ -36,16 +50,7 @@ absl::StatusOr<RoiDims> DimsOf(const KernelContext& ctx, const Tensor& data, con
   }
   if (rois.dtype() != data.dtype()) return UnsupportedDType(ctx, rois.dtype());
   if (out.dtype() != data.dtype()) return UnsupportedDType(ctx, out.dtype());
-  RoiDims d;
-  d.n = ds[0];
-  d.c = ds[1];
-  d.h = ds[2];
-  d.w = ds[3];
-  d.r = os[0];
-  d.co = os[1];
-  d.ph = os[2];
-  d.pw = os[3];
-  return d;
+  return RoiDimsFrom(ds, os);
 }
 
 absl::StatusOr<void*> HalfScratch(const KernelContext& ctx, const Tensor& grad) {
@@ -338,15 +343,7 @@ absl::Status RroiAlign(const KernelContext& ctx) {
   }
   if (rois.dtype() != data.dtype()) return UnsupportedDType(ctx, rois.dtype());
   const auto& p = ctx.param<RROIAlignParam>();
-  RoiDims d;
-  d.n = ds[0];
-  d.c = ds[1];
-  d.h = ds[2];
-  d.w = ds[3];
-  d.r = os[0];
-  d.co = os[1];
-  d.ph = os[2];
-  d.pw = os[3];
+  RoiDims d = RoiDimsFrom(ds, os);
   d.scale = p.spatial_scale;
   d.sample_ratio = p.sampling_ratio;
   SYMX_CUDA_LAUNCH(ctx, LaunchRroiAlign(t, data.read_raw_data(), rois.read_raw_data(), d,
