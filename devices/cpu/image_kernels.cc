@@ -4,6 +4,8 @@
 // strided views (devices/geometry/strided_view.h); the others read each value
 // through double and compute as MXNet does: in float, or in double for
 // float64 data.
+#include "devices/cpu/image_kernels.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -22,28 +24,13 @@ namespace symx {
 namespace cpu {
 namespace {
 
-// MXNet's compute type for a storage type: double for float64, else float.
 template <typename T>
-using Calc = std::conditional_t<std::is_same_v<T, double>, double, float>;
+using Calc = ImageCalc<T>;
 
 template <typename T>
 inline Calc<T> Read(const T* p, int64_t i) {
-  return static_cast<Calc<T>>(ToDouble(p[i]));
+  return ImageLoad(p, i);
 }
-
-// The image dtypes, as storage types (float16 as float16_t).
-#define SYMX_IMAGE_SWITCH(ctx, dtype, T, ...)                     \
-  switch (dtype) {                                                \
-    SYMX_DTYPE_CASE_(kFloat32, float, T, __VA_ARGS__)             \
-    SYMX_DTYPE_CASE_(kFloat64, double, T, __VA_ARGS__)            \
-    SYMX_DTYPE_CASE_(kFloat16, ::symx::float16_t, T, __VA_ARGS__) \
-    SYMX_DTYPE_CASE_(kUint8, uint8_t, T, __VA_ARGS__)             \
-    SYMX_DTYPE_CASE_(kInt8, int8_t, T, __VA_ARGS__)               \
-    SYMX_DTYPE_CASE_(kInt32, int32_t, T, __VA_ARGS__)             \
-    SYMX_DTYPE_CASE_(kInt64, int64_t, T, __VA_ARGS__)             \
-    default:                                                      \
-      return ::symx::UnsupportedDType(ctx, dtype);                \
-  }
 
 // (N, H, W, C) -> (N, C, H, W) float32 / 255 (N = 1 for 3-D data).
 template <typename T>
@@ -116,38 +103,10 @@ absl::Status Flip(const KernelContext& ctx, int from_end) {
 absl::Status FlipLeftRight(const KernelContext& ctx) { return Flip(ctx, 2); }
 absl::Status FlipTopBottom(const KernelContext& ctx) { return Flip(ctx, 3); }
 
-// uint8 saturates to [0, 255] (MXNet's saturate_cast); other dtypes convert.
-template <typename T>
-inline T Saturate(Calc<T> v) {
-  if constexpr (std::is_same_v<T, uint8_t>) {
-    return static_cast<uint8_t>(std::min(std::max(v, 0.0f), 255.0f));
-  } else {
-    return FromDouble<T>(static_cast<double>(v));
-  }
-}
-
-template <typename T>
-absl::Status LightingT(const KernelContext& ctx) {
-  const auto& p = ctx.param<ImageLightingParam>();
-  const Tensor& in = ctx.inputs[0];
-  const T* x = in.data<T>();
-  T* y = ctx.outputs[0].data<T>();
-  const int64_t total = in.shape().Size();
-  if (in.shape()[2] == 1) {
-    // One channel: unchanged (MXNet leaves the output unwritten).
-    if (y != x) std::copy(x, x + total, y);
-    return absl::OkStatus();
-  }
-  float pca[3];
-  LightingOffsets(p.alpha, pca);
-  for (int64_t i = 0; i < total; ++i) {
-    y[i] = Saturate<T>(Read(x, i) + static_cast<Calc<T>>(pca[i % 3]));
-  }
-  return absl::OkStatus();
-}
-
 absl::Status Lighting(const KernelContext& ctx) {
-  SYMX_IMAGE_SWITCH(ctx, ctx.inputs[0].dtype(), T, return LightingT<T>(ctx));
+  float pca[3];
+  LightingOffsets(ctx.param<ImageLightingParam>().alpha, pca);
+  SYMX_IMAGE_SWITCH(ctx, ctx.inputs[0].dtype(), T, return AddLighting<T>(ctx, pca));
 }
 
 absl::Status ImageCrop(const KernelContext& ctx) {

@@ -2,6 +2,8 @@
 // and adjust_lighting on the launchers of devices/cuda/image_launch.h; the
 // flips and the crop as copies through strided views
 // (devices/geometry/strided_view.h), as on the CPU.
+#include "devices/cuda/image_kernels.h"
+
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
@@ -14,12 +16,6 @@
 namespace symx {
 namespace cuda {
 namespace {
-
-// MXNet's image dtypes (no bool or bfloat16).
-absl::StatusOr<Elem> ImageElem(const KernelContext& ctx, DType t) {
-  if (t == DType::kBool || t == DType::kBFloat16) return UnsupportedDType(ctx, t);
-  return AnyElem(ctx, t);
-}
 
 absl::Status ToTensor(const KernelContext& ctx) {
   SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));

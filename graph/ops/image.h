@@ -1,6 +1,7 @@
 // The image family's parameters (mx.nd.image: _image_to_tensor,
-// _image_normalize, the flips, _image_adjust_lighting, _image_crop), shared
-// by the schema (graph/ops/image.cc) and the kernels.
+// _image_normalize, the flips, _image_adjust_lighting, _image_crop, and the
+// random augmenters of graph/ops/image_random.cc), shared by the schemas and
+// the kernels.
 #ifndef SYMX_GRAPH_OPS_IMAGE_H_
 #define SYMX_GRAPH_OPS_IMAGE_H_
 
@@ -26,6 +27,24 @@ struct ImageLightingParam : OpParam {
 // (N, H, W, C) images.
 struct ImageCropParam : OpParam {
   int64_t x = 0, y = 0, width = 0, height = 0;
+};
+
+// _image_random_brightness, _contrast, _saturation and _hue: the factor is
+// drawn uniformly from [min_factor, max_factor).
+struct ImageEnhanceParam : OpParam {
+  float min_factor = 0, max_factor = 0;
+};
+
+// _image_random_color_jitter: brightness, contrast and saturation factors
+// 1 + U(-x, x), hue U(-hue, hue), each applied (in a random order) only when
+// its value is > 0.
+struct ImageJitterParam : OpParam {
+  float brightness = 0, contrast = 0, saturation = 0, hue = 0;
+};
+
+// _image_random_lighting: the three PCA alphas are drawn from N(0, alpha_std).
+struct ImageRandomLightingParam : OpParam {
+  float alpha_std = 0.05f;
 };
 
 // The PCA lighting offsets of (R, G, B) for alpha, in float as MXNet computes

@@ -27,10 +27,10 @@ import golden_lib  # noqa: E402
 
 FAMILIES = ["activation", "amp", "attention", "binary", "compare", "control_flow", "convolution",
             "crop", "ctc", "deformable", "dense", "detection", "dropout", "elemwise", "image",
-            "indexing", "init", "layout", "linalg", "loss", "lrn", "math", "norm", "ordering",
-            "pooling", "random", "random_pdf", "reduce", "resample", "rnn", "roi", "scatter",
-            "sequence", "shape", "softmax", "spatial", "statistics", "tensor", "optimizer_contrib",
-            "models", "numerics", "fuzz"]
+            "image_random", "indexing", "init", "layout", "linalg", "loss", "lrn", "math", "norm",
+            "ordering", "pooling", "random", "random_pdf", "reduce", "resample", "rnn", "roi",
+            "scatter", "sequence", "shape", "softmax", "spatial", "statistics", "tensor",
+            "optimizer_contrib", "models", "numerics", "fuzz"]
 
 
 def main():
