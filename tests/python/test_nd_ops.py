@@ -244,6 +244,31 @@ def test_reductions_and_updates_take_mxnets_positional_attributes():
     np.testing.assert_array_equal(w.asnumpy(), [0.5, 0.5])
 
 
+def test_grouped_ops_take_mxnets_positional_attributes():
+    # mx.nd.contrib / image / linalg functions take attributes positionally
+    # after their inputs, in MXNet's order.
+    x = mx.nd.array(np.arange(18).reshape(2, 3, 3), dtype="uint8")
+    np.testing.assert_array_equal(mx.nd.image.random_brightness(x, 2.0, 2.0).asnumpy(),
+                                  x.asnumpy() * 2)
+    np.testing.assert_array_equal(mx.nd.image.crop(x, 1, 0, 2, 1).asnumpy(),
+                                  x.asnumpy()[0:1, 1:3])
+    a = mx.nd.array([[4.0, 2.0], [2.0, 3.0]])
+    np.testing.assert_allclose(mx.nd.linalg.gemm2(a, a, True).asnumpy(),
+                               a.asnumpy().T @ a.asnumpy())
+    np.testing.assert_allclose(mx.nd.contrib.div_sqrt_dim(a).asnumpy(), a.asnumpy() / np.sqrt(2))
+
+
+def test_random_image_augmenters_return_one_array():
+    x = mx.nd.array(np.arange(18).reshape(2, 3, 3), dtype="uint8")
+    for fn in (mx.nd.image.random_flip_left_right, mx.nd.image.random_flip_top_bottom):
+        y = fn(x)
+        assert isinstance(y, mx.nd.NDArray) and y.shape == (2, 3, 3)
+    s = mx.sym.image.random_flip_top_bottom(mx.sym.Variable("d"))
+    assert len(s.list_outputs()) == 1
+    y = mx.nd.image.random_color_jitter(x, brightness=0.2, contrast=0.2, saturation=0.2, hue=0.1)
+    assert y.dtype == np.uint8 and y.shape == (2, 3, 3)
+
+
 def test_histogram_as_mxnet():
     x = mx.nd.array([[0, 1], [2, 2], [3, 4.999]])
     counts, edges = mx.nd.histogram(x, bins=5, range=(0, 5))

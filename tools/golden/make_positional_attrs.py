@@ -20,6 +20,10 @@ import symx
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "..", "python", "symx", "_positional_attrs.json")
 SKIP = {"out", "name", "attr", "kwargs", "ctx"}
+# The op groups MXNet's generated functions live in under a short name (the
+# mx.nd.random functions are Python wrappers with their own signatures:
+# python/symx/_random_wrappers.py).
+GROUPS = {"_contrib_": mx.nd.contrib, "_image_": mx.nd.image, "_linalg_": mx.nd.linalg}
 
 
 def main():
@@ -32,6 +36,10 @@ def main():
             fn = getattr(mx.nd, spelling, None) or getattr(mx.nd._internal, spelling, None)
             if fn is not None:
                 break
+        for prefix, group in GROUPS.items():
+            if fn is None and name.startswith(prefix):
+                # mx.nd.contrib.box_nms is _contrib_box_nms, and so on.
+                fn = getattr(group, name[len(prefix):], None)
         if fn is None:
             continue
         params = list(inspect.signature(fn).parameters.values())
