@@ -71,6 +71,13 @@ for _fn in _nd_contrib_updates.WRAPPERS:
 for _name, _fn in _nd_contrib_updates.SYMBOL_WRAPPERS.items():
     setattr(symbol.contrib, _name, _fn)
 del _fn, _name
+# MXNet's control flow builders: mx.sym.contrib.foreach traces a body into
+# a _foreach node; mx.nd.contrib.foreach runs it eagerly (and while_loop, cond).
+from . import _control_flow  # noqa: E402
+for _name in ("foreach", "while_loop", "cond"):
+    setattr(symbol.contrib, _name, getattr(_control_flow, _name))
+    setattr(ndarray.contrib, _name, getattr(_control_flow, "nd_" + _name))
+del _name
 # MXNet's samplers of mx.nd.random / mx.sym.random (scalars: _random_X, arrays:
 # _sample_X).
 from . import _random_wrappers  # noqa: E402

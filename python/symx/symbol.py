@@ -245,6 +245,33 @@ class Symbol:
         from . import _ops
         return _ops.call("abs", self)
 
+    def _compare(self, other, name):
+        """MXNet's elementwise comparisons and mod: _<name> of two symbols of
+        one shape (no broadcasting, as in MXNet), _<name>_scalar of a number."""
+        from . import _ops
+        if isinstance(other, Symbol):
+            return _ops.call("_" + name, self, other)
+        if isinstance(other, numeric_types) or isinstance(other, np.generic):
+            value = other.item() if isinstance(other, np.generic) else other
+            return _ops.call("_%s_scalar" % name, self, scalar=value)
+        raise TypeError("type %s not supported" % str(type(other)))
+
+    def __eq__(self, other): return self._compare(other, "equal")
+    def __ne__(self, other): return self._compare(other, "not_equal")
+    def __gt__(self, other): return self._compare(other, "greater")
+    def __ge__(self, other): return self._compare(other, "greater_equal")
+    def __lt__(self, other): return self._compare(other, "lesser")
+    def __le__(self, other): return self._compare(other, "lesser_equal")
+    def __mod__(self, other): return self._compare(other, "mod")
+
+    def __rmod__(self, other):
+        from . import _ops
+        return _ops.call("_rmod_scalar", self, scalar=other)
+
+    # Symbols stay usable as dict keys and in sets (by identity), although
+    # == builds a comparison.
+    __hash__ = object.__hash__
+
     def __bool__(self):
         raise NotImplementedForSymbol(self.__bool__, "bool")
 

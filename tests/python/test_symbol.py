@@ -612,3 +612,19 @@ def test_eval():
 def test_debug_str_names_nodes():
     text = _mlp2().debug_str()
     assert "Op:FullyConnected, Name=fc1" in text and "Variable:data" in text
+
+
+def test_comparisons_and_mod_build_mxnets_ops():
+    # MXNet's Symbol operators: elementwise ops of two symbols, *_scalar ops of
+    # a number; symbols stay hashable.
+    a, b = mx.sym.Variable("a"), mx.sym.Variable("b")
+    want = [(a > b, "_greater"), (a >= 1, "_greater_equal_scalar"), (a < 2.5, "_lesser_scalar"),
+            (a <= b, "_lesser_equal"), (a == b, "_equal"), (a != 3, "_not_equal_scalar"),
+            (a % b, "_mod"), (a % 2, "_mod_scalar"), (3 % a, "_rmod_scalar"),
+            (2 < a, "_greater_scalar")]
+    for sym, op in want:
+        nodes = [n for n in json.loads(sym.tojson())["nodes"] if n["op"] != "null"]
+        assert [n["op"] for n in nodes] == [op]
+    exe = (a > b).bind(mx.cpu(), {"a": mx.nd.array([1, 2, 3]), "b": mx.nd.array([3, 2, 1])})
+    assert exe.forward()[0].asnumpy().tolist() == [0, 0, 1]
+    assert {a: 1}[a] == 1
