@@ -78,6 +78,12 @@ for _name in ("foreach", "while_loop", "cond"):
     setattr(symbol.contrib, _name, getattr(_control_flow, _name))
     setattr(ndarray.contrib, _name, getattr(_control_flow, "nd_" + _name))
 del _name
+from . import _contrib_extras  # noqa: E402
+ndarray.contrib.rand_zipfian = _contrib_extras.nd_rand_zipfian
+symbol.contrib.rand_zipfian = _contrib_extras.sym_rand_zipfian
+for _name in ("isinf", "isfinite", "isnan"):
+    setattr(ndarray.contrib, _name, getattr(_contrib_extras, _name))
+del _name
 # MXNet's samplers of mx.nd.random / mx.sym.random (scalars: _random_X, arrays:
 # _sample_X).
 from . import _random_wrappers  # noqa: E402

@@ -321,3 +321,23 @@ def test_fft_pair_and_hypot():
     exe = mx.sym.hypot(a, b).simple_bind(mx.cpu(), a=(2,), b=(2,), grad_req="null")
     exe.forward(a=mx.nd.array([3, 6]), b=mx.nd.array([4, 8]))
     np.testing.assert_allclose(exe.outputs[0].asnumpy(), [5, 10])
+
+
+def test_contrib_checks_and_zipfian():
+    x = mx.nd.array([1, np.inf, -np.inf, np.nan, 0])
+    assert mx.nd.contrib.isinf(x).asnumpy().tolist() == [0, 1, 1, 0, 0]
+    assert mx.nd.contrib.isfinite(x).asnumpy().tolist() == [1, 0, 0, 0, 1]
+    assert mx.nd.contrib.isnan(x).asnumpy().tolist() == [0, 0, 0, 1, 0]
+    mx.random.seed(3)
+    sampled, count_true, count_sampled = mx.nd.contrib.rand_zipfian(mx.nd.array([3, 0]), 400, 5)
+    s = sampled.asnumpy()
+    assert sampled.dtype == np.int64 and s.min() >= 0 and s.max() < 5
+    law = np.log((np.arange(5) + 2.0) / (np.arange(5) + 1.0)) / np.log(6)
+    np.testing.assert_allclose(count_true.asnumpy(), law[[3, 0]] * 400)
+    np.testing.assert_allclose(count_sampled.asnumpy(), law[s] * 400)
+    # Class 0 is the likeliest (P = log 2 / log 6 = 0.39): 400 draws land near it.
+    assert abs((s == 0).mean() - law[0]) < 0.1
+    outs = mx.sym.contrib.rand_zipfian(mx.sym.Variable("t"), 8, 5)
+    exe = mx.sym.Group(list(outs)).bind(mx.cpu(), {"t": mx.nd.array([1])})
+    got = exe.forward()
+    assert got[0].shape == (8,) and got[1].shape == (1,) and got[2].shape == (8,)
