@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "data_parallel/replica_sync.h"
 #include "distributed/agreement.h"
 #include "graph/error.h"
 
@@ -160,6 +161,10 @@ absl::StatusOr<std::unique_ptr<GradientReducer>> GradientReducer::Create(
     r->total_replicas_ = static_cast<int>(count.ToDoubles()[0]);
   }
   r->pending_.assign(r->buckets_.size(), 0);
+  // The sums of the ops whose statistics span the job (SyncBatchNorm).
+  auto sync = std::make_shared<JobReplicaSync>(static_cast<int>(replicas.size()), r->comm_,
+                                               r->total_replicas_, options.timeout);
+  for (size_t k = 0; k < replicas.size(); ++k) replicas[k]->SetReplicaSync(sync, static_cast<int>(k));
   GradientReducer* self = r.get();
   for (size_t k = 0; k < replicas.size(); ++k) {
     replicas[k]->SetGradientReadyCallback([self, k](size_t arg) { self->OnReady(k, arg); });
@@ -175,7 +180,10 @@ GradientReducer::~GradientReducer() {
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
-  for (Executor* e : replicas_) e->SetGradientReadyCallback(nullptr);
+  for (Executor* e : replicas_) {
+    e->SetGradientReadyCallback(nullptr);
+    e->SetReplicaSync(nullptr, 0);
+  }
 }
 
 void GradientReducer::Start() {

@@ -54,6 +54,25 @@ enum class OpReq : uint8_t { kNull, kWrite, kInplace, kAdd };
 // (distributed/communicator.h); only the _send/_recv kernels use it.
 struct RankChannel;
 
+// The replicas of a data-parallel job, for kernels whose statistics span the
+// whole batch (_contrib_SyncBatchNorm). The gradient reducer
+// (data_parallel/) sets one on every replica's executor; other binds have
+// none.
+class ReplicaSync {
+ public:
+  virtual ~ReplicaSync() = default;
+  // Replicas over every rank of the job.
+  virtual int total_replicas() const = 0;
+  // Replaces `values` by their sum over every replica of every rank, added
+  // in one fixed order (this process's replicas by index, then the ranks by
+  // rank), so every replica gets the same bits. Every replica of the job
+  // calls it with the same `key` and count, in the same order of keys; it
+  // returns once all have. Errors name the key and the replica or rank that
+  // did not come within the job's timeout, or the counts that differ.
+  virtual absl::Status Sum(const std::string& key, int replica,
+                           std::vector<double>* values) const = 0;
+};
+
 // What a kernel built at Bind for one node (see PrepareFn); owned by the plan.
 class KernelState {
  public:
@@ -69,6 +88,10 @@ struct KernelContext {
   std::vector<OpReq> req;
   Tensor workspace;                           // uint8, at least the bytes the WorkspaceFn asked for
   const RankChannel* rank_channel = nullptr;  // cross-rank binds only
+  // Data-parallel replicas only: the job's replicas and this one's index
+  // among this process's.
+  const ReplicaSync* replica_sync = nullptr;
+  int replica = 0;
   // Threads this step may use: the device's, divided among the CPU devices
   // of a plan that run at once, so that together they never oversubscribe.
   int num_threads = 1;

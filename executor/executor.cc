@@ -392,6 +392,16 @@ void Executor::SetGradientReadyCallback(GradientReadyCallback callback) {
   gradient_ready_ = std::move(callback);
 }
 
+void Executor::SetReplicaSync(std::shared_ptr<const ReplicaSync> sync, int replica) {
+  replica_sync_ = std::move(sync);
+  for (auto* contexts : {&run_->forward, &run_->backward}) {
+    for (KernelContext& ctx : *contexts) {
+      ctx.replica_sync = replica_sync_.get();
+      ctx.replica = replica;
+    }
+  }
+}
+
 void Executor::SetMonitorCallback(MonitorCallback callback, bool monitor_all) {
   monitor_ = std::move(callback);
   monitor_all_ = monitor_all;

@@ -61,6 +61,7 @@ struct RunState;
 class DeviceWorkers;
 struct MemoryPool;
 class Communicator;  // distributed/communicator.h
+class ReplicaSync;   // devices/kernel.h
 
 // Arrays given to Bind: a list in the symbol's order, or a map by name.
 class ArrayArgs {
@@ -185,6 +186,10 @@ class Executor {
   // has several devices; set it before Backward, not during.
   std::vector<size_t> GradientReadyOrder() const;
   void SetGradientReadyCallback(GradientReadyCallback callback);
+  // The job's replicas, for the kernels that sum statistics over them
+  // (devices/kernel.h), this executor being local replica `replica`; null
+  // clears it. Set between runs, not during.
+  void SetReplicaSync(std::shared_ptr<const ReplicaSync> sync, int replica);
 
   // One entry per device: those that run steps (the bind context first when it
   // runs any), then
@@ -209,6 +214,7 @@ class Executor {
   MonitorCallback monitor_;
   bool monitor_all_ = false;
   GradientReadyCallback gradient_ready_;
+  std::shared_ptr<const ReplicaSync> replica_sync_;
 };
 
 }  // namespace symx

@@ -47,6 +47,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "devices/cpu/kernel_util.h"
+#include "devices/cpu/sync_batch_norm.h"
+#include "devices/geometry/sync_batch_norm.h"
 #ifdef SYMX_WITH_ONEDNN
 #include "devices/cpu/onednn.h"
 #include "devices/cpu/onednn_bnorm.h"
@@ -580,11 +582,16 @@ absl::Status LayerNormBackward(const KernelContext& ctx) {
   SYMX_FLOAT_SWITCH(ctx, ctx.inputs[1].dtype(), T, return LayerNormBackwardT<T>(ctx));
 }
 
-// _contrib_SyncBatchNorm: BatchNorm wherever it needs no other device's statistics.
+// _contrib_SyncBatchNorm: statistics over the job's replicas when it syncs
+// (devices/cpu/sync_batch_norm.h), else BatchNorm.
 absl::Status SyncBatchNormForward(const KernelContext& ctx) {
-  SYMX_RETURN_IF_ERROR(
-      CheckSyncBatchNormRunnable(ctx.param<SyncBatchNormParam>(), ctx.is_train, ctx.Where()));
+  if (SyncsOverReplicas(ctx)) return SyncBatchNormForwardOverReplicas(ctx);
   return BatchNormForward(ctx);
+}
+
+absl::Status SyncBatchNormBackward(const KernelContext& ctx) {
+  if (SyncsOverReplicas(ctx)) return SyncBatchNormBackwardOverReplicas(ctx);
+  return BatchNormBackward(ctx);
 }
 
 // _contrib_BatchNormWithReLU: BatchNorm, then relu in place (NaN passing, as relu).
@@ -624,7 +631,7 @@ SYMX_REGISTER_KERNEL("BatchNorm_v1", kCPU, .fn = BatchNormForward, .prepare = kB
 SYMX_REGISTER_KERNEL("_contrib_SyncBatchNorm", kCPU, .fn = SyncBatchNormForward,
                      .prepare = kBatchNormPrepare, .channels_last = BatchNormChannelsLast,
                      .channels_last_tied = true, .widening = HalfWidening::kFloat16AndBFloat16);
-SYMX_REGISTER_KERNEL("_backward_SyncBatchNorm", kCPU, .fn = BatchNormBackward,
+SYMX_REGISTER_KERNEL("_backward_SyncBatchNorm", kCPU, .fn = SyncBatchNormBackward,
                      .prepare = kBatchNormBackwardPrepare,
                      .channels_last = BatchNormBackwardChannelsLast, .channels_last_tied = true,
                      .widening = HalfWidening::kFloat16AndBFloat16);

@@ -84,11 +84,16 @@ absl::Status BatchNormBackward(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-// _contrib_SyncBatchNorm: BatchNorm wherever it needs no other device's statistics.
+// _contrib_SyncBatchNorm: statistics over the job's replicas when it syncs
+// (devices/cuda/sync_batch_norm.h), else BatchNorm.
 absl::Status SyncBatchNorm(const KernelContext& ctx) {
-  SYMX_RETURN_IF_ERROR(
-      CheckSyncBatchNormRunnable(ctx.param<SyncBatchNormParam>(), ctx.is_train, ctx.Where()));
+  if (SyncsOverReplicas(ctx)) return SyncBatchNormOverReplicas(ctx);
   return BatchNorm(ctx);
+}
+
+absl::Status SyncBatchNormBackward(const KernelContext& ctx) {
+  if (SyncsOverReplicas(ctx)) return SyncBatchNormBackwardOverReplicas(ctx);
+  return BatchNormBackward(ctx);
 }
 
 // _contrib_BatchNormWithReLU: BatchNorm, then relu in place.
@@ -108,7 +113,7 @@ SYMX_REGISTER_KERNEL("BatchNorm", kGPU, BatchNorm);
 SYMX_REGISTER_KERNEL("_backward_BatchNorm", kGPU, BatchNormBackward);
 SYMX_REGISTER_KERNEL("BatchNorm_v1", kGPU, BatchNorm);
 SYMX_REGISTER_KERNEL("_contrib_SyncBatchNorm", kGPU, SyncBatchNorm);
-SYMX_REGISTER_KERNEL("_backward_SyncBatchNorm", kGPU, BatchNormBackward);
+SYMX_REGISTER_KERNEL("_backward_SyncBatchNorm", kGPU, SyncBatchNormBackward);
 SYMX_REGISTER_KERNEL("_contrib_BatchNormWithReLU", kGPU, BatchNormRelu);
 
 }  // namespace cuda

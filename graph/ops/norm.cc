@@ -3,9 +3,9 @@
 //
 // Registers BatchNorm (moving statistics as aux states, batch mean/var as hidden outputs)
 // and _backward_BatchNorm, and its variants: MXNet's legacy BatchNorm_v1 (channel axis 1,
-// eps a float), _contrib_SyncBatchNorm (on one device, or in inference, BatchNorm; with
-// ndev > 1 MXNet sums the batch statistics over devices, which symx refuses in training
-// rather than compute per-device statistics), and _contrib_BatchNormWithReLU (relu of
+// eps a float), _contrib_SyncBatchNorm (with ndev > 1 in training its batch statistics
+// are summed over every replica of the data-parallel job, devices and ranks, by its
+// kernels; elsewhere BatchNorm), and _contrib_BatchNormWithReLU (relu of
 // BatchNorm's output, in one kernel). MXNet's BatchNorm_v1 and SyncBatchNorm update the
 // moving statistics in their backward pass; symx does it in the training forward pass, as
 // for BatchNorm, which leaves the same values after every forward-and-backward step.
@@ -47,16 +47,6 @@
 #include "graph/shape.h"
 
 namespace symx {
-
-absl::Status CheckSyncBatchNormRunnable(const SyncBatchNormParam& p, bool is_train,
-                                        const std::string& where) {
-  if (!is_train || p.use_global_stats || p.ndev <= 1) return absl::OkStatus();
-  return absl::UnimplementedError(absl::StrCat(
-      where, ": _contrib_SyncBatchNorm with ndev=", p.ndev, " (key '", p.key,
-      "') sums its batch statistics over ", p.ndev,
-      " devices in training, which symx does not do yet; it runs in inference (is_train=False "
-      "or use_global_stats=True), and with ndev=1 it trains as BatchNorm"));
-}
 
 namespace {
 
@@ -234,8 +224,8 @@ Op& batch_norm_v1_registration = RegisterBatchNormLike(
 
 Op& sync_batch_norm_registration = RegisterBatchNormLike(
     "_contrib_SyncBatchNorm", ParseSyncBatchNorm, BatchNormGradient("_backward_SyncBatchNorm"),
-    "BatchNorm whose batch statistics MXNet sums over ndev devices; with ndev > 1 symx runs it "
-    "in inference only.");
+    "BatchNorm whose batch statistics, with ndev > 1 in training, are summed over every replica "
+    "of the data-parallel job (its devices and ranks).");
 
 Op& backward_sync_batch_norm_registration = RegisterBackwardOp(
     "_backward_SyncBatchNorm", ParseSyncBatchNorm,

@@ -25,16 +25,12 @@ struct BatchNormParam : OpParam {
 };
 
 // _contrib_SyncBatchNorm: BatchNorm whose batch statistics MXNet sums over
-// `ndev` devices meeting at `key`.
+// `ndev` devices meeting at `key`. symx sums them over the replicas of the
+// data-parallel job when ndev > 1 (devices/geometry/sync_batch_norm.h).
 struct SyncBatchNormParam : BatchNormParam {
   int64_t ndev = 1;
   std::string key;
 };
-
-// OK unless the node would need the batch statistics of several devices:
-// training (batch statistics) with ndev > 1. `where` names the node.
-absl::Status CheckSyncBatchNormRunnable(const SyncBatchNormParam& p, bool is_train,
-                                        const std::string& where);
 
 struct LayerNormParam : OpParam {
   int64_t axis = -1;
