@@ -91,6 +91,7 @@ run_suite --config=tsan --test_filter=-Trainer.LeNetLearnsToo \
   //tests/executor:device_memory_executor_test \
   //tests/train:trainer_test //tests/distributed:inprocess_communicator_test \
   //tests/distributed:cross_rank_test //tests/data_parallel:gradient_reducer_test \
+  //tests/data_parallel:sync_batch_norm_test \
   //tests/train:parallel_trainer_test "$@"
 phase_done "bazel test --config=tsan (multi-device tests)"
 echo "${passed} passed, ${failed} failed"

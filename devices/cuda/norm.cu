@@ -332,5 +332,69 @@ cudaError_t LaunchBatchNormBackward(Elem t, const void* dy, const void* x, const
   return LastLaunchError();
 }
 
+// ---------------------------------------------------------------- SyncBatchNorm sums
+
+namespace {
+
+template <typename T>
+__global__ void ChannelSumsKernel(const T* x, const T* dy, const double* center, BatchNormDims d,
+                                  double* sums) {
+  const int64_t c = blockIdx.x;
+  const int64_t n = d.outer * d.inner;
+  double a = 0, b = 0;
+  for (int64_t k = threadIdx.x; k < n; k += blockDim.x) {
+    const int64_t at = ((k / d.inner) * d.channels + c) * d.inner + k % d.inner;
+    const double xv = ToDouble(x[at]);
+    if (dy == nullptr) {
+      const double dev = center == nullptr ? xv : xv - center[c];
+      a += center == nullptr ? dev : dev * dev;
+    } else {
+      const double g = ToDouble(dy[at]);
+      a += g;
+      b += g * (xv - center[c]);
+    }
+  }
+  a = BlockReduce(a, Reducer<double>{ReduceFn::kSum});
+  if (dy != nullptr) b = BlockReduce(b, Reducer<double>{ReduceFn::kSum});
+  if (threadIdx.x == 0) {
+    sums[c] = a;
+    if (dy != nullptr) sums[d.channels + c] = b;
+  }
+}
+
+template <typename T>
+__global__ void ChannelCombineKernel(const T* u, const T* v, const double* coef, BatchNormDims d,
+                                     T* out, int64_t total) {
+  SYMX_GRID_STRIDE(at, total) {
+    const int64_t c = (at / d.inner) % d.channels;
+    double r = coef[c] * ToDouble(u[at]) + coef[2 * d.channels + c];
+    if (v != nullptr) r += coef[d.channels + c] * ToDouble(v[at]);
+    out[at] = FromDouble<T>(r);
+  }
+}
+
+}  // namespace
+
+cudaError_t LaunchChannelSums(Elem t, const void* x, const void* dy, const double* center,
+                              const BatchNormDims& d, double* sums, cudaStream_t s) {
+  if (d.channels == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    ChannelSumsKernel<T><<<static_cast<unsigned>(d.channels), kThreads, 0, s>>>(
+        static_cast<const T*>(x), static_cast<const T*>(dy), center, d, sums);
+  });
+  return LastLaunchError();
+}
+
+cudaError_t LaunchChannelCombine(Elem t, const void* u, const void* v, const double* coef,
+                                 const BatchNormDims& d, void* out, cudaStream_t s) {
+  const int64_t total = d.outer * d.channels * d.inner;
+  if (total == 0) return cudaSuccess;
+  SYMX_CUDA_FLOAT_SWITCH(t, T, {
+    ChannelCombineKernel<T><<<GridFor(total), kThreads, 0, s>>>(
+        static_cast<const T*>(u), static_cast<const T*>(v), coef, d, static_cast<T*>(out), total);
+  });
+  return LastLaunchError();
+}
+
 }  // namespace cuda
 }  // namespace symx

@@ -4,7 +4,9 @@
 //
 // CUDA kernels of LayerNorm, InstanceNorm, GroupNorm and L2Normalization (and
 // their backwards), over devices/geometry/axis_layout.h's views, shared with the CPU.
+#include <cmath>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "devices/cuda/elemwise_launch.h"
@@ -12,6 +14,7 @@
 #include "devices/cuda/norm_launch.h"
 #include "devices/geometry/axis_layout.h"
 #include "devices/geometry/pool_geom.h"
+#include "devices/geometry/sync_batch_norm.h"
 #include "devices/kernel.h"
 #include "graph/infer_util.h"
 #include "graph/ops/norm.h"
@@ -84,8 +87,134 @@ absl::Status BatchNormBackward(const KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// ---------------------------------------------------------------- SyncBatchNorm over replicas
+
+// Device doubles per channel: the sums (2), the combine's coefficients (3) and
+// the center (1).
+size_t SyncBatchNormWorkspace(const NodeAttrs&, const std::vector<Shape>& in,
+                              const std::vector<Shape>&, DType) {
+  const size_t gamma = in.size() == 5 ? 1 : 2;  // forward or backward inputs
+  return gamma < in.size() ? 6 * sizeof(double) * static_cast<size_t>(in[gamma].Size()) : 0;
+}
+
+// A per-channel input (gamma, statistics) in double on the host.
+absl::StatusOr<std::vector<double>> HostValues(const Tensor& t) {
+  SYMX_ASSIGN_OR_RETURN(Tensor host, CopyToNew(t, Context::CPU(), DType::kFloat64));
+  return host.ToDoubles();
+}
+
+// Per-channel values into `dst` (a device tensor of its own dtype).
+absl::Status StoreValues(const std::vector<double>& v, const Tensor& dst) {
+  return CopyTensor(Tensor::FromVector(dst.shape(), v, dst.dtype()), dst);
+}
+
+// The job's sums of this replica's per-channel sums (LaunchChannelSums into
+// `sums`, then to the host).
+absl::StatusOr<std::vector<double>> ChannelSums(const KernelContext& ctx, CudaDevice* device,
+                                                Elem t, const Tensor& x, const Tensor* dy,
+                                                const double* center, const BatchNormDims& d,
+                                                double* sums) {
+  SYMX_CUDA_LAUNCH(
+      ctx, LaunchChannelSums(t, x.read_raw_data(), dy != nullptr ? dy->read_raw_data() : nullptr,
+                             center, d, sums, device->stream()));
+  std::vector<double> host(static_cast<size_t>(d.channels) * (dy != nullptr ? 2 : 1));
+  SYMX_RETURN_IF_ERROR(device->CopyToHost(sums, host.data(), host.size() * sizeof(double)));
+  return host;
+}
+
+// Inputs: data, gamma, beta, moving_mean, moving_var. Outputs: out, mean, var.
+absl::Status SyncBatchNormOverReplicas(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const auto& p = ctx.param<SyncBatchNormParam>();
+  const Tensor& x = ctx.inputs[0];
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, x.dtype()));
+  SYMX_ASSIGN_OR_RETURN(BatchNormDims d, BatchNormView(ctx, x, 1, 5));
+  const size_t c = static_cast<size_t>(d.channels);
+  double* sums = static_cast<double*>(ctx.workspace.raw_data());
+  double* coef = sums + 2 * c;
+  double* center = coef + 3 * c;
+  double count = static_cast<double>(d.outer * d.inner);
+  SYMX_ASSIGN_OR_RETURN(std::vector<double> local,
+                        ChannelSums(ctx, device, t, x, nullptr, nullptr, d, sums));
+  SYMX_ASSIGN_OR_RETURN(std::vector<double> mean, JobMean(ctx, local, &count));
+  SYMX_RETURN_IF_ERROR(device->CopyFromHost(mean.data(), center, c * sizeof(double)));
+  SYMX_ASSIGN_OR_RETURN(local, ChannelSums(ctx, device, t, x, nullptr, center, d, sums));
+  SYMX_ASSIGN_OR_RETURN(std::vector<double> var, JobVariance(ctx, local, count));
+  SYMX_ASSIGN_OR_RETURN(std::vector<double> gamma, HostValues(ctx.inputs[1]));
+  SYMX_ASSIGN_OR_RETURN(std::vector<double> beta, HostValues(ctx.inputs[2]));
+  SYMX_ASSIGN_OR_RETURN(std::vector<double> moving_mean, HostValues(ctx.inputs[3]));
+  SYMX_ASSIGN_OR_RETURN(std::vector<double> moving_var, HostValues(ctx.inputs[4]));
+  std::vector<double> k(3 * c, 0.0);
+  for (size_t i = 0; i < c; ++i) {
+    const double denom = var[i] + p.eps;
+    const double scale = (p.fix_gamma ? 1.0 : gamma[i]) * (denom > 0 ? 1 / std::sqrt(denom) : 0);
+    k[i] = scale;
+    k[2 * c + i] = beta[i] - mean[i] * scale;
+    if (count > 0) {
+      moving_mean[i] = moving_mean[i] * p.momentum + mean[i] * (1 - p.momentum);
+      moving_var[i] = moving_var[i] * p.momentum + var[i] * (1 - p.momentum);
+    }
+  }
+  SYMX_RETURN_IF_ERROR(device->CopyFromHost(k.data(), coef, k.size() * sizeof(double)));
+  SYMX_CUDA_LAUNCH(ctx, LaunchChannelCombine(t, x.read_raw_data(), nullptr, coef, d,
+                                             ctx.outputs[0].raw_data(), device->stream()));
+  SYMX_RETURN_IF_ERROR(StoreValues(mean, ctx.outputs[1]));
+  SYMX_RETURN_IF_ERROR(StoreValues(var, ctx.outputs[2]));
+  SYMX_RETURN_IF_ERROR(StoreValues(moving_mean, ctx.inputs[3]));
+  return StoreValues(moving_var, ctx.inputs[4]);
+}
+
+// Inputs: ograd, data, gamma, beta, mean, var, moving_mean, moving_var.
+// Outputs: data gradient (the job's sums), gamma and beta gradients (this
+// replica's).
+absl::Status SyncBatchNormBackwardOverReplicas(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const auto& p = ctx.param<SyncBatchNormParam>();
+  const Tensor& dy = ctx.inputs[0];
+  const Tensor& x = ctx.inputs[1];
+  SYMX_ASSIGN_OR_RETURN(Elem t, FloatElem(ctx, x.dtype()));
+  SYMX_ASSIGN_OR_RETURN(BatchNormDims d, BatchNormView(ctx, x, 2, 6));
+  const size_t c = static_cast<size_t>(d.channels);
+  double* sums = static_cast<double*>(ctx.workspace.raw_data());
+  double* coef = sums + 2 * c;
+  double* center = coef + 3 * c;
+  SYMX_ASSIGN_OR_RETURN(std::vector<double> gamma, HostValues(ctx.inputs[2]));
+  SYMX_ASSIGN_OR_RETURN(std::vector<double> mean, HostValues(ctx.inputs[4]));
+  SYMX_ASSIGN_OR_RETURN(std::vector<double> var, HostValues(ctx.inputs[5]));
+  SYMX_RETURN_IF_ERROR(device->CopyFromHost(mean.data(), center, c * sizeof(double)));
+  SYMX_ASSIGN_OR_RETURN(std::vector<double> local,
+                        ChannelSums(ctx, device, t, x, &dy, center, d, sums));
+  double count = static_cast<double>(d.outer * d.inner);
+  SYMX_ASSIGN_OR_RETURN(std::vector<double> job, JobGradientSums(ctx, local, &count));
+  std::vector<double> dgamma(c), dbeta(c), k(3 * c);
+  for (size_t i = 0; i < c; ++i) {
+    const double denom = var[i] + p.eps;
+    const double inv = denom > 0 ? 1 / std::sqrt(denom) : 0;
+    dgamma[i] = p.fix_gamma ? 0.0 : local[c + i] * inv;
+    dbeta[i] = local[i];
+    // dx = gi (dy - mean(dy) - (x - mean) inv^2 mean(dy (x - mean))), over the job's rows.
+    const double gi = (p.fix_gamma ? 1.0 : gamma[i]) * inv;
+    const double mean_dy = count > 0 ? job[i] / count : 0.0;
+    const double slope = count > 0 ? inv * inv * job[c + i] / count : 0.0;
+    k[i] = gi;
+    k[c + i] = -gi * slope;
+    k[2 * c + i] = gi * (mean[i] * slope - mean_dy);
+  }
+  if (OutputWanted(ctx.req, 1) && ctx.outputs[1].defined()) {
+    SYMX_RETURN_IF_ERROR(StoreValues(dgamma, ctx.outputs[1]));
+  }
+  if (OutputWanted(ctx.req, 2) && ctx.outputs[2].defined()) {
+    SYMX_RETURN_IF_ERROR(StoreValues(dbeta, ctx.outputs[2]));
+  }
+  if (!OutputWanted(ctx.req, 0) || !ctx.outputs[0].defined()) return absl::OkStatus();
+  SYMX_RETURN_IF_ERROR(device->CopyFromHost(k.data(), coef, k.size() * sizeof(double)));
+  SYMX_CUDA_LAUNCH(ctx, LaunchChannelCombine(t, dy.read_raw_data(), x.read_raw_data(), coef, d,
+                                             ctx.outputs[0].raw_data(), device->stream()));
+  return absl::OkStatus();
+}
+
 // _contrib_SyncBatchNorm: statistics over the job's replicas when it syncs
-// (devices/cuda/sync_batch_norm.h), else BatchNorm.
+// (devices/geometry/sync_batch_norm.h), else BatchNorm.
 absl::Status SyncBatchNorm(const KernelContext& ctx) {
   if (SyncsOverReplicas(ctx)) return SyncBatchNormOverReplicas(ctx);
   return BatchNorm(ctx);
@@ -112,8 +241,10 @@ absl::Status BatchNormRelu(const KernelContext& ctx) {
 SYMX_REGISTER_KERNEL("BatchNorm", kGPU, BatchNorm);
 SYMX_REGISTER_KERNEL("_backward_BatchNorm", kGPU, BatchNormBackward);
 SYMX_REGISTER_KERNEL("BatchNorm_v1", kGPU, BatchNorm);
-SYMX_REGISTER_KERNEL("_contrib_SyncBatchNorm", kGPU, SyncBatchNorm);
-SYMX_REGISTER_KERNEL("_backward_SyncBatchNorm", kGPU, SyncBatchNormBackward);
+SYMX_REGISTER_KERNEL("_contrib_SyncBatchNorm", kGPU, .fn = SyncBatchNorm,
+                     .workspace = SyncBatchNormWorkspace);
+SYMX_REGISTER_KERNEL("_backward_SyncBatchNorm", kGPU, .fn = SyncBatchNormBackward,
+                     .workspace = SyncBatchNormWorkspace);
 SYMX_REGISTER_KERNEL("_contrib_BatchNormWithReLU", kGPU, BatchNormRelu);
 
 }  // namespace cuda

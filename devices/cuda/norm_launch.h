@@ -26,6 +26,17 @@ cudaError_t LaunchBatchNormForward(Elem t, const void* x, const void* gamma, con
                                    void* moving_mean, void* moving_var, void* y, void* mean,
                                    void* var, const BatchNormDims& d, double eps, double momentum,
                                    bool fix_gamma, bool batch_stats, cudaStream_t s);
+// _contrib_SyncBatchNorm over a job's replicas (devices/geometry/
+// sync_batch_norm.h), in double per channel of the view, one block per
+// channel: with dy null, sums[c] = sum x (center null) or sum (x -
+// center[c])^2; with dy, sums[c] = sum dy and sums[channels + c] = sum dy (x -
+// center[c]). center and sums are device doubles.
+cudaError_t LaunchChannelSums(Elem t, const void* x, const void* dy, const double* center,
+                              const BatchNormDims& d, double* sums, cudaStream_t s);
+// out = coef[c] u + coef[channels + c] v + coef[2 channels + c] per element
+// of channel c (v null: no middle term), computed in double; coef on the device.
+cudaError_t LaunchChannelCombine(Elem t, const void* u, const void* v, const double* coef,
+                                 const BatchNormDims& d, void* out, cudaStream_t s);
 cudaError_t LaunchBatchNormBackward(Elem t, const void* dy, const void* x, const void* gamma,
                                     const void* mean, const void* var, void* dx, void* dgamma,
                                     void* dbeta, const BatchNormDims& d, double eps, bool fix_gamma,

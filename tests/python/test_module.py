@@ -412,3 +412,49 @@ def test_inputs_split_along_their_layouts_batch_axis():
     assert mx.io.DataDesc.get_batch_axis("TNC") == 1
     assert mx.io.DataDesc.get_batch_axis(None) == 0
     assert mx.io.DataDesc.get_batch_axis("CHW") == -1
+
+
+def _sync_bn_net(op, **attrs):
+    data = mx.sym.Variable("data")
+    h = op(data, name="bn", fix_gamma=False, momentum=0.5, **attrs)
+    h = mx.sym.FullyConnected(h, num_hidden=3, name="fc")
+    return mx.sym.SoftmaxOutput(h, name="softmax")
+
+
+def _sync_bn_step(sym, contexts, out_grads=False):
+    rng = np.random.RandomState(4)
+    x = (rng.rand(8, 2, 3) * np.array([1.0, 5.0])[None, :, None]).astype(np.float32)
+    x[:4] += 3.0  # the two replicas' halves differ: per-replica statistics would too
+    y = rng.randint(0, 3, 8).astype(np.float32)
+    mod = mx.mod.Module(sym, context=contexts)
+    mod.bind(data_shapes=[("data", (8, 2, 3))], label_shapes=[("softmax_label", (8,))])
+    mod.init_params(mx.init.Uniform(0.5), force_init=True)
+    args, aux = mod.get_params()
+    rng2 = np.random.RandomState(1)
+    args = {k: mx.nd.array(rng2.uniform(-1, 1, v.shape)) for k, v in sorted(args.items())}
+    mod.set_params(args, aux)
+    mod.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": 1.0})
+    batch = mx.io.DataBatch([mx.nd.array(x)], [mx.nd.array(y)])
+    mod.forward(batch, is_train=True)
+    out = mod.get_outputs()[0].asnumpy()
+    if out_grads:
+        mod.backward([mx.nd.ones((8, 3))])
+    else:
+        mod.backward()
+    mod.update()
+    args, aux = mod.get_params()
+    return out, {k: v.asnumpy() for k, v in list(args.items()) + list(aux.items())}
+
+
+@pytest.mark.parametrize("out_grads", [False, True])
+def test_sync_batch_norm_over_module_contexts_is_whole_batch_batch_norm(out_grads):
+    want_out, want = _sync_bn_step(_sync_bn_net(mx.sym.BatchNorm), [mx.cpu(0)], out_grads)
+    sync = _sync_bn_net(mx.sym.contrib.SyncBatchNorm, ndev=2, key="bn0")
+    got_out, got = _sync_bn_step(sync, [mx.cpu(0), mx.cpu(1)], out_grads)
+    np.testing.assert_allclose(got_out, want_out, rtol=1e-5, atol=1e-6)
+    for name in want:
+        np.testing.assert_allclose(got[name], want[name], rtol=1e-4, atol=1e-6, err_msg=name)
+    # ndev=1 keeps per-replica statistics (MXNet's meaning): another answer.
+    alone = _sync_bn_net(mx.sym.contrib.SyncBatchNorm, ndev=1, key="bn0")
+    other_out, _ = _sync_bn_step(alone, [mx.cpu(0), mx.cpu(1)], out_grads)
+    assert np.abs(other_out - want_out).max() > 1e-3

@@ -7,6 +7,8 @@ the replicas, overlapped with backward; the optimizer then updates replica 0
 and the other replicas take copies, so several devices train exactly as one
 does on the whole batch.
 """
+import threading
+
 import numpy as np
 
 from ..base import _core, MXNetError
@@ -186,13 +188,15 @@ class DataParallelExecutorGroup:
             if out_grads is None and len(self.execs) > 1:
                 _core.run_replicas([e._handle for e in self.execs], True, False, True)
             else:
+                jobs = []
                 for exe, (begin, end) in zip(self.execs, self.slices):
                     grads = None
                     if out_grads is not None:
                         grads = [g if len(self.execs) == 1 else
                                  slice_batch(g, self.output_axes[j], begin, end)
                                  for j, g in enumerate(out_grads)]
-                    exe.backward(out_grads=grads)
+                    jobs.append((exe, grads))
+                self._backward_each(jobs)
         except BaseException:
             # This round's buckets will never all be ready (finish would wait
             # for its timeout); a fresh reducer starts the next one clean.
@@ -201,6 +205,30 @@ class DataParallelExecutorGroup:
             raise
         if self.reducer is not None:
             self.reducer.finish()
+
+    @staticmethod
+    def _backward_each(jobs):
+        """exe.backward(grads) for each (exe, grads); several replicas at once,
+        on threads of their own (backward releases the GIL), since a
+        SyncBatchNorm replica waits in its backward for the others."""
+        if len(jobs) == 1:
+            jobs[0][0].backward(out_grads=jobs[0][1])
+            return
+        errors = [None] * len(jobs)
+
+        def run(k):
+            try:
+                jobs[k][0].backward(out_grads=jobs[k][1])
+            except BaseException as e:  # re-raised on the calling thread
+                errors[k] = e
+        threads = [threading.Thread(target=run, args=(k,)) for k in range(len(jobs))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for e in errors:
+            if e is not None:
+                raise e
 
     def update(self, updater, index_of):
         """One optimizer step on replica 0's parameters; the others take copies."""
