@@ -68,6 +68,7 @@ void Fill(Executor& exe, int64_t begin, int64_t end) {
 std::unique_ptr<Executor> BindRows(const Symbol& net, Context ctx, int64_t begin, int64_t end) {
   std::map<std::string, GradReq> reqs;
   for (const std::string& p : kParams) reqs[p] = GradReq::kWrite;
+  reqs["data"] = GradReq::kWrite;  // each replica's own rows, from the job's sums
   auto exe = Executor::SimpleBind(
       net, {.ctx = ctx, .shapes = {{"data", Shape{end - begin, 3, 2, 2}}}, .grad_req = reqs});
   Fill(*exe, begin, end);
@@ -75,7 +76,7 @@ std::unique_ptr<Executor> BindRows(const Symbol& net, Context ctx, int64_t begin
 }
 
 struct Result {
-  std::vector<double> output;  // the softmax rows
+  std::vector<double> output, data_grad;  // the softmax rows, the data's gradient
   std::map<std::string, std::vector<double>> grads, aux;
 };
 
@@ -86,6 +87,7 @@ Result Reference() {
   exe->Backward();
   Result r;
   r.output = exe->outputs()[0].ToDoubles();
+  r.data_grad = exe->grad_dict().at("data").ToDoubles();
   for (const std::string& p : kParams) r.grads[p] = exe->grad_dict().at(p).ToDoubles();
   for (const auto& [name, t] : exe->aux_dict()) r.aux[name] = t.ToDoubles();
   return r;
@@ -121,6 +123,8 @@ absl::Status Step(GradientReducer& reducer, const std::vector<Executor*>& replic
 // statistics are the whole batch's.
 void ExpectReference(const Result& want, Executor& exe, int64_t begin, const std::string& who) {
   ExpectClose(exe.outputs()[0].ToDoubles(), want.output, who + " output", begin * 5);
+  ExpectClose(exe.grad_dict().at("data").ToDoubles(), want.data_grad, who + " data gradient",
+              begin * 12);
   for (const std::string& p : kParams) {
     ExpectClose(exe.grad_dict().at(p).ToDoubles(), want.grads.at(p), who + " " + p);
   }

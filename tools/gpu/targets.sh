@@ -9,6 +9,7 @@ SYMX_GPU_TESTS=(
   //tests/cuda:nccl_communicator_test
   //tests/cuda:gpu_training_test
   //tests/cuda:gpu_cross_rank_test
+  //tests/cuda:gpu_sync_batch_norm_test
   //tests/ops:family_table_test
 )
 # The op families' test suites (tests/ops/F_test.cc): on a machine with a GPU
