@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "devices/cuda/elem_types.cuh"
+#include "devices/cuda/image_calc.cuh"
 #include "devices/cuda/image_launch.h"
 
 namespace symx {
@@ -11,18 +12,13 @@ namespace cuda {
 namespace {
 
 template <typename T>
-using Calc = std::conditional_t<std::is_same_v<T, double>, double, float>;
-
-template <typename T>
-__device__ __forceinline__ Calc<T> Read(const T* p, int64_t i) {
-  return static_cast<Calc<T>>(ToDouble(p[i]));
-}
+using Calc = ImageCalc<T>;
 
 template <typename T>
 __global__ void ToTensorKernel(const T* x, int64_t hw, int64_t c, float* y, int64_t total) {
   SYMX_GRID_STRIDE(i, total) {
     const int64_t p = i % hw, nc = i / hw, ch = nc % c, b = nc / c;
-    y[i] = static_cast<float>(Read(x, (b * hw + p) * c + ch) / static_cast<Calc<T>>(255));
+    y[i] = static_cast<float>(ImageLoad(x, (b * hw + p) * c + ch) / static_cast<Calc<T>>(255));
   }
 }
 
@@ -33,7 +29,7 @@ __global__ void NormalizeKernel(const T* x, NormalizeArgs a, bool backward, T* y
     if (backward) {
       y[i] = FromDouble<T>(ToDouble(x[i]) * (1.0 / static_cast<double>(a.std[ch])));
     } else {
-      y[i] = FromDouble<T>(static_cast<double>((Read(x, i) - a.mean[ch]) / a.std[ch]));
+      y[i] = FromDouble<T>(static_cast<double>((ImageLoad(x, i) - a.mean[ch]) / a.std[ch]));
     }
   }
 }
@@ -42,7 +38,7 @@ template <typename T>
 __global__ void LightingKernel(const T* x, float pr, float pg, float pb, T* y, int64_t total) {
   SYMX_GRID_STRIDE(i, total) {
     const int64_t ch = i % 3;
-    const Calc<T> v = Read(x, i) + static_cast<Calc<T>>(ch == 0 ? pr : ch == 1 ? pg : pb);
+    const Calc<T> v = ImageLoad(x, i) + static_cast<Calc<T>>(ch == 0 ? pr : ch == 1 ? pg : pb);
     if constexpr (std::is_same_v<T, uint8_t>) {
       y[i] = static_cast<uint8_t>(fminf(fmaxf(v, 0.0f), 255.0f));
     } else {

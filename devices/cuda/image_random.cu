@@ -6,6 +6,7 @@
 
 #include "devices/cuda/block_reduce.cuh"
 #include "devices/cuda/elem_types.cuh"
+#include "devices/cuda/image_calc.cuh"
 #include "devices/cuda/image_random_launch.h"
 #include "devices/geometry/image_color.h"
 
@@ -14,12 +15,7 @@ namespace cuda {
 namespace {
 
 template <typename T>
-using Calc = std::conditional_t<std::is_same_v<T, double>, double, float>;
-
-template <typename T>
-__device__ __forceinline__ Calc<T> Load(const T* p, int64_t i) {
-  return static_cast<Calc<T>>(ToDouble(p[i]));
-}
+using Calc = ImageCalc<T>;
 
 // uint8 clamped to [0, 255] and truncated (MXNet); other integers saturate,
 // floats round (FromDouble).
@@ -34,7 +30,7 @@ __device__ __forceinline__ T Store(C v) {
 
 template <typename T>
 __global__ void ScaleKernel(const T* x, Calc<T> a, T* y, int64_t total) {
-  SYMX_GRID_STRIDE(i, total) { y[i] = Store<T>(Load(x, i) * a); }
+  SYMX_GRID_STRIDE(i, total) { y[i] = Store<T>(ImageLoad(x, i) * a); }
 }
 
 // One block: the mean gray (double, fixed order per thread count), then
@@ -44,15 +40,15 @@ __global__ void ContrastKernel(const T* x, Calc<T> a, T* y, int64_t pixels, int6
   using C = Calc<T>;
   double sum = 0;
   for (int64_t p = threadIdx.x; p < pixels; p += blockDim.x) {
-    sum += channels == 3
-               ? static_cast<double>(GrayOf(Load(x, 3 * p), Load(x, 3 * p + 1), Load(x, 3 * p + 2)))
-               : static_cast<double>(Load(x, p));
+    sum += channels == 3 ? static_cast<double>(GrayOf(ImageLoad(x, 3 * p), ImageLoad(x, 3 * p + 1),
+                                                      ImageLoad(x, 3 * p + 2)))
+                         : static_cast<double>(ImageLoad(x, p));
   }
   sum = BlockReduce(sum, Reducer<double>{ReduceFn::kSum});
   const C mean = static_cast<C>(pixels > 0 ? sum / static_cast<double>(pixels) : 0.0);
   const C beta = (C(1) - a) * mean;
   for (int64_t i = threadIdx.x; i < pixels * channels; i += blockDim.x) {
-    y[i] = Store<T>(Load(x, i) * a + beta);
+    y[i] = Store<T>(ImageLoad(x, i) * a + beta);
   }
 }
 
@@ -60,7 +56,7 @@ template <typename T>
 __global__ void PixelKernel(const T* x, bool hue, Calc<T> a, T* y, int64_t pixels) {
   using C = Calc<T>;
   SYMX_GRID_STRIDE(p, pixels) {
-    C r = Load(x, 3 * p), g = Load(x, 3 * p + 1), b = Load(x, 3 * p + 2);
+    C r = ImageLoad(x, 3 * p), g = ImageLoad(x, 3 * p + 1), b = ImageLoad(x, 3 * p + 2);
     if (hue) {
       RotateHue(a * C(360), &r, &g, &b);
     } else {

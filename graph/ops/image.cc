@@ -51,10 +51,7 @@ void LightingOffsets(const float alpha[3], float out[3]) {
   }
 }
 
-namespace {
-
-// The dtypes of MXNet's image operators (its legacy type switch).
-absl::Status ImageDType(const char* op, DType t) {
+absl::Status ImageDType(absl::string_view op, DType t) {
   switch (t) {
     case DType::kFloat32:
     case DType::kFloat64:
@@ -71,6 +68,8 @@ absl::Status ImageDType(const char* op, DType t) {
                        " is not supported (float16/32/64, uint8, int8, int32, int64)"));
   }
 }
+
+namespace {
 
 // Output dtype = input dtype, checked against the image dtypes.
 InferTypeFn SameImageType(const char* op) {

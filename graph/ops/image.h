@@ -8,6 +8,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "graph/dtype.h"
 #include "graph/param.h"
 
 namespace symx {
@@ -46,6 +49,11 @@ struct ImageJitterParam : OpParam {
 struct ImageRandomLightingParam : OpParam {
   float alpha_std = 0.05f;
 };
+
+// OK for the dtypes of MXNet's image operators (its legacy type switch:
+// float16/32/64, uint8, int8, int32, int64) and unknown; else an error naming
+// `op` and the dtype.
+absl::Status ImageDType(absl::string_view op, DType t);
 
 // The PCA lighting offsets of (R, G, B) for alpha, in float as MXNet computes
 // them (its eigen table rounded to float, then float products and sums).

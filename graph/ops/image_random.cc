@@ -41,25 +41,6 @@
 namespace symx {
 namespace {
 
-// The dtypes of MXNet's image operators (its legacy type switch).
-absl::Status RandomImageDType(const std::string& op, DType t) {
-  switch (t) {
-    case DType::kFloat32:
-    case DType::kFloat64:
-    case DType::kFloat16:
-    case DType::kUint8:
-    case DType::kInt8:
-    case DType::kInt32:
-    case DType::kInt64:
-    case DType::kUnknown:
-      return absl::OkStatus();
-    default:
-      return absl::InvalidArgumentError(
-          absl::StrCat(op, ": data of dtype ", DTypeName(t),
-                       " is not supported (float16/32/64, uint8, int8, int32, int64)"));
-  }
-}
-
 // One (H, W, C) image with C 1 or 3, out = in (both directions).
 InferShapeFn OneImageShape(std::string op) {
   return [op](const NodeAttrs&, std::vector<Shape>* in, std::vector<Shape>* out) -> absl::Status {
@@ -80,7 +61,7 @@ InferTypeFn OneImageType(std::string op) {
   return [op](const NodeAttrs&, std::vector<DType>* in, std::vector<DType>* out) -> absl::Status {
     if (out->size() > 1) SYMX_RETURN_IF_ERROR(AssignType(out, 1, DType::kUint8, "flipped"));
     const DType t = (*in)[0] != DType::kUnknown ? (*in)[0] : (*out)[0];
-    SYMX_RETURN_IF_ERROR(RandomImageDType(op, t));
+    SYMX_RETURN_IF_ERROR(ImageDType(op, t));
     if (t == DType::kUnknown) return absl::OkStatus();
     SYMX_RETURN_IF_ERROR(AssignType(in, 0, t, "data"));
     return AssignType(out, 0, t, "output");
