@@ -12,8 +12,7 @@ the engine runs them at once through cached one-op plans (symx/_nd_ops.py).
 Arithmetic and comparisons are those ops, as in MXNet: two arrays broadcast
 (broadcast_add), an array and a scalar use the scalar op (_plus_scalar), and
 the in-place forms write into the array (x += 1 is _plus_scalar with out=x).
-Results have the operands' dtype and context. What the engine has no op for
-yet (%, min, norm) runs in numpy on host copies.
+Results have the operands' dtype and context.
 """
 import numbers
 import warnings
@@ -313,7 +312,7 @@ _UFUNCS = {
     "subtract": ("broadcast_sub", "_minus_scalar", "_rminus_scalar", np.subtract),
     "multiply": ("broadcast_mul", "_mul_scalar", "_mul_scalar", np.multiply),
     "divide": ("broadcast_div", "_div_scalar", "_rdiv_scalar", np.true_divide),
-    "modulo": (None, None, None, np.mod),
+    "modulo": ("broadcast_mod", "_mod_scalar", "_rmod_scalar", np.mod),
     "power": ("broadcast_power", "_power_scalar", "_rpower_scalar", np.power),
     "maximum": ("broadcast_maximum", "_maximum_scalar", "_maximum_scalar", np.maximum),
     "minimum": ("broadcast_minimum", "_minimum_scalar", "_minimum_scalar", np.minimum),
