@@ -17,8 +17,10 @@
 #include "devices/cpu/kernel_util.h"
 #include "devices/cpu/strided_copy.h"
 #include "devices/dtype_switch.h"
+#include "devices/geometry/image_resize.h"
 #include "devices/geometry/strided_view.h"
 #include "graph/ops/image.h"
+#include "graph/ops/image_resize.h"
 
 namespace symx {
 namespace cpu {
@@ -133,6 +135,60 @@ SYMX_REGISTER_KERNEL("_image_flip_top_bottom", kCPU, FlipTopBottom);
 SYMX_REGISTER_KERNEL("_image_adjust_lighting", kCPU, Lighting);
 SYMX_REGISTER_KERNEL("_image_crop", kCPU, ImageCrop);
 SYMX_REGISTER_KERNEL("_backward_image_crop", kCPU, ImageCropBackward);
+
+// _image_resize: each output value is ResizePixel
+// (devices/geometry/image_resize.h), the math the CUDA kernel runs too; the
+// backward copies the head gradient (the schema admits it only when the size
+// is unchanged).
+namespace {
+
+template <typename T>
+absl::Status ImageResizeT(const KernelContext& ctx) {
+  const Shape& s = ctx.inputs[0].shape();
+  const Shape& o = ctx.outputs[0].shape();
+  const int d = s.ndim();
+  const int64_t n = d == 4 ? s[0] : 1;
+  const ResizeGeom g = MakeResizeGeom(s[d - 3], s[d - 2], o[d - 3], o[d - 2], s[d - 1],
+                                      ctx.param<ImageResizeParam>().interp);
+  const int64_t in_size = g.in_h * g.in_w * g.c, row = g.out_w * g.c;
+  if (n * g.out_h * row == 0) return absl::OkStatus();
+  const T* x = ctx.inputs[0].data<T>();
+  T* y = ctx.outputs[0].data<T>();
+  ParallelFor(ctx, n * g.out_h, static_cast<double>(row) * 16, [&](int64_t begin, int64_t end) {
+    for (int64_t ny = begin; ny < end; ++ny) {
+      const int64_t b = ny / g.out_h, oy = ny % g.out_h;
+      const T* img = x + b * in_size;
+      T* out = y + ny * row;
+      for (int64_t ox = 0; ox < g.out_w; ++ox) {
+        for (int64_t ch = 0; ch < g.c; ++ch) out[ox * g.c + ch] = ResizePixel(g, img, oy, ox, ch);
+      }
+    }
+  });
+  return absl::OkStatus();
+}
+
+absl::Status ImageResize(const KernelContext& ctx) {
+  switch (ctx.inputs[0].dtype()) {
+    SYMX_DTYPE_CASE_(kUint8, uint8_t, T, return ImageResizeT<T>(ctx);)
+    SYMX_DTYPE_CASE_(kFloat32, float, T, return ImageResizeT<T>(ctx);)
+    SYMX_DTYPE_CASE_(kFloat64, double, T, return ImageResizeT<T>(ctx);)
+    SYMX_DTYPE_CASE_(kInt32, int32_t, T, return ImageResizeT<T>(ctx);)
+    default:
+      return UnsupportedDType(ctx, ctx.inputs[0].dtype());
+  }
+}
+
+absl::Status ImageResizeBackward(const KernelContext& ctx) {
+  if (ctx.outputs[0].raw_data() != ctx.inputs[0].read_raw_data()) {
+    std::memcpy(ctx.outputs[0].raw_data(), ctx.inputs[0].read_raw_data(), ctx.inputs[0].nbytes());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+SYMX_REGISTER_KERNEL("_image_resize", kCPU, ImageResize);
+SYMX_REGISTER_KERNEL("_backward_image_resize", kCPU, ImageResizeBackward);
 
 }  // namespace cpu
 }  // namespace symx

@@ -8,10 +8,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "devices/cuda/image_launch.h"
+#include "devices/cuda/image_resize_launch.h"
 #include "devices/cuda/kernel_util.h"
 #include "devices/cuda/strided_kernels.h"
+#include "devices/geometry/image_resize.h"
 #include "devices/geometry/strided_view.h"
 #include "graph/ops/image.h"
+#include "graph/ops/image_resize.h"
 
 namespace symx {
 namespace cuda {
@@ -102,6 +105,43 @@ SYMX_REGISTER_KERNEL("_image_flip_top_bottom", kGPU, FlipTopBottom);
 SYMX_REGISTER_KERNEL("_image_adjust_lighting", kGPU, Lighting);
 SYMX_REGISTER_KERNEL("_image_crop", kGPU, ImageCrop);
 SYMX_REGISTER_KERNEL("_backward_image_crop", kGPU, ImageCropBackward);
+
+// _image_resize: the forward on the launcher of
+// devices/cuda/image_resize_launch.h (the CPU's per-pixel math), the backward
+// a device copy of the head gradient.
+namespace {
+
+absl::Status ImageResize(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& x = ctx.inputs[0];
+  const DType t = x.dtype();
+  if (t != DType::kUint8 && t != DType::kFloat32 && t != DType::kFloat64 && t != DType::kInt32) {
+    return UnsupportedDType(ctx, t);
+  }
+  SYMX_ASSIGN_OR_RETURN(Elem e, AnyElem(ctx, t));
+  const Shape& s = x.shape();
+  const Shape& o = ctx.outputs[0].shape();
+  const int d = s.ndim();
+  const ResizeGeom g = MakeResizeGeom(s[d - 3], s[d - 2], o[d - 3], o[d - 2], s[d - 1],
+                                      ctx.param<ImageResizeParam>().interp);
+  SYMX_CUDA_LAUNCH(ctx, LaunchImageResize(e, x.read_raw_data(), d == 4 ? s[0] : 1, g,
+                                          ctx.outputs[0].raw_data(), device->stream()));
+  return absl::OkStatus();
+}
+
+absl::Status ImageResizeBackward(const KernelContext& ctx) {
+  SYMX_ASSIGN_OR_RETURN(CudaDevice * device, StepDevice(ctx));
+  const Tensor& g = ctx.inputs[0];
+  if (ctx.outputs[0].raw_data() == g.read_raw_data() || g.nbytes() == 0) return absl::OkStatus();
+  SYMX_CUDA_LAUNCH(ctx, cudaMemcpyAsync(ctx.outputs[0].raw_data(), g.read_raw_data(), g.nbytes(),
+                                        cudaMemcpyDeviceToDevice, device->stream()));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+SYMX_REGISTER_KERNEL("_image_resize", kGPU, ImageResize);
+SYMX_REGISTER_KERNEL("_backward_image_resize", kGPU, ImageResizeBackward);
 
 }  // namespace cuda
 }  // namespace symx

@@ -32,6 +32,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/infer_util.h"
 #include "graph/op.h"
+#include "graph/ops/image_resize.h"
 #include "graph/ops/op_helpers.h"
 
 namespace symx {
@@ -295,6 +296,148 @@ SYMX_REGISTER_OP("_image_crop")
 
 Op& backward_image_crop_registration = RegisterBackwardOp(
     "_backward_image_crop", ParseImageCrop, {"ograd"}, [](const NodeAttrs&) { return 1; });
+
+}  // namespace
+
+// ---------------------------------------------------------------- resize
+//
+// _image_resize (alias _npx__image_resize): (H, W, C) or (N, H, W, C) images
+// resized as MXNet 1.9.1 resizes them, with OpenCV's cv::resize
+// (devices/geometry/image_resize.h has the pixel rules).
+//
+// Facts checked against a live MXNet 1.9.1 (src/operator/image/resize-inl.h):
+// - size (width, height) or (s,): s x s, or with keep_ratio the short edge s
+//   and the long one long * s / short in integers; keep_ratio is ignored with
+//   two values. size must have 1 or 2 values, each > 0.
+// - dtypes: uint8, float32 and float64 for every interp; int32 only for
+//   nearest (OpenCV has no other int32 resize). MXNet refuses float16, and
+//   indexes past its type table for int8 and int64 (garbage or a crash):
+//   symx refuses them (docs/numerics.md, erratum 26).
+// - interp 0-4; OpenCV refuses other codes at run time, symx when parsing
+//   (5, OpenCV's INTER_LINEAR_EXACT, runs in MXNet but is undocumented there:
+//   tools/registry/param_differences.txt).
+// - gradient: MXNet's is a copy of the head gradient into the data gradient,
+//   right when the size is unchanged (the resize is then a copy) and a shape
+//   error otherwise. symx keeps the copy and refuses a size change when the
+//   backward graph is inferred, naming both shapes (erratum 26).
+void ImageResizeOutSize(const ImageResizeParam& p, int64_t h, int64_t w, int64_t* out_h,
+                        int64_t* out_w) {
+  if (p.size.size() == 2) {
+    *out_w = p.size[0];
+    *out_h = p.size[1];
+  } else if (!p.keep_ratio) {
+    *out_h = *out_w = p.size[0];
+  } else if (h > w) {
+    *out_w = p.size[0];
+    *out_h = h * p.size[0] / w;
+  } else {
+    *out_h = p.size[0];
+    *out_w = w * p.size[0] / h;
+  }
+}
+
+namespace {
+
+constexpr char kResizeOp[] = "_image_resize";
+
+absl::StatusOr<OpParamPtr> ParseImageResize(const AttrMap& attrs) {
+  ParamReader r(attrs);
+  auto p = std::make_shared<ImageResizeParam>();
+  p->size = r.Tuple("size", {});
+  p->keep_ratio = r.Bool("keep_ratio", false);
+  p->interp = static_cast<int>(r.Int("interp", 1));
+  if (p->size.size() != 1 && p->size.size() != 2) {
+    r.Fail("size", absl::StrCat("needs 1 value (s) or 2 (width, height), got ", p->size.size()));
+  }
+  for (size_t i = 0; i < p->size.size() && i < 2; ++i) {
+    if (p->size[i] <= 0) {
+      r.Fail("size", absl::StrCat(p->size.size() == 1 ? "size" : (i == 0 ? "width" : "height"),
+                                  " must be > 0, got ", p->size[i]));
+    }
+  }
+  if (p->interp < 0 || p->interp > 4) {
+    r.Fail("interp", absl::StrCat("must be 0 (nearest), 1 (linear), 2 (cubic), 3 (area) or 4 "
+                                  "(lanczos4), got ",
+                                  p->interp));
+  }
+  return r.Finish(std::move(p));
+}
+
+absl::Status ResizeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  const auto& p = Param<ImageResizeParam>(attrs);
+  const Shape& s = (*in)[0];
+  if (!s.ndim_known()) return absl::OkStatus();
+  if (s.ndim() != 3 && s.ndim() != 4) {
+    return ShapeError("data", s, "(H, W, C) or (N, H, W, C) (_image_resize)");
+  }
+  const int hd = s.ndim() - 3, wd = s.ndim() - 2;
+  if (s[hd] == kUnknownDim || s[wd] == kUnknownDim) return absl::OkStatus();
+  if (p.size.size() == 1 && p.keep_ratio && (s[hd] == 0 || s[wd] == 0)) {
+    return ShapeError("data", s, "a non-empty image for keep_ratio (_image_resize)");
+  }
+  Shape o = s;
+  ImageResizeOutSize(p, s[hd], s[wd], &o[hd], &o[wd]);
+  return AssignShape(out, 0, o, "output");
+}
+
+absl::Status ResizeType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
+  const auto& p = Param<ImageResizeParam>(attrs);
+  const DType t = (*in)[0] != DType::kUnknown ? (*in)[0] : (*out)[0];
+  switch (t) {
+    case DType::kUnknown:
+      return absl::OkStatus();
+    case DType::kUint8:
+    case DType::kFloat32:
+    case DType::kFloat64:
+      break;
+    case DType::kInt32:
+      if (p.interp == 0) break;
+      return absl::InvalidArgumentError(absl::StrCat(
+          kResizeOp, ": data of dtype int32 takes only interp 0 (nearest), got interp ", p.interp,
+          " (OpenCV has no other int32 resize)"));
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat(kResizeOp, ": data of dtype ", DTypeName(t),
+                       " is not supported (uint8, float32, float64; int32 with interp 0)"));
+  }
+  SYMX_RETURN_IF_ERROR(AssignType(in, 0, t, "data"));
+  return AssignType(out, 0, t, "output");
+}
+
+// The head gradient copied into the data gradient: only when the resize kept
+// the size (then it is a copy); see the file comment.
+std::vector<NodeEntry> ResizeGradient(const NodePtr& node, const std::vector<NodeEntry>& og) {
+  if (!og[0].node) return {NodeEntry{}};
+  return MakeBackwardNode("_backward_image_resize", node, {og[0]});
+}
+
+absl::Status ResizeBackwardShape(const NodeAttrs&, std::vector<Shape>* in,
+                                 std::vector<Shape>* out) {
+  const Shape& g = (*in)[0];
+  const Shape& d = (*out)[0];
+  if (g.fully_known() && d.fully_known() && g != d) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        kResizeOp, ": no gradient when the size changes: head gradient ", g.ToString(), ", data ",
+        d.ToString(), " (MXNet's gradient copies one into the other and fails too)"));
+  }
+  return absl::OkStatus();
+}
+
+SYMX_REGISTER_OP("_image_resize")
+    .AddAlias("_npx__image_resize")
+    .Describe(
+        "Resizes (H, W, C) or (N, H, W, C) images to size (width, height) with OpenCV's "
+        "nearest, linear, cubic, area or lanczos4 interpolation, as MXNet's CPU kernel.")
+    .SetParse(ParseImageResize)
+    .SetInputNames({"data"})
+    .SetInferShape(ResizeShape)
+    .SetInferType(ResizeType)
+    .SetGradient(ResizeGradient);
+
+Op& backward_resize_registration =
+    RegisterBackwardOp("_backward_image_resize", ParseImageResize, {"ograd"}, [](const NodeAttrs&) {
+      return 1;
+    }).SetInferShape(ResizeBackwardShape);
 
 }  // namespace
 }  // namespace symx

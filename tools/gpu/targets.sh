@@ -31,6 +31,7 @@ SYMX_GPU_CONFORMANCE=(
   //tests/ops:detection_test
   //tests/ops:dropout_test
   //tests/ops:elemwise_test
+  //tests/ops:image_resize_test
   //tests/ops:image_test
   //tests/ops:image_random_test
   //tests/ops:indexing_test
