@@ -372,8 +372,9 @@ absl::Status ResizeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::ve
   }
   const int hd = s.ndim() - 3, wd = s.ndim() - 2;
   if (s[hd] == kUnknownDim || s[wd] == kUnknownDim) return absl::OkStatus();
-  if (p.size.size() == 1 && p.keep_ratio && (s[hd] == 0 || s[wd] == 0)) {
-    return ShapeError("data", s, "a non-empty image for keep_ratio (_image_resize)");
+  if (s[hd] == 0 || s[wd] == 0) {
+    // OpenCV refuses an empty image (and keep_ratio would divide by 0).
+    return ShapeError("data", s, "images of height and width > 0 (_image_resize)");
   }
   Shape o = s;
   ImageResizeOutSize(p, s[hd], s[wd], &o[hd], &o[wd]);

@@ -242,6 +242,14 @@ TEST(ImageResize, Errors) {
     EXPECT_CONTAINS(msg, s.ToString());
     EXPECT_CONTAINS(msg, "(H, W, C) or (N, H, W, C)");
   }
+  for (const Shape& s : {Shape{0, 5, 3}, Shape{2, 4, 0, 3}}) {
+    Tensor empty = MakeTensor(s, {}, DType::kFloat32);
+    msg = ErrorOf([&] { Resize(empty, {{"size", "(2, 2)"}}); });
+    EXPECT_CONTAINS(msg, s.ToString());
+    EXPECT_CONTAINS(msg, "height and width > 0");
+  }
+  // An empty batch is an empty batch.
+  EXPECT_EQ(OutShape(Shape{0, 4, 5, 3}, {{"size", "(2, 3)"}}), (Shape{0, 3, 2, 3}));
 }
 
 // The gradient is MXNet's copy when the size is unchanged (checked by finite
