@@ -143,7 +143,11 @@ absl::Status BatchNormInferType(const NodeAttrs& attrs, std::vector<DType>* in,
 
 // The gradient through `backward_op` (BatchNorm's backward kernels, under the
 // name whose parse function reads the forward node's attributes). With
-// `relu`, the output gradient first goes through the relu of the output.
+// `relu`, the output gradient first goes through the relu of the output: it
+// is selected where the output is positive, not multiplied by a 0/1 mask, so
+// an infinite or NaN head gradient where the relu is off gives 0 (the
+// function is constant there), as relu's own gradient and MXNet's oneDNN
+// kernel do.
 GradientFn BatchNormGradient(std::string backward_op, bool relu = false) {
   return [backward_op, relu](const NodePtr& node,
                              const std::vector<NodeEntry>& ograds) -> std::vector<NodeEntry> {
@@ -152,10 +156,12 @@ GradientFn BatchNormGradient(std::string backward_op, bool relu = false) {
     const std::vector<NodeEntry>& x = node->inputs;
     NodeEntry g = ograds[0];
     if (relu) {
-      // g * (y > 0), from forward ops so inference sizes it like any other node.
+      // where(y > 0, g, 0), from forward ops so inference sizes it like any
+      // other node.
       NodeEntry mask = MakeInternalEntry("_greater_scalar", node->name() + "_relu_mask",
                                          {Out(node, 0)}, {{"scalar", "0"}});
-      g = MakeInternalEntry("elemwise_mul", node->name() + "_relu_backward", {g, mask});
+      NodeEntry zero = MakeInternalEntry("zeros_like", node->name() + "_relu_zero", {g});
+      g = MakeInternalEntry("where", node->name() + "_relu_backward", {mask, g, zero});
     }
     std::vector<NodeEntry> grads = MakeBackwardNode(
         backward_op, node, {g, x[0], x[1], x[2], Out(node, 1), Out(node, 2), x[3], x[4]});

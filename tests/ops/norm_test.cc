@@ -9,6 +9,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -16,7 +19,10 @@
 #include "devices/device.h"
 #include "devices/kernel.h"
 #include "devices/tensor.h"
+#include "executor/executor.h"
+#include "graph/error.h"
 #include "graph/node.h"
+#include "graph/symbol.h"
 #include "gtest/gtest.h"
 #include "tests/ops/conformance.h"
 
@@ -185,6 +191,50 @@ TEST(NormConformance, BatchNormVariants) {
         s.op = op;
         CheckOp(BnCase(s, onednn_bnorm));
       }
+    }
+  }
+}
+
+// BatchNormWithReLU's gradient selects the head gradient where the output is
+// positive: where the relu is off the output is constant 0, so an infinite or
+// NaN head gradient there (norm of an all-zero row, `_mod` by the output) gives
+// 0, as relu's own gradient does. Multiplying by a 0/1 mask gave NaN (found by
+// the differential fuzzer: tools/difftest/found/s32_g980.json).
+TEST(NormConformance, BatchNormWithReLUGradientSelects) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Symbol net = OpCall("_contrib_BatchNormWithReLU")
+                   .Name("bnr")
+                   .Attr("use_global_stats", "True")
+                   .Attr("fix_gamma", "True")
+                   .Attr("eps", "0")
+                   .Input("data", Symbol::Variable("x"))
+                   .Input("gamma", Symbol::Variable("g"))
+                   .Input("beta", Symbol::Variable("b"))
+                   .Input("moving_mean", Symbol::Variable("mm"))
+                   .Input("moving_var", Symbol::Variable("mv"));
+  // One channel, moving mean 0 and variance 1: y = relu(x), dy/dx = (x > 0).
+  const Shape shape{4, 1};
+  const Values x = {-2, 3, -0.5, 1.5};
+  const Values head = {inf, 2, nan, -1};
+  for (const Context& ctx : DevicesPresent()) {
+    for (DType dt : {DType::kFloat32, DType::kFloat64}) {
+      SCOPED_TRACE(ctx.ToString() + " " + DTypeName(dt));
+      SimpleBindOptions o;
+      o.ctx = ctx;
+      o.shapes = {{"x", shape}};
+      o.type_dict = std::map<std::string, DType>{{"x", dt}, {"g", dt}, {"b", dt}};
+      std::unique_ptr<Executor> exe = Executor::SimpleBind(net, o);
+      ThrowIfError(CopyTensor(MakeTensor(shape, x, dt), exe->arg_dict().at("x")));
+      ThrowIfError(CopyTensor(MakeTensor(Shape{1}, {1}, dt), exe->arg_dict().at("g")));
+      ThrowIfError(CopyTensor(MakeTensor(Shape{1}, {0}, dt), exe->arg_dict().at("b")));
+      ThrowIfError(CopyTensor(MakeTensor(Shape{1}, {0}, dt), exe->aux_dict().at("mm")));
+      ThrowIfError(CopyTensor(MakeTensor(Shape{1}, {1}, dt), exe->aux_dict().at("mv")));
+      exe->Forward(true);
+      exe->Backward({ValueOrThrow(CopyToNew(MakeTensor(shape, head, dt), ctx, dt))});
+      const Values dx =
+          ValueOrThrow(CopyToNew(exe->grad_dict().at("x"), Context::CPU(), dt)).ToDoubles();
+      EXPECT_EQ(dx, (Values{0, 2, 0, -1}));
     }
   }
 }
