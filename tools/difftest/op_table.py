@@ -40,9 +40,65 @@ kinds:
   boxes     box_iou, box_nms, MultiBoxPrior/Detection/Target and (Multi)Proposal
             over well-formed boxes, probabilities and image sizes
   sampler   GridGenerator, BilinearSampler, SpatialTransformer
+and, in structured.py (inputs with structure; its docstring lists the value
+domains they draw: spd, tri:lower/upper, wellcond, symeig, simplex, ...):
+  reduce2   norm (ord 1/2 over an axis or all) and moments (its mean: erratum 27)
+  broadcast_shape  broadcast_to/axis/like of an input with axes of length 1,
+            reshape_like to a shape of the same size
+  block     depth_to_space / space_to_depth with sizes divisible by the block
+  split_v2  _split_v2 by sections or by indices; one of its outputs is used
+  columns   im2col, col2im (columns sized for output_size), khatri_rao
+  sequence  SequenceMask/Last/Reverse with lengths in [1, T] (or none)
+  attention the four interleaved multi-head matmuls of (T, N, heads * k * D)
+  detection box_encode, box_decode, bipartite_matching
+  linalg    gemm/gemm2/syrk of any matrices, potrf of SPD ones, potri and
+            sumlogdiag of Cholesky factors, trsm/trmm of well-conditioned
+            triangular ones, det/slogdet/inverse of well-conditioned ones,
+            syevd of symmetric ones with separated eigenvalues, gelqf,
+            extract/make diag and trian (one batch axis or none)
+  pdf       the _random_pdf_* densities: samples in the support, valid parameters
+  hwc       mx.nd.image's to_tensor, normalize, crop, adjust_lighting and flips
+  index2    ravel/unravel, scatter_nd (points without repeats), index_copy,
+            _slice_assign(_scalar)
+  correlation  Correlation of two maps of one shape
+  psroi     PSROIPooling / DeformablePSROIPooling (output_dim * group^2 channels)
+  deformable   DeformableConvolution with offsets for every output position
+  losses    softmax_cross_entropy and SVMOutput with class labels
+An entry marked "nograd" (MXNet registers no gradient for it: khatri_rao,
+_slice_assign; or the gradient is a known difference: _image_to_tensor, which
+symx leaves without one, and the image flips, erratum 23) gets fresh inputs
+that ask for no gradient.
 
 Domains of integer inputs ("index") are made by the kind from the data's
 shape, never cut into the graph's own values.
+
+Not drawn, of the forward operators symx shares with MXNet 1.9.1:
+  random: the samplers (_random_*, _random_*_like, _sample_*, _shuffle,
+    _random_randint) and the _image_random_* augmenters: draws differ between
+    engines (their densities, _random_pdf_*, are drawn)
+  GPU-only in MXNet: _contrib_fft, _contrib_ifft, _contrib_count_sketch and
+    _contrib_ModulatedDeformableConvolution (its CPU forward says "only
+    implemented in GPU")
+  control flow: _cond, _foreach, _while_loop (subgraph attributes)
+  value-dependent shapes: _contrib_boolean_mask
+  optimizer steps, which update weights and states in place rather than
+    compute a forward: sgd/nag/adam/adamw/lamb/ftml/ftrl/rmsprop(alex)/
+    signsgd/signum updates, their mp_, multi_ and preloaded_ forms,
+    _contrib_group_adagrad_update, and their helpers all_finite,
+    multi_all_finite, multi_sum_sq, multi_lars, reset_arrays
+  not callable this way in MXNet: _scatter_set_nd (its kernel checks that it
+    runs in place), fill_element_0index and _onehot_encode (NDArray functions:
+    the symbol API refuses them), _copyto (NDArray only), batch_take (int32
+    indices only; the fuzzer binds every input in one float dtype)
+  internal: _CrossDeviceCopy (the partitioner's), _rnn_param_concat (Gluon's),
+    _contrib_backward_quadratic (a backward op)
+  integer outputs describing the input: shape_array, size_array,
+    _contrib_index_array
+  known differences every graph would find again: _contrib_hawkesll
+    (erratum 22); IdentityAttachKLSparseReg (its moving average, an aux state
+    in (0, 1), moves with each training forward; golden cases cover it)
+  not yet: _contrib_RROIAlign (rotated rois; no gradient in MXNet),
+    _contrib_allclose (one 0/1 without a gradient), _histogram, _linspace
 """
 
 UNARY_ANY = ["exp", "sigmoid", "tanh", "negative", "square", "abs", "relu", "sin", "cos",
@@ -287,3 +343,162 @@ OPS += [
                "rpn_min_size": [1], "scales": [(2.0,)], "ratios": [(1.0,), (0.5, 1.0)],
                "feature_stride": [4]}},
 ]
+
+# ---------------------------------------------------------------------------- since the table
+# The forward operators symx implemented after the entries above were written
+# (kinds from structured.py where the inputs need structure).
+OPS += [
+    {"op": "hard_sigmoid", "kind": "unary", "domain": "any",
+     "attrs": {"alpha": [0.2, 0.5], "beta": [0.5, 0.1]}},
+    {"op": "_mod_scalar", "kind": "unary", "domain": "any", "attrs": {"scalar": [1.5, -2.0, 3.0]}},
+    {"op": "_rmod_scalar", "kind": "unary", "domain": "nonzero", "attrs": {"scalar": [2.5, -1.0]}},
+    {"op": "_hypot_scalar", "kind": "unary", "domain": "any", "attrs": {"scalar": [0.5, 3.0]}},
+    {"op": "_contrib_gradientmultiplier", "kind": "unary", "domain": "any",
+     "attrs": {"scalar": [0.5, -1.0, 0.0]}},
+    {"op": "_contrib_quadratic", "kind": "unary", "domain": "any",
+     "attrs": {"a": [0.0, 0.5, -1.0], "b": [0.0, 2.0], "c": [0.0, -3.0]}},
+    {"op": "_contrib_round_ste", "kind": "unary", "domain": "any", "attrs": {}},
+    {"op": "_contrib_sign_ste", "kind": "unary", "domain": "any", "attrs": {}},
+    {"op": "_contrib_div_sqrt_dim", "kind": "unary", "domain": "any", "attrs": {}},
+    {"op": "make_loss", "kind": "unary", "domain": "any", "attrs": {}},
+    {"op": "amp_cast", "kind": "unary", "domain": "any", "attrs": {"dtype": ["float32"]}},
+    {"op": "_mod", "kind": "binary", "domain": "any", "domain2": "nonzero", "attrs": {}},
+    {"op": "_hypot", "kind": "binary", "domain": "any", "attrs": {}},
+    {"op": "_identity_with_attr_like_rhs", "kind": "binary", "domain": "any", "attrs": {}},
+    {"op": "broadcast_mod", "kind": "bcast", "domain": "any", "domain2": "nonzero", "attrs": {}},
+    {"op": "broadcast_hypot", "kind": "bcast", "domain": "any", "attrs": {}},
+    {"op": "min", "kind": "reduce", "domain": "any",
+     "attrs": {"keepdims": [False, True], "exclude": [False, True]}},
+    {"op": "prod", "kind": "reduce", "domain": "any", "attrs": {"keepdims": [False, True]}},
+    {"op": "nansum", "kind": "reduce", "domain": "any", "attrs": {"keepdims": [False, True]}},
+    {"op": "nanprod", "kind": "reduce", "domain": "any", "attrs": {"keepdims": [False, True]}},
+    {"op": "norm", "kind": "reduce2", "domain": "any",
+     "attrs": {"ord": [1, 2], "keepdims": [False, True]}},
+    {"op": "moments", "kind": "reduce2", "domain": "any", "attrs": {"keepdims": [False, True]}},
+    {"op": "broadcast_to", "kind": "broadcast_shape", "domain": "any", "attrs": {"shape": "*"}},
+    {"op": "broadcast_axis", "kind": "broadcast_shape", "domain": "any",
+     "attrs": {"axis": "*", "size": "*"}},
+    {"op": "broadcast_like", "kind": "broadcast_shape", "domain": "any", "attrs": {}},
+    {"op": "reshape_like", "kind": "broadcast_shape", "domain": "any", "attrs": {}},
+    {"op": "depth_to_space", "kind": "block", "domain": "any", "attrs": {"block_size": [1, 2]}},
+    {"op": "space_to_depth", "kind": "block", "domain": "any", "attrs": {"block_size": [1, 2]}},
+    {"op": "_split_v2", "kind": "split_v2", "domain": "any",
+     "attrs": {"squeeze_axis": [False, True], "axis": "*", "indices": "*", "sections": "*"}},
+    {"op": "im2col", "kind": "columns", "domain": "any",
+     "attrs": {"kernel": [(1, 1), (2, 2), (3, 3)], "stride": [(1, 1), (2, 2)],
+               "pad": [(0, 0), (1, 1)], "dilate": [(1, 1), (2, 2)]}},
+    {"op": "col2im", "kind": "columns", "domain": "any",
+     "attrs": {"kernel": [(1, 1), (2, 2), (3, 3)], "stride": [(1, 1), (2, 2)],
+               "pad": [(0, 0), (1, 1)], "dilate": [(1, 1), (2, 2)], "output_size": "*"}},
+    {"op": "khatri_rao", "nograd": True, "kind": "columns", "domain": "any", "attrs": {}},
+    {"op": "_contrib_arange_like", "kind": "reduce", "domain": "any",
+     "attrs": {"start": [0.0, -1.5], "step": [1.0, 0.5], "repeat": [1, 2]}},
+    {"op": "_eye", "kind": "create", "domain": "any",
+     "attrs": {"N": [1, 3, 4], "M": [0, 2, 5], "k": [0, 1, -1]}},
+    {"op": "_zeros_without_dtype", "kind": "create", "domain": "any", "attrs": {}},
+    {"op": "softmax_cross_entropy", "kind": "losses", "domain": "any", "attrs": {}},
+    {"op": "SVMOutput", "kind": "losses", "domain": "any",
+     "attrs": {"margin": [1.0, 0.5], "regularization_coefficient": [1.0, 2.0],
+               "use_linear": [False, True]}},
+    {"op": "SequenceMask", "kind": "sequence", "domain": "any",
+     "attrs": {"use_sequence_length": [True, True, False], "value": [0.0, -2.0], "axis": [0, 1]}},
+    {"op": "SequenceLast", "kind": "sequence", "domain": "any",
+     "attrs": {"use_sequence_length": [True, True, False], "axis": [0, 1]}},
+    {"op": "SequenceReverse", "kind": "sequence", "domain": "any",
+     "attrs": {"use_sequence_length": [True, True, False]}},
+    {"op": "_contrib_interleaved_matmul_selfatt_qk", "kind": "attention", "domain": "any",
+     "attrs": {"heads": [1, 2, 3]}},
+    {"op": "_contrib_interleaved_matmul_selfatt_valatt", "kind": "attention", "domain": "any",
+     "attrs": {"heads": [1, 2, 3]}},
+    {"op": "_contrib_interleaved_matmul_encdec_qk", "kind": "attention", "domain": "any",
+     "attrs": {"heads": [1, 2, 3]}},
+    {"op": "_contrib_interleaved_matmul_encdec_valatt", "kind": "attention", "domain": "any",
+     "attrs": {"heads": [1, 2, 3]}},
+    {"op": "_contrib_box_encode", "kind": "detection", "domain": "any", "attrs": {}},
+    {"op": "_contrib_box_decode", "kind": "detection", "domain": "any",
+     "attrs": {"std0": [1.0, 0.1], "std1": [1.0, 0.1], "std2": [1.0, 0.2], "std3": [1.0, 0.2],
+               "clip": [-1.0, 1.0], "format": ["center", "corner"]}},
+    {"op": "_contrib_bipartite_matching", "kind": "detection", "domain": "any",
+     "attrs": {"is_ascend": [False, True], "threshold": [0.0, 0.5, -1e9], "topk": [-1, 2]}},
+    {"op": "_linalg_gemm", "kind": "linalg", "domain": "any",
+     "attrs": {"transpose_a": [False, True], "transpose_b": [False, True], "alpha": [1.0, -0.5],
+               "beta": [1.0, 2.0]}},
+    {"op": "_linalg_gemm2", "kind": "linalg", "domain": "any",
+     "attrs": {"transpose_a": [False, True], "transpose_b": [False, True], "alpha": [1.0, 0.3]}},
+    {"op": "_linalg_syrk", "kind": "linalg", "domain": "any",
+     "attrs": {"transpose": [False, True], "alpha": [1.0, -2.0]}},
+    {"op": "_linalg_potrf", "kind": "linalg", "domain": "any", "attrs": {}},
+    {"op": "_linalg_potri", "kind": "linalg", "domain": "any", "attrs": {}},
+    {"op": "_linalg_trsm", "kind": "linalg", "domain": "any",
+     "attrs": {"transpose": [False, True], "rightside": [False, True], "lower": [True, False],
+               "alpha": [1.0, 0.5]}},
+    {"op": "_linalg_trmm", "kind": "linalg", "domain": "any",
+     "attrs": {"transpose": [False, True], "rightside": [False, True], "lower": [True, False],
+               "alpha": [1.0, -1.5]}},
+    {"op": "_linalg_det", "kind": "linalg", "domain": "any", "attrs": {}},
+    {"op": "_linalg_slogdet", "kind": "linalg", "domain": "any", "attrs": {}},
+    {"op": "_linalg_inverse", "kind": "linalg", "domain": "any", "attrs": {}},
+    {"op": "_linalg_sumlogdiag", "kind": "linalg", "domain": "any", "attrs": {}},
+    {"op": "_linalg_syevd", "kind": "linalg", "domain": "any", "attrs": {}},
+    {"op": "_linalg_gelqf", "kind": "linalg", "domain": "any", "attrs": {}},
+    {"op": "_linalg_extractdiag", "kind": "linalg", "domain": "any", "attrs": {"offset": "*"}},
+    {"op": "_linalg_extracttrian", "kind": "linalg", "domain": "any",
+     "attrs": {"offset": "*", "lower": [True, False]}},
+    {"op": "_linalg_makediag", "kind": "linalg", "domain": "any", "attrs": {"offset": [0, 1, -2]}},
+    {"op": "_linalg_maketrian", "kind": "linalg", "domain": "any",
+     "attrs": {"offset": [0, 1, -1], "lower": [True, False]}},
+    {"op": "BatchNorm_v1", "kind": "batchnorm", "domain": "any",
+     "attrs": {"fix_gamma": [False, True], "use_global_stats": [True], "eps": [1e-3, 1e-5]}},
+    {"op": "_contrib_BatchNormWithReLU", "kind": "batchnorm", "domain": "any",
+     "attrs": {"fix_gamma": [False, True], "use_global_stats": [True], "eps": [1e-3, 1e-5]}},
+    {"op": "_contrib_SyncBatchNorm", "kind": "batchnorm", "domain": "any",
+     "attrs": {"fix_gamma": [False, True], "use_global_stats": [True], "eps": [1e-3, 1e-5],
+               "key": ["difftest"]}},
+    {"op": "Convolution_v1", "kind": "conv", "domain": "any",
+     "attrs": {"num_filter": [2, 4], "kernel": [(1, 1), (3, 3)], "stride": [(1, 1), (2, 2)],
+               "pad": [(0, 0), (1, 1)], "no_bias": [False, True]}},
+    {"op": "Pooling_v1", "kind": "pool", "domain": "any",
+     "attrs": {"pool_type": ["max", "avg", "sum"], "kernel": [(2, 2), (3, 3)],
+               "stride": [(1, 1), (2, 2)], "pooling_convention": ["valid", "full"],
+               "global_pool": [False, False, True]}},
+    {"op": "_image_to_tensor", "nograd": True, "kind": "hwc", "domain": "any", "attrs": {}},
+    {"op": "_image_normalize", "kind": "hwc", "domain": "any",
+     "attrs": {"mean": [(0.0,), (0.5, 0.2, -0.1)], "std": [(1.0,), (0.3, 1.0, 2.0)]}},
+    {"op": "_image_crop", "kind": "hwc", "domain": "any",
+     "attrs": {"x": "*", "y": "*", "width": "*", "height": "*"}},
+    {"op": "_image_adjust_lighting", "kind": "hwc", "domain": "any",
+     "attrs": {"alpha": [(0.1, -0.2, 0.05), (0.0, 0.0, 0.0)]}},
+    # forward only: MXNet's flip gradient is unflipped (docs/numerics.md, erratum 23)
+    {"op": "_image_flip_left_right", "nograd": True, "kind": "hwc", "domain": "any",
+     "attrs": {}},
+    {"op": "_image_flip_top_bottom", "nograd": True, "kind": "hwc", "domain": "any",
+     "attrs": {}},
+    {"op": "_ravel_multi_index", "kind": "index2", "domain": "any", "attrs": {"shape": "*"}},
+    {"op": "_unravel_index", "kind": "index2", "domain": "any", "attrs": {"shape": "*"}},
+    {"op": "scatter_nd", "kind": "index2", "domain": "any", "attrs": {"shape": "*"}},
+    {"op": "_contrib_index_copy", "kind": "index2", "domain": "any", "attrs": {}},
+    {"op": "_slice_assign", "nograd": True, "kind": "index2", "domain": "any",
+     "attrs": {"begin": "*", "end": "*"}},
+    {"op": "_slice_assign_scalar", "nograd": True, "kind": "index2", "domain": "any",
+     "attrs": {"scalar": [0.0, 2.5], "begin": "*", "end": "*"}},
+    {"op": "Correlation", "kind": "correlation", "domain": "any",
+     "attrs": {"kernel_size": [1, 3], "max_displacement": [0, 1, 2], "stride1": [1, 2],
+               "stride2": [1, 2], "pad_size": [0, 1, 2], "is_multiply": [True, False]}},
+    {"op": "_contrib_PSROIPooling", "kind": "psroi", "domain": "any",
+     "attrs": {"spatial_scale": [1.0, 0.5], "output_dim": [1, 2], "pooled_size": [1, 2, 3],
+               "group_size": "*"}},
+    {"op": "_contrib_DeformablePSROIPooling", "kind": "psroi", "domain": "any",
+     "attrs": {"spatial_scale": [1.0, 0.5], "output_dim": [1, 2], "pooled_size": [1, 2],
+               "group_size": "*", "sample_per_part": [1, 2], "trans_std": [0.0, 0.1],
+               "no_trans": [False, True]}},
+    {"op": "_contrib_DeformableConvolution", "kind": "deformable", "domain": "any",
+     "attrs": {"num_filter": [1, 3], "kernel": [(1, 1), (3, 3)], "stride": [(1, 1), (2, 2)],
+               "pad": [(0, 0), (1, 1)], "no_bias": [False, True]}},
+]
+
+# The densities: samples inside each distribution's support and valid
+# parameters (structured.py's _PDF), in both outputs (is_log).
+for _dist in ["normal", "uniform", "gamma", "exponential", "poisson", "negative_binomial",
+              "generalized_negative_binomial", "dirichlet"]:
+    OPS.append({"op": "_random_pdf_" + _dist, "kind": "pdf", "domain": "any",
+                "attrs": {"is_log": [False, True]}})
