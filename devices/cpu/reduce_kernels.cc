@@ -206,6 +206,32 @@ void ReduceMiddle(const KernelContext& ctx, const std::vector<int64_t>& dims, co
               });
 }
 
+// An L2 norm whose sum of squares overflowed (|x| above 1.8e19 in float32)
+// while the inputs are finite is recomputed as m * sqrt(sum((x / m)^2)), m the
+// largest |x| of the output's inputs, in double (MXNet's nrm2 reducer scales
+// the same way). The usual case pays one scan of the outputs.
+template <typename T>
+void RescaleOverflowedNorm2(const BroadcastPlan& plan, const T* src, T* dst, int64_t out_size) {
+  auto is_inf = [](T v) { return std::isinf(static_cast<double>(v)); };
+  if (std::none_of(dst, dst + out_size, is_inf)) return;
+  std::vector<double> scale(out_size, 0.0), sum(out_size, 0.0);
+  KernelContext serial;
+  ForEachBroadcast(serial, plan, [&](int64_t i, int64_t j) {
+    scale[j] = std::max(scale[j], std::abs(static_cast<double>(src[i])));
+  });
+  ForEachBroadcast(serial, plan, [&](int64_t i, int64_t j) {
+    if (std::isfinite(scale[j]) && scale[j] > 0) {
+      const double r = static_cast<double>(src[i]) / scale[j];
+      sum[j] += r * r;
+    }
+  });
+  for (int64_t j = 0; j < out_size; ++j) {
+    if (is_inf(dst[j]) && std::isfinite(scale[j])) {
+      dst[j] = static_cast<T>(scale[j] * std::sqrt(sum[j]));
+    }
+  }
+}
+
 // Writes the reduction of input 0 to `dst`: output 0's data, or a buffer of
 // its size when output 0 has another dtype (norm's out_dtype). `src` holds
 // input 0's values, or others of its shape (moments' squared deviations).
@@ -231,7 +257,10 @@ absl::Status ReduceForward(const KernelContext& ctx, const T* src, T* dst) {
   }
   if (!plan.any_reduced()) {
     // Nothing to reduce (only size-1 axes): the output is the input, mapped.
-    if constexpr (HasTerm(K)) {
+    if constexpr (K == ReduceKind::kNorm2) {
+      // |x|, not sqrt(x^2), which overflows
+      for (int64_t i = 0; i < in.size(); ++i) dst[i] = Term<T, ReduceKind::kNorm1>(src[i]);
+    } else if constexpr (HasTerm(K)) {
       for (int64_t i = 0; i < in.size(); ++i) dst[i] = Finish<T, K>(Term<T, K>(src[i]), T(1));
     } else if (dst != src) {
       std::memcpy(dst, src, in.nbytes());
@@ -247,6 +276,7 @@ absl::Status ReduceForward(const KernelContext& ctx, const T* src, T* dst) {
   const int n = static_cast<int>(dims.size());
   if (n == 3) {
     ReduceMiddle<T, K>(ctx, dims, src, dst, inv_count);
+    if constexpr (K == ReduceKind::kNorm2) RescaleOverflowedNorm2(plan, src, dst, out.size());
     return absl::OkStatus();
   }
   bool done = n >= 2 && DispatchRank(n, [&](auto rank) {
@@ -254,7 +284,10 @@ absl::Status ReduceForward(const KernelContext& ctx, const T* src, T* dst) {
                 if constexpr (N >= 2)
                   EigenReduce<T, K, N>(ctx, dims, src, dst, in.size(), inv_count);
               });
-  if (done) return absl::OkStatus();
+  if (done) {
+    if constexpr (K == ReduceKind::kNorm2) RescaleOverflowedNorm2(plan, src, dst, out.size());
+    return absl::OkStatus();
+  }
 
   // Many alternating groups: accumulate serially (outputs would race in parallel).
   std::fill(dst, dst + out.size(), Identity<T, K>());
@@ -265,6 +298,7 @@ absl::Status ReduceForward(const KernelContext& ctx, const T* src, T* dst) {
   if constexpr (K == ReduceKind::kMean || K == ReduceKind::kNorm2) {
     for (int64_t j = 0; j < out.size(); ++j) dst[j] = Finish<T, K>(dst[j], inv_count);
   }
+  if constexpr (K == ReduceKind::kNorm2) RescaleOverflowedNorm2(plan, src, dst, out.size());
   return absl::OkStatus();
 }
 

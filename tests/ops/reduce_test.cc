@@ -470,6 +470,33 @@ TEST(ReduceKernel, NormOverAllAxesIsShapeOneAndOutDtypeConverts) {
   EXPECT_EQ(y[0].ToDoubles(), (std::vector<double>{5, 1.5}));
 }
 
+// An L2 norm whose sum of squares overflows float32 is still the norm (MXNet
+// scales; the fuzzer's s36_g2125 and s37_g659 found symx returning infinity):
+// one element (nothing reduced), a middle axis, all axes and two axes apart.
+TEST(ReduceKernel, NormTwoDoesNotOverflow) {
+  using testing::MakeTensor;
+  using testing::RunOp;
+  const double big = 1.8236532e23;
+  std::vector<Tensor> y = RunOp("norm", {{"axis", "0"}, {"keepdims", "True"}},
+                                {MakeTensor(Shape{1, 1}, {-big}, DType::kFloat32)});
+  EXPECT_NEAR(y[0].ToDoubles()[0], big, big * 1e-6);
+  // (2, 3, 2) over axis 1: rows (3e20, 4e20, 0) and (1, 2, 2) for column 0.
+  std::vector<double> x(12, 0.0);
+  x[0] = 3e20, x[2] = 4e20, x[1] = 1, x[3] = 2, x[5] = 2;
+  y = RunOp("norm", {{"axis", "1"}}, {MakeTensor(Shape{2, 3, 2}, x, DType::kFloat32)});
+  EXPECT_NEAR(y[0].ToDoubles()[0], 5e20, 5e20 * 1e-6);
+  EXPECT_NEAR(y[0].ToDoubles()[1], 3, 1e-6);
+  y = RunOp("norm", {}, {MakeTensor(Shape{2, 3, 2}, x, DType::kFloat32)});
+  EXPECT_NEAR(y[0].ToDoubles()[0], 5e20, 5e20 * 1e-6);
+  y = RunOp("norm", {{"axis", "(0, 2)"}}, {MakeTensor(Shape{2, 3, 2}, x, DType::kFloat32)});
+  EXPECT_NEAR(y[0].ToDoubles()[0], 3e20, 3e20 * 1e-6);
+  EXPECT_NEAR(y[0].ToDoubles()[1], 4e20, 4e20 * 1e-6);
+  // An infinite input still gives infinity.
+  y = RunOp("norm", {},
+            {MakeTensor(Shape{2}, {1, std::numeric_limits<double>::infinity()}, DType::kFloat32)});
+  EXPECT_TRUE(std::isinf(y[0].ToDoubles()[0]));
+}
+
 TEST(ReduceKernel, NormGradientsAreMXNets) {
   Tensor data = Tensor::FromVector(Shape{2, 2}, {0, 0, 3, -4});
   Tensor og = Tensor::FromVector(Shape{2}, {1, 2});
