@@ -121,6 +121,16 @@ def test_setitem_scalar_array_and_ndarray():
     np.testing.assert_array_equal(x.asnumpy(), [[7, 8, 9], [5, 5, 5]])
 
 
+def test_setitem_of_a_zero_dimensional_array():
+    # MXNet 1.9.1: x[:] = numpy_value works on a 0-d array (an executor's
+    # argument of shape (), bound beside a 0-d output: the fuzzer's s36_g268).
+    x = mx.nd.array(np.array(2.5))
+    x[:] = np.array(3.0)
+    assert x.shape == () and float(x.asnumpy()) == 3.0
+    x[:] = mx.nd.array(np.array(-1.5))
+    assert float(x.asnumpy()) == -1.5
+
+
 def test_setitem_shape_mismatch_raises():
     x = mx.nd.zeros((2, 3))
     # MXNet: ValueError (operands could not be broadcast) for both.

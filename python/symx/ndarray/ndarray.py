@@ -207,6 +207,10 @@ class NDArray:
         return array(self.asnumpy()[key], ctx=self.context, dtype=self._t.dtype)
 
     def __setitem__(self, key, value):
+        if self.ndim == 0 and isinstance(key, slice) and key == slice(None):
+            # x[:] = v on a 0-d array sets its element (MXNet 1.9.1 takes a
+            # numpy source there; numpy itself refuses the slice)
+            key = ()
         if not self._t.context.startswith("cpu") or self._t.dtype == "bfloat16":
             host = self.asnumpy()
             host[key] = _as_numpy(value)
