@@ -30,7 +30,12 @@ FOUND = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "difftest
 # give a number and the derivative is infinite: only the gradients named here
 # come from finite differences, the others keep MXNet's (the engines agreed
 # on them). s15_g36: cbrt(maximum(c3, v4)) with c3 = 0 > v4 at element 0.
-FD_ONLY = {"s15_g36": ["v4"]}
+# The _mod findings (s31_g620, s34_g1322: relu; s39_g600: gelqf; s33_g785, s35_g2036:
+# DeformableConvolution outputs of exactly 0) divide by a zero divisor, where
+# _mod jumps: finite differences there are no derivative, so only the
+# gradients MXNet got wrong come from them.
+FD_ONLY = {"s15_g36": ["v4"], "s31_g620": ["c2"], "s34_g1322": ["c1"],
+           "s33_g785": ["v0", "v1"], "s35_g2036": ["v2", "v3"], "s39_g600": ["v6"]}
 
 
 def _case(path):
@@ -41,6 +46,11 @@ def _case(path):
     if not kinds <= {"mxnet", "symx"}:
         return None
     if any(v.get("judge", "").startswith("finite differences of symx") for v in verdicts):
+        return None
+    # A 0-d input (s36_g268: beside a squeezed SliceChannel output) cannot be
+    # bound by golden_lib (mx.nd.zeros(()) fails in MXNet 1.9.1); the symx bug
+    # it found has its test in tests/python/test_ndarray.py.
+    if any(not v["shape"] for v in found["values"].values()):
         return None
     symbol = mx.sym.load_json(json.dumps(found["symbol"]))
     values = {k: np.array(v["data"], dtype=np.float64).reshape(v["shape"])
