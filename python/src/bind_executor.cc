@@ -21,6 +21,7 @@
 #include "executor/executor.h"
 #include "executor/grad_req.h"
 #include "python/src/convert.h"
+#include "python/src/ranks.h"
 
 namespace symx::python {
 namespace {
@@ -108,8 +109,7 @@ py::tuple SimpleBind(const Symbol& symbol, const std::string& ctx,
                      const py::object& grad_req,
                      const std::optional<std::map<std::string, std::string>>& type_dict,
                      const std::map<std::string, std::string>& group2ctx,
-                     const std::vector<std::string>& shared_arg_names,
-                     const PyExecutor* shared,
+                     const std::vector<std::string>& shared_arg_names, const PyExecutor* shared,
                      const std::optional<std::map<std::string, Tensor>>& shared_buffer) {
   SimpleBindOptions options;
   options.ctx = ToContext(ctx);
@@ -201,13 +201,25 @@ std::vector<std::map<std::string, py::object>> MemoryStatsList(const PyExecutor&
 // destructor runs first (members go in reverse order), then they may go.
 class PyReducer {
  public:
-  PyReducer(const py::list& replicas, const std::vector<std::string>& params) {
+  // `ranks`: the job's ranks (mx.kv's distributed stores), or nullptr for
+  // this process's replicas alone.
+  PyReducer(const py::list& replicas, const std::vector<std::string>& params,
+            std::shared_ptr<PyRanks> ranks) {
     std::vector<Executor*> executors;
     for (py::handle r : replicas) {
       executors.push_back(r.cast<PyExecutor&>().exe.get());
       replicas_.push_back(py::reinterpret_borrow<py::object>(r));
     }
-    reducer_ = ValueOrThrow(GradientReducer::Create(executors, params, nullptr, {}));
+    ReducerOptions options;
+    std::shared_ptr<Communicator> comm;
+    if (ranks != nullptr) {
+      comm = ranks->comm;
+      options.timeout = ranks->timeout;
+    }
+    // Create is collective over the ranks: the GIL must not be held while it
+    // waits for the others.
+    py::gil_scoped_release release;
+    reducer_ = ValueOrThrow(GradientReducer::Create(executors, params, comm, options));
   }
   void Start() { reducer_->Start(); }
   void Finish() {
@@ -269,7 +281,8 @@ void RegisterExecutor(py::module_& m) {
           },
           py::arg("is_train"), py::arg("inputs"))
       .def("backward", &Backward, py::arg("head_grads"))
-      .def_property_readonly("outputs", [](const PyExecutor& s) { return FromTensors(s.exe->outputs()); })
+      .def_property_readonly("outputs",
+                             [](const PyExecutor& s) { return FromTensors(s.exe->outputs()); })
       .def_property_readonly("arg_arrays",
                              [](const PyExecutor& s) { return FromTensors(s.exe->arg_arrays()); })
       .def_property_readonly("grad_arrays",
@@ -302,18 +315,17 @@ void RegisterExecutor(py::module_& m) {
       .def("debug_str", [](const PyExecutor& s) { return s.exe->DebugStr(); });
 
   m.def("bind", &Bind, py::arg("symbol"), py::arg("ctx"), py::arg("args"), py::arg("args_grad"),
-        py::arg("grad_req"), py::arg("aux_states"), py::arg("group2ctx"),
-        py::arg("shared_exec"));
+        py::arg("grad_req"), py::arg("aux_states"), py::arg("group2ctx"), py::arg("shared_exec"));
   m.def("simple_bind", &SimpleBind, py::arg("symbol"), py::arg("ctx"), py::arg("shapes"),
         py::arg("grad_req"), py::arg("type_dict"), py::arg("group2ctx"),
         py::arg("shared_arg_names"), py::arg("shared_exec"), py::arg("shared_buffer"));
 
-  m.def("run_replicas", &RunReplicas, py::arg("replicas"), py::arg("is_train"),
-        py::arg("forward"), py::arg("backward"));
+  m.def("run_replicas", &RunReplicas, py::arg("replicas"), py::arg("is_train"), py::arg("forward"),
+        py::arg("backward"));
 
   py::class_<PyReducer>(m, "GradientReducer")
-      .def(py::init<const py::list&, const std::vector<std::string>&>(),
-           py::arg("replicas"), py::arg("params"))
+      .def(py::init<const py::list&, const std::vector<std::string>&, std::shared_ptr<PyRanks>>(),
+           py::arg("replicas"), py::arg("params"), py::arg("ranks") = nullptr)
       .def("start", &PyReducer::Start)
       .def("finish", &PyReducer::Finish);
 }

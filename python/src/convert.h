@@ -75,6 +75,7 @@ void RegisterSymbol(py::module_& m);
 void RegisterExecutor(py::module_& m);
 void RegisterTrain(py::module_& m);
 void RegisterImperative(py::module_& m);
+void RegisterRanks(py::module_& m);
 
 }  // namespace symx::python
 

@@ -56,6 +56,7 @@ PYBIND11_MODULE(_symx, m) {
   RegisterExecutor(m);
   RegisterTrain(m);
   RegisterImperative(m);
+  RegisterRanks(m);
 }
 
 }  // namespace symx::python

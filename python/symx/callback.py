@@ -5,6 +5,7 @@ import math
 import time
 
 from . import model as _model
+from .kvstore import job_rank
 
 __all__ = ["Speedometer", "do_checkpoint", "module_checkpoint", "log_train_metric",
            "ProgressBar", "LogValidationMetricsCallback"]
@@ -45,7 +46,7 @@ def log_train_metric(period, auto_reset=False):
 class Speedometer:
     """Logs samples/sec (and the metric) every ``frequent`` batches; with
     auto_reset the metric's local statistic restarts after each line (the
-    epoch's line uses the global one)."""
+    epoch's line uses the global one). In an mpirun job only rank 0 logs."""
 
     def __init__(self, batch_size, frequent=50, auto_reset=True):
         self.batch_size = batch_size
@@ -67,6 +68,11 @@ class Speedometer:
         if count % self.frequent != 0:
             return
         elapsed = time.time() - self.tic
+        if job_rank() != 0:
+            if param.eval_metric is not None and self.auto_reset:
+                param.eval_metric.reset_local()
+            self.tic = time.time()
+            return
         speed = self.frequent * self.batch_size / elapsed if elapsed > 0 else float("inf")
         if param.eval_metric is not None:
             name_value = param.eval_metric.get_name_value()

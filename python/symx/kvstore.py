@@ -1,4 +1,4 @@
-"""mx.kv (mx.kvstore): MXNet's KVStore API for one process.
+"""mx.kv (mx.kvstore): MXNet's KVStore API.
 
 The single-machine types ('local', 'device', 'nccl' and MXNet's other
 local_* spellings) keep one value per key: ``push`` sums the values given
@@ -9,10 +9,19 @@ out. 'device' (and 'nccl') take ``set_gradient_compression({'type': '2bit',
 plus what earlier rounding left over, is sent as -t, 0 or +t, and the rest
 is kept for the next push.
 
-The distributed types ('dist_sync', 'dist_device_sync', 'dist_async',
-'horovod', 'byteps') need ranks, which the Python front cannot span yet:
-creating one is an MXNetError naming it (the ``symx`` tool trains data
-parallel under mpirun: ``mpirun -np N symx train``).
+The synchronous distributed types ('dist_sync', 'dist_device_sync',
+'dist_sync_device', 'dist') span the ranks of an ``mpirun -np N python
+script.py`` job over the engine's MPI communicator; there are no server
+processes. ``init`` gives every rank rank 0's value; ``push`` sums the
+values of this process's devices, then over the ranks (an allreduce), and
+every rank applies the optimizer to its copy of the stored value (the sum is
+the same bits on every rank, so the copies stay equal: what MXNet's servers
+compute, without the round trip). ``rank``/``num_workers`` are the job's;
+run without a launcher the store is a job of one. Every collective ends
+after SYMX_COMM_TIMEOUT seconds (default 300) with an MXNetError naming the
+rank at fault, and an exception that ends the script on one rank ends the
+job (MPI_Abort), so no rank waits forever. 'dist_async' (asynchronous
+servers), 'horovod' and 'byteps' are refused with the reason.
 """
 import numpy as np
 
@@ -23,8 +32,8 @@ __all__ = ["KVStore", "create"]
 
 _LOCAL_TYPES = ("local", "device", "nccl", "local_update_cpu", "local_allreduce_cpu",
                 "local_allreduce_device")
-_DIST_TYPES = ("dist_sync", "dist_device_sync", "dist_sync_device", "dist_async", "dist",
-               "horovod", "byteps")
+_DIST_SYNC_TYPES = ("dist_sync", "dist_device_sync", "dist_sync_device", "dist")
+_DIST_TYPES = _DIST_SYNC_TYPES + ("dist_async", "horovod", "byteps")
 
 
 def _pairs(key, value, what):
@@ -87,7 +96,11 @@ class KVStore:
         for k, values in _pairs(key, value, "init"):
             if k in self._store:
                 raise MXNetError("kvstore init: duplicate init of key %r" % (k,))
-            self._store[k] = values[0].copy()
+            self._store[k] = self._initial(k, values[0].copy())
+
+    def _initial(self, key, value):
+        """The value a key starts from: this process's."""
+        return value
 
     def _merged(self, key, values, stored):
         for v in values:
@@ -101,6 +114,10 @@ class KVStore:
             total += v.as_in_context(stored.context)
         return total
 
+    def _across_ranks(self, key, merged):
+        """One process's sum is the whole sum."""
+        return merged
+
     def _two_bit(self, key, slot, value):
         from .ndarray import array
         t = self._threshold
@@ -113,7 +130,7 @@ class KVStore:
     def push(self, key, value, priority=0):
         for k, values in _pairs(key, value, "push"):
             stored = self._stored(k, "push")
-            merged = self._merged(k, values, stored)
+            merged = self._across_ranks(k, self._merged(k, values, stored))
             if self._updater is not None:
                 self._updater(k, merged, stored)
             else:
@@ -190,9 +207,143 @@ def create(name="local"):
     name = name.lower()
     if name in _LOCAL_TYPES:
         return KVStore(name)
+    if name in _DIST_SYNC_TYPES:
+        return DistKVStore(name)
     if name in _DIST_TYPES or name.startswith("dist"):
-        raise MXNetError("kvstore '%s' needs several ranks, which symx's Python front cannot "
-                         "span yet; train data parallel under mpirun with the symx tool "
-                         "(mpirun -np N symx train ...), or use 'local'/'device' here" % name)
+        raise MXNetError("kvstore '%s': symx runs no parameter servers, so there is no "
+                         "asynchronous update; 'dist_sync' trains the same script over the "
+                         "ranks of mpirun -np N with synchronous allreduce" % name)
     raise MXNetError("unknown kvstore type '%s' (known: %s)"
                      % (name, ", ".join(_LOCAL_TYPES + _DIST_TYPES)))
+
+
+def _comm_timeout():
+    """SYMX_COMM_TIMEOUT in seconds (default 300), read when ranks start."""
+    import os
+    text = os.environ.get("SYMX_COMM_TIMEOUT", "300")
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0:
+        raise MXNetError("SYMX_COMM_TIMEOUT must be a positive number of seconds, got %r" % text)
+    return value
+
+
+_job = []  # the job's ranks once started: [Ranks] (MPI starts once per process)
+
+
+def job_ranks():
+    """The ranks of this mpirun job (the engine's MPI communicator), started
+    on first use, or None when no launcher started this process."""
+    from . import base
+    core = base._core
+    if _job:
+        return _job[0]
+    if not core.mpi_launched():
+        return None
+    ranks = core.mpi_world(_comm_timeout())
+    _job.append(ranks)
+    _end_job_with_the_script(core, ranks)
+    return ranks
+
+
+def _end_job_with_the_script(core, ranks):
+    """MPI must finalize on every rank after the script, and an uncaught
+    exception on one rank must end the others (they would wait in their next
+    collective for the rest of their timeout, or in MPI_Finalize for ever):
+    the exception is printed, then MPI_Abort makes mpirun end every rank."""
+    import atexit
+    import sys
+    atexit.register(core.finalize_mpi)
+    previous = sys.excepthook
+
+    def abort_job(kind, value, tb):
+        previous(kind, value, tb)
+        if ranks.size > 1:
+            sys.stderr.write("symx: rank %d ends the job after an uncaught %s\n"
+                             % (ranks.rank, kind.__name__))
+            sys.stderr.flush()
+            ranks.abort("uncaught %s on rank %d" % (kind.__name__, ranks.rank))
+
+    sys.excepthook = abort_job
+
+
+def job_rank():
+    """This process's rank in its mpirun job once ranks have started (a
+    distributed kvstore made), else 0. Module.fit, Speedometer and the
+    example scripts log on rank 0 alone."""
+    return _job[0].rank if _job else 0
+
+
+class DistKVStore(KVStore):
+    """The synchronous distributed store over the job's ranks (see the
+    module docstring)."""
+
+    def __init__(self, kv_type):
+        KVStore.__init__(self, kv_type)
+        self._ranks = job_ranks()
+
+    @property
+    def rank(self):
+        return 0 if self._ranks is None else self._ranks.rank
+
+    @property
+    def num_workers(self):
+        return 1 if self._ranks is None else self._ranks.size
+
+    def _host(self, value):
+        from .context import cpu
+        if value.context.device_type == "cpu":
+            return value
+        return value.as_in_context(cpu())
+
+    def _initial(self, key, value):
+        # MXNet's servers keep the value rank 0 initialized the key with.
+        if self._ranks is None or self._ranks.size == 1:
+            return value
+        host = self._host(value).copy()
+        self._ranks.broadcast([host._t], 0)
+        if host.context != value.context:
+            return host.as_in_context(value.context)
+        return host
+
+    def _across_ranks(self, key, merged):
+        if self._threshold is not None:
+            # MXNet's dist stores compress what a worker sends: the sum of
+            # its devices' gradients (slot -1: the process's push).
+            merged = self._two_bit(key, -1, merged)
+        if self._ranks is None or self._ranks.size == 1:
+            return merged
+        host = self._host(merged)
+        if host is merged:
+            host = merged.copy()
+        self._ranks.allreduce([host._t], "sum")
+        return host if host.context == merged.context else host.as_in_context(merged.context)
+
+    def _merged(self, key, values, stored):
+        # Compression applies once, to the process's sum (_across_ranks).
+        threshold, self._threshold = self._threshold, None
+        try:
+            return KVStore._merged(self, key, values, stored)
+        finally:
+            self._threshold = threshold
+
+    def set_gradient_compression(self, compression_params):
+        # Every distributed type takes it, as MXNet's dist stores do.
+        saved, self._type = self._type, "device"
+        try:
+            KVStore.set_gradient_compression(self, compression_params)
+        finally:
+            self._type = saved
+
+    def _barrier(self):
+        if self._ranks is not None and self._ranks.size > 1:
+            self._ranks.barrier()
+
+    barrier = _barrier
+
+    @property
+    def ranks(self):
+        """The job's ranks (the engine's communicator), or None for a job of one."""
+        return self._ranks

@@ -8,6 +8,7 @@ import numpy as np
 from .. import metric as _metric
 from .. import ndarray as nd
 from ..initializer import Uniform
+from ..kvstore import job_rank
 from .executor_group import merge_on_first_context
 
 BatchEndParam = namedtuple("BatchEndParams", ["epoch", "nbatch", "eval_metric", "locals"])
@@ -131,10 +132,14 @@ class BaseModule:
                     monitor.toc_print()
                 for callback in _as_list(batch_end_callback):
                     callback(BatchEndParam(epoch, nbatch, eval_metric, locals()))
-            # The epoch's whole metric, whatever callbacks reset locally.
+            # The epoch's whole metric, whatever callbacks reset locally;
+            # in an mpirun job, rank 0's (its shard's), logged by rank 0.
+            log = job_rank() == 0
             for name, val in eval_metric.get_global_name_value():
-                self.logger.info("Epoch[%d] Train-%s=%f", epoch, name, val)
-            self.logger.info("Epoch[%d] Time cost=%.3f", epoch, time.time() - tic)
+                if log:
+                    self.logger.info("Epoch[%d] Train-%s=%f", epoch, name, val)
+            if log:
+                self.logger.info("Epoch[%d] Time cost=%.3f", epoch, time.time() - tic)
             # As MXNet's fit: the replicas' averaged aux states (BatchNorm's
             # moving statistics) go back into every replica.
             arg_params, aux_params = self.get_params()
@@ -146,5 +151,6 @@ class BaseModule:
                                  score_end_callback=eval_end_callback,
                                  batch_end_callback=eval_batch_end_callback, epoch=epoch)
                 for name, val in res:
-                    self.logger.info("Epoch[%d] Validation-%s=%f", epoch, name, val)
+                    if log:
+                        self.logger.info("Epoch[%d] Validation-%s=%f", epoch, name, val)
             train_data.reset()

@@ -12,6 +12,7 @@ import threading
 import numpy as np
 
 from ..base import _core, MXNetError
+from ..context import cpu as _cpu
 from .. import ndarray as nd
 from ..io import DataDesc
 
@@ -131,8 +132,10 @@ class DataParallelExecutorGroup:
         # by the reducer during backward, which writes each backward's sum
         # into every replica (adding the next one on top would count the
         # earlier ones again).
-        self.sum_at_update = (len(contexts) > 1
-                              and any(req.get(n) == "add" for n in self.grad_params))
+        self.has_add = any(req.get(n) == "add" for n in self.grad_params)
+        # The job's ranks (a distributed kvstore's; set_ranks), kept by the
+        # groups a reshape makes from this one.
+        self.ranks = shared_group.ranks if shared_group is not None else None
         types = {d.name: d.dtype for d in self.data_shapes + self.label_shapes}
         self.execs = []
         for i, ctx in enumerate(contexts):
@@ -151,10 +154,37 @@ class DataParallelExecutorGroup:
         self.reducer = None
         self._make_reducer()
 
+    @property
+    def sum_at_update(self):
+        return self.has_add and (len(self.execs) > 1 or self.ranks is not None)
+
     def _make_reducer(self):
         self.reducer = None  # the old one (if any) goes first: it clears its callbacks
-        if len(self.execs) > 1 and self.grad_params and not self.sum_at_update:
-            self.reducer = _core.GradientReducer([e._handle for e in self.execs], self.grad_params)
+        if ((len(self.execs) > 1 or self.ranks is not None) and self.grad_params
+                and not self.sum_at_update):
+            # Collective over the ranks: every rank makes its reducer here,
+            # in the same order (the same model and bucket layout, else the
+            # error names the ranks and the first difference).
+            self.reducer = _core.GradientReducer([e._handle for e in self.execs],
+                                                 self.grad_params, self.ranks)
+
+    def set_ranks(self, ranks):
+        """Trains over the ranks of a distributed kvstore's job: rank 0's
+        parameters go to every rank (MXNet's kvstore init and pull), and the
+        reducer sums each backward's gradients over every replica of every
+        rank. ``ranks``: the store's, or None for this process alone."""
+        self.ranks = ranks
+        # The reducer first: making it compares the ranks' models and names
+        # the first difference, which a broadcast of mismatched parameters
+        # could only report as a size.
+        self._make_reducer()
+        if ranks is not None:
+            first = self.execs[0]
+            names = [n for n in self.param_names if n in first.arg_dict]
+            ranks.broadcast([first.arg_dict[n]._t for n in names], 0)
+            for exe in self.execs[1:]:
+                for n in names:
+                    exe.arg_dict[n]._t.copy_from(first.arg_dict[n]._t)
 
     # --- running ------------------------------------------------------------
     def _load(self, names, arrays):
@@ -240,6 +270,8 @@ class DataParallelExecutorGroup:
                 grad = grad.copy()  # the replicas keep their own accumulated gradients
                 for exe in self.execs[1:]:
                     grad += exe.grad_dict[name].as_in_context(grad.context)
+                if self.ranks is not None:
+                    self._sum_over_ranks(grad)
             indices.append(index_of[name])
             grads.append(grad)
             weights.append(first.arg_dict[name])
@@ -255,6 +287,15 @@ class DataParallelExecutorGroup:
         for exe in self.execs[1:]:
             for name in self.grad_params:
                 exe.arg_dict[name]._t.copy_from(first.arg_dict[name]._t)
+
+    def _sum_over_ranks(self, grad):
+        """grad (this process's sum) becomes the sum over the job's ranks."""
+        if grad.context.device_type == "cpu":
+            self.ranks.allreduce([grad._t], "sum")
+        else:
+            host = grad.as_in_context(_cpu())
+            self.ranks.allreduce([host._t], "sum")
+            grad._t.copy_from(host._t)
 
     def update_metric(self, eval_metric, labels):
         label_axes = [self.axes.get(d.name, 0) for d in self.label_shapes]

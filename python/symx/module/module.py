@@ -20,18 +20,19 @@ def _descs(shapes):
     return [s if isinstance(s, DataDesc) else DataDesc(*s) for s in shapes]
 
 
-def _one_process_kvstore(kvstore):
-    """The KVStore a Module was given (None for a name or None). The module
-    sums its contexts' gradients itself, as MXNet's local and device stores
-    do; a distributed type is refused by kvstore.create, naming it."""
+def _module_kvstore(kvstore):
+    """The KVStore a Module was given: None for a one-process type's name or
+    None (the module sums its contexts' gradients itself, as MXNet's local
+    and device stores do), the store itself, or a distributed store made
+    from its name (its ranks sum the gradients with the engine's reducer)."""
     from .. import kvstore as kvs
     if kvstore is None:
         return None
     if isinstance(kvstore, kvs.KVStore):
         return kvstore
     if isinstance(kvstore, str):
-        kvs.create(kvstore)  # refuses dist_* and unknown names
-        return None
+        kv = kvs.create(kvstore)  # refuses dist_async and unknown names
+        return kv if isinstance(kv, kvs.DistKVStore) else None
     raise MXNetError("kvstore must be a type name or a KVStore, got %s" % type(kvstore).__name__)
 
 
@@ -334,8 +335,11 @@ class Module(BaseModule):
         if self.optimizer_initialized and not force_init:
             self.logger.warning("optimizer already initialized, ignoring...")
             return
-        kv = _one_process_kvstore(kvstore)
+        kv = _module_kvstore(kvstore)
         batch_size = self._exec_group.batch_size
+        if kv is not None and "dist" in kv.type and "_sync" in kv.type:
+            # MXNet's rule: the optimizer averages over the global batch.
+            batch_size *= kv.num_workers
         idx2name = dict(enumerate(self._param_names))
         if isinstance(optimizer, str):
             params = dict(optimizer_params)
@@ -357,6 +361,13 @@ class Module(BaseModule):
             # MXNet updates on the kvstore: its updater is the module's, so
             # kv.save_optimizer_states saves what the module steps.
             kv._set_updater(self._updater)
+        ranks = getattr(kv, "ranks", None)
+        if ranks is not None and ranks.size > 1:
+            # Every rank starts from rank 0's parameters and sums gradients
+            # over the job (MXNet: kvstore init + pull, then push/pull per
+            # step); each rank then takes the same update step.
+            self._exec_group.set_ranks(ranks)
+        self._kvstore = kv
         self._index_of = {n: i for i, n in optimizer.idx2name.items()}
         self.optimizer_initialized = True
         if self._preload_opt_states is not None:
