@@ -84,10 +84,21 @@ std::map<std::string, Context> ToGroup2Ctx(const std::map<std::string, std::stri
   return out;
 }
 
+// A cross-rank bind's communicator (group2ctx naming `@rankN` devices), or
+// this process alone.
+template <typename Options>
+void SetRanks(const std::shared_ptr<PyRanks>& ranks, Options* options) {
+  if (ranks == nullptr) return;
+  options->comm = ranks->comm;
+  options->comm_timeout = ranks->timeout;
+}
+
 PyExecutor Bind(const Symbol& symbol, const std::string& ctx, const py::object& args,
                 const py::object& args_grad, const py::object& grad_req, const py::object& aux,
-                const std::map<std::string, std::string>& group2ctx, const PyExecutor* shared) {
+                const std::map<std::string, std::string>& group2ctx, const PyExecutor* shared,
+                const std::shared_ptr<PyRanks>& ranks) {
   BindOptions options;
+  SetRanks(ranks, &options);
   options.ctx = ToContext(ctx);
   options.grad_req = ToGradReq(grad_req);
   options.group2ctx = ToGroup2Ctx(group2ctx);
@@ -110,8 +121,10 @@ py::tuple SimpleBind(const Symbol& symbol, const std::string& ctx,
                      const std::optional<std::map<std::string, std::string>>& type_dict,
                      const std::map<std::string, std::string>& group2ctx,
                      const std::vector<std::string>& shared_arg_names, const PyExecutor* shared,
-                     const std::optional<std::map<std::string, Tensor>>& shared_buffer) {
+                     const std::optional<std::map<std::string, Tensor>>& shared_buffer,
+                     const std::shared_ptr<PyRanks>& ranks) {
   SimpleBindOptions options;
+  SetRanks(ranks, &options);
   options.ctx = ToContext(ctx);
   options.shapes = ToShapeMap(shapes);
   options.grad_req = ToGradReq(grad_req);
@@ -315,10 +328,12 @@ void RegisterExecutor(py::module_& m) {
       .def("debug_str", [](const PyExecutor& s) { return s.exe->DebugStr(); });
 
   m.def("bind", &Bind, py::arg("symbol"), py::arg("ctx"), py::arg("args"), py::arg("args_grad"),
-        py::arg("grad_req"), py::arg("aux_states"), py::arg("group2ctx"), py::arg("shared_exec"));
+        py::arg("grad_req"), py::arg("aux_states"), py::arg("group2ctx"), py::arg("shared_exec"),
+        py::arg("ranks") = nullptr);
   m.def("simple_bind", &SimpleBind, py::arg("symbol"), py::arg("ctx"), py::arg("shapes"),
         py::arg("grad_req"), py::arg("type_dict"), py::arg("group2ctx"),
-        py::arg("shared_arg_names"), py::arg("shared_exec"), py::arg("shared_buffer"));
+        py::arg("shared_arg_names"), py::arg("shared_exec"), py::arg("shared_buffer"),
+        py::arg("ranks") = nullptr);
 
   m.def("run_replicas", &RunReplicas, py::arg("replicas"), py::arg("is_train"), py::arg("forward"),
         py::arg("backward"));

@@ -9,17 +9,24 @@ __all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus"]
 class Context:
     """A device: ``Context('cpu', 1)``, ``Context('gpu', 0)`` or another Context.
 
-    Used as a ``with`` block it becomes the default context on this thread.
+    ``rank`` names a device of another process of an mpirun job
+    (``mx.cpu(0, rank=1)``, the engine's ``cpu(0)@rank1``) for group2ctx
+    placement across ranks; None is this process's device. Used as a
+    ``with`` block it becomes the default context on this thread.
     """
 
     devtype2str = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
     devstr2type = {v: k for k, v in devtype2str.items()}
     _default = threading.local()
 
-    def __init__(self, device_type, device_id=0):
+    def __init__(self, device_type, device_id=0, rank=None):
+        if rank is not None and (not isinstance(rank, int) or rank < 0):
+            raise ValueError("rank must be a non-negative int or None, got %r" % (rank,))
+        self.rank = rank
         if isinstance(device_type, Context):
             self.device_typeid = device_type.device_typeid
             self.device_id = device_type.device_id
+            self.rank = device_type.rank if rank is None else rank
         else:
             if device_type not in Context.devstr2type:
                 raise ValueError("unknown device type %r: expected one of %s"
@@ -33,17 +40,18 @@ class Context:
         return Context.devtype2str[self.device_typeid]
 
     def __hash__(self):
-        return hash((self.device_typeid, self.device_id))
+        return hash((self.device_typeid, self.device_id, self.rank))
 
     def __eq__(self, other):
         return (isinstance(other, Context) and self.device_typeid == other.device_typeid
-                and self.device_id == other.device_id)
+                and self.device_id == other.device_id and self.rank == other.rank)
 
     def __ne__(self, other):
         return not self.__eq__(other)
 
     def __str__(self):
-        return "%s(%d)" % (self.device_type, self.device_id)
+        text = "%s(%d)" % (self.device_type, self.device_id)
+        return text if self.rank is None else "%s@rank%d" % (text, self.rank)
 
     __repr__ = __str__
 
@@ -58,8 +66,8 @@ class Context:
 
 def _from_string(text):
     """A Context from the engine's text ("cpu(1)")."""
-    kind, dev_id, _ = _core.parse_context(text)
-    return Context(kind, dev_id)
+    kind, dev_id, rank = _core.parse_context(text)
+    return Context(kind, dev_id, None if rank < 0 else rank)
 
 
 def _as_context(ctx):
@@ -72,18 +80,20 @@ def _as_context(ctx):
     raise TypeError("expected a Context, got %r" % (ctx,))
 
 
-def cpu(device_id=0):
-    """The CPU device ``device_id``; cpu(1), cpu(2)... are separate devices."""
-    return Context("cpu", device_id)
+def cpu(device_id=0, rank=None):
+    """The CPU device ``device_id``; cpu(1), cpu(2)... are separate devices.
+    ``rank``: another process's (see Context)."""
+    return Context("cpu", device_id, rank)
 
 
 def cpu_pinned(device_id=0):
     return Context("cpu_pinned", device_id)
 
 
-def gpu(device_id=0):
-    """GPU ``device_id`` (binding to it fails clearly when the build has no GPU)."""
-    return Context("gpu", device_id)
+def gpu(device_id=0, rank=None):
+    """GPU ``device_id`` (binding to it fails clearly when the build has no GPU).
+    ``rank``: another process's (see Context)."""
+    return Context("gpu", device_id, rank)
 
 
 def current_context():

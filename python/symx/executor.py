@@ -48,7 +48,7 @@ class Executor:
                                  % (name, dst.shape, tuple(value.shape)))
             if isinstance(value, nd.NDArray):
                 inputs[name] = value._t
-            else:
+            elif dst is not None:  # None: another rank's argument (a cross-rank bind)
                 dst[:] = value
         self._handle.forward(bool(is_train), inputs)
         return self.outputs

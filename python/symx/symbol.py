@@ -288,7 +288,8 @@ class Symbol:
         handle = _core.bind(self._s, str(ctx), _arrays(args, "args"),
                             None if args_grad is None else _arrays(args_grad, "args_grad"),
                             _grad_req(grad_req, "bind"), _arrays(aux_states, "aux_states"),
-                            _group2ctx(group2ctx), _exec_handle(shared_exec))
+                            _group2ctx(group2ctx), _exec_handle(shared_exec),
+                            _job_ranks_for(ctx, group2ctx))
         return Executor(handle, self, ctx, group2ctx)
 
     def simple_bind(self, ctx, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
@@ -319,7 +320,7 @@ class Symbol:
         handle, new_buffer = _core.simple_bind(
             self._s, str(ctx), shapes, _grad_req(grad_req, "simple_bind"), types,
             _group2ctx(group2ctx), [_key(n, "shared_arg_names") for n in shared_arg_names or []],
-            _exec_handle(shared_exec), buffer)
+            _exec_handle(shared_exec), buffer, _job_ranks_for(ctx, group2ctx))
         if shared_buffer is not None:
             for k, t in new_buffer.items():
                 old = shared_buffer.get(k)
@@ -502,6 +503,25 @@ def _exec_handle(shared_exec):
     if not isinstance(shared_exec, Executor):
         raise TypeError("shared_exec must be an Executor, got %s" % type(shared_exec).__name__)
     return shared_exec._handle
+
+
+def _job_ranks_for(ctx, group2ctx):
+    """The mpirun job's ranks when a context names another rank's device
+    (a cross-rank bind, collective over the job), else None."""
+    named = [c for c in [ctx] + list((group2ctx or {}).values())
+             if isinstance(c, Context) and c.rank is not None]
+    if not named:
+        return None
+    from . import kvstore
+    ranks = kvstore.job_ranks()
+    if ranks is None:
+        raise MXNetError("%s is a device of another rank, but this process was not started by "
+                         "an MPI launcher (mpirun -np N python ...)" % named[0])
+    for c in named:
+        if c.rank >= ranks.size:
+            raise MXNetError("%s names rank %d, but the job has %d ranks (0-%d)"
+                             % (c, c.rank, ranks.size, ranks.size - 1))
+    return ranks
 
 
 def _group2ctx(group2ctx):

@@ -96,6 +96,38 @@ def test_ranks_binding_different_models_name_the_difference(tmp_path):
     assert "MXNetError" in log and "rank" in log and "fc1_weight" in log, log
 
 
+def test_group2ctx_across_ranks_equals_one_process_bit_for_bit(tmp_path):
+    rc, log, _ = _mpirun("group2ctx", tmp_path)
+    assert rc == 0, log
+    exe = worker.staged_mlp().simple_bind(mx.cpu(0), grad_req=worker.STAGED_REQ, data=(8, 10),
+                                          softmax_label=(8,))
+    want = worker.run_staged(exe, worker.staged_values())
+    held = [dict(np.load(str(tmp_path / ("staged_rank%d.npz" % r)))) for r in (0, 1)]
+    # Stage 1's weights and the data gradient live on rank 0; stage 2's and
+    # the output on rank 1; nothing is held twice or lost.
+    assert set(held[0]) == {"grad_fc1_weight", "grad_fc1_bias", "grad_data"}, sorted(held[0])
+    assert set(held[1]) == {"out0", "grad_fc2_weight", "grad_fc2_bias"}, sorted(held[1])
+    for got in held:
+        for name, value in got.items():
+            np.testing.assert_array_equal(value, want[name], err_msg=name)
+
+
+def test_group2ctx_naming_a_rank_outside_the_job_is_refused(tmp_path):
+    rc, log, _ = _mpirun("group2ctx_bad_rank", tmp_path)
+    assert rc != 0
+    assert "cpu(0)@rank2 names rank 2, but the job has 2 ranks" in log, log
+
+
+def test_another_ranks_device_needs_a_launcher():
+    with pytest.raises(mx.base.MXNetError, match="cpu\\(0\\)@rank1 is a device of another "
+                       "rank, but this process was not started by an MPI launcher"):
+        worker.staged_mlp().simple_bind(mx.cpu(0), group2ctx={"stage1": mx.cpu(0),
+                                                              "stage2": mx.cpu(0, rank=1)},
+                                        data=(8, 10), softmax_label=(8,))
+    assert str(mx.cpu(1, rank=3)) == "cpu(1)@rank3" and mx.cpu(1, rank=3) != mx.cpu(1)
+    assert mx.context._from_string("gpu(2)@rank1") == mx.gpu(2, rank=1)
+
+
 def test_a_dist_store_without_a_launcher_is_a_job_of_one():
     kv = mx.kv.create("dist_sync")
     assert (kv.rank, kv.num_workers) == (0, 1)

@@ -165,6 +165,71 @@ def case_mismatch(out):
     mod.init_optimizer(kvstore=kv)
 
 
+def staged_mlp():
+    """Two stages by ctx_group, as a model-parallel script places them."""
+    data = mx.sym.Variable("data")
+    with mx.AttrScope(ctx_group="stage1"):
+        net = mx.sym.FullyConnected(data, num_hidden=16, name="fc1")
+        net = mx.sym.Activation(net, act_type="tanh", name="tanh1")
+    with mx.AttrScope(ctx_group="stage2"):
+        net = mx.sym.FullyConnected(net, num_hidden=4, name="fc2")
+        net = mx.sym.SoftmaxOutput(net, name="softmax")
+    return net
+
+
+STAGED_REQ = {"data": "write", "softmax_label": "null", "fc1_weight": "write",
+              "fc1_bias": "write", "fc2_weight": "write", "fc2_bias": "write"}
+
+
+def staged_values():
+    x, y = training_data()
+    values = {"data": x[:8], "softmax_label": y[:8]}
+    values.update({k: v.asnumpy() for k, v in initial_params().items()})
+    return values
+
+
+def run_staged(exe, values, steps=2):
+    """Forward and backward `steps` times with an SGD step in between; the
+    defined outputs and gradients of the last step, by name."""
+    for name, value in values.items():
+        if exe.arg_dict[name] is not None:
+            exe.arg_dict[name][:] = value
+    out = {}
+    for _ in range(steps):
+        exe.forward(is_train=True)
+        exe.backward()
+        for name in ("fc1_weight", "fc1_bias", "fc2_weight", "fc2_bias"):
+            w, g = exe.arg_dict[name], exe.grad_dict.get(name)
+            if w is not None and g is not None:
+                w[:] = w - 0.1 * g
+    for i, o in enumerate(exe.outputs):
+        if o is not None:
+            out["out%d" % i] = o.asnumpy()
+    for name, g in exe.grad_dict.items():
+        if g is not None:
+            out["grad_" + name] = g.asnumpy()
+    return out
+
+
+def case_group2ctx(out):
+    """stage1 on rank 0's cpu(0), stage2 on rank 1's: each rank writes what
+    it holds; the test compares it with one process bit for bit."""
+    from symx import kvstore
+    group2ctx = {"stage1": mx.cpu(0), "stage2": mx.cpu(0, rank=1)}
+    exe = staged_mlp().simple_bind(mx.cpu(0), grad_req=STAGED_REQ, group2ctx=group2ctx,
+                                   data=(8, 10), softmax_label=(8,))
+    rank = kvstore.job_ranks().rank
+    held = run_staged(exe, staged_values())
+    np.savez(os.path.join(out, "staged_rank%d.npz" % rank), **held)
+    print("rank %d: %s" % (rank, sorted(held)), flush=True)
+
+
+def case_group2ctx_bad_rank(out):
+    staged_mlp().simple_bind(mx.cpu(0), group2ctx={"stage1": mx.cpu(0),
+                                                   "stage2": mx.cpu(0, rank=2)},
+                             data=(8, 10), softmax_label=(8,))
+
+
 def main():
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     case, out = sys.argv[1], sys.argv[2]
