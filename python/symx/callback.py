@@ -5,7 +5,7 @@ import math
 import time
 
 from . import model as _model
-from .kvstore import job_rank
+from .kvstore import logs_here
 
 __all__ = ["Speedometer", "do_checkpoint", "module_checkpoint", "log_train_metric",
            "ProgressBar", "LogValidationMetricsCallback"]
@@ -68,7 +68,7 @@ class Speedometer:
         if count % self.frequent != 0:
             return
         elapsed = time.time() - self.tic
-        if job_rank() != 0:
+        if not logs_here():
             if param.eval_metric is not None and self.auto_reset:
                 param.eval_metric.reset_local()
             self.tic = time.time()

@@ -271,9 +271,18 @@ def _end_job_with_the_script(core, ranks):
 
 def job_rank():
     """This process's rank in its mpirun job once ranks have started (a
-    distributed kvstore made), else 0. Module.fit, Speedometer and the
-    example scripts log on rank 0 alone."""
+    distributed kvstore made, or a cross-rank bind), else 0."""
     return _job[0].rank if _job else 0
+
+
+_log_rank = [0]  # a cross-rank Module's output rank; else 0
+
+
+def logs_here():
+    """Whether Module.fit and Speedometer log on this rank: rank 0, or in a
+    Module split across ranks (group2ctxs) the rank holding its outputs,
+    where the metric is."""
+    return job_rank() == _log_rank[0]
 
 
 class DistKVStore(KVStore):

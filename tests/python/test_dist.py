@@ -112,6 +112,21 @@ def test_group2ctx_across_ranks_equals_one_process_bit_for_bit(tmp_path):
             np.testing.assert_array_equal(value, want[name], err_msg=name)
 
 
+def test_module_with_group2ctxs_across_ranks_trains_as_one_process(tmp_path):
+    rc, log, _ = _mpirun("module_group2ctx", tmp_path)
+    assert rc == 0, log
+    _, want = worker.fit_staged(None)
+    for r in (0, 1):
+        got = np.load(str(tmp_path / ("module_rank%d.npz" % r)))
+        assert len(got.files) == 4 * len(want)
+        for epoch, params in enumerate(want):
+            for name, value in params.items():
+                np.testing.assert_array_equal(got["%d_%s" % (epoch, name)], value,
+                                              err_msg="rank %d, epoch %d, %s" % (r, epoch, name))
+    # The rank holding the outputs (rank 1) logs the metric, once.
+    assert log.count("Epoch[2] Train-accuracy") == 1, log
+
+
 def test_group2ctx_naming_a_rank_outside_the_job_is_refused(tmp_path):
     rc, log, _ = _mpirun("group2ctx_bad_rank", tmp_path)
     assert rc != 0

@@ -8,7 +8,7 @@ import numpy as np
 from .. import metric as _metric
 from .. import ndarray as nd
 from ..initializer import Uniform
-from ..kvstore import job_rank
+from ..kvstore import logs_here
 from .executor_group import merge_on_first_context
 
 BatchEndParam = namedtuple("BatchEndParams", ["epoch", "nbatch", "eval_metric", "locals"])
@@ -133,8 +133,8 @@ class BaseModule:
                 for callback in _as_list(batch_end_callback):
                     callback(BatchEndParam(epoch, nbatch, eval_metric, locals()))
             # The epoch's whole metric, whatever callbacks reset locally;
-            # in an mpirun job, rank 0's (its shard's), logged by rank 0.
-            log = job_rank() == 0
+            # in an mpirun job, logged by one rank (kvstore.logs_here).
+            log = logs_here()
             for name, val in eval_metric.get_global_name_value():
                 if log:
                     self.logger.info("Epoch[%d] Train-%s=%f", epoch, name, val)

@@ -15,6 +15,7 @@ from ..base import _core, MXNetError
 from ..context import cpu as _cpu
 from .. import ndarray as nd
 from ..io import DataDesc
+from ..symbol import _job_ranks_for
 
 
 def split_batch(batch_size, num_parts):
@@ -137,6 +138,15 @@ class DataParallelExecutorGroup:
         # groups a reshape makes from this one.
         self.ranks = shared_group.ranks if shared_group is not None else None
         types = {d.name: d.dtype for d in self.data_shapes + self.label_shapes}
+        # A cross-rank bind (group2ctxs naming another rank's device): every
+        # rank binds the same symbol and holds its own stages' arrays.
+        self.bind_ranks = None
+        for ctx, g2c in zip(contexts, self.group2ctxs):
+            self.bind_ranks = self.bind_ranks or _job_ranks_for(ctx, g2c)
+        if self.bind_ranks is not None and len(contexts) > 1:
+            raise MXNetError("Module over %d contexts whose group2ctxs name other ranks' devices "
+                             "(data x model parallel across ranks) is not supported; bind one "
+                             "context per rank" % len(contexts))
         self.execs = []
         for i, ctx in enumerate(contexts):
             begin, end = self.slices[i]
@@ -146,14 +156,60 @@ class DataParallelExecutorGroup:
                 if self.axes[d.name] >= 0:
                     shape[self.axes[d.name]] = end - begin
                 shapes[d.name] = tuple(shape)
+            if i == 0:
+                first_shapes = dict(shapes)
             shared_exec = shared_group.execs[i] if shared_group is not None else None
             self.execs.append(symbol.simple_bind(
                 ctx, grad_req=req, type_dict=types, group2ctx=self.group2ctxs[i],
                 shared_arg_names=self.param_names, shared_exec=shared_exec,
                 shared_buffer=self.shared_data_arrays[i], **shapes))
+        self._specs = self._array_specs(symbol, first_shapes, types)
+        self.owner = {}
+        self.output_rank = 0
+        if self.bind_ranks is not None:
+            self._find_owners()
         self.reducer = None
         self._make_reducer()
 
+    @staticmethod
+    def _array_specs(symbol, shapes, types):
+        """(shape, dtype) of every argument and aux state of replica 0 (its
+        input ``shapes``), inferred: in a cross-rank bind this rank holds
+        only some of them."""
+        arg_shapes, _, aux_shapes = symbol.infer_shape(**shapes)
+        arg_types, _, aux_types = symbol.infer_type(**{k: v for k, v in types.items()
+                                                       if v is not None})
+        if arg_shapes is None or arg_types is None:  # the bind inferred them: not expected
+            raise MXNetError("cannot infer the parameters' shapes and dtypes from %s" % shapes)
+        specs = {}
+        for names, shps, dts in ((symbol.list_arguments(), arg_shapes, arg_types),
+                                 (symbol.list_auxiliary_states(), aux_shapes, aux_types)):
+            for n, shp, dt in zip(names, shps, dts):
+                specs[n] = (tuple(shp), dt)
+        return specs
+
+    def array_spec(self, name):
+        """(shape, dtype) of argument or aux state ``name`` in one replica."""
+        return self._specs[name]
+
+    def _find_owners(self):
+        """Which rank holds each parameter and aux state, and which rank
+        holds the outputs (it logs the metric): one allreduce of flags."""
+        from .. import kvstore
+        ranks, first = self.bind_ranks, self.execs[0]
+        aux_names = self.symbol.list_auxiliary_states()
+        names = list(self.param_names) + aux_names
+        holds = [first.arg_dict.get(n) if n in first.arg_dict else first.aux_dict.get(n)
+                 for n in names]
+        has_outputs = all(o is not None for o in first.outputs)
+        flags = np.array([ranks.rank + 1 if h is not None else 0 for h in holds]
+                         + [ranks.rank + 1 if has_outputs else 0], dtype=np.int32)
+        flags = nd.array(flags, dtype="int32")
+        ranks.allreduce([flags._t], "max")
+        owners = flags.asnumpy().astype(int) - 1
+        self.owner = dict(zip(names, owners[:-1]))
+        self.output_rank = int(owners[-1])
+        kvstore._log_rank[0] = self.output_rank
     @property
     def sum_at_update(self):
         return self.has_add and (len(self.execs) > 1 or self.ranks is not None)
@@ -193,6 +249,8 @@ class DataParallelExecutorGroup:
                 arr = nd.array(arr, dtype=arr.dtype)
             for exe, (begin, end) in zip(self.execs, self.slices):
                 dst = exe.arg_dict[name]
+                if dst is None:  # another rank's input (a cross-rank bind)
+                    continue
                 part = arr if len(self.execs) == 1 else slice_batch(arr, self.axes[name],
                                                                     begin, end)
                 if part.shape != dst.shape:
@@ -265,6 +323,8 @@ class DataParallelExecutorGroup:
         first = self.execs[0]
         indices, grads, weights = [], [], []
         for name in self.grad_params:
+            if first.arg_dict[name] is None:  # another rank's stage updates it
+                continue
             grad = first.grad_dict[name]
             if self.sum_at_update:
                 grad = grad.copy()  # the replicas keep their own accumulated gradients
@@ -288,6 +348,22 @@ class DataParallelExecutorGroup:
             for name in self.grad_params:
                 exe.arg_dict[name]._t.copy_from(first.arg_dict[name]._t)
 
+    def _gather_params(self, arg_params, aux_params):
+        first, me = self.execs[0], self.bind_ranks.rank
+        by_owner = {}
+        for names, held, out in ((self.param_names, first.arg_dict, arg_params),
+                                 (self.symbol.list_auxiliary_states(), first.aux_dict,
+                                  aux_params)):
+            for name in names:
+                owner = self.owner[name]
+                if owner < 0:
+                    raise MXNetError("parameter %s is held by no rank of the job" % name)
+                if owner == me:
+                    out[name][:] = held[name]
+                by_owner.setdefault(owner, []).append(out[name]._t)
+        for owner in sorted(by_owner):
+            self.bind_ranks.broadcast(by_owner[owner], int(owner))
+
     def _sum_over_ranks(self, grad):
         """grad (this process's sum) becomes the sum over the job's ranks."""
         if grad.context.device_type == "cpu":
@@ -301,6 +377,8 @@ class DataParallelExecutorGroup:
         label_axes = [self.axes.get(d.name, 0) for d in self.label_shapes]
         label_axes += [0] * (len(labels) - len(label_axes))
         for exe, (begin, end) in zip(self.execs, self.slices):
+            if any(o is None for o in exe.outputs):
+                continue  # the outputs are another rank's (a cross-rank bind)
             part = [l if len(self.execs) == 1 else slice_batch(l, axis, begin, end)
                     for l, axis in zip(labels, label_axes)]
             eval_metric.update(part, exe.outputs)
@@ -327,7 +405,11 @@ class DataParallelExecutorGroup:
             exe.copy_params_from(arg_params, aux_params, allow_extra_params=allow_extra)
 
     def get_params(self, arg_params, aux_params):
-        """Copies the parameters (replica 0's) and aux states (the replicas' mean) out."""
+        """Copies the parameters (replica 0's) and aux states (the replicas' mean) out.
+        Collective in a cross-rank bind: each value comes from the rank holding it."""
+        if self.bind_ranks is not None:
+            self._gather_params(arg_params, aux_params)
+            return
         first = self.execs[0]
         for name in self.param_names:
             arg_params[name][:] = first.arg_dict[name]

@@ -308,10 +308,10 @@ class Module(BaseModule):
             # Loaded (Module.load): the checkpoint's values go into the executors.
             self._exec_group.set_params(self._arg_params, self._aux_params)
         else:
-            first = self._exec_group.execs[0]
-            self._arg_params = {n: nd.zeros(first.arg_dict[n].shape, dtype=first.arg_dict[n].dtype)
+            spec = self._exec_group.array_spec  # (shape, dtype), held here or not
+            self._arg_params = {n: nd.zeros(spec(n)[0], dtype=spec(n)[1])
                                 for n in self._param_names}
-            self._aux_params = {n: nd.zeros(first.aux_dict[n].shape, dtype=first.aux_dict[n].dtype)
+            self._aux_params = {n: nd.zeros(spec(n)[0], dtype=spec(n)[1])
                                 for n in self._aux_names}
         if shared_module is not None and shared_module.optimizer_initialized:
             self.borrow_optimizer(shared_module)
@@ -362,6 +362,10 @@ class Module(BaseModule):
             # kv.save_optimizer_states saves what the module steps.
             kv._set_updater(self._updater)
         ranks = getattr(kv, "ranks", None)
+        if ranks is not None and ranks.size > 1 and self._exec_group.bind_ranks is not None:
+            raise MXNetError("kvstore '%s' with group2ctxs across ranks (data x model parallel "
+                             "over ranks) is not supported: a cross-rank Module trains its "
+                             "stages on their ranks without a kvstore" % kv.type)
         if ranks is not None and ranks.size > 1:
             # Every rank starts from rank 0's parameters and sums gradients
             # over the job (MXNet: kvstore init + pull, then push/pull per
