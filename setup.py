@@ -6,6 +6,14 @@ unless SYMX_BAZEL_CONFIG names another (`SYMX_BAZEL_CONFIG=` for the default
 one, which tools/test_all.sh uses to reuse its test build). Needs what
 tools/setup.sh installs (Bazel, the system libraries, pybind11-dev, the
 interpreter's headers) and numpy at run time.
+
+GPUs: with CUDA present (/usr/local/cuda/bin/nvcc, where the WORKSPACE's
+@cuda repository points), the extension is built with --config=cuda: the
+gpu(N) devices, every op's CUDA kernel, cuDNN, cuBLAS and NCCL come with it.
+SYMX_CUDA=1 insists (and fails without CUDA), SYMX_CUDA=0 declines.
+SYMX_BAZEL_FLAGS adds Bazel flags (space-separated), e.g.
+--define=symx_cuda_ptx_only=1, which tools/python_tests.sh --cuda uses to
+check the CUDA extension on machines without a GPU in a third of the time.
 """
 import os
 import shutil
@@ -16,19 +24,42 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
+NVCC = "/usr/local/cuda/bin/nvcc"
+
+
+def _with_cuda():
+    """SYMX_CUDA=1/0, or CUDA's presence."""
+    wanted = os.environ.get("SYMX_CUDA", "").strip().lower()
+    if wanted in ("1", "yes", "true", "on"):
+        if not os.path.exists(NVCC):
+            sys.exit("symx: SYMX_CUDA=1 but CUDA is not installed (%s is missing)" % NVCC)
+        return True
+    if wanted in ("0", "no", "false", "off"):
+        return False
+    if wanted:
+        sys.exit("symx: SYMX_CUDA must be 1 or 0 (or unset to detect CUDA), got %r" % wanted)
+    return os.path.exists(NVCC)
+
+
+def bazel_flags():
+    """The build's flags after `bazel build`/`bazel info` (the same for both,
+    so `info bazel-bin` names this configuration's output)."""
+    config = os.environ.get("SYMX_BAZEL_CONFIG", "opt")
+    flags = ["--config=" + config] if config else []
+    if _with_cuda():
+        flags.append("--config=cuda")
+    flags += os.environ.get("SYMX_BAZEL_FLAGS", "").split()
+    return flags
 
 
 class BazelExtension(build_ext):
     def build_extension(self, ext):
-        config = os.environ.get("SYMX_BAZEL_CONFIG", "opt")
-        cmd = ["bazel", "build", "--repo_env=SYMX_PYTHON=" + sys.executable]
-        if config:
-            cmd.append("--config=" + config)
+        flags = bazel_flags()
+        cmd = ["bazel", "build", "--repo_env=SYMX_PYTHON=" + sys.executable] + flags
         cmd.append("//python:_symx.so")
         print("symx: " + " ".join(cmd), flush=True)
         subprocess.check_call(cmd, cwd=ROOT)
-        out = subprocess.check_output(["bazel", "info"] +
-                                      (["--config=" + config] if config else []) + ["bazel-bin"],
+        out = subprocess.check_output(["bazel", "info"] + flags + ["bazel-bin"],
                                       cwd=ROOT, text=True).strip()
         target = self.get_ext_fullpath(ext.name)
         os.makedirs(os.path.dirname(target), exist_ok=True)

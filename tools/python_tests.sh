@@ -7,6 +7,13 @@
 #       checkout, so the installed package is what is imported. The extension
 #       is built in Bazel's default configuration (SYMX_BAZEL_CONFIG=) to reuse
 #       the objects of `bazel test //...`.
+#   tools/python_tests.sh --cuda   the same suite on the extension built as
+#       `pip wheel .` builds it where CUDA is installed (SYMX_CUDA=1: the GPU
+#       devices, kernels and NCCL linked in), PTX only to reuse the CUDA
+#       phase's objects, installed from the wheel into a fresh venv: on a
+#       machine without a GPU it checks the CUDA build links, loads, counts
+#       0 GPUs and refuses them by name (tests/python/test_gpu.py), and that
+#       nothing else changes; with GPUs the GPU tests run too.
 #   tools/python_tests.sh --asan   the same suite on an extension built with
 #       --config=asan (ASan + UBSan), loaded into Debian's python3 with the
 #       sanitizer runtimes preloaded; leak checks are off (the interpreter
@@ -33,6 +40,16 @@ if [ "${1:-}" = --asan ]; then
 fi
 
 "$python" -m venv --system-site-packages "$work/venv"
-SYMX_BAZEL_CONFIG= "$work/venv/bin/pip" install --quiet --no-build-isolation --no-deps "$root"
+if [ "${1:-}" = --cuda ]; then
+  shift
+  SYMX_CUDA=1 SYMX_BAZEL_CONFIG= SYMX_BAZEL_FLAGS=--define=symx_cuda_ptx_only=1 \
+    "$work/venv/bin/pip" wheel --quiet --no-build-isolation --no-deps -w "$work/wheel" "$root"
+  "$work/venv/bin/pip" install --quiet --no-deps "$work"/wheel/symx-*.whl
+  "$work/venv/bin/python" -c "import symx.base as b; assert b._core.built_with_cuda()"
+else
+  # The CPU build (CUDA may be installed: the --cuda run checks that one).
+  SYMX_CUDA=0 SYMX_BAZEL_CONFIG= "$work/venv/bin/pip" install --quiet --no-build-isolation \
+    --no-deps "$root"
+fi
 cd "$work"
 "$work/venv/bin/python" -m pytest -p no:cacheprovider -q "$root/tests/python" "$@"

@@ -78,6 +78,8 @@ fi
 phase_done "CUDA build"
 run_suite "${cuda[@]}" "${SYMX_GPU_TESTS[@]}" "$@"
 phase_done "GPU tests (--config=cuda)"
+run_python --cuda
+phase_done "python tests (CUDA build)"
 # Only what the tests need: the benchmarks and hand-run tools built above are
 # not rebuilt with the sanitizers.
 run_suite --config=asan --build_tests_only //... "$@"

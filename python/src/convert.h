@@ -76,6 +76,7 @@ void RegisterExecutor(py::module_& m);
 void RegisterTrain(py::module_& m);
 void RegisterImperative(py::module_& m);
 void RegisterRanks(py::module_& m);
+void RegisterGpus(py::module_& m);
 
 }  // namespace symx::python
 

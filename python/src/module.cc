@@ -57,6 +57,7 @@ PYBIND11_MODULE(_symx, m) {
   RegisterTrain(m);
   RegisterImperative(m);
   RegisterRanks(m);
+  RegisterGpus(m);
 }
 
 }  // namespace symx::python

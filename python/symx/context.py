@@ -103,5 +103,8 @@ def current_context():
 
 
 def num_gpus():
-    """GPUs this build can use: 0 until symx has a CUDA device (issue 11)."""
-    return 0
+    """The gpu(N) devices this process can use: 0 when the extension was
+    built without CUDA (pip install . on a machine without it, or
+    SYMX_CUDA=0), or when no GPU and driver are present; with
+    SYMX_LOGICAL_GPUS=K, K logical devices over the physical ones."""
+    return _core.num_gpus()
