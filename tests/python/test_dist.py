@@ -26,20 +26,27 @@ pytestmark = pytest.mark.skipif(shutil.which("mpirun") is None,
                                 reason="Open MPI's mpirun is not installed (tools/setup.sh)")
 
 
+def _mpirun_cmd(np_, script_and_args, env=None):
+    """mpirun of this interpreter on np_ ranks, forwarding the variables of
+    ``env`` (default: this process's) the ranks need: PYTHONPATH to import
+    this build, the sanitizer runtimes of the ASan run, symx's settings."""
+    env = os.environ if env is None else env
+    forward = []
+    for var in ("PYTHONPATH", "LD_PRELOAD", "ASAN_OPTIONS", "SYMX_COMM_TIMEOUT",
+                "SYMX_NUM_CPU_DEVICES", "SYMX_CPU_THREADS"):
+        if var in env:
+            forward += ["-x", var]
+    return (["bash", os.path.join(ROOT, "tests/distributed/mpirun.sh"), str(np_)] + forward
+            + [sys.executable] + list(script_and_args))
+
+
 def _mpirun(case, out, np_=2, timeout=120, env=None):
     """Runs the worker on np_ ranks; (returncode, stdout + stderr, seconds)."""
     environ = dict(os.environ)
     environ.update(env or {})
     environ["SYMX_MPIRUN_TIMEOUT"] = str(timeout)
-    forward = []
-    for var in ("PYTHONPATH", "LD_PRELOAD", "ASAN_OPTIONS", "SYMX_COMM_TIMEOUT",
-                "SYMX_NUM_CPU_DEVICES", "SYMX_CPU_THREADS"):
-        if var in environ:
-            forward += ["-x", var]
     environ.setdefault("SYMX_CPU_THREADS", "1")
-    forward += ["-x", "SYMX_CPU_THREADS"]
-    cmd = (["bash", os.path.join(ROOT, "tests/distributed/mpirun.sh"), str(np_)] + forward
-           + [sys.executable, os.path.join(HERE, "mpi", "worker.py"), case, str(out)])
+    cmd = _mpirun_cmd(np_, [os.path.join(HERE, "mpi", "worker.py"), case, str(out)], environ)
     tic = time.time()
     proc = subprocess.run(cmd, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           timeout=timeout + 30)
