@@ -53,7 +53,9 @@ echo
 echo "== 4. the checkpoint from Python: import symx as mx; Module.load(...).score(...)"
 venv="$out/venv"
 /usr/bin/python3 -m venv --system-site-packages "$venv"
-"$venv/bin/pip" install --quiet --no-build-isolation --no-deps .
+# The CPU build: the ranks above are CPU processes (SYMX_CUDA=0 skips the
+# CUDA kernels a machine with CUDA installed would otherwise compile).
+SYMX_CUDA=0 "$venv/bin/pip" install --quiet --no-build-isolation --no-deps .
 epoch=$(basename "$params" .params)
 # The test set is `symx train`'s synthetic one: same seed; MNIST files are not read here.
 seed=42

@@ -6,6 +6,7 @@
 // The mp_ forms compute in float32 on the master copy weight32.
 #include <cstdint>
 #include <initializer_list>
+#include <type_traits>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -34,12 +35,75 @@ struct Operands {
   bool nag_reads_new_weight = false;
 };
 
+// The common rules on weights, gradients and states all of the compute type
+// (float32 or float64, no master copy), with the rule and the number of
+// states fixed at compile time: ApplyUpdate's switch folds away and the loop
+// vectorizes. The generic loop below decides the rule, the states and each
+// conversion per element, which made sgd_mom_update 35 times slower than an
+// elementwise add (1.36 ms for 400k floats; training steps of small models
+// spent a fifth of their time there). Same arithmetic, so the same bits.
+template <UpdateRule kRule, int kStates, typename C>
+void RunSameType(const KernelContext& ctx, const UpdateScalars<C>& p, const Operands& u) {
+  const int64_t n = u.weight->size();
+  const C* w = u.weight->read_data<C>();
+  const C* g = u.grad->read_data<C>();
+  C* s0 = kStates > 0 ? u.states[0]->data<C>() : nullptr;
+  C* s1 = kStates > 1 ? u.states[1]->data<C>() : nullptr;
+  C* out = u.out->data<C>();
+  const bool nag_new = u.nag_reads_new_weight;
+  ParallelFor(ctx, n, 4.0, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      C a = kStates > 0 ? s0[i] : C(0);
+      C b = kStates > 1 ? s1[i] : C(0);
+      C c = 0;
+      const C r = ApplyUpdate<C>(kRule, p, w[i], g[i], &a, &b, &c, nag_new);
+      if constexpr (kStates > 0) s0[i] = a;
+      if constexpr (kStates > 1) s1[i] = b;
+      out[i] = r;
+    }
+  });
+}
+
+// RunSameType for the rules it has; false for the others.
+template <typename C>
+bool TryRunSameType(const KernelContext& ctx, UpdateRule rule, const UpdateScalars<C>& p,
+                    const Operands& u) {
+  const size_t states = u.states.size();
+  switch (rule) {
+    case UpdateRule::kSGD:
+      if (states != 0) return false;
+      RunSameType<UpdateRule::kSGD, 0>(ctx, p, u);
+      return true;
+    case UpdateRule::kSGDMom:  // the multi_ forms without momentum: a zero state
+      if (states == 0) {
+        RunSameType<UpdateRule::kSGDMom, 0>(ctx, p, u);
+      } else {
+        RunSameType<UpdateRule::kSGDMom, 1>(ctx, p, u);
+      }
+      return true;
+    case UpdateRule::kNAGMom:
+      RunSameType<UpdateRule::kNAGMom, 1>(ctx, p, u);
+      return true;
+    case UpdateRule::kAdam:
+      RunSameType<UpdateRule::kAdam, 2>(ctx, p, u);
+      return true;
+    case UpdateRule::kRMSProp:
+      RunSameType<UpdateRule::kRMSProp, 1>(ctx, p, u);
+      return true;
+    default:
+      return false;
+  }
+}
+
 // T: the weight's storage type; S: the states' (T, or float for the mp_
 // forms); O: the output's (T, or float for mp_lamb_update_phase1); C: the
 // compute type.
 template <typename T, typename S, typename O, typename C>
 void RunElements(const KernelContext& ctx, UpdateRule rule, const UpdateScalars<C>& p,
                  const Operands& u) {
+  if constexpr (std::is_same_v<T, C> && std::is_same_v<S, C> && std::is_same_v<O, C>) {
+    if (u.master == nullptr && !u.grad_is_s && TryRunSameType<C>(ctx, rule, p, u)) return;
+  }
   const int64_t n = u.weight->size();
   const T* w = u.weight->read_data<T>();
   const void* g = u.grad->read_raw_data();

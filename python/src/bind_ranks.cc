@@ -5,6 +5,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
+#include <csignal>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,18 +31,51 @@ ReduceOp ToReduceOp(const std::string& name) {
       absl::StrCat("unknown reduction '", name, "' (sum, average, max, min)")));
 }
 
+// Ctrl-C while a collective waits. Python's own SIGINT handler only notes
+// the signal for the interpreter, which acts on it when control comes back
+// to Python: a rank waiting for others would sit out its whole timeout. Once
+// ranks start, this handler also raises a flag the waits below poll (Work's
+// cancel), then calls the handler it replaced, so Python still raises
+// KeyboardInterrupt; the script's end then ends the job (kvstore.py).
+std::atomic<bool> g_interrupted{false};
+struct sigaction g_previous_sigint;
+
+void OnInterrupt(int sig, siginfo_t* info, void* context) {
+  g_interrupted.store(true);
+  const struct sigaction& prev = g_previous_sigint;
+  if ((prev.sa_flags & SA_SIGINFO) != 0) {
+    if (prev.sa_sigaction != nullptr) prev.sa_sigaction(sig, info, context);
+  } else if (prev.sa_handler == SIG_DFL) {
+    signal(sig, SIG_DFL);  // the default action: end the process
+    raise(sig);
+  } else if (prev.sa_handler != SIG_IGN && prev.sa_handler != nullptr) {
+    prev.sa_handler(sig);
+  }
+}
+
+void WatchInterrupts() {
+  struct sigaction action {};
+  action.sa_sigaction = &OnInterrupt;
+  action.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, &g_previous_sigint);
+}
+
 // Starts every operation, then waits for each in order, with the GIL
-// released: another Python thread (a reducer's callback, Ctrl-C's handler)
-// may run meanwhile.
+// released: another Python thread (a reducer's callback) may run meanwhile.
+// Ctrl-C ends the wait: the pending signal is raised as KeyboardInterrupt.
 void RunAll(const PyRanks& ranks, std::vector<std::unique_ptr<Work>> works) {
   absl::Status first;
   {
     py::gil_scoped_release release;
     const absl::Time deadline = absl::Now() + ranks.timeout;
     for (std::unique_ptr<Work>& w : works) {
-      absl::Status s = w->Wait(deadline, nullptr);
+      absl::Status s = w->Wait(deadline, &g_interrupted);
       if (first.ok() && !s.ok()) first = s;
     }
+  }
+  if (g_interrupted.exchange(false)) {
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
   }
   ThrowIfError(first);
 }
@@ -78,6 +113,7 @@ std::shared_ptr<PyRanks> MpiWorld(double timeout_s) {
     ranks->comm = ValueOrThrow(InitMpiWorld(nullptr, nullptr));
   }
   ranks->timeout = absl::Seconds(timeout_s);
+  WatchInterrupts();
   world = new std::shared_ptr<PyRanks>(ranks);  // lives as long as MPI does
   return ranks;
 }

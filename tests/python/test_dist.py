@@ -97,6 +97,13 @@ def test_a_dead_rank_ends_the_job(tmp_path):
     assert seconds < 60, (seconds, log)
 
 
+def test_ctrl_c_on_one_rank_ends_the_job(tmp_path):
+    rc, log, seconds = _mpirun("interrupt", tmp_path, env={"SYMX_COMM_TIMEOUT": "60"})
+    assert rc != 0, log
+    assert "KeyboardInterrupt" in log and "rank 1 ends the job" in log, log
+    assert seconds < 15, (seconds, log)  # rank 0 would sleep 20 s, the timeout is 60 s
+
+
 def test_ranks_binding_different_models_name_the_difference(tmp_path):
     rc, log, _ = _mpirun("mismatch", tmp_path, env={"SYMX_COMM_TIMEOUT": "20"})
     assert rc != 0, log

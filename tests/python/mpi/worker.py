@@ -152,6 +152,21 @@ def case_die(out):
     time.sleep(600)
 
 
+def case_interrupt(out):
+    """Rank 1 is interrupted (SIGINT, as Ctrl-C) while it waits in a push for
+    rank 0, which is busy elsewhere for 20 s: rank 1 must stop waiting at
+    once, and the job must end."""
+    import signal
+    import threading
+    kv = mx.kv.create("dist_sync")
+    kv.init(1, mx.nd.ones((4,)))
+    if kv.rank == 0:
+        time.sleep(20)
+    else:
+        threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()
+    kv.push(1, mx.nd.ones((4,)))
+
+
 def case_mismatch(out):
     """Rank 1 binds another model: Module's reducer names the difference."""
     kv = mx.kv.create("dist_sync")
