@@ -3,8 +3,12 @@
 // conventions, numpy interop); everything else is the engine's.
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <string>
+#include <thread>
 
+#include "distributed/mpi_communicator.h"
 #include "graph/error.h"
 #include "python/src/convert.h"
 #include "tools/env/engine_env.h"
@@ -27,8 +31,25 @@ EngineOptions& EngineOptionsValue() {
 // The environment is read here, once, as the symx tool's main does: the
 // engine itself never reads it.
 void ReadEnvironment() {
-  absl::Status devices = SetDeviceOptionsFromEnvironment();
-  if (!devices.ok()) throw py::value_error(std::string(devices.message()));
+  absl::StatusOr<DeviceOptions> devices = DeviceOptionsFromEnvironment();
+  if (!devices.ok()) throw py::value_error(std::string(devices.status().message()));
+  if (devices->cpu_threads == 0 && StartedByMpiLauncher()) {
+    // As the symx tool under mpirun: without SYMX_CPU_THREADS the host's
+    // cores are shared by its ranks. MPI itself starts later (on the first
+    // distributed kvstore or cross-rank bind), after devices may exist, so
+    // the ranks on this host come from the launcher's environment (Open
+    // MPI's, or MPICH/Hydra's); unknown: one.
+    int local = 1;
+    for (const char* var : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "PMI_LOCAL_SIZE"}) {
+      if (const char* v = std::getenv(var)) {
+        local = std::max(1, std::atoi(v));
+        break;
+      }
+    }
+    const int cores = static_cast<int>(std::thread::hardware_concurrency());
+    devices->cpu_threads = std::max(1, cores / local);
+  }
+  SetDeviceOptions(*devices);
   absl::StatusOr<EngineOptions> engine = EngineOptionsFromEnvironment();
   if (!engine.ok()) throw py::value_error(std::string(engine.status().message()));
   EngineOptionsValue() = *engine;
@@ -44,6 +65,8 @@ PYBIND11_MODULE(_symx, m) {
   static py::exception<Error> base_error(m, "Error", PyExc_RuntimeError);
   ErrorClass() = base_error;
   m.def("_set_error_class", [](py::object cls) { ErrorClass() = std::move(cls); });
+  // The intra-op threads of each CPU device (0: the machine's cores).
+  m.def("cpu_threads", [] { return GetDeviceOptions().cpu_threads; });
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);

@@ -97,6 +97,15 @@ def test_a_dead_rank_ends_the_job(tmp_path):
     assert seconds < 60, (seconds, log)
 
 
+def test_ranks_on_one_host_share_its_cores(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "SYMX_CPU_THREADS"}
+    cmd = _mpirun_cmd(2, [os.path.join(HERE, "mpi", "worker.py"), "threads", str(tmp_path)], env)
+    proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          timeout=120)
+    log = proc.stdout.decode(errors="replace")
+    assert proc.returncode == 0 and log.count("threads ok") == 2, log
+
+
 def test_ctrl_c_on_one_rank_ends_the_job(tmp_path):
     rc, log, seconds = _mpirun("interrupt", tmp_path, env={"SYMX_COMM_TIMEOUT": "60"})
     assert rc != 0, log

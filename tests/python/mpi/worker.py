@@ -167,6 +167,15 @@ def case_interrupt(out):
     kv.push(1, mx.nd.ones((4,)))
 
 
+def case_threads(out):
+    """Without SYMX_CPU_THREADS the host's cores are shared by its ranks."""
+    import multiprocessing
+    from symx.base import _core
+    want = max(1, multiprocessing.cpu_count() // 2)
+    assert _core.cpu_threads() == want, (_core.cpu_threads(), want)
+    print("threads ok: %d" % want, flush=True)
+
+
 def case_mismatch(out):
     """Rank 1 binds another model: Module's reducer names the difference."""
     kv = mx.kv.create("dist_sync")
