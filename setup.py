@@ -7,8 +7,9 @@ one, which tools/test_all.sh uses to reuse its test build). Needs what
 tools/setup.sh installs (Bazel, the system libraries, pybind11-dev, the
 interpreter's headers) and numpy at run time.
 
-GPUs: with CUDA present (/usr/local/cuda/bin/nvcc, where the WORKSPACE's
-@cuda repository points), the extension is built with --config=cuda: the
+GPUs: with CUDA present (nvcc, cuDNN and NCCL under /usr/local/cuda, where
+the WORKSPACE's @cuda repository points), the extension is built with
+--config=cuda: the
 gpu(N) devices, every op's CUDA kernel, cuDNN, cuBLAS and NCCL come with it.
 SYMX_CUDA=1 insists (and fails without CUDA), SYMX_CUDA=0 declines.
 SYMX_BAZEL_FLAGS adds Bazel flags (space-separated), e.g.
@@ -24,21 +25,33 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
-NVCC = "/usr/local/cuda/bin/nvcc"
+CUDA = "/usr/local/cuda"
+# What the CUDA build needs (third_party/cuda.BUILD): the compiler, and
+# cuDNN's and NCCL's headers and libraries beside the toolkit's.
+CUDA_PARTS = ["bin/nvcc", "include/cudnn.h", "include/nccl.h", "lib64/libcudnn.so",
+              "lib64/libnccl.so"]
+
+
+def _missing_cuda_parts():
+    return [os.path.join(CUDA, p) for p in CUDA_PARTS if not os.path.exists(os.path.join(CUDA, p))]
 
 
 def _with_cuda():
-    """SYMX_CUDA=1/0, or CUDA's presence."""
+    """SYMX_CUDA=1/0, or whether CUDA (with cuDNN and NCCL) is installed."""
     wanted = os.environ.get("SYMX_CUDA", "").strip().lower()
+    missing = _missing_cuda_parts()
     if wanted in ("1", "yes", "true", "on"):
-        if not os.path.exists(NVCC):
-            sys.exit("symx: SYMX_CUDA=1 but CUDA is not installed (%s is missing)" % NVCC)
+        if missing:
+            sys.exit("symx: SYMX_CUDA=1 but the CUDA build needs %s" % ", ".join(missing))
         return True
     if wanted in ("0", "no", "false", "off"):
         return False
     if wanted:
         sys.exit("symx: SYMX_CUDA must be 1 or 0 (or unset to detect CUDA), got %r" % wanted)
-    return os.path.exists(NVCC)
+    if missing and os.path.exists(os.path.join(CUDA, "bin/nvcc")):
+        print("symx: CUDA is installed but %s missing: building without CUDA"
+              % ", ".join(missing), flush=True)
+    return not missing
 
 
 def bazel_flags():

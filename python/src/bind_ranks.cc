@@ -8,6 +8,7 @@
 #include <atomic>
 #include <csignal>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -48,33 +49,53 @@ void OnInterrupt(int sig, siginfo_t* info, void* context) {
   } else if (prev.sa_handler == SIG_DFL) {
     signal(sig, SIG_DFL);  // the default action: end the process
     raise(sig);
-  } else if (prev.sa_handler != SIG_IGN && prev.sa_handler != nullptr) {
+  } else if (prev.sa_handler != nullptr) {
     prev.sa_handler(sig);
   }
 }
 
+// Once per process. Keeps the replaced handler's flags (Python's: no
+// SA_RESTART, so its blocking calls still wake with EINTR; SA_ONSTACK), and
+// leaves an ignored SIGINT ignored (a job in the background).
 void WatchInterrupts() {
-  struct sigaction action {};
-  action.sa_sigaction = &OnInterrupt;
-  action.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, &g_previous_sigint);
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction current {};
+    if (sigaction(SIGINT, nullptr, &current) != 0 || current.sa_handler == SIG_IGN) return;
+    struct sigaction action {};
+    action.sa_sigaction = &OnInterrupt;
+    action.sa_flags = (current.sa_flags & ~SA_RESETHAND) | SA_SIGINFO;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &g_previous_sigint);
+  });
+}
+
+// Whether a SIGINT becomes KeyboardInterrupt: Python's default handler. A
+// script's own handler (say, one that sets a stop flag) must not cut a
+// collective short.
+bool InterruptRaises() {
+  py::module_ signal_module = py::module_::import("signal");
+  py::object handler = signal_module.attr("getsignal")(signal_module.attr("SIGINT"));
+  return handler.is(signal_module.attr("default_int_handler"));
 }
 
 // Starts every operation, then waits for each in order, with the GIL
 // released: another Python thread (a reducer's callback) may run meanwhile.
-// Ctrl-C ends the wait: the pending signal is raised as KeyboardInterrupt.
+// Ctrl-C ends the wait when it raises KeyboardInterrupt (InterruptRaises).
 void RunAll(const PyRanks& ranks, std::vector<std::unique_ptr<Work>> works) {
   absl::Status first;
+  // A signal before this call is the interpreter's to act on, not this wait's.
+  g_interrupted.store(false);
+  const std::atomic<bool>* cancel = InterruptRaises() ? &g_interrupted : nullptr;
   {
     py::gil_scoped_release release;
     const absl::Time deadline = absl::Now() + ranks.timeout;
     for (std::unique_ptr<Work>& w : works) {
-      absl::Status s = w->Wait(deadline, &g_interrupted);
+      absl::Status s = w->Wait(deadline, cancel);
       if (first.ok() && !s.ok()) first = s;
     }
   }
-  if (g_interrupted.exchange(false)) {
+  if (cancel != nullptr && g_interrupted.exchange(false)) {
     if (PyErr_CheckSignals() != 0) throw py::error_already_set();
   }
   ThrowIfError(first);
@@ -100,6 +121,8 @@ void Barrier(const PyRanks& ranks) {
 }
 
 // The world of this job, made once; `timeout_s` applies from the first call.
+// World is read and set with the GIL held; InitMpiWorld runs without it and
+// gives every caller the same communicator.
 std::shared_ptr<PyRanks> MpiWorld(double timeout_s) {
   static std::shared_ptr<PyRanks>* world = nullptr;
   if (world != nullptr) return *world;
@@ -107,11 +130,14 @@ std::shared_ptr<PyRanks> MpiWorld(double timeout_s) {
     throw Error(absl::InvalidArgumentError(
         absl::StrCat("the communication timeout must be positive seconds, got ", timeout_s)));
   }
-  auto ranks = std::make_shared<PyRanks>();
+  std::shared_ptr<Communicator> comm;
   {
     py::gil_scoped_release release;
-    ranks->comm = ValueOrThrow(InitMpiWorld(nullptr, nullptr));
+    comm = ValueOrThrow(InitMpiWorld(nullptr, nullptr));
   }
+  if (world != nullptr) return *world;  // another thread got here first
+  auto ranks = std::make_shared<PyRanks>();
+  ranks->comm = std::move(comm);
   ranks->timeout = absl::Seconds(timeout_s);
   WatchInterrupts();
   world = new std::shared_ptr<PyRanks>(ranks);  // lives as long as MPI does

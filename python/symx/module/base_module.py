@@ -75,7 +75,9 @@ class BaseModule:
                 break
             self.forward(eval_batch, is_train=False)
             pad = eval_batch.pad or 0
-            outputs = [out[0:out.shape[0] - pad] for out in self.get_outputs()]
+            # None: an output another rank holds (a Module split across ranks).
+            outputs = [out if out is None else out[0:out.shape[0] - pad]
+                       for out in self.get_outputs()]
             yield (outputs, nbatch, eval_batch)
 
     def predict(self, eval_data, num_batch=None, merge_batches=True, reset=True,
@@ -84,13 +86,14 @@ class BaseModule:
         if isinstance(eval_data, (nd.NDArray, np.ndarray)):
             from ..io import NDArrayIter
             eval_data = NDArrayIter(eval_data, batch_size=self.data_shapes[0].shape[0])
-        outputs = [[o.copy() for o in outs]
+        outputs = [[None if o is None else o.copy() for o in outs]
                    for outs, _, _ in self.iter_predict(eval_data, num_batch, reset)]
         if not outputs:
             return []
         if not merge_batches:
             return outputs
-        merged = [merge_on_first_context([outs[i] for outs in outputs])
+        merged = [None if outputs[0][i] is None else
+                  merge_on_first_context([outs[i] for outs in outputs])
                   for i in range(len(outputs[0]))]
         if len(merged) == 1 and not always_output_list:
             return merged[0]

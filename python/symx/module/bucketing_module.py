@@ -124,6 +124,14 @@ class BucketingModule(BaseModule):
                        optimizer_params=(("learning_rate", 0.01),), force_init=False):
         default = self._buckets[self._default_bucket_key]
         default.init_optimizer(kvstore, optimizer, optimizer_params, force_init)
+        ranks = default._exec_group.ranks if default._exec_group is not None else None
+        if ranks is not None and len(self._buckets) > 1:
+            # Buckets bound later take the default's ranks (their reducers sum
+            # over the job); these were bound before there were ranks.
+            raise MXNetError("BucketingModule over ranks: buckets %s were bound before "
+                             "init_optimizer made the distributed kvstore's reducer; bind them "
+                             "after it (fit does)" % sorted(k for k in self._buckets
+                                                            if k != self._default_bucket_key))
         for module in self._buckets.values():
             if module is not default:
                 module.borrow_optimizer(default)

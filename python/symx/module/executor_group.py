@@ -168,7 +168,11 @@ class DataParallelExecutorGroup:
         self.output_rank = 0
         if self.bind_ranks is not None:
             self._find_owners()
+        else:
+            from .. import kvstore
+            kvstore._log_rank[0] = 0  # the latest Module decides who logs
         self.reducer = None
+        self._broken = None  # why a backward over ranks failed (then no more)
         self._make_reducer()
 
     @staticmethod
@@ -209,6 +213,9 @@ class DataParallelExecutorGroup:
         owners = flags.asnumpy().astype(int) - 1
         self.owner = dict(zip(names, owners[:-1]))
         self.output_rank = int(owners[-1])
+        if self.output_rank < 0:  # every rank decides alike: the flags are the job's
+            raise MXNetError("a Module split across ranks needs all its outputs on one rank; "
+                             "group2ctxs places them on several")
         kvstore._log_rank[0] = self.output_rank
     @property
     def sum_at_update(self):
@@ -270,6 +277,10 @@ class DataParallelExecutorGroup:
     def backward(self, out_grads=None):
         if not self.for_training:
             raise MXNetError("backward needs a module bound with for_training=True")
+        if self._broken is not None:
+            raise MXNetError("a backward on this rank failed (%s), so its gradient sums are out "
+                             "of step with the other ranks: the job cannot train on"
+                             % self._broken)
         if self.reducer is not None:
             self.reducer.start()
         try:
@@ -285,11 +296,16 @@ class DataParallelExecutorGroup:
                                  for j, g in enumerate(out_grads)]
                     jobs.append((exe, grads))
                 self._backward_each(jobs)
-        except BaseException:
+        except BaseException as e:
             # This round's buckets will never all be ready (finish would wait
             # for its timeout); a fresh reducer starts the next one clean.
-            if self.reducer is not None:
+            # Not over ranks: making a reducer is collective, and the other
+            # ranks are in this round's sums, so this rank is out of step
+            # with the job for good (its script's end aborts the job).
+            if self.reducer is not None and self.ranks is None:
                 self._make_reducer()
+            elif self.reducer is not None:
+                self._broken = "%s: %s" % (type(e).__name__, e)
             raise
         if self.reducer is not None:
             self.reducer.finish()
