@@ -1,4 +1,4 @@
-"""mx.io: DataDesc, DataBatch, DataIter, NDArrayIter and the built-in digits."""
+"""mx.io: DataDesc, DataBatch, DataIter, NDArrayIter, MNISTIter and the built-in digits."""
 from collections import OrderedDict, namedtuple
 
 import numpy as np
@@ -6,7 +6,7 @@ import numpy as np
 from .base import _core
 from . import ndarray as nd
 
-__all__ = ["DataDesc", "DataBatch", "DataIter", "NDArrayIter", "synthetic_digits"]
+__all__ = ["DataDesc", "DataBatch", "DataIter", "NDArrayIter", "MNISTIter", "synthetic_digits"]
 
 
 class DataDesc(namedtuple("DataDesc", ["name", "shape"])):
@@ -187,6 +187,96 @@ class NDArrayIter(DataIter):
     def getpad(self):
         """The pad of the batch next() returned last."""
         return self._pad
+
+
+def _read_idx(path, magic, what):
+    """The array of an MNIST idx file (gzip too), checked: errors name the file."""
+    import gzip
+    import struct
+    from .base import MXNetError
+    opener = gzip.open if path.endswith(".gz") else open
+    try:
+        with opener(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise MXNetError("MNISTIter: cannot read the %s file %s: %s" % (what, path, e)) from None
+    dims = magic - 2048  # 2049: labels (1 dim), 2051: images (3 dims)
+    if len(raw) < 4 + 4 * dims or struct.unpack(">I", raw[:4])[0] != magic:
+        raise MXNetError("MNISTIter: %s is not an MNIST %s file (idx magic %d expected)"
+                         % (path, what, magic))
+    shape = struct.unpack(">" + "I" * dims, raw[4:4 + 4 * dims])
+    body = raw[4 + 4 * dims:]
+    if len(body) != int(np.prod(shape)):
+        raise MXNetError("MNISTIter: %s holds %d bytes of %s, its header says %s"
+                         % (path, len(body), what, shape))
+    return np.frombuffer(body, dtype=np.uint8).reshape(shape)
+
+
+class MNISTIter(DataIter):
+    """MXNet's MNISTIter: batches of MNIST's idx files (``image``, ``label``;
+    gzip-compressed ones too), as MXNet 1.9.1 gives them: pixels / 256 as
+    float32 (or ``dtype``), ``(batch, 1, 28, 28)`` or ``(batch, 784)`` with
+    ``flat``, labels as float32; every batch full (the rows that do not fill
+    one are left out); ``num_parts``/``part_index`` read rows
+    [n * i / parts, n * (i + 1) / parts) (a distributed job's share:
+    ``num_parts=kv.num_workers, part_index=kv.rank``); ``shuffle`` (the
+    default, as MXNet's) permutes the part once, from ``seed``, and keeps that
+    order every epoch. The permutation is numpy's, not MXNet's generator's, so
+    shuffled batches hold other rows than MXNet's. ``prefetch_buffer``,
+    ``ctx`` and ``silent`` are accepted and have no effect (reading is in
+    memory); ``data_shape`` (old scripts) must hold 784 values."""
+
+    def __init__(self, image="./train-images-idx3-ubyte", label="./train-labels-idx1-ubyte",
+                 batch_size=128, shuffle=True, flat=False, seed=0, silent=False, num_parts=1,
+                 part_index=0, prefetch_buffer=4, ctx="gpu", dtype=None, data_shape=None,
+                 data_name="data", label_name="softmax_label"):
+        from .base import MXNetError
+        super().__init__(int(batch_size))
+        if self.batch_size <= 0:
+            raise MXNetError("MNISTIter: batch_size must be positive, got %r" % (batch_size,))
+        if not 0 <= int(part_index) < int(num_parts):
+            raise MXNetError("MNISTIter: part_index %r must be in [0, num_parts %r)"
+                             % (part_index, num_parts))
+        if data_shape is not None and int(np.prod(data_shape)) != 28 * 28:
+            raise MXNetError("MNISTIter: data_shape %s does not hold 784 values"
+                             % (tuple(data_shape),))
+        images = _read_idx(image, 2051, "image")
+        labels = _read_idx(label, 2049, "label")
+        if len(images) != len(labels):
+            raise MXNetError("MNISTIter: %s has %d images, %s has %d labels"
+                             % (image, len(images), label, len(labels)))
+        n = len(images)
+        begin, end = n * int(part_index) // int(num_parts), n * (int(part_index) + 1) // int(
+            num_parts)
+        order = np.arange(begin, end)
+        if shuffle:
+            np.random.RandomState(int(seed)).shuffle(order)
+        if len(order) < self.batch_size:
+            raise MXNetError("MNISTIter: part %d of %d holds %d images, fewer than batch_size %d"
+                             % (int(part_index), int(num_parts), len(order), self.batch_size))
+        out_dtype = np.dtype(dtype) if dtype is not None else np.dtype(np.float32)
+        rows = images[order].astype(np.float32) * np.float32(1.0 / 256)
+        rows = rows.reshape(len(order), 28 * 28) if flat else rows.reshape(len(order), 1, 28, 28)
+        self._data = rows.astype(out_dtype)
+        self._label = labels[order].astype(np.float32)
+        self._names = (data_name, label_name)
+        self._cursor = 0
+        self.provide_data = [DataDesc(data_name, (self.batch_size,) + self._data.shape[1:],
+                                      out_dtype.type)]
+        self.provide_label = [DataDesc(label_name, (self.batch_size,), np.float32)]
+
+    def reset(self):
+        self._cursor = 0
+
+    def next(self):
+        begin = self._cursor
+        if begin + self.batch_size > len(self._data):
+            raise StopIteration
+        self._cursor += self.batch_size
+        return DataBatch(data=[nd.array(self._data[begin:self._cursor],
+                                        dtype=self._data.dtype)],
+                         label=[nd.array(self._label[begin:self._cursor])], pad=0, index=None,
+                         provide_data=self.provide_data, provide_label=self.provide_label)
 
 
 def synthetic_digits(num_train=6000, num_test=1000, seed=7):

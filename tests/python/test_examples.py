@@ -37,8 +37,28 @@ def test_image_classification_over_two_processes_with_dist_sync(tmp_path):
                                "--num-epochs", "2", "--num-examples", "2000",
                                "--model-prefix", prefix], ENV))
     assert float(_value(log, "accuracy")) > 0.9, log
-    assert "x 2 process(es), kvstore dist_sync, 1000 training rows per process" in log
+    assert "x 2 process(es), kvstore dist_sync, part 0 of 2 of the training set" in log
     assert os.path.exists(prefix + "-symbol.json") and os.path.exists(prefix + "-0002.params")
+
+
+def test_image_classification_reads_mnist_files_in_parts(tmp_path):
+    """--data-dir: MNIST idx files (here: the built-in digits written as such)
+    through mx.io.MNISTIter, each process its part."""
+    import gzip
+    import struct
+    import numpy as np
+    import symx as mx
+    d = mx.io.synthetic_digits(num_train=1200, num_test=300, seed=5)
+    for kind, x, y in (("train", d["train_data"], d["train_label"]),
+                       ("t10k", d["test_data"], d["test_label"])):
+        pixels = np.clip(np.rint(x * 255), 0, 255).astype(np.uint8)
+        with gzip.open(str(tmp_path / ("%s-images-idx3-ubyte.gz" % kind)), "wb") as f:
+            f.write(struct.pack(">IIII", 2051, len(x), 28, 28) + pixels.tobytes())
+        with gzip.open(str(tmp_path / ("%s-labels-idx1-ubyte.gz" % kind)), "wb") as f:
+            f.write(struct.pack(">II", 2049, len(y)) + y.astype(np.uint8).tobytes())
+    log = _run(_mpirun_cmd(2, [TRAIN, "--network", "mlp", "--kv-store", "dist_sync",
+                               "--num-epochs", "3", "--data-dir", str(tmp_path)], ENV))
+    assert float(_value(log, "accuracy")) > 0.85, log
 
 
 def test_image_classification_on_two_devices_of_one_process():

@@ -6,19 +6,18 @@ train: one script for one device, several devices and several processes.
     python train.py --network lenet --gpus 0,1            # two GPUs (NCCL)
     mpirun -np 4 python train.py --kv-store dist_sync     # four processes
 
-The data is symx's built-in 10-class digits (28x28, no files needed), or
-MNIST's idx files with --data-dir. Under a distributed kvstore each process
-reads its part of the training set (kv.rank of kv.num_workers) and trains
-on --batch-size rows per step, as MXNet's scripts do; gradients are summed
-over every device of every process, rank 0 logs and writes the checkpoint.
+The data is symx's built-in 10-class digits (28x28, no files needed;
+--num-examples of them), or MNIST's idx files in --data-dir through
+mx.io.MNISTIter. Under a distributed kvstore each process reads its part of
+the training set (MNISTIter's num_parts=kv.num_workers, part_index=kv.rank)
+and trains on --batch-size rows per step, as MXNet's scripts do; gradients
+are summed over every device of every process, rank 0 logs and writes the
+checkpoint.
 """
 import argparse
-import gzip
 import logging
 import os
-import struct
 
-import numpy as np
 
 import symx as mx
 
@@ -75,33 +74,28 @@ def resnet(num_classes, units=(1, 1, 1), filters=(16, 32, 64)):
 NETWORKS = {"mlp": mlp, "lenet": lenet, "resnet": resnet}
 
 
-def read_mnist(data_dir, kind):
-    """MNIST's idx files ({train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz])."""
-    def read(name, header):
-        path = os.path.join(data_dir, name)
-        opener = gzip.open if not os.path.exists(path) and os.path.exists(path + ".gz") else open
-        with opener(path if opener is open else path + ".gz", "rb") as f:
-            dims = struct.unpack(">" + "I" * header, f.read(4 * header))[1:]
-            return np.frombuffer(f.read(), dtype=np.uint8).reshape(dims)
-    images = read("%s-images-idx3-ubyte" % kind, 4)
-    labels = read("%s-labels-idx1-ubyte" % kind, 2)
-    return images.reshape(-1, 1, 28, 28).astype(np.float32) / 255, labels.astype(np.float32)
-
-
-def load_data(args):
+def data_iters(args, kv):
+    """(train, val) iterators: each process reads its part of the training set
+    (MXNet's num_parts/part_index); validation is whole everywhere."""
     if args.data_dir:
-        tx, ty = read_mnist(args.data_dir, "train")
-        vx, vy = read_mnist(args.data_dir, "t10k")
-    else:
-        d = mx.io.synthetic_digits(num_train=args.num_examples, num_test=1000, seed=42)
-        tx, ty, vx, vy = d["train_data"], d["train_label"], d["test_data"], d["test_label"]
-    return tx[:args.num_examples], ty[:args.num_examples], vx, vy
-
-
-def part(x, y, index, parts):
-    """Part `index` of `parts` contiguous parts (MNISTIter's num_parts/part_index)."""
-    n = len(x) // parts
-    return x[index * n:(index + 1) * n], y[index * n:(index + 1) * n]
+        def path(name):
+            p = os.path.join(args.data_dir, name)
+            return p if os.path.exists(p) else p + ".gz"
+        train = mx.io.MNISTIter(image=path("train-images-idx3-ubyte"),
+                                label=path("train-labels-idx1-ubyte"),
+                                batch_size=args.batch_size, shuffle=True, seed=args.seed,
+                                num_parts=kv.num_workers, part_index=kv.rank)
+        val = mx.io.MNISTIter(image=path("t10k-images-idx3-ubyte"),
+                              label=path("t10k-labels-idx1-ubyte"),
+                              batch_size=args.batch_size, shuffle=False)
+        return train, val
+    d = mx.io.synthetic_digits(num_train=args.num_examples, num_test=1000, seed=42)
+    n = len(d["train_data"]) // kv.num_workers
+    rows = slice(kv.rank * n, (kv.rank + 1) * n)
+    train = mx.io.NDArrayIter(d["train_data"][rows], d["train_label"][rows],
+                              batch_size=args.batch_size, shuffle=True)
+    val = mx.io.NDArrayIter(d["test_data"], d["test_label"], batch_size=args.batch_size)
+    return train, val
 
 
 def contexts(args):
@@ -122,7 +116,8 @@ def main():
     ap.add_argument("--lr", type=float, default=0.05)
     ap.add_argument("--mom", type=float, default=0.9)
     ap.add_argument("--wd", type=float, default=1e-4)
-    ap.add_argument("--num-examples", type=int, default=6000)
+    ap.add_argument("--num-examples", type=int, default=6000,
+                    help="built-in digits to train on (without --data-dir)")
     ap.add_argument("--data-dir", default="", help="MNIST idx files (default: built-in digits)")
     ap.add_argument("--model-prefix", default="", help="checkpoint prefix (rank 0 writes it)")
     ap.add_argument("--disp-batches", type=int, default=20)
@@ -133,12 +128,10 @@ def main():
     logging.basicConfig(level=logging.INFO if kv.rank == 0 else logging.WARNING,
                         format="%(asctime)s %(message)s")
     mx.random.seed(args.seed)
-    tx, ty, vx, vy = load_data(args)
-    tx, ty = part(tx, ty, kv.rank, kv.num_workers)
-    train = mx.io.NDArrayIter(tx, ty, batch_size=args.batch_size, shuffle=True)
-    val = mx.io.NDArrayIter(vx, vy, batch_size=args.batch_size)
-    logging.info("%s on %s x %d process(es), kvstore %s, %d training rows per process",
-                 args.network, [str(c) for c in contexts(args)], kv.num_workers, kv.type, len(tx))
+    train, val = data_iters(args, kv)
+    logging.info("%s on %s x %d process(es), kvstore %s, part %d of %d of the training set",
+                 args.network, [str(c) for c in contexts(args)], kv.num_workers, kv.type,
+                 kv.rank, kv.num_workers)
 
     mod = mx.mod.Module(NETWORKS[args.network](10), context=contexts(args))
     checkpoint = (mx.callback.do_checkpoint(args.model_prefix)
