@@ -1,6 +1,5 @@
 #include "devices/cpu/sync_batch_norm.h"
 
-#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -36,11 +35,6 @@ std::vector<double> ChannelSums(const KernelContext& ctx, const SyncBatchNormVie
   return sums;
 }
 
-double InvStd(double var, double eps) {
-  const double denom = var + eps;
-  return denom > 0 ? 1.0 / std::sqrt(denom) : 0.0;
-}
-
 template <typename T>
 absl::Status ForwardT(const KernelContext& ctx) {
   const auto& p = ctx.param<SyncBatchNormParam>();
@@ -63,22 +57,22 @@ absl::Status ForwardT(const KernelContext& ctx) {
   });
   SYMX_ASSIGN_OR_RETURN(std::vector<double> var, JobVariance(ctx, squares, count));
   const T momentum = static_cast<T>(p.momentum);
-  ParallelFor(
-      ctx, v.channels, 2.0 * static_cast<double>(v.count()) + 1, [&](int64_t c0, int64_t c1) {
-        for (int64_t c = c0; c < c1; ++c) {
-          const T m = static_cast<T>(mean[c]), s2 = static_cast<T>(var[c]);
-          const T scale =
-              static_cast<T>((p.fix_gamma ? 1.0 : double(gamma[c])) * InvStd(double(s2), p.eps));
-          const T shift = beta[c] - m * scale;
-          ForChannel(v, c, [&](int64_t at) { y[at] = x[at] * scale + shift; });
-          mean_out[c] = m;
-          var_out[c] = s2;
-          if (count > 0) {
-            moving_mean[c] = moving_mean[c] * momentum + m * (T(1) - momentum);
-            moving_var[c] = moving_var[c] * momentum + s2 * (T(1) - momentum);
-          }
-        }
-      });
+  ParallelFor(ctx, v.channels, 2.0 * static_cast<double>(v.count()) + 1,
+              [&](int64_t c0, int64_t c1) {
+                for (int64_t c = c0; c < c1; ++c) {
+                  const T m = static_cast<T>(mean[c]), s2 = static_cast<T>(var[c]);
+                  const T scale = static_cast<T>((p.fix_gamma ? 1.0 : double(gamma[c])) *
+                                                 SyncInvStd(double(s2), p.eps));
+                  const T shift = beta[c] - m * scale;
+                  ForChannel(v, c, [&](int64_t at) { y[at] = x[at] * scale + shift; });
+                  mean_out[c] = m;
+                  var_out[c] = s2;
+                  if (count > 0) {
+                    moving_mean[c] = moving_mean[c] * momentum + m * (T(1) - momentum);
+                    moving_var[c] = moving_var[c] * momentum + s2 * (T(1) - momentum);
+                  }
+                }
+              });
   return absl::OkStatus();
 }
 
@@ -104,7 +98,7 @@ absl::Status BackwardT(const KernelContext& ctx) {
   if (OutputWanted(ctx.req, 1)) {
     T* dgamma = ctx.outputs[1].data<T>();
     for (int64_t c = 0; c < v.channels; ++c) {
-      dgamma[c] = p.fix_gamma ? T(0) : static_cast<T>(sum_dy_xc[c] * InvStd(var[c], p.eps));
+      dgamma[c] = p.fix_gamma ? T(0) : static_cast<T>(sum_dy_xc[c] * SyncInvStd(var[c], p.eps));
     }
   }
   if (OutputWanted(ctx.req, 2)) {
@@ -116,15 +110,12 @@ absl::Status BackwardT(const KernelContext& ctx) {
   ParallelFor(
       ctx, v.channels, 4.0 * static_cast<double>(v.count()) + 1, [&](int64_t c0, int64_t c1) {
         for (int64_t c = c0; c < c1; ++c) {
-          // dx = g inv (dy - mean(dy) - (x - mean) inv^2 mean(dy (x - mean))), the
-          // means over the job's rows.
-          const double inv = InvStd(var[c], p.eps);
-          const double gi = (p.fix_gamma ? 1.0 : double(gamma[c])) * inv;
-          const double mean_dy = count > 0 ? job[c] / count : 0.0;
-          const double k = count > 0 ? inv * inv * job[v.channels + c] / count : 0.0;
+          const SyncDataGradient g = SyncDataGradientOf(double(gamma[c]), p.fix_gamma, var[c],
+                                                        p.eps, job[c], job[v.channels + c], count);
           const double m = mean[c];
           ForChannel(v, c, [&](int64_t at) {
-            dx[at] = static_cast<T>((double(dy[at]) - mean_dy - (double(x[at]) - m) * k) * gi);
+            dx[at] = static_cast<T>((double(dy[at]) - g.mean_dy - (double(x[at]) - m) * g.slope) *
+                                    g.scale);
           });
         }
       });

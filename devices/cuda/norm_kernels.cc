@@ -4,7 +4,6 @@
 //
 // CUDA kernels of LayerNorm, InstanceNorm, GroupNorm and L2Normalization (and
 // their backwards), over devices/geometry/axis_layout.h's views, shared with the CPU.
-#include <cmath>
 #include <string>
 #include <vector>
 
@@ -146,8 +145,7 @@ absl::Status SyncBatchNormOverReplicas(const KernelContext& ctx) {
   SYMX_ASSIGN_OR_RETURN(std::vector<double> moving_var, HostValues(ctx.inputs[4]));
   std::vector<double> k(3 * c, 0.0);
   for (size_t i = 0; i < c; ++i) {
-    const double denom = var[i] + p.eps;
-    const double scale = (p.fix_gamma ? 1.0 : gamma[i]) * (denom > 0 ? 1 / std::sqrt(denom) : 0);
+    const double scale = (p.fix_gamma ? 1.0 : gamma[i]) * SyncInvStd(var[i], p.eps);
     k[i] = scale;
     k[2 * c + i] = beta[i] - mean[i] * scale;
     if (count > 0) {
@@ -188,17 +186,14 @@ absl::Status SyncBatchNormBackwardOverReplicas(const KernelContext& ctx) {
   SYMX_ASSIGN_OR_RETURN(std::vector<double> job, JobGradientSums(ctx, local, &count));
   std::vector<double> dgamma(c), dbeta(c), k(3 * c);
   for (size_t i = 0; i < c; ++i) {
-    const double denom = var[i] + p.eps;
-    const double inv = denom > 0 ? 1 / std::sqrt(denom) : 0;
-    dgamma[i] = p.fix_gamma ? 0.0 : local[c + i] * inv;
+    dgamma[i] = p.fix_gamma ? 0.0 : local[c + i] * SyncInvStd(var[i], p.eps);
     dbeta[i] = local[i];
-    // dx = gi (dy - mean(dy) - (x - mean) inv^2 mean(dy (x - mean))), over the job's rows.
-    const double gi = (p.fix_gamma ? 1.0 : gamma[i]) * inv;
-    const double mean_dy = count > 0 ? job[i] / count : 0.0;
-    const double slope = count > 0 ? inv * inv * job[c + i] / count : 0.0;
-    k[i] = gi;
-    k[c + i] = -gi * slope;
-    k[2 * c + i] = gi * (mean[i] * slope - mean_dy);
+    // dx = scale (dy - mean_dy - (x - mean) slope) as k0 dy + k1 x + k2.
+    const SyncDataGradient g =
+        SyncDataGradientOf(gamma[i], p.fix_gamma, var[i], p.eps, job[i], job[c + i], count);
+    k[i] = g.scale;
+    k[c + i] = -g.scale * g.slope;
+    k[2 * c + i] = g.scale * (mean[i] * g.slope - g.mean_dy);
   }
   if (OutputWanted(ctx.req, 1) && ctx.outputs[1].defined()) {
     SYMX_RETURN_IF_ERROR(StoreValues(dgamma, ctx.outputs[1]));
