@@ -107,7 +107,7 @@ class KVStore:
             if v.shape != stored.shape:
                 raise MXNetError("kvstore push of key %r: shape %s differs from the stored %s"
                                  % (key, v.shape, stored.shape))
-        if self._threshold is not None and len(values) > 1:
+        if self._threshold is not None and len(values) > 1 and self._compresses_devices:
             values = [self._two_bit(key, slot, v) for slot, v in enumerate(values)]
         total = values[0].as_in_context(stored.context).copy()
         for v in values[1:]:
@@ -158,8 +158,16 @@ class KVStore:
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
         raise MXNetError("kvstore row_sparse_pull: symx has no row_sparse arrays")
 
+    # 2-bit compression: which types take it (MXNet's device stores), and
+    # whether each device's value is compressed (a dist store compresses its
+    # process's sum instead, _across_ranks).
+    _compresses_devices = True
+
+    def _takes_compression(self):
+        return "device" in self._type or self._type == "nccl"
+
     def set_gradient_compression(self, compression_params):
-        if "device" not in self._type and self._type != "nccl":
+        if not self._takes_compression():
             raise MXNetError("Gradient compression is not supported for this type of kvstore "
                              "('%s'; 'device' has it)" % self._type)
         params = dict(compression_params)
@@ -269,6 +277,28 @@ def _end_job_with_the_script(core, ranks):
     sys.excepthook = abort_job
 
 
+def _through_host(arrays, collective):
+    """Runs ``collective`` (on a list of engine tensors, in place) over the
+    NDArrays ``arrays``, through host copies for those on a device: the
+    communicator moves host memory."""
+    from .context import cpu
+    hosts = [a if a.context.device_type == "cpu" else a.as_in_context(cpu()) for a in arrays]
+    collective([h._t for h in hosts])
+    for a, h in zip(arrays, hosts):
+        if h is not a:
+            a._t.copy_from(h._t)
+
+
+def sum_over_ranks(ranks, arrays):
+    """Each NDArray of ``arrays`` becomes its sum over the job's ranks, in place."""
+    _through_host(arrays, lambda tensors: ranks.allreduce(tensors, "sum"))
+
+
+def broadcast_from_rank0(ranks, arrays):
+    """Each NDArray of ``arrays`` takes rank 0's values, in place."""
+    _through_host(arrays, lambda tensors: ranks.broadcast(tensors, 0))
+
+
 def job_rank():
     """This process's rank in its mpirun job once ranks have started (a
     distributed kvstore made, or a cross-rank bind), else 0."""
@@ -301,50 +331,27 @@ class DistKVStore(KVStore):
     def num_workers(self):
         return 1 if self._ranks is None else self._ranks.size
 
-    def _host(self, value):
-        from .context import cpu
-        if value.context.device_type == "cpu":
-            return value
-        return value.as_in_context(cpu())
+    _compresses_devices = False
+
+    def _takes_compression(self):
+        return True  # every distributed type, as MXNet's dist stores
 
     def _initial(self, key, value):
         # MXNet's servers keep the value rank 0 initialized the key with.
-        if self._ranks is None or self._ranks.size == 1:
-            return value
-        host = self._host(value).copy()
-        self._ranks.broadcast([host._t], 0)
-        if host.context != value.context:
-            return host.as_in_context(value.context)
-        return host
+        # (value is init's own copy.)
+        if self._ranks is not None and self._ranks.size > 1:
+            broadcast_from_rank0(self._ranks, [value])
+        return value
 
     def _across_ranks(self, key, merged):
+        # (merged is a fresh array: _merged's sum, or _two_bit's.)
         if self._threshold is not None:
             # MXNet's dist stores compress what a worker sends: the sum of
             # its devices' gradients (slot -1: the process's push).
             merged = self._two_bit(key, -1, merged)
-        if self._ranks is None or self._ranks.size == 1:
-            return merged
-        host = self._host(merged)
-        if host is merged:
-            host = merged.copy()
-        self._ranks.allreduce([host._t], "sum")
-        return host if host.context == merged.context else host.as_in_context(merged.context)
-
-    def _merged(self, key, values, stored):
-        # Compression applies once, to the process's sum (_across_ranks).
-        threshold, self._threshold = self._threshold, None
-        try:
-            return KVStore._merged(self, key, values, stored)
-        finally:
-            self._threshold = threshold
-
-    def set_gradient_compression(self, compression_params):
-        # Every distributed type takes it, as MXNet's dist stores do.
-        saved, self._type = self._type, "device"
-        try:
-            KVStore.set_gradient_compression(self, compression_params)
-        finally:
-            self._type = saved
+        if self._ranks is not None and self._ranks.size > 1:
+            sum_over_ranks(self._ranks, [merged])
+        return merged
 
     def _barrier(self):
         if self._ranks is not None and self._ranks.size > 1:

@@ -12,7 +12,7 @@ import threading
 import numpy as np
 
 from ..base import _core, MXNetError
-from ..context import cpu as _cpu
+from .. import kvstore
 from .. import ndarray as nd
 from ..io import DataDesc
 from ..symbol import _job_ranks_for
@@ -169,7 +169,6 @@ class DataParallelExecutorGroup:
         if self.bind_ranks is not None:
             self._find_owners()
         else:
-            from .. import kvstore
             kvstore._log_rank[0] = 0  # the latest Module decides who logs
         self.reducer = None
         self._broken = None  # why a backward over ranks failed (then no more)
@@ -199,7 +198,6 @@ class DataParallelExecutorGroup:
     def _find_owners(self):
         """Which rank holds each parameter and aux state, and which rank
         holds the outputs (it logs the metric): one allreduce of flags."""
-        from .. import kvstore
         ranks, first = self.bind_ranks, self.execs[0]
         aux_names = self.symbol.list_auxiliary_states()
         names = list(self.param_names) + aux_names
@@ -244,7 +242,7 @@ class DataParallelExecutorGroup:
         if ranks is not None:
             first = self.execs[0]
             names = [n for n in self.param_names if n in first.arg_dict]
-            ranks.broadcast([first.arg_dict[n]._t for n in names], 0)
+            kvstore.broadcast_from_rank0(ranks, [first.arg_dict[n] for n in names])
             for exe in self.execs[1:]:
                 for n in names:
                     exe.arg_dict[n]._t.copy_from(first.arg_dict[n]._t)
@@ -347,7 +345,7 @@ class DataParallelExecutorGroup:
                 for exe in self.execs[1:]:
                     grad += exe.grad_dict[name].as_in_context(grad.context)
                 if self.ranks is not None:
-                    self._sum_over_ranks(grad)
+                    kvstore.sum_over_ranks(self.ranks, [grad])
             indices.append(index_of[name])
             grads.append(grad)
             weights.append(first.arg_dict[name])
@@ -379,15 +377,6 @@ class DataParallelExecutorGroup:
                 by_owner.setdefault(owner, []).append(out[name]._t)
         for owner in sorted(by_owner):
             self.bind_ranks.broadcast(by_owner[owner], int(owner))
-
-    def _sum_over_ranks(self, grad):
-        """grad (this process's sum) becomes the sum over the job's ranks."""
-        if grad.context.device_type == "cpu":
-            self.ranks.allreduce([grad._t], "sum")
-        else:
-            host = grad.as_in_context(_cpu())
-            self.ranks.allreduce([host._t], "sum")
-            grad._t.copy_from(host._t)
 
     def update_metric(self, eval_metric, labels):
         label_axes = [self.axes.get(d.name, 0) for d in self.label_shapes]
