@@ -163,7 +163,10 @@ class DataParallelExecutorGroup:
                 ctx, grad_req=req, type_dict=types, group2ctx=self.group2ctxs[i],
                 shared_arg_names=self.param_names, shared_exec=shared_exec,
                 shared_buffer=self.shared_data_arrays[i], **shapes))
-        self._specs = self._array_specs(symbol, first_shapes, types)
+        # Inferred when Module first asks (array_spec), not on every bind: a
+        # reshape or a new bucket binds again and never asks.
+        self._spec_inputs = (first_shapes, types)
+        self._specs = None
         self.owner = {}
         self.output_rank = 0
         if self.bind_ranks is not None:
@@ -193,6 +196,8 @@ class DataParallelExecutorGroup:
 
     def array_spec(self, name):
         """(shape, dtype) of argument or aux state ``name`` in one replica."""
+        if self._specs is None:
+            self._specs = self._array_specs(self.symbol, *self._spec_inputs)
         return self._specs[name]
 
     def _find_owners(self):
