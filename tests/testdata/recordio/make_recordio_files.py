@@ -1,0 +1,122 @@
+"""Writes the RecordIO and image golden files with MXNet 1.9.1 itself.
+
+Run with the MXNet venv plus OpenCV and scikit-image (PyPI), from the repo root:
+  ~/.cache/symx/mxnet-venv/bin/pip install "opencv-python-headless<4.9" "scikit-image<0.22"
+  ~/.cache/symx/mxnet-venv/bin/python tests/testdata/recordio/make_recordio_files.py
+
+The photographs are scikit-image's sample images (skimage/data in its wheel:
+chelsea.png, coffee.png, astronaut.png, camera.png, rocket.jpg, logo.png),
+shrunk so the files stay small. What each file holds:
+  framing.rec/.idx/.json  payloads that exercise MXNet's record framing (empty,
+                          unaligned lengths, the magic word inside, at 4-aligned
+                          and unaligned places), written by MXIndexedRecordIO;
+                          the .json lists each payload in hex.
+  images.rec/.idx/.json   image records made by mx.recordio.pack_img (JPEG and
+                          PNG) with scalar and vector labels; the .json lists
+                          each record's header and what mx.image.imdecode
+                          returns for it (flag 1 and 0, RGB), as .npy files
+                          images_<i>_flag<f>.npy.
+"""
+import json
+import os
+
+import cv2
+import mxnet as mx
+import numpy as np
+import skimage
+import skimage.io
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MAGIC = (0xCED7230A).to_bytes(4, "little")
+
+
+def framing_payloads():
+    rng = np.random.RandomState(5)
+    noise = rng.randint(0, 256, size=100, dtype=np.uint8).tobytes()
+    return [
+        b"",
+        b"a",
+        b"abc",
+        b"abcd",
+        b"abcde",
+        noise,
+        MAGIC,
+        MAGIC + b"tail",
+        b"head" + MAGIC + b"12345678" + MAGIC + b"xy",
+        b"12345678" + MAGIC,
+        MAGIC * 3,
+        b"x" + MAGIC + b"yyy",  # unaligned: not cut
+        b"ab" + MAGIC[:3],
+        noise[:37] + MAGIC + noise[37:64],  # 41 bytes before: unaligned
+        noise[:40] + MAGIC + noise[40:80] + MAGIC,
+    ]
+
+
+def write_framing():
+    payloads = framing_payloads()
+    rec = mx.recordio.MXIndexedRecordIO(os.path.join(HERE, "framing.idx"),
+                                        os.path.join(HERE, "framing.rec"), "w")
+    for i, p in enumerate(payloads):
+        rec.write_idx(i, p)
+    rec.close()
+    # Read back with MXNet to be sure of what it sees.
+    rec = mx.recordio.MXIndexedRecordIO(os.path.join(HERE, "framing.idx"),
+                                        os.path.join(HERE, "framing.rec"), "r")
+    for i, p in enumerate(payloads):
+        assert rec.read_idx(i) == p, i
+    rec.close()
+    with open(os.path.join(HERE, "framing.json"), "w") as f:
+        json.dump({"payloads": [p.hex() for p in payloads]}, f, indent=1)
+
+
+def sample(name, size):
+    path = os.path.join(os.path.dirname(skimage.__file__), "data", name)
+    img = skimage.io.imread(path)
+    h, w = img.shape[:2]
+    scale = size / max(h, w)
+    dsize = (max(1, int(round(w * scale))), max(1, int(round(h * scale))))
+    img = cv2.resize(img, dsize, interpolation=cv2.INTER_AREA)
+    # skimage reads RGB(A); pack_img (OpenCV) expects BGR(A).
+    if img.ndim == 3 and img.shape[2] == 3:
+        img = img[:, :, ::-1]
+    elif img.ndim == 3 and img.shape[2] == 4:
+        img = img[:, :, [2, 1, 0, 3]]
+    return np.ascontiguousarray(img)
+
+
+def write_images():
+    IR = mx.recordio.IRHeader
+    items = [
+        ("chelsea.png", 64, ".jpg", 90, IR(0, 3.0, 10, 0)),
+        ("coffee.png", 80, ".jpg", 75, IR(0, 1.0, 11, 7)),
+        ("astronaut.png", 48, ".png", 3, IR(0, [1.0, 2.5, -4.0], 12, 0)),
+        ("camera.png", 40, ".jpg", 95, IR(0, 0.0, 13, 0)),  # gray JPEG
+        ("rocket.jpg", 72, ".jpg", 60, IR(0, [7.0], 14, 0)),  # vector of one
+        ("logo.png", 36, ".png", 9, IR(0, 2.0, 15, 0)),  # RGBA PNG
+        ("camera.png", 33, ".png", 1, IR(0, 5.0, 16, 0)),  # gray PNG, odd size
+    ]
+    rec = mx.recordio.MXIndexedRecordIO(os.path.join(HERE, "images.idx"),
+                                        os.path.join(HERE, "images.rec"), "w")
+    meta = []
+    for i, (name, size, fmt, quality, header) in enumerate(items):
+        img = sample(name, size)
+        packed = mx.recordio.pack_img(header, img, quality=quality, img_fmt=fmt)
+        rec.write_idx(i, packed)
+        head, encoded = mx.recordio.unpack(packed)
+        entry = {"source": name, "format": fmt, "flag": head.flag,
+                 "label": np.atleast_1d(head.label).astype(float).tolist(),
+                 "id": head.id, "id2": head.id2, "decoded": {}}
+        for flag in (1, 0):
+            out = mx.image.imdecode(encoded, flag=flag, to_rgb=1).asnumpy()
+            fname = "images_%d_flag%d.npy" % (i, flag)
+            np.save(os.path.join(HERE, fname), out)
+            entry["decoded"][str(flag)] = fname
+        meta.append(entry)
+    rec.close()
+    with open(os.path.join(HERE, "images.json"), "w") as f:
+        json.dump({"records": meta}, f, indent=1)
+
+
+if __name__ == "__main__":
+    write_framing()
+    write_images()
