@@ -77,6 +77,8 @@ void RegisterTrain(py::module_& m);
 void RegisterImperative(py::module_& m);
 void RegisterRanks(py::module_& m);
 void RegisterGpus(py::module_& m);
+// mx.recordio and mx.image: RecordIO files and image codecs.
+void RegisterRecordIO(py::module_& m);
 
 }  // namespace symx::python
 

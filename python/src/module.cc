@@ -81,6 +81,7 @@ PYBIND11_MODULE(_symx, m) {
   RegisterImperative(m);
   RegisterRanks(m);
   RegisterGpus(m);
+  RegisterRecordIO(m);
 }
 
 }  // namespace symx::python

@@ -26,6 +26,8 @@ from . import lr_scheduler
 from . import optimizer
 from . import metric
 from . import io
+from . import recordio
+from . import image
 from . import model
 from . import callback
 from . import monitor

@@ -43,7 +43,8 @@ std::string TempPath(const std::string& name) {
 std::vector<std::string> GoldenPayloads() {
   auto json = nlohmann::json::parse(ReadFile(kDir + "framing.json"));
   std::vector<std::string> out;
-  for (const auto& hex : json["payloads"]) out.push_back(absl::HexStringToBytes(hex.get<std::string>()));
+  for (const auto& hex : json["payloads"])
+    out.push_back(absl::HexStringToBytes(hex.get<std::string>()));
   return out;
 }
 
@@ -130,7 +131,8 @@ TEST(RecordFileTest, TruncatedAndCorruptFilesNameFileAndOffset) {
   std::vector<Case> cases = {
       {"cut_header.rec", good.substr(0, 4), "byte 0: not a RecordIO record: the file ends 4 bytes"},
       {"cut_body.rec", good.substr(0, 17), "byte 8: not a RecordIO record: a part of 1 bytes"},
-      {"bad_magic.rec", bad_magic, "byte 20: not a RecordIO record: expected the magic word 0xced7230a"},
+      {"bad_magic.rec", bad_magic,
+       "byte 20: not a RecordIO record: expected the magic word 0xced7230a"},
       {"bad_flag.rec", bad_flag, "byte 0: not a RecordIO record: continuation flag 2"},
       {"text.rec", "hello world, not a record", "expected the magic word"},
   };
@@ -219,9 +221,9 @@ TEST(ImageRecordTest, UnpacksMxnetHeadersAndDecodesLikeMxnet) {
     EXPECT_EQ(record->id, meta[i]["id"].get<uint64_t>());
     EXPECT_EQ(record->id2, meta[i]["id2"].get<uint64_t>());
     // Packing the same header and image gives MXNet's bytes back.
-    EXPECT_EQ(PackImageRecord(record->labels, record->id, record->id2, record->image,
-                              record->flag > 0),
-              payload);
+    EXPECT_EQ(
+        PackImageRecord(record->labels, record->id, record->id2, record->image, record->flag > 0),
+        payload);
     for (int flag : {1, 0}) {
       auto want = LoadNpy(kDir + meta[i]["decoded"][std::to_string(flag)].get<std::string>());
       ASSERT_TRUE(want.ok()) << want.status();

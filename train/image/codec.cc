@@ -101,7 +101,8 @@ absl::StatusOr<Image> DecodeJpeg(absl::string_view bytes, int flag, bool to_rgb)
       for (int x = 0; x < image.width; ++x) {
         const uint8_t* p = &rgb[size_t(x) * 3];
         // OpenCV's fixed-point BGR->gray: 0.299 R + 0.587 G + 0.114 B.
-        image.row(y)[x] = static_cast<uint8_t>((p[0] * 4899 + p[1] * 9617 + p[2] * 1868 + 8192) >> 14);
+        image.row(y)[x] =
+            static_cast<uint8_t>((p[0] * 4899 + p[1] * 9617 + p[2] * 1868 + 8192) >> 14);
       }
     }
   }
@@ -207,9 +208,9 @@ void PngFlush(png_structp) {}
 absl::Status CheckImage(const Image& image) {
   if (image.height <= 0 || image.width <= 0 ||
       image.pixels.size() != size_t(image.height) * image.width * image.channels) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cannot encode an image of ", image.height, "x", image.width, "x", image.channels,
-        " with ", image.pixels.size(), " bytes of pixels"));
+    return absl::InvalidArgumentError(absl::StrCat("cannot encode an image of ", image.height, "x",
+                                                   image.width, "x", image.channels, " with ",
+                                                   image.pixels.size(), " bytes of pixels"));
   }
   return absl::OkStatus();
 }
@@ -241,10 +242,10 @@ absl::StatusOr<Image> Decode(absl::string_view bytes, int flag, bool to_rgb) {
   for (size_t i = 0; i < bytes.size() && i < 8; ++i) {
     absl::StrAppendFormat(&head, "%s%02x", i ? " " : "", static_cast<uint8_t>(bytes[i]));
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "cannot decode an image from ", bytes.size(), " bytes",
-      bytes.empty() ? "" : absl::StrCat(" starting ", head),
-      ": neither a JPEG (ff d8 ff) nor a PNG (89 50 4e 47)"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("cannot decode an image from ", bytes.size(), " bytes",
+                   bytes.empty() ? "" : absl::StrCat(" starting ", head),
+                   ": neither a JPEG (ff d8 ff) nor a PNG (89 50 4e 47)"));
 }
 
 absl::StatusOr<std::string> EncodeJpeg(const Image& image, int quality, bool rgb) {
@@ -254,7 +255,8 @@ absl::StatusOr<std::string> EncodeJpeg(const Image& image, int quality, bool rgb
         absl::StrCat("JPEG holds 1 or 3 channels, not ", image.channels));
   }
   if (quality < 1 || quality > 100) {
-    return absl::InvalidArgumentError(absl::StrCat("JPEG quality ", quality, ": expected 1 to 100"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("JPEG quality ", quality, ": expected 1 to 100"));
   }
   jpeg_compress_struct cinfo;
   JpegErrors errors;

@@ -6,8 +6,7 @@
 
 namespace symx::recordio {
 
-absl::StatusOr<ImageRecord> UnpackImageRecord(absl::string_view payload,
-                                              absl::string_view where) {
+absl::StatusOr<ImageRecord> UnpackImageRecord(absl::string_view payload, absl::string_view where) {
   std::string prefix = where.empty() ? "" : absl::StrCat(where, ": ");
   if (payload.size() < kImageHeaderBytes) {
     return absl::DataLossError(absl::StrCat(prefix, "a record of ", payload.size(),
@@ -25,10 +24,9 @@ absl::StatusOr<ImageRecord> UnpackImageRecord(absl::string_view payload,
   } else {
     uint64_t bytes = uint64_t{r.flag} * 4;
     if (bytes > payload.size() - at) {
-      return absl::DataLossError(absl::StrCat(prefix, "the image header's flag ", r.flag,
-                                              " says ", r.flag, " labels (", bytes,
-                                              " bytes) follow it, but only ",
-                                              payload.size() - at, " bytes do"));
+      return absl::DataLossError(
+          absl::StrCat(prefix, "the image header's flag ", r.flag, " says ", r.flag, " labels (",
+                       bytes, " bytes) follow it, but only ", payload.size() - at, " bytes do"));
     }
     r.labels.resize(r.flag);
     std::memcpy(r.labels.data(), payload.data() + at, bytes);

@@ -38,9 +38,8 @@ uint64_t Pad4(uint64_t n) { return (n + 3) & ~uint64_t{3}; }
 // n)` fills n bytes, which the caller has checked lie inside [0, size).
 template <typename ReadFn>
 absl::StatusOr<uint64_t> ParseParts(ReadFn&& read, uint64_t size, uint64_t offset,
-                                    std::string* payload, absl::string_view name,
-                                    uint64_t base) {
-  payload->clear();
+                                    std::string* payload, absl::string_view name, uint64_t base) {
+  if (payload != nullptr) payload->clear();
   auto corrupt = [&](uint64_t at, const std::string& what) {
     return absl::DataLossError(
         absl::StrCat(name, ": byte ", base + at, ": not a RecordIO record: ", what));
@@ -58,8 +57,8 @@ absl::StatusOr<uint64_t> ParseParts(ReadFn&& read, uint64_t size, uint64_t offse
     SYMX_RETURN_IF_ERROR(read(offset, header, 8));
     uint32_t magic = LoadU32(header);
     if (magic != kMagic) {
-      return corrupt(offset, absl::StrFormat("expected the magic word 0x%08x, found 0x%08x",
-                                             kMagic, magic));
+      return corrupt(
+          offset, absl::StrFormat("expected the magic word 0x%08x, found 0x%08x", kMagic, magic));
     }
     uint32_t lrec = LoadU32(header + 4);
     uint32_t cflag = lrec >> kFlagShift;
@@ -78,16 +77,18 @@ absl::StatusOr<uint64_t> ParseParts(ReadFn&& read, uint64_t size, uint64_t offse
     uint64_t body = offset + 8;
     if (body + Pad4(length) > size) {
       return corrupt(offset, absl::StrCat("a part of ", length, " bytes (", Pad4(length),
-                                          " with padding) but the file ends at byte ",
-                                          base + size, " (truncated)"));
+                                          " with padding) but the file ends at byte ", base + size,
+                                          " (truncated)"));
     }
-    size_t old = payload->size();
-    payload->resize(old + length);
-    if (length > 0) SYMX_RETURN_IF_ERROR(read(body, payload->data() + old, length));
     offset = body + Pad4(length);
+    if (payload != nullptr) {
+      size_t old = payload->size();
+      payload->resize(old + length);
+      if (length > 0) SYMX_RETURN_IF_ERROR(read(body, payload->data() + old, length));
+    }
     if (cflag == 0 || cflag == 3) return offset;
     // The writer cut the payload at a magic word and dropped it: restore it.
-    AppendU32(kMagic, payload);
+    if (payload != nullptr) AppendU32(kMagic, payload);
     first = false;
   }
 }
@@ -98,9 +99,8 @@ std::string ErrnoText() { return std::strerror(errno); }
 
 absl::Status FrameRecord(absl::string_view payload, std::string* out) {
   if (payload.size() > kMaxPartLength) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("a RecordIO record holds at most 2^29 - 1 bytes; this one has ",
-                     payload.size()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a RecordIO record holds at most 2^29 - 1 bytes; this one has ", payload.size()));
   }
   const uint32_t len = static_cast<uint32_t>(payload.size());
   const uint32_t aligned = len & ~3U;
@@ -119,9 +119,8 @@ absl::Status FrameRecord(absl::string_view payload, std::string* out) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<uint64_t> ParseRecord(absl::string_view bytes, uint64_t offset,
-                                     std::string* payload, absl::string_view name,
-                                     uint64_t base) {
+absl::StatusOr<uint64_t> ParseRecord(absl::string_view bytes, uint64_t offset, std::string* payload,
+                                     absl::string_view name, uint64_t base) {
   auto read = [&](uint64_t at, char* dst, size_t n) {
     std::memcpy(dst, bytes.data() + at, n);
     return absl::OkStatus();
@@ -155,8 +154,7 @@ absl::StatusOr<uint64_t> RecordWriter::Write(absl::string_view payload) {
   frame_.clear();
   SYMX_RETURN_IF_ERROR(FrameRecord(payload, &frame_));
   if (std::fwrite(frame_.data(), 1, frame_.size(), file_) != frame_.size()) {
-    return absl::DataLossError(
-        absl::StrCat("cannot write to ", path_, ".partial: ", ErrnoText()));
+    return absl::DataLossError(absl::StrCat("cannot write to ", path_, ".partial: ", ErrnoText()));
   }
   uint64_t at = offset_;
   offset_ += frame_.size();
@@ -180,8 +178,7 @@ absl::Status RecordWriter::Close() {
   if (std::rename(partial.c_str(), path_.c_str()) != 0) {
     why = ErrnoText();
     std::remove(partial.c_str());
-    return absl::DataLossError(
-        absl::StrCat("cannot rename ", partial, " to ", path_, ": ", why));
+    return absl::DataLossError(absl::StrCat("cannot rename ", partial, " to ", path_, ": ", why));
   }
   return absl::OkStatus();
 }
@@ -234,12 +231,12 @@ absl::StatusOr<bool> RecordReader::Next(std::string* payload) {
 
 absl::Status RecordReader::Seek(uint64_t offset) {
   if (offset > size_) {
-    return absl::OutOfRangeError(absl::StrCat(path_, ": cannot seek to byte ", offset,
-                                              ": the file has ", size_, " bytes"));
+    return absl::OutOfRangeError(
+        absl::StrCat(path_, ": cannot seek to byte ", offset, ": the file has ", size_, " bytes"));
   }
   if (offset % 4 != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path_, ": cannot seek to byte ", offset, ": records start at multiples of 4 bytes"));
+    return absl::InvalidArgumentError(absl::StrCat(path_, ": cannot seek to byte ", offset,
+                                                   ": records start at multiples of 4 bytes"));
   }
   offset_ = offset;
   return absl::OkStatus();

@@ -38,9 +38,8 @@ absl::Status FrameRecord(absl::string_view payload, std::string* out);
 // window of one). On success fills `payload` and returns the offset just past
 // the record. `name` and `base` (the window's offset in the file) only make
 // the messages exact.
-absl::StatusOr<uint64_t> ParseRecord(absl::string_view bytes, uint64_t offset,
-                                     std::string* payload, absl::string_view name = "<memory>",
-                                     uint64_t base = 0);
+absl::StatusOr<uint64_t> ParseRecord(absl::string_view bytes, uint64_t offset, std::string* payload,
+                                     absl::string_view name = "<memory>", uint64_t base = 0);
 
 // Writes records to PATH. The bytes go to PATH.partial and are renamed to
 // PATH by Close(), so a writer that dies or is destroyed without Close()
@@ -80,6 +79,8 @@ class RecordReader {
   // Reads the next record into `payload`. Returns false at the end of the
   // file (or of the range set by SetEnd), an error naming the file and byte
   // offset when the bytes there are not a well-formed record.
+  // A null `payload` checks the record's framing and skips its bytes (a scan
+  // that reads 8 bytes per part).
   absl::StatusOr<bool> Next(std::string* payload);
   // Moves to byte `offset`, which must be a record's start (an .idx entry).
   absl::Status Seek(uint64_t offset);

@@ -39,8 +39,8 @@ absl::StatusOr<std::vector<IndexEntry>> ReadIndex(const std::string& path, uint6
     }
     if (e.offset % 4 != 0) return bad("offsets of RecordIO records are multiples of 4");
     if (rec_size > 0 && e.offset >= rec_size) {
-      return bad(absl::StrCat("offset ", e.offset, " is past the end of the .rec file (",
-                              rec_size, " bytes)"));
+      return bad(absl::StrCat("offset ", e.offset, " is past the end of the .rec file (", rec_size,
+                              " bytes)"));
     }
     entries.push_back(std::move(e));
   }
@@ -54,8 +54,7 @@ absl::Status WriteIndex(const std::string& path, const std::vector<IndexEntry>& 
   std::string partial = path + ".partial";
   std::FILE* f = std::fopen(partial.c_str(), "w");
   if (f == nullptr) {
-    return absl::NotFoundError(
-        absl::StrCat("cannot create ", partial, ": ", std::strerror(errno)));
+    return absl::NotFoundError(absl::StrCat("cannot create ", partial, ": ", std::strerror(errno)));
   }
   bool ok = true;
   for (const IndexEntry& e : entries) {

@@ -22,8 +22,7 @@ struct IndexEntry {
 // Reads PATH. Fields may be separated by tabs or spaces; blank lines are
 // skipped. Errors name the file and line: a missing or non-numeric offset,
 // an offset not a multiple of 4, or one past `rec_size` when given (> 0).
-absl::StatusOr<std::vector<IndexEntry>> ReadIndex(const std::string& path,
-                                                  uint64_t rec_size = 0);
+absl::StatusOr<std::vector<IndexEntry>> ReadIndex(const std::string& path, uint64_t rec_size = 0);
 
 // Writes PATH whole (through PATH.partial and a rename).
 absl::Status WriteIndex(const std::string& path, const std::vector<IndexEntry>& entries);

@@ -16,6 +16,11 @@ shrunk so the files stay small. What each file holds:
                           each record's header and what mx.image.imdecode
                           returns for it (flag 1 and 0, RGB), as .npy files
                           images_<i>_flag<f>.npy.
+  classes.rec/.idx/.lst   12 small photos with class labels 0-2 (and
+                          multilabel.rec, two labels each), for ImageRecordIter
+  iter_<case>_*.npy,      what MXNet's ImageRecordIter returns on them for the
+  iter_cases.json         deterministic configurations in ITER_CASES (first
+                          epoch: every batch's data and label, and its pad)
 """
 import json
 import os
@@ -117,6 +122,84 @@ def write_images():
         json.dump({"records": meta}, f, indent=1)
 
 
+CLASS_IMAGES = [  # (sample, longer side): some smaller than the 24-32 pixel crops
+    ("astronaut.png", 48), ("chelsea.png", 40), ("coffee.png", 36), ("camera.png", 30),
+    ("rocket.jpg", 44), ("coins.png", 20), ("motorcycle_left.png", 52),
+    ("hubble_deep_field.jpg", 34), ("retina.jpg", 38), ("brick.png", 26), ("color.png", 42),
+    ("ihc.png", 50),
+]
+
+
+def write_classes():
+    rec = mx.recordio.MXIndexedRecordIO(os.path.join(HERE, "classes.idx"),
+                                        os.path.join(HERE, "classes.rec"), "w")
+    multi = mx.recordio.MXIndexedRecordIO(os.path.join(HERE, "multilabel.idx"),
+                                          os.path.join(HERE, "multilabel.rec"), "w")
+    with open(os.path.join(HERE, "classes.lst"), "w") as lst:
+        for i, (name, size) in enumerate(CLASS_IMAGES):
+            img = sample(name, size)
+            if img.ndim == 3 and img.shape[2] == 4:
+                img = img[:, :, :3]
+            rec.write_idx(i, mx.recordio.pack_img(IRHeader(0, float(i % 3), 100 + i, 0), img,
+                                                  quality=90))
+            multi.write_idx(i, mx.recordio.pack_img(
+                IRHeader(0, [float(i % 3), float(i % 2)], 100 + i, 0), img, quality=90))
+            # The list gives other labels than the records (path_imglist wins).
+            lst.write("%d\t%f\t%f\t%s\n" % (100 + i, float(i % 4), float(i), name))
+    rec.close()
+    multi.close()
+
+
+IRHeader = mx.recordio.IRHeader
+
+# Deterministic configurations: no random draws (MXNet's draws cannot be
+# reproduced), exact arithmetic everywhere but the float normalization.
+ITER_CASES = {
+    "resize_center": dict(path_imgrec="classes.rec", data_shape=(3, 32, 32), resize=40,
+                          batch_size=5, mean_r=123.68, mean_g=116.28, mean_b=103.53,
+                          std_r=58.395, std_g=57.12, std_b=57.375),
+    "upscale_mirror": dict(path_imgrec="classes.rec", data_shape=(3, 28, 24), batch_size=4,
+                           mirror=True, scale=1.0 / 255),
+    "gray": dict(path_imgrec="classes.rec", data_shape=(1, 24, 24), resize=26, batch_size=5,
+                 mean_r=128.0, inter_method=2),
+    "uint8_area": dict(path_imgrec="classes.rec", data_shape=(3, 20, 20), resize=22,
+                       batch_size=7, dtype="uint8", inter_method=3),
+    "pad_fill": dict(path_imgrec="classes.rec", data_shape=(3, 36, 36), resize=28, pad=4,
+                     fill_value=17, batch_size=6),
+    "part_bytes": dict(path_imgrec="classes.rec", data_shape=(3, 16, 16), resize=16,
+                       batch_size=2, num_parts=3, part_index=1),
+    "part_index": dict(path_imgrec="classes.rec", path_imgidx="classes.idx",
+                       data_shape=(3, 16, 16), resize=16, batch_size=3, num_parts=5,
+                       part_index=3),
+    "multilabel": dict(path_imgrec="multilabel.rec", data_shape=(3, 16, 16), resize=16,
+                       batch_size=4, label_width=2),
+    "imglist": dict(path_imgrec="classes.rec", path_imglist="classes.lst",
+                    data_shape=(3, 16, 16), resize=16, batch_size=4, label_width=2),
+}
+
+
+def write_iter_cases():
+    meta = {}
+    for name, cfg in ITER_CASES.items():
+        kw = dict(cfg)
+        for key in ("path_imgrec", "path_imgidx", "path_imglist"):
+            if key in kw:
+                kw[key] = os.path.join(HERE, kw[key])
+        it = mx.io.ImageRecordIter(preprocess_threads=1, **kw)
+        datas, labels, pads = [], [], []
+        for batch in it:
+            datas.append(batch.data[0].asnumpy())
+            labels.append(batch.label[0].asnumpy())
+            pads.append(int(batch.pad))
+        np.save(os.path.join(HERE, "iter_%s_data.npy" % name), np.stack(datas))
+        np.save(os.path.join(HERE, "iter_%s_label.npy" % name), np.stack(labels))
+        meta[name] = dict(config=cfg, pads=pads)
+    with open(os.path.join(HERE, "iter_cases.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+
+
 if __name__ == "__main__":
     write_framing()
     write_images()
+    write_classes()
+    write_iter_cases()

@@ -1,0 +1,391 @@
+#include "train/image/record_iter.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "devices/params_io.h"
+#include "graph/error.h"
+#include "train/image/codec.h"
+#include "train/image/transform.h"
+#include "train/recordio/image_record.h"
+#include "train/recordio/record_file.h"
+#include "train/recordio/record_index.h"
+
+namespace symx::image {
+
+using recordio::RecordReader;
+
+// One worker's open file (each thread seeks on its own handle).
+class WorkerState {
+ public:
+  std::unique_ptr<RecordReader> reader;
+  std::string payload;
+};
+
+namespace {
+
+// SplitMix64's finalizer: independent-looking seeds from small integers.
+uint64_t Mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+uint64_t Mix(uint64_t a, uint64_t b, uint64_t c) { return Mix(Mix(Mix(a) ^ b) ^ c); }
+
+absl::Status Bad(const std::string& message) {
+  return absl::InvalidArgumentError(absl::StrCat("ImageRecordIter: ", message));
+}
+
+// .lst lines: "id<TAB>label...<TAB>path"; the first label_width numbers after
+// the id are the labels (MXNet reads them so; the rest of the line is ignored).
+absl::StatusOr<std::unordered_map<uint64_t, std::vector<float>>> ReadImageList(
+    const std::string& path, int label_width) {
+  std::ifstream in(path);
+  if (!in)
+    return absl::NotFoundError(absl::StrCat("ImageRecordIter: cannot open path_imglist ", path));
+  std::unordered_map<uint64_t, std::vector<float>> labels;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    std::vector<absl::string_view> fields =
+        absl::StrSplit(line, absl::ByAnyChar(" \t\r"), absl::SkipEmpty());
+    if (fields.empty()) continue;
+    uint64_t id;
+    std::vector<float> values(label_width);
+    bool ok = absl::SimpleAtoi(fields[0], &id) && fields.size() >= size_t(label_width) + 1;
+    for (int k = 0; ok && k < label_width; ++k) ok = absl::SimpleAtof(fields[k + 1], &values[k]);
+    if (!ok) {
+      return Bad(absl::StrCat(path, ": line ", number, ": expected an id and ", label_width,
+                              " label(s), found \"", line, "\""));
+    }
+    labels[id] = std::move(values);
+  }
+  return labels;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ImageRecordIter>> ImageRecordIter::Create(
+    ImageRecordIterConfig config) {
+  std::unique_ptr<ImageRecordIter> iter(new ImageRecordIter(std::move(config)));
+  SYMX_RETURN_IF_ERROR(iter->Open());
+  {
+    // The first epoch's order exists before any worker looks for work.
+    std::lock_guard<std::mutex> lock(iter->mu_);
+    iter->StartEpochLocked();
+  }
+  const int threads = std::max(1, iter->config_.preprocess_threads);
+  for (int t = 0; t < threads; ++t) {
+    iter->workers_.emplace_back([it = iter.get(), t] { it->WorkerLoop(t); });
+  }
+  return iter;
+}
+
+absl::Status ImageRecordIter::Open() {
+  ImageRecordIterConfig& c = config_;
+  if (c.path_imgrec.empty()) return Bad("path_imgrec is required");
+  if (c.channels != 1 && c.channels != 3 && c.channels != 4) {
+    return Bad(absl::StrCat("data_shape (", c.channels, ", ", c.height, ", ", c.width,
+                            "): the channels must be 1, 3 or 4"));
+  }
+  if (c.height <= 0 || c.width <= 0) {
+    return Bad(absl::StrCat("data_shape (", c.channels, ", ", c.height, ", ", c.width,
+                            "): height and width must be positive"));
+  }
+  if (c.batch_size <= 0) return Bad(absl::StrCat("batch_size ", c.batch_size, " must be positive"));
+  if (c.label_width <= 0)
+    return Bad(absl::StrCat("label_width ", c.label_width, " must be positive"));
+  if (c.num_parts <= 0 || c.part_index < 0 || c.part_index >= c.num_parts) {
+    return Bad(
+        absl::StrCat("part_index ", c.part_index, " must be in [0, num_parts ", c.num_parts, ")"));
+  }
+  if (c.preprocess_threads <= 0) {
+    return Bad(absl::StrCat("preprocess_threads ", c.preprocess_threads, " must be positive"));
+  }
+  if (c.dtype != DType::kFloat32 && c.dtype != DType::kUint8 && c.dtype != DType::kInt8) {
+    return Bad(absl::StrCat("dtype ", DTypeName(c.dtype), ": expected float32, uint8 or int8"));
+  }
+  for (int k = 0; k < 4; ++k) {
+    if (c.std[k] == 0) return Bad("std_r, std_g, std_b and std_a must not be 0");
+  }
+  c.aug.out_h = c.height;
+  c.aug.out_w = c.width;
+  if (absl::Status s = ValidateAugmentParams(c.aug); !s.ok()) return Bad(std::string(s.message()));
+
+  SYMX_ASSIGN_OR_RETURN(std::unique_ptr<RecordReader> reader, RecordReader::Open(c.path_imgrec));
+  const uint64_t size = reader->size();
+  std::vector<uint64_t> all;
+  if (!c.path_imgidx.empty()) {
+    SYMX_ASSIGN_OR_RETURN(auto index, recordio::ReadIndex(c.path_imgidx, size));
+    for (const auto& e : index) all.push_back(e.offset);
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    // With an index MXNet splits by record count.
+    const int64_t n = static_cast<int64_t>(all.size());
+    const int64_t step = (n + c.num_parts - 1) / c.num_parts;
+    const int64_t begin = std::min(n, step * c.part_index),
+                  end = std::min(n, step * (c.part_index + 1));
+    offsets_.assign(all.begin() + begin, all.begin() + end);
+  } else {
+    // Without one, by bytes: a record belongs to the range its header starts in.
+    uint64_t step = (size + c.num_parts - 1) / c.num_parts;
+    step = (step + 3) / 4 * 4;
+    const uint64_t begin = std::min(size, step * c.part_index);
+    const uint64_t end = std::min(size, step * (c.part_index + 1));
+    while (true) {
+      const uint64_t at = reader->Tell();
+      SYMX_ASSIGN_OR_RETURN(bool more, reader->Next(nullptr));
+      if (!more) break;
+      if (at >= begin && at < end) offsets_.push_back(at);
+      if (at >= end) break;
+    }
+  }
+  if (offsets_.empty()) {
+    return Bad(absl::StrCat(c.path_imgrec, " holds no records",
+                            c.num_parts > 1
+                                ? absl::StrCat(" in part ", c.part_index, " of ", c.num_parts)
+                                : std::string()));
+  }
+  if (!c.path_imglist.empty()) {
+    SYMX_ASSIGN_OR_RETURN(list_labels_, ReadImageList(c.path_imglist, c.label_width));
+  }
+  if (!c.mean_img.empty()) {
+    absl::StatusOr<NamedTensors> loaded = LoadParams(c.mean_img);
+    if (!loaded.ok()) {
+      return Bad(absl::StrCat("mean_img: ", loaded.status().message(),
+                              " (symx reads an existing mean image; make one with "
+                              "mx.nd.save(path, {'mean_img': array}))"));
+    }
+    const Shape want{c.channels, c.height, c.width};
+    if (loaded->tensors.size() != 1 || !loaded->tensors[0].defined() ||
+        loaded->tensors[0].shape() != want) {
+      return Bad(absl::StrCat("mean_img ", c.mean_img, " must hold one array of shape ",
+                              want.ToString(), " (data_shape)"));
+    }
+    Tensor mean = ValueOrThrow(Tensor::Empty(want, DType::kFloat32));
+    ConvertElements(loaded->tensors[0].read_raw_data(), loaded->tensors[0].dtype(), mean.raw_data(),
+                    DType::kFloat32, mean.size());
+    mean_image_ = mean;
+  }
+  return absl::OkStatus();
+}
+
+ImageRecordIter::~ImageRecordIter() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  for (std::thread& t : workers_) t.join();
+}
+
+int64_t ImageRecordIter::batches_per_epoch() const {
+  return (num_records() + config_.batch_size - 1) / config_.batch_size;
+}
+
+Shape ImageRecordIter::data_shape() const {
+  return Shape{config_.batch_size, config_.channels, config_.height, config_.width};
+}
+
+Shape ImageRecordIter::label_shape() const {
+  if (config_.label_width == 1) return Shape{config_.batch_size};
+  return Shape{config_.batch_size, config_.label_width};
+}
+
+double ImageRecordIter::wait_seconds() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return wait_seconds_;
+}
+
+void ImageRecordIter::StartEpochLocked() {
+  ++epoch_;
+  ++generation_;
+  auto order = std::make_shared<std::vector<int64_t>>(offsets_.size());
+  std::iota(order->begin(), order->end(), 0);
+  if (config_.shuffle) {
+    std::mt19937_64 rng(Mix(config_.seed, static_cast<uint64_t>(epoch_), 0x5eed));
+    std::shuffle(order->begin(), order->end(), rng);
+  }
+  order_ = order;
+  next_claim_ = next_deliver_ = 0;
+  ready_.clear();
+}
+
+void ImageRecordIter::Reset() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    StartEpochLocked();
+  }
+  cv_.notify_all();
+}
+
+void ImageRecordIter::WorkerLoop(int worker) {
+  WorkerState state;
+  const int64_t ahead =
+      std::max<int64_t>(config_.prefetch_buffer, std::max(1, config_.preprocess_threads));
+  const int64_t batches = batches_per_epoch();
+  while (true) {
+    int64_t batch, gen, epoch;
+    std::shared_ptr<const std::vector<int64_t>> order;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] {
+        return stop_ || (next_claim_ < batches && next_claim_ < next_deliver_ + ahead);
+      });
+      if (stop_) return;
+      batch = next_claim_++;
+      gen = generation_;
+      epoch = epoch_;
+      order = order_;
+    }
+    absl::StatusOr<ImageBatch> built = BuildBatch(batch, *order, epoch, state);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (gen != generation_) continue;  // a Reset came in between: drop it
+      ready_.emplace(batch, std::move(built));
+    }
+    cv_.notify_all();
+  }
+}
+
+absl::StatusOr<bool> ImageRecordIter::Next(ImageBatch* batch) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (next_deliver_ >= batches_per_epoch()) return false;
+  auto start = std::chrono::steady_clock::now();
+  cv_.wait(lock, [&] { return ready_.count(next_deliver_) > 0; });
+  wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  auto node = ready_.extract(next_deliver_);
+  ++next_deliver_;
+  lock.unlock();
+  cv_.notify_all();
+  if (!node.mapped().ok()) return node.mapped().status();
+  *batch = *std::move(node.mapped());
+  return true;
+}
+
+absl::StatusOr<ImageBatch> ImageRecordIter::BuildBatch(int64_t batch,
+                                                       const std::vector<int64_t>& order,
+                                                       int64_t epoch, WorkerState& state) const {
+  const ImageRecordIterConfig& c = config_;
+  if (state.reader == nullptr) {
+    SYMX_ASSIGN_OR_RETURN(state.reader, RecordReader::Open(c.path_imgrec));
+  }
+  ImageBatch out;
+  SYMX_ASSIGN_OR_RETURN(out.data, Tensor::Zeros(data_shape(), c.dtype));
+  SYMX_ASSIGN_OR_RETURN(out.label, Tensor::Zeros(label_shape(), DType::kFloat32));
+  out.index.assign(c.batch_size, 0);
+  const int64_t n = static_cast<int64_t>(order.size());
+  for (int row = 0; row < c.batch_size; ++row) {
+    int64_t pos = batch * c.batch_size + row;
+    if (pos >= n) {
+      ++out.pad;
+      if (!c.round_batch) continue;  // zeros
+      pos %= n;
+    }
+    const int64_t record = order[pos];
+    const uint64_t offset = offsets_[record];
+    absl::Status status = state.reader->Seek(offset);
+    if (status.ok()) {
+      absl::StatusOr<bool> more = state.reader->Next(&state.payload);
+      status = more.ok() ? (*more ? absl::OkStatus() : absl::DataLossError("no record there"))
+                         : more.status();
+    }
+    if (status.ok()) status = ProcessRecord(record, epoch, state.payload, &out, row);
+    if (!status.ok()) {
+      std::string where = absl::StrCat(c.path_imgrec, ": record at byte ", offset);
+      if (absl::StrContains(status.message(), where)) return status;
+      return absl::Status(status.code(),
+                          absl::StrCat("ImageRecordIter: ", where, ": ", status.message()));
+    }
+  }
+  return out;
+}
+
+absl::Status ImageRecordIter::ProcessRecord(int64_t record, int64_t epoch,
+                                            const std::string& payload, ImageBatch* out,
+                                            int row) const {
+  const ImageRecordIterConfig& c = config_;
+  SYMX_ASSIGN_OR_RETURN(recordio::ImageRecord rec, recordio::UnpackImageRecord(payload));
+  out->index[row] = rec.id;
+  // Labels: the image list's, else the record's, which must be label_width wide.
+  const std::vector<float>* labels = &rec.labels;
+  if (!list_labels_.empty()) {
+    auto it = list_labels_.find(rec.id);
+    if (it == list_labels_.end()) {
+      return absl::NotFoundError(
+          absl::StrCat("record id ", rec.id, " is not in path_imglist ", c.path_imglist));
+    }
+    labels = &it->second;
+  } else if (static_cast<int>(rec.labels.size()) != c.label_width) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "record id ", rec.id, " has ", rec.labels.size(), " label(s) but label_width is ",
+        c.label_width, rec.flag == 0 ? " (a single label is stored in the header)" : ""));
+  }
+  std::copy(labels->begin(), labels->end(),
+            out->label.data<float>() + int64_t{row} * c.label_width);
+
+  const int flag = c.channels == 1 ? 0 : (c.channels == 3 ? 1 : -1);
+  absl::StatusOr<Image> decoded = Decode(rec.image, flag, /*to_rgb=*/true);
+  if (!decoded.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("record id ", rec.id, ": ", decoded.status().message()));
+  }
+  if (decoded->channels != c.channels) {
+    return absl::InvalidArgumentError(absl::StrCat("record id ", rec.id, ": the image has ",
+                                                   decoded->channels,
+                                                   " channels, data_shape asks for ", c.channels));
+  }
+  const uint64_t stream =
+      c.seed_aug ? Mix(*c.seed_aug, 0, static_cast<uint64_t>(record))
+                 : Mix(c.seed, static_cast<uint64_t>(epoch) + 1, static_cast<uint64_t>(record));
+  Rng rng(stream);
+  absl::StatusOr<Image> img = Augment(*std::move(decoded), c.aug, rng);
+  if (!img.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("record id ", rec.id, ": ", img.status().message()));
+  }
+  bool mirrored = c.mirror;
+  if (c.rand_mirror) mirrored = std::bernoulli_distribution(0.5)(rng) || c.mirror;
+  const float contrast = (1 + std::uniform_real_distribution<float>(-c.max_random_contrast,
+                                                                    c.max_random_contrast)(rng)) *
+                         c.scale;
+  const float illumination = std::uniform_real_distribution<float>(-c.max_random_illumination,
+                                                                   c.max_random_illumination)(rng) *
+                             c.scale;
+
+  const int C = c.channels, H = c.height, W = c.width;
+  const size_t plane = size_t(H) * W;
+  const float* mean_img = mean_image_.defined() ? mean_image_.read_data<float>() : nullptr;
+  for (int y = 0; y < H; ++y) {
+    const uint8_t* src = img->row(y);
+    for (int x = 0; x < W; ++x) {
+      const int ox = mirrored ? W - 1 - x : x;
+      for (int k = 0; k < C; ++k) {
+        const uint8_t p = src[size_t(x) * C + k];
+        const size_t dst = size_t(row) * C * plane + k * plane + size_t(y) * W + ox;
+        const float mean = mean_img ? mean_img[k * plane + size_t(y) * W + x] : c.mean[k];
+        if (c.dtype == DType::kFloat32) {
+          out->data.data<float>()[dst] = ((p - mean) * contrast + illumination) / c.std[k];
+        } else if (c.dtype == DType::kUint8) {
+          out->data.data<uint8_t>()[dst] = p;
+        } else {
+          const long v = std::lrint(p - std::nearbyint(mean));
+          out->data.data<int8_t>()[dst] = static_cast<int8_t>(std::clamp<long>(v, -128, 127));
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace symx::image

@@ -1,0 +1,125 @@
+// ImageRecordIter: batches of augmented images from a RecordIO file, with
+// MXNet 1.9.1's parameters (docs/data.md lists them and the differences).
+//
+// The shard: with an .idx, records [r * ceil(N/parts), (r+1) * ceil(N/parts))
+// in file order; without, the records whose headers start in byte range r of
+// `parts` equal 4-aligned ranges. Both are MXNet's splits, so a job reads
+// the same records on each rank as MXNet would.
+//
+// An epoch visits the shard in file order, or shuffled (shuffle=true) by a
+// permutation drawn from (seed, epoch): shuffling is global over the shard,
+// with or without an .idx. The last batch, when short, wraps to the start of
+// the epoch's order (round_batch=true) or is zero-filled; either way `pad`
+// says how many trailing rows are not new. Each epoch starts afresh (MXNet
+// instead continues the next epoch after the wrapped records).
+//
+// Work: `preprocess_threads` threads each build whole batches (read, decode,
+// augment, normalize), at most max(prefetch_buffer, threads) batches ahead of
+// the consumer. Augmentation draws come from a generator seeded by (seed,
+// epoch, record) — or (seed_aug, record) when seed_aug is set, the same
+// augmentation every epoch — so the output is the same whatever the number
+// of threads and however they are scheduled.
+#ifndef SYMX_TRAIN_IMAGE_RECORD_ITER_H_
+#define SYMX_TRAIN_IMAGE_RECORD_ITER_H_
+
+#include <array>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "devices/tensor.h"
+#include "graph/dtype.h"
+#include "train/image/augment.h"
+
+namespace symx::image {
+
+struct ImageRecordIterConfig {
+  std::string path_imgrec, path_imgidx, path_imglist;
+  int channels = 3, height = 0, width = 0;  // data_shape (C, H, W); C is 1, 3 or 4
+  int batch_size = 0;
+  int label_width = 1;
+  bool shuffle = false;
+  uint64_t seed = 0;
+  std::optional<uint64_t> seed_aug;
+  int part_index = 0, num_parts = 1;
+  bool round_batch = true;
+  int preprocess_threads = 4;
+  int prefetch_buffer = 4;
+  bool mirror = false, rand_mirror = false;
+  std::array<float, 4> mean = {0, 0, 0, 0};  // mean_r, mean_g, mean_b, mean_a
+  std::array<float, 4> std = {1, 1, 1, 1};
+  float scale = 1;
+  float max_random_contrast = 0, max_random_illumination = 0;
+  std::string mean_img;           // an mx.nd.save file of one (C, H, W) array
+  DType dtype = DType::kFloat32;  // float32 (normalized), uint8 (raw), int8 (minus mean)
+  AugmentParams aug;              // out_h/out_w are set from data_shape
+};
+
+struct ImageBatch {
+  Tensor data;                  // (batch, C, H, W), RGB[A]
+  Tensor label;                 // (batch,) or (batch, label_width), float32
+  int pad = 0;                  // trailing rows that repeat earlier records or are zeros
+  std::vector<uint64_t> index;  // each row's record id (the header's id)
+};
+
+class ImageRecordIter {
+ public:
+  // Opens the files and checks the configuration; errors name the parameter
+  // or file at fault. Starts the worker threads.
+  static absl::StatusOr<std::unique_ptr<ImageRecordIter>> Create(ImageRecordIterConfig config);
+  ~ImageRecordIter();
+  ImageRecordIter(const ImageRecordIter&) = delete;
+  ImageRecordIter& operator=(const ImageRecordIter&) = delete;
+
+  // The next batch of this epoch; false at its end. An error (a record that
+  // does not decode, a label that does not fit) names the file, the record's
+  // byte offset and id; the iterator stays usable after Reset().
+  absl::StatusOr<bool> Next(ImageBatch* batch);
+  // Starts the next epoch (a new order when shuffling).
+  void Reset();
+
+  int64_t num_records() const { return static_cast<int64_t>(offsets_.size()); }
+  int64_t batches_per_epoch() const;
+  Shape data_shape() const;
+  Shape label_shape() const;
+  // Seconds Next() has spent waiting for a batch that was not ready yet.
+  double wait_seconds() const;
+
+ private:
+  explicit ImageRecordIter(ImageRecordIterConfig config) : config_(std::move(config)) {}
+  absl::Status Open();
+  void StartEpochLocked();
+  void WorkerLoop(int worker);
+  absl::StatusOr<ImageBatch> BuildBatch(int64_t batch, const std::vector<int64_t>& order,
+                                        int64_t epoch, class WorkerState& state) const;
+  absl::Status ProcessRecord(int64_t record, int64_t epoch, const std::string& payload,
+                             ImageBatch* out, int row) const;
+
+  ImageRecordIterConfig config_;
+  std::vector<uint64_t> offsets_;  // the shard's records, in file order
+  std::unordered_map<uint64_t, std::vector<float>> list_labels_;  // path_imglist, by id
+  Tensor mean_image_;  // (C, H, W) float32 when mean_img is given
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  int64_t epoch_ = -1;
+  int64_t generation_ = 0;
+  std::shared_ptr<const std::vector<int64_t>> order_;
+  int64_t next_claim_ = 0, next_deliver_ = 0;
+  std::map<int64_t, absl::StatusOr<ImageBatch>> ready_;
+  double wait_seconds_ = 0;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace symx::image
+
+#endif  // SYMX_TRAIN_IMAGE_RECORD_ITER_H_

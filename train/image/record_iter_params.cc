@@ -1,0 +1,282 @@
+#include "train/image/record_iter_params.h"
+
+#include <functional>
+#include <map>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace symx::image {
+namespace {
+
+using Setter = std::function<absl::Status(ImageRecordIterConfig*, absl::string_view)>;
+
+absl::Status BadValue(absl::string_view name, absl::string_view value, absl::string_view want) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("ImageRecordIter: parameter ", name, "=\"", value, "\": expected ", want));
+}
+
+template <typename T>
+Setter Int(T ImageRecordIterConfig::*field) {
+  return [field](ImageRecordIterConfig* c, absl::string_view v) -> absl::Status {
+    int64_t x;
+    if (!absl::SimpleAtoi(v, &x)) return absl::InvalidArgumentError("an integer");
+    c->*field = static_cast<T>(x);
+    return absl::OkStatus();
+  };
+}
+
+template <typename T>
+Setter AugInt(T AugmentParams::*field) {
+  return [field](ImageRecordIterConfig* c, absl::string_view v) -> absl::Status {
+    int64_t x;
+    if (!absl::SimpleAtoi(v, &x)) return absl::InvalidArgumentError("an integer");
+    c->aug.*field = static_cast<T>(x);
+    return absl::OkStatus();
+  };
+}
+
+absl::StatusOr<float> ParseFloat(absl::string_view v) {
+  float x;
+  if (!absl::SimpleAtof(v, &x)) return absl::InvalidArgumentError("a number");
+  return x;
+}
+
+Setter Float(float ImageRecordIterConfig::*field) {
+  return [field](ImageRecordIterConfig* c, absl::string_view v) -> absl::Status {
+    auto x_or = ParseFloat(v);
+    if (!x_or.ok()) return x_or.status();
+    float x = *x_or;
+    c->*field = x;
+    return absl::OkStatus();
+  };
+}
+
+absl::StatusOr<bool> ParseBool(absl::string_view v) {
+  std::string s = absl::AsciiStrToLower(v);
+  if (s == "true" || s == "1") return true;
+  if (s == "false" || s == "0") return false;
+  return absl::InvalidArgumentError("True or False");
+}
+
+Setter Bool(bool ImageRecordIterConfig::*field) {
+  return [field](ImageRecordIterConfig* c, absl::string_view v) -> absl::Status {
+    auto x_or = ParseBool(v);
+    if (!x_or.ok()) return x_or.status();
+    bool x = *x_or;
+    c->*field = x;
+    return absl::OkStatus();
+  };
+}
+
+Setter Text(std::string ImageRecordIterConfig::*field) {
+  return [field](ImageRecordIterConfig* c, absl::string_view v) -> absl::Status {
+    c->*field = std::string(v);
+    return absl::OkStatus();
+  };
+}
+
+Setter Channel(std::array<float, 4> ImageRecordIterConfig::*field, int k) {
+  return [field, k](ImageRecordIterConfig* c, absl::string_view v) -> absl::Status {
+    auto x_or = ParseFloat(v);
+    if (!x_or.ok()) return x_or.status();
+    float x = *x_or;
+    (c->*field)[k] = x;
+    return absl::OkStatus();
+  };
+}
+
+Setter AugFloat(float AugmentParams::*field) {
+  return [field](ImageRecordIterConfig* c, absl::string_view v) -> absl::Status {
+    auto x_or = ParseFloat(v);
+    if (!x_or.ok()) return x_or.status();
+    float x = *x_or;
+    c->aug.*field = x;
+    return absl::OkStatus();
+  };
+}
+
+Setter Ignored() {
+  return [](ImageRecordIterConfig*, absl::string_view) { return absl::OkStatus(); };
+}
+
+const std::map<std::string, Setter>& Setters() {
+  static const auto* setters = new std::map<std::string, Setter>{
+      {"path_imgrec", Text(&ImageRecordIterConfig::path_imgrec)},
+      {"path_imgidx", Text(&ImageRecordIterConfig::path_imgidx)},
+      {"path_imglist", Text(&ImageRecordIterConfig::path_imglist)},
+      {"mean_img", Text(&ImageRecordIterConfig::mean_img)},
+      {"data_shape",
+       [](ImageRecordIterConfig* c, absl::string_view v) -> absl::Status {
+         absl::string_view s = absl::StripAsciiWhitespace(v);
+         absl::ConsumePrefix(&s, "(");
+         absl::ConsumePrefix(&s, "[");
+         absl::ConsumeSuffix(&s, ")");
+         absl::ConsumeSuffix(&s, "]");
+         std::vector<std::string> dims = absl::StrSplit(s, ',', absl::SkipWhitespace());
+         int d[3];
+         if (dims.size() != 3) return absl::InvalidArgumentError("(channels, height, width)");
+         for (int k = 0; k < 3; ++k) {
+           if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(dims[k]), &d[k])) {
+             return absl::InvalidArgumentError("(channels, height, width)");
+           }
+         }
+         c->channels = d[0];
+         c->height = d[1];
+         c->width = d[2];
+         return absl::OkStatus();
+       }},
+      {"batch_size", Int(&ImageRecordIterConfig::batch_size)},
+      {"label_width", Int(&ImageRecordIterConfig::label_width)},
+      {"shuffle", Bool(&ImageRecordIterConfig::shuffle)},
+      {"seed", Int(&ImageRecordIterConfig::seed)},
+      {"seed_aug",
+       [](ImageRecordIterConfig* c, absl::string_view v) -> absl::Status {
+         if (v == "None" || v.empty()) {
+           c->seed_aug.reset();
+           return absl::OkStatus();
+         }
+         int64_t x;
+         if (!absl::SimpleAtoi(v, &x)) return absl::InvalidArgumentError("an integer or None");
+         c->seed_aug = static_cast<uint64_t>(x);
+         return absl::OkStatus();
+       }},
+      {"part_index", Int(&ImageRecordIterConfig::part_index)},
+      {"num_parts", Int(&ImageRecordIterConfig::num_parts)},
+      {"round_batch", Bool(&ImageRecordIterConfig::round_batch)},
+      {"preprocess_threads", Int(&ImageRecordIterConfig::preprocess_threads)},
+      {"prefetch_buffer", Int(&ImageRecordIterConfig::prefetch_buffer)},
+      {"mirror", Bool(&ImageRecordIterConfig::mirror)},
+      {"rand_mirror", Bool(&ImageRecordIterConfig::rand_mirror)},
+      {"mean_r", Channel(&ImageRecordIterConfig::mean, 0)},
+      {"mean_g", Channel(&ImageRecordIterConfig::mean, 1)},
+      {"mean_b", Channel(&ImageRecordIterConfig::mean, 2)},
+      {"mean_a", Channel(&ImageRecordIterConfig::mean, 3)},
+      {"std_r", Channel(&ImageRecordIterConfig::std, 0)},
+      {"std_g", Channel(&ImageRecordIterConfig::std, 1)},
+      {"std_b", Channel(&ImageRecordIterConfig::std, 2)},
+      {"std_a", Channel(&ImageRecordIterConfig::std, 3)},
+      {"scale", Float(&ImageRecordIterConfig::scale)},
+      {"max_random_contrast", Float(&ImageRecordIterConfig::max_random_contrast)},
+      {"max_random_illumination", Float(&ImageRecordIterConfig::max_random_illumination)},
+      {"dtype",
+       [](ImageRecordIterConfig* c, absl::string_view v) -> absl::Status {
+         if (v == "float32" || v == "None") {
+           c->dtype = DType::kFloat32;
+         } else if (v == "uint8") {
+           c->dtype = DType::kUint8;
+         } else if (v == "int8") {
+           c->dtype = DType::kInt8;
+         } else {
+           return absl::InvalidArgumentError("float32, uint8 or int8");
+         }
+         return absl::OkStatus();
+       }},
+      {"resize", AugInt(&AugmentParams::resize)},
+      {"rand_crop",
+       [](ImageRecordIterConfig* c, absl::string_view v) -> absl::Status {
+         auto x_or = ParseBool(v);
+         if (!x_or.ok()) return x_or.status();
+         bool x = *x_or;
+         c->aug.rand_crop = x;
+         return absl::OkStatus();
+       }},
+      {"random_resized_crop",
+       [](ImageRecordIterConfig* c, absl::string_view v) -> absl::Status {
+         auto x_or = ParseBool(v);
+         if (!x_or.ok()) return x_or.status();
+         bool x = *x_or;
+         c->aug.random_resized_crop = x;
+         return absl::OkStatus();
+       }},
+      {"max_rotate_angle", AugInt(&AugmentParams::max_rotate_angle)},
+      {"rotate", AugInt(&AugmentParams::rotate)},
+      {"max_shear_ratio", AugFloat(&AugmentParams::max_shear_ratio)},
+      {"max_aspect_ratio", AugFloat(&AugmentParams::max_aspect_ratio)},
+      {"min_aspect_ratio",
+       [](ImageRecordIterConfig* c, absl::string_view v) -> absl::Status {
+         if (v == "None" || v.empty()) {
+           c->aug.min_aspect_ratio.reset();
+           return absl::OkStatus();
+         }
+         auto x_or = ParseFloat(v);
+         if (!x_or.ok()) return x_or.status();
+         float x = *x_or;
+         c->aug.min_aspect_ratio = x;
+         return absl::OkStatus();
+       }},
+      {"max_random_scale", AugFloat(&AugmentParams::max_random_scale)},
+      {"min_random_scale", AugFloat(&AugmentParams::min_random_scale)},
+      {"max_random_area", AugFloat(&AugmentParams::max_random_area)},
+      {"min_random_area", AugFloat(&AugmentParams::min_random_area)},
+      {"max_crop_size", AugInt(&AugmentParams::max_crop_size)},
+      {"min_crop_size", AugInt(&AugmentParams::min_crop_size)},
+      {"max_img_size", AugFloat(&AugmentParams::max_img_size)},
+      {"min_img_size", AugFloat(&AugmentParams::min_img_size)},
+      {"brightness", AugFloat(&AugmentParams::brightness)},
+      {"contrast", AugFloat(&AugmentParams::contrast)},
+      {"saturation", AugFloat(&AugmentParams::saturation)},
+      {"pca_noise", AugFloat(&AugmentParams::pca_noise)},
+      {"fill_value", AugInt(&AugmentParams::fill_value)},
+      {"inter_method", AugInt(&AugmentParams::inter_method)},
+      {"pad", AugInt(&AugmentParams::pad)},
+      // Accepted, no effect here (placement, logging, MXNet's chunked
+      // reading, which symx's whole-shard shuffle replaces).
+      {"verbose", Ignored()},
+      {"ctx", Ignored()},
+      {"device_id", Ignored()},
+      {"shuffle_chunk_size", Ignored()},
+      {"shuffle_chunk_seed", Ignored()},
+      {"data_name", Ignored()},
+      {"label_name", Ignored()},
+  };
+  return *setters;
+}
+
+}  // namespace
+
+absl::Status SetImageRecordIterParam(ImageRecordIterConfig* config, absl::string_view name,
+                                     absl::string_view value) {
+  if (name == "aug_seq") {
+    if (value == "aug_default") return absl::OkStatus();
+    return BadValue(name, value, "aug_default (the only augmenter sequence symx has)");
+  }
+  if (name == "random_h" || name == "random_s" || name == "random_l") {
+    if (value == "0") return absl::OkStatus();
+    return absl::UnimplementedError(
+        absl::StrCat("ImageRecordIter: ", name,
+                     " (HLS jitter) is not implemented in symx; use brightness, "
+                     "contrast and saturation"));
+  }
+  if (name == "max_random_hue" || name == "rotate_list") {
+    return absl::UnimplementedError(
+        absl::StrCat("ImageRecordIter: ", name, " is not implemented in symx"));
+  }
+  const auto& setters = Setters();
+  auto it = setters.find(std::string(name));
+  if (it == setters.end()) {
+    std::vector<std::string> names;
+    for (const auto& [known, setter] : setters) names.push_back(known);
+    return absl::InvalidArgumentError(absl::StrCat("ImageRecordIter: unknown parameter '", name,
+                                                   "'; known: ", absl::StrJoin(names, ", ")));
+  }
+  absl::Status s = it->second(config, absl::StripAsciiWhitespace(value));
+  if (!s.ok()) return BadValue(name, value, s.message());
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ImageRecordIterConfig> ImageRecordIterConfigFrom(
+    const std::vector<std::pair<std::string, std::string>>& params) {
+  ImageRecordIterConfig config;
+  for (const auto& [name, value] : params) {
+    absl::Status s = SetImageRecordIterParam(&config, name, value);
+    if (!s.ok()) return s;
+  }
+  return config;
+}
+
+}  // namespace symx::image
