@@ -79,6 +79,8 @@ void RegisterRanks(py::module_& m);
 void RegisterGpus(py::module_& m);
 // mx.recordio and mx.image: RecordIO files and image codecs.
 void RegisterRecordIO(py::module_& m);
+// mx.io's engine iterators: ImageRecordIter, CSVIter.
+void RegisterIo(py::module_& m);
 
 }  // namespace symx::python
 

@@ -82,6 +82,7 @@ PYBIND11_MODULE(_symx, m) {
   RegisterRanks(m);
   RegisterGpus(m);
   RegisterRecordIO(m);
+  RegisterIo(m);
 }
 
 }  // namespace symx::python

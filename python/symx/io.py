@@ -1,4 +1,5 @@
-"""mx.io: DataDesc, DataBatch, DataIter, NDArrayIter, MNISTIter and the built-in digits."""
+"""mx.io: DataDesc, DataBatch, DataIter, NDArrayIter, MNISTIter, ImageRecordIter,
+CSVIter and the built-in digits."""
 from collections import OrderedDict, namedtuple
 
 import numpy as np
@@ -6,7 +7,8 @@ import numpy as np
 from .base import _core
 from . import ndarray as nd
 
-__all__ = ["DataDesc", "DataBatch", "DataIter", "NDArrayIter", "MNISTIter", "synthetic_digits"]
+__all__ = ["DataDesc", "DataBatch", "DataIter", "NDArrayIter", "MNISTIter", "ImageRecordIter",
+           "ImageRecordUInt8Iter", "ImageRecordInt8Iter", "CSVIter", "synthetic_digits"]
 
 
 class DataDesc(namedtuple("DataDesc", ["name", "shape"])):
@@ -288,3 +290,128 @@ def synthetic_digits(num_train=6000, num_test=1000, seed=7):
     tx, ty, vx, vy = _core.synthetic_digits(int(num_train), int(num_test), int(seed))
     return {"train_data": tx.numpy(False).copy(), "train_label": ty.numpy(False).copy(),
             "test_data": vx.numpy(False).copy(), "test_label": vy.numpy(False).copy()}
+
+
+def _param_text(value):
+    """A keyword argument as MXNet's C API receives it (str of the value)."""
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, (tuple, list)):
+        return "(" + ", ".join(str(int(v)) for v in value) + ")"
+    if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+        return np.dtype(value).name
+    return str(value)
+
+
+def _launcher_shard(kwargs):
+    """Under mpirun, a record iterator given no num_parts reads this rank's
+    share: num_parts = the job's size, part_index = its rank. (A job whose
+    ranks hold different stages of one model, not replicas, passes
+    num_parts=1 so that every rank reads the same batches.)"""
+    if "num_parts" in kwargs or "part_index" in kwargs:
+        return kwargs
+    from .kvstore import job_ranks
+    ranks = job_ranks()
+    if ranks is None or ranks.size <= 1:
+        return kwargs
+    kwargs = dict(kwargs)
+    kwargs["num_parts"] = ranks.size
+    kwargs["part_index"] = ranks.rank
+    return kwargs
+
+
+class _EngineIter(DataIter):
+    """A DataIter over an engine iterator whose next() gives (data, label,
+    pad, index) tensors, or None at the end of the epoch."""
+
+    def __init__(self, engine, batch_size, data_name, label_name, dtype):
+        super().__init__(batch_size)
+        self._engine = engine
+        self.provide_data = [DataDesc(data_name, tuple(engine.data_shape()), dtype)]
+        self.provide_label = [DataDesc(label_name, tuple(engine.label_shape()), np.float32)]
+
+    def reset(self):
+        self._engine.reset()
+
+    def next(self):
+        got = self._engine.next()
+        if got is None:
+            raise StopIteration
+        data, label, pad, index = got
+        return DataBatch(data=[nd.NDArray(data)], label=[nd.NDArray(label)], pad=pad,
+                         index=None if index is None else np.asarray(index, dtype=np.uint64),
+                         provide_data=self.provide_data, provide_label=self.provide_label)
+
+
+class ImageRecordIter(_EngineIter):
+    """MXNet's ImageRecordIter over the engine's (train/image/record_iter.h):
+    batches of (batch_size, C, H, W) images decoded and augmented by
+    ``preprocess_threads`` threads from a RecordIO file, with MXNet 1.9.1's
+    parameters (path_imgrec, path_imgidx, path_imglist, data_shape,
+    batch_size, label_width, resize, rand_crop, rand_mirror, mirror,
+    random_resized_crop, max/min_random_scale, max/min_aspect_ratio,
+    max/min_random_area, max_rotate_angle, rotate, max_shear_ratio,
+    max/min_crop_size, pad, fill_value, inter_method, brightness, contrast,
+    saturation, pca_noise, mean_r/g/b/a, std_r/g/b/a, scale, mean_img,
+    max_random_contrast, max_random_illumination, shuffle, seed, seed_aug,
+    round_batch, num_parts, part_index, prefetch_buffer, dtype, ...).
+
+    Differences from MXNet (docs/data.md): an unknown parameter is an error,
+    not ignored; every epoch starts at the beginning (MXNet's continues after
+    the records a wrapped last batch took); pad is always right; shuffle is
+    over the whole shard; the augmentation of a record depends on (seed,
+    epoch, record) only, so any thread count gives the same batches; under
+    mpirun without num_parts each rank reads its share."""
+
+    def __init__(self, data_name="data", label_name="softmax_label", **kwargs):
+        kwargs = _launcher_shard(kwargs)
+        if "batch_size" not in kwargs:
+            from .base import MXNetError
+            raise MXNetError("ImageRecordIter: batch_size is required")
+        params = [(k, _param_text(v)) for k, v in kwargs.items() if v is not None or
+                  k in ("seed_aug", "min_aspect_ratio")]
+        engine = _core.ImageRecordIter(params)
+        dtype = np.dtype(_param_text(kwargs.get("dtype", "float32")) if kwargs.get("dtype")
+                         not in (None, "None") else "float32")
+        super().__init__(engine, int(kwargs["batch_size"]), data_name, label_name, dtype.type)
+
+    @property
+    def num_records(self):
+        """Records in this iterator's shard."""
+        return self._engine.num_records()
+
+    def wait_seconds(self):
+        """Seconds next() has waited for batches the decode threads had not finished."""
+        return self._engine.wait_seconds()
+
+
+def ImageRecordUInt8Iter(**kwargs):
+    """ImageRecordIter with dtype='uint8': raw pixels (MXNet's deprecated alias)."""
+    kwargs["dtype"] = "uint8"
+    return ImageRecordIter(**kwargs)
+
+
+def ImageRecordInt8Iter(**kwargs):
+    """ImageRecordIter with dtype='int8': pixels minus the mean (MXNet's deprecated alias)."""
+    kwargs["dtype"] = "int8"
+    return ImageRecordIter(**kwargs)
+
+
+class CSVIter(_EngineIter):
+    """MXNet's CSVIter over the engine's (train/csv_iter.h): batches of
+    rows of ``data_csv`` shaped ``data_shape``, with labels from
+    ``label_csv`` (shaped ``label_shape``; zeros without one), ``dtype``
+    float32, int32 or int64. ``round_batch`` wraps the last batch to the
+    first rows (else fills it with zeros); ``pad`` counts those rows. A field
+    that is not a number is an error naming its file, line and column."""
+
+    def __init__(self, data_name="data", label_name="softmax_label", **kwargs):
+        if "batch_size" not in kwargs:
+            from .base import MXNetError
+            raise MXNetError("CSVIter: batch_size is required")
+        engine = _core.CSVIter([(k, _param_text(v)) for k, v in kwargs.items()
+                                if v is not None])
+        dtype = np.dtype(_param_text(kwargs["dtype"]) if kwargs.get("dtype") not in
+                         (None, "None") else "float32")
+        super().__init__(engine, int(kwargs["batch_size"]), data_name, label_name, dtype.type)
+        self.provide_label = [DataDesc(label_name, tuple(engine.label_shape()), dtype.type)]

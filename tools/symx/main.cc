@@ -1,4 +1,4 @@
-// symx: the command line. Subcommands: inspect, run, bench, viz, train.
+// symx: the command line. Subcommands: inspect, run, bench, viz, train, im2rec.
 //
 // Started by mpirun (its environment says so), symx joins the MPI job:
 // run, bench and train work across its ranks; inspect and viz act on rank 0
@@ -16,6 +16,7 @@
 #include "tools/env/engine_env.h"
 #include "tools/symx/bench.h"
 #include "tools/symx/command.h"
+#include "tools/symx/im2rec.h"
 #include "tools/symx/inspect.h"
 #include "tools/symx/run.h"
 #include "tools/symx/train.h"
@@ -46,6 +47,10 @@ constexpr char kUsage[] =
     "          [--comm-timeout SECONDS] [--bucket-mb MB] [--dtype float32|float16|bfloat16]\n"
     "      train an example classifier (synthetic data without --data-dir); save a checkpoint;\n"
     "      several --ctx devices or mpirun ranks train data parallel\n"
+    "  im2rec  PREFIX ROOT [--list [--recursive] [--train-ratio X] ...] [--resize N] [--quality "
+    "N]\n"
+    "          [--encoding .jpg|.png] [--pass-through] [--num-thread N]\n"
+    "      list a folder of images (a class per subfolder), pack lists into RecordIO .rec/.idx\n"
     "contexts: cpu, cpu(N), gpu(N), and another rank's device as cpu(N)@rankR\n";
 
 int Dispatch(const std::string& command, const std::vector<std::string>& args,
@@ -57,8 +62,9 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args,
     return TrainMain(args, std::cout, std::cerr, isatty(fileno(stderr)) != 0, job);
   }
   // One rank is enough for commands that only read and draw.
-  if ((command == "inspect" || command == "viz") && !job.root()) return 0;
+  if ((command == "inspect" || command == "viz" || command == "im2rec") && !job.root()) return 0;
   if (command == "inspect") return InspectMain(args, std::cout, std::cerr);
+  if (command == "im2rec") return Im2recMain(args, std::cout, std::cerr);
   if (command == "viz") return VizMain(args, std::cout, std::cerr);
   std::cerr << "symx: unknown command '" << command << "'\n" << kUsage;
   return 2;
