@@ -24,6 +24,9 @@ void Metrics::Add(const Tensor& probabilities, const Tensor& labels, int64_t row
     const int64_t best = std::max_element(row, row + classes) - row;
     correct += (best == label);
     const double pl = (label >= 0 && label < classes) ? row[label] : 0.0;
+    if (label >= 0 && label < classes) {
+      correct_top5 += std::count_if(row, row + classes, [&](double v) { return v > pl; }) < 5;
+    }
     loss_sum += -std::log(std::max(pl, 1e-12));
     ++count;
   }

@@ -203,12 +203,14 @@ void ParallelModel::SetParams(const std::map<std::string, Tensor>& args,
   for (Replica& r : replicas_) r.train->CopyParamsFrom(a, x);
 }
 
-void ParallelModel::TrainStep(const Tensor& data, const Tensor& label, Metrics* local) {
+void ParallelModel::TrainStep(const Tensor& data, const Tensor& label, Metrics* local,
+                              int64_t first_row) {
   if (reducer_) reducer_->Start();
   ForEachReplica([&](size_t k) {
     Replica& r = replicas_[k];
-    const Tensor d = ValueOrThrow(data.Slice(r.offset, r.offset + r.rows));
-    const Tensor l = ValueOrThrow(label.Slice(r.offset, r.offset + r.rows));
+    const int64_t at = r.offset - first_row;
+    const Tensor d = ValueOrThrow(data.Slice(at, at + r.rows));
+    const Tensor l = ValueOrThrow(label.Slice(at, at + r.rows));
     r.train->Forward(/*is_train=*/true, {{kDataName, d}, {kLabelName, l}});
     r.train->Backward();
   });
@@ -216,8 +218,25 @@ void ParallelModel::TrainStep(const Tensor& data, const Tensor& label, Metrics* 
   for (Replica& r : replicas_) {
     const Tensor& out = r.train->outputs()[0];
     if (!out.defined()) continue;  // on another rank
-    local->Add(out, ValueOrThrow(label.Slice(r.offset, r.offset + r.rows)), r.rows);
+    const int64_t at = r.offset - first_row;
+    local->Add(out, ValueOrThrow(label.Slice(at, at + r.rows)), r.rows);
   }
+}
+
+std::pair<int64_t, int64_t> ParallelModel::local_rows() const {
+  int64_t begin = -1, end = 0;
+  for (const Replica& r : replicas_) {
+    if (begin < 0 || r.offset < begin) begin = r.offset;
+    end = std::max(end, r.offset + r.rows);
+  }
+  return {std::max<int64_t>(begin, 0), end};
+}
+
+int64_t ParallelModel::MinOverRanks(int64_t local) {
+  if (comm_ == nullptr) return local;
+  Tensor t = Tensor::FromVector(Shape{1}, {static_cast<double>(local)}, DType::kInt64);
+  ThrowIfError(WaitFor(comm_->Allreduce(t, ReduceOp::kMin), timeout_));
+  return static_cast<int64_t>(t.ToDoubles()[0]);
 }
 
 void ParallelModel::SetLossScale(double scale) {
@@ -265,30 +284,35 @@ void ParallelModel::SyncReplicas() {
   }
 }
 
-void ParallelModel::EvalStep(const Tensor& data, const Tensor& label, int64_t rows,
-                             Metrics* local) {
+void ParallelModel::EvalStep(const Tensor& data, const Tensor& label, int64_t rows, Metrics* local,
+                             int64_t first_row) {
   ForEachReplica([&](size_t k) {
     Replica& r = replicas_[k];
-    r.infer->Forward(false, {{kDataName, ValueOrThrow(data.Slice(r.offset, r.offset + r.rows))}});
+    const int64_t at = r.offset - first_row;
+    r.infer->Forward(false, {{kDataName, ValueOrThrow(data.Slice(at, at + r.rows))}});
   });
   for (Replica& r : replicas_) {
     const Tensor& out = r.infer->outputs()[0];
     const int64_t valid = std::max<int64_t>(0, std::min(r.rows, rows - r.offset));
     if (!out.defined() || valid == 0) continue;
-    local->Add(out, ValueOrThrow(label.Slice(r.offset, r.offset + r.rows)), valid);
+    const int64_t at = r.offset - first_row;
+    local->Add(out, ValueOrThrow(label.Slice(at, at + r.rows)), valid);
   }
 }
 
 Metrics ParallelModel::SumOverRanks(const Metrics& local) {
   if (comm_ == nullptr) return local;
   Tensor t = Tensor::FromVector(
-      Shape{3}, {local.loss_sum, double(local.correct), double(local.count)}, DType::kFloat64);
+      Shape{4},
+      {local.loss_sum, double(local.correct), double(local.count), double(local.correct_top5)},
+      DType::kFloat64);
   ThrowIfError(WaitFor(comm_->Allreduce(t, ReduceOp::kSum), timeout_));
   std::vector<double> v = t.ToDoubles();
   Metrics out;
   out.loss_sum = v[0];
   out.correct = static_cast<int64_t>(v[1]);
   out.count = static_cast<int64_t>(v[2]);
+  out.correct_top5 = static_cast<int64_t>(v[3]);
   return out;
 }
 

@@ -81,8 +81,16 @@ class ParallelModel {
                  const std::map<std::string, Tensor>& aux);
   // Forward and backward of every local replica on its rows of the global
   // batch, then the gradient sum. Adds this process's rows to `local`.
-  // Collective.
-  void TrainStep(const Tensor& data, const Tensor& label, Metrics* local);
+  // `data` and `label` hold the global batch's rows from `first_row` on:
+  // the whole batch (0), or only this process's rows (local_rows().first),
+  // as a rank that reads its own shard passes. Collective.
+  void TrainStep(const Tensor& data, const Tensor& label, Metrics* local, int64_t first_row = 0);
+  // The global batch's rows [first, second) this process's replicas take
+  // (split across ranks: the whole batch).
+  std::pair<int64_t, int64_t> local_rows() const;
+  // The smallest of `local` over the ranks. Collective.
+  int64_t MinOverRanks(int64_t local);
+  bool data_parallel_over_ranks() const { return layout_ == Layout::kReplicas && ranks_ > 1; }
   // What the optimizer updates: replica 0's parameters and their (summed)
   // gradients; undefined where another rank holds them.
   std::map<std::string, Tensor> params() const;
@@ -96,8 +104,10 @@ class ParallelModel {
   // After the update: the other local replicas take replica 0's values.
   void SyncReplicas();
   // Inference of every local replica on its rows; of the global batch's first
-  // `rows` rows, this process's go into `local`. Collective (split layout).
-  void EvalStep(const Tensor& data, const Tensor& label, int64_t rows, Metrics* local);
+  // `rows` rows, this process's go into `local`. `data`/`label` start at
+  // global row `first_row` as in TrainStep. Collective (split layout).
+  void EvalStep(const Tensor& data, const Tensor& label, int64_t rows, Metrics* local,
+                int64_t first_row = 0);
   // `local` summed over ranks. Collective.
   Metrics SumOverRanks(const Metrics& local);
   // Data parallel: every replica's aux states become their average over all

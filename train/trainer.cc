@@ -5,13 +5,16 @@
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <regex>
 #include <set>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "devices/params_io.h"
 #include "executor/executor.h"
 #include "graph/error.h"
+#include "nlohmann/json.hpp"
 #include "tools/examples/models.h"
 #include "train/checkpoint.h"
 #include "train/initializer.h"
@@ -136,18 +139,114 @@ DataSplits LoadData(const TrainOptions& options) {
   return ValueOrThrow(LoadMnist(options.data_dir));
 }
 
+Symbol ReplaceOutputLayer(const Symbol& net, int num_classes, std::vector<std::string>* replaced) {
+  nlohmann::json graph = nlohmann::json::parse(net.ToJson());
+  auto& nodes = graph["nodes"];
+  const auto& heads = graph["heads"];
+  if (heads.empty()) Fail("--num-classes: the symbol has no outputs");
+  const int head = heads[0][0].get<int>();
+  auto node_name = [&](int id) { return nodes[id]["name"].get<std::string>(); };
+  auto node_op = [&](int id) { return nodes[id]["op"].get<std::string>(); };
+  // The output node itself, or the first input of a loss head
+  // (SoftmaxOutput, softmax, ...), must be a FullyConnected layer.
+  int fc = head;
+  if (node_op(fc) != "FullyConnected" && !nodes[fc]["inputs"].empty()) {
+    fc = nodes[fc]["inputs"][0][0].get<int>();
+  }
+  if (node_op(fc) != "FullyConnected") {
+    Fail(absl::StrCat("--num-classes: the output ", node_name(head), " (", node_op(head),
+                      ") is not fed by a FullyConnected layer but by ", node_name(fc), " (",
+                      node_op(fc), "); give the model a classifier layer first"));
+  }
+  auto& attrs = nodes[fc].contains("attrs") ? nodes[fc]["attrs"] : nodes[fc]["param"];
+  attrs["num_hidden"] = std::to_string(num_classes);
+  for (size_t k = 1; k < nodes[fc]["inputs"].size(); ++k) {
+    const int input = nodes[fc]["inputs"][k][0].get<int>();
+    if (node_op(input) == "null") replaced->push_back(node_name(input));
+  }
+  return Symbol::FromJson(graph.dump());
+}
+
 TrainResult Train(const TrainOptions& options, const DataSplits& data,
                   const TrainCallbacks& callbacks) {
-  CheckOptions(options);
   const int64_t batch = options.batch_size;
   if (data.train.size() < batch) {
     Fail(absl::StrCat("batch size ", batch, " is larger than the training set (", data.train.size(),
                       " examples)"));
   }
   if (data.test.size() == 0) Fail("the test set is empty");
+  FeedFactory train = [&](const FeedShare&) {
+    return std::make_unique<DatasetFeed>(data.train, batch, /*training=*/true, options.seed);
+  };
+  FeedFactory eval = [&](const FeedShare&) {
+    return std::make_unique<DatasetFeed>(data.test, batch, /*training=*/false, 0);
+  };
+  return Train(options, data.train.example_shape(), train, eval, callbacks);
+}
+
+namespace {
+
+// Initial values of a model's parameters: a checkpoint's where it has them
+// (fresh ones excepted), seeded initialization for the rest.
+void InitialValues(const TrainOptions& options, const Symbol& net, const ParallelModel& model,
+                   const std::vector<std::string>& fresh, std::map<std::string, Tensor>* args,
+                   std::map<std::string, Tensor>* aux, TrainResult* result) {
+  for (const std::string& name : model.param_names()) {
+    (*args)[name] = ValueOrThrow(Tensor::Zeros(model.shapes().at(name), DType::kFloat32));
+  }
+  for (const std::string& name : net.ListAuxiliaryStates()) {
+    (*aux)[name] = ValueOrThrow(Tensor::Zeros(model.shapes().at(name), DType::kFloat32));
+  }
+  Rng rng(options.seed);
+  std::unique_ptr<Initializer> init = CreateInitializer(options.initializer);
+  InitParameters(net, *init, *args, {}, rng);
+  InitParameters(net, *init, *aux, {}, rng);
+  if (options.params_file.empty()) return;
+  NamedTensors file = ValueOrThrow(LoadParams(options.params_file));
+  std::map<std::string, Tensor> given;
+  for (size_t i = 0; i < file.tensors.size(); ++i) {
+    std::string key = file.is_dict() ? file.names[i] : std::to_string(i);
+    if (absl::StartsWith(key, "arg:") || absl::StartsWith(key, "aux:")) key = key.substr(4);
+    given[key] = file.tensors[i];
+  }
+  auto take = [&](std::map<std::string, Tensor>* into) {
+    for (auto& [name, value] : *into) {
+      auto it = given.find(name);
+      const bool is_fresh = std::find(fresh.begin(), fresh.end(), name) != fresh.end();
+      if (it == given.end() || !it->second.defined() || is_fresh) {
+        result->initialized_params.push_back(name);
+        continue;
+      }
+      if (it->second.shape() != value.shape()) {
+        Fail(absl::StrCat(options.params_file, ": ", name, " has shape ",
+                          it->second.shape().ToString(), " but the model's is ",
+                          value.shape().ToString(),
+                          options.num_classes > 0 ? "" : " (a new label set: --num-classes)"));
+      }
+      ConvertElements(it->second.read_raw_data(), it->second.dtype(), value.raw_data(),
+                      DType::kFloat32, value.size());
+      ++result->loaded_params;
+    }
+  };
+  take(args);
+  take(aux);
+}
+
+}  // namespace
+
+TrainResult Train(const TrainOptions& options, const Shape& example_shape,
+                  const FeedFactory& make_train, const FeedFactory& make_eval,
+                  const TrainCallbacks& callbacks) {
+  CheckOptions(options);
+  const int64_t batch = options.batch_size;
 
   TrainResult result;
-  result.symbol = BuildModel(options.model);
+  std::vector<std::string> fresh;
+  result.symbol =
+      options.symbol_file.empty() ? BuildModel(options.model) : Symbol::Load(options.symbol_file);
+  if (options.num_classes > 0) {
+    result.symbol = ReplaceOutputLayer(result.symbol, options.num_classes, &fresh);
+  }
   const Symbol& net = result.symbol;
   Symbol bound = net;
   if (options.dtype != DType::kFloat32) {
@@ -162,7 +261,7 @@ TrainResult Train(const TrainOptions& options, const DataSplits& data,
   po.comm_timeout = options.comm_timeout;
   po.bucket_bytes = options.bucket_bytes;
   po.batch_size = batch;
-  po.example_shape = data.train.example_shape();
+  po.example_shape = example_shape;
   po.engine = options.engine;
   ParallelModel model(bound, po);
   // float16 scales the loss of a model that has a loss head (the rewrite
@@ -178,25 +277,42 @@ TrainResult Train(const TrainOptions& options, const DataSplits& data,
   // Initial values made on the host as one process makes them (the same
   // generator draws in the same order), then set into every replica.
   std::map<std::string, Tensor> init_args, init_aux;
-  for (const std::string& name : param_names) {
-    init_args[name] = ValueOrThrow(Tensor::Zeros(model.shapes().at(name), DType::kFloat32));
-  }
-  for (const std::string& name : net.ListAuxiliaryStates()) {
-    init_aux[name] = ValueOrThrow(Tensor::Zeros(model.shapes().at(name), DType::kFloat32));
-  }
-  Rng rng(options.seed);
-  std::unique_ptr<Initializer> init = CreateInitializer(options.initializer);
-  InitParameters(net, *init, init_args, {}, rng);
-  InitParameters(net, *init, init_aux, {}, rng);
+  InitialValues(options, net, model, fresh, &init_args, &init_aux, &result);
   model.SetParams(init_args, init_aux);
+
+  // Each process's feed: its own rows and shard when data parallel over
+  // ranks, else the whole batch and data.
+  FeedShare share;
+  share.rows = batch;
+  if (model.data_parallel_over_ranks()) {
+    auto [begin, end] = model.local_rows();
+    share = {begin, end - begin, model.rank(), options.comm->size()};
+  }
+  std::unique_ptr<BatchFeed> train_feed = make_train(share);
+  std::unique_ptr<BatchFeed> eval_feed = make_eval ? make_eval(share) : nullptr;
+  // Ranks reading shards of different sizes take the same number of steps.
+  const int64_t steps = model.MinOverRanks(train_feed->num_batches());
+  if (steps == 0) Fail("the training data holds no full batch");
 
   std::unique_ptr<Optimizer> opt = MakeOptimizer(options, batch);
   const std::map<std::string, AttrMap> attrs = net.AttrDict();
+  std::optional<std::regex> fixed;
+  if (!options.fixed_params.empty()) {
+    try {
+      fixed.emplace(options.fixed_params);
+    } catch (const std::regex_error& e) {
+      Fail(absl::StrCat("fixed_params '", options.fixed_params,
+                        "' is not a regular expression: ", e.what()));
+    }
+  }
   std::vector<int> indices;
+  std::vector<bool> frozen;
   for (size_t i = 0; i < param_names.size(); ++i) {
     const std::string& name = param_names[i];
     const int index = static_cast<int>(i);
     indices.push_back(index);
+    frozen.push_back(fixed && std::regex_match(name, *fixed));
+    result.fixed_params += frozen.back();
     opt->set_index_name(index, name);  // the optimizer's default wd_mult by name
     if (auto m = NumberAttr(attrs, name, "__wd_mult__")) opt->set_wd_mult(index, *m);
     if (auto m = NumberAttr(attrs, name, "__lr_mult__")) opt->set_lr_mult(index, *m);
@@ -210,18 +326,17 @@ TrainResult Train(const TrainOptions& options, const DataSplits& data,
     if (callbacks.on_save) callbacks.on_save(result.saved_files.back());
   }
 
-  BatchIterator train_it(data.train, batch, /*shuffle=*/true, options.seed,
-                         BatchIterator::LastBatch::kDiscard);
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
     EpochResult er;
     er.epoch = epoch;
     auto start = std::chrono::steady_clock::now();
     Metrics m;
-    train_it.Reset(epoch - 1);
+    train_feed->Reset(epoch - 1);
+    const double wait_before = train_feed->wait_seconds();
     int64_t b = 0;
     const int64_t skipped_before = scaler ? scaler->skipped() : 0;
-    while (train_it.Next()) {
-      model.TrainStep(train_it.data(), train_it.label(), &m);
+    while (b < steps && train_feed->Next()) {
+      model.TrainStep(train_feed->data(), train_feed->label(), &m, train_feed->first_row());
       bool apply = true;
       if (scaler) {
         // Every rank decides alike (a split model's ranks hold different
@@ -237,21 +352,22 @@ TrainResult Train(const TrainOptions& options, const DataSplits& data,
         std::vector<int> ids;
         for (size_t i = 0; i < param_names.size(); ++i) {
           const Tensor& w = mirror.param(param_names[i]);
-          if (!w.defined()) continue;  // another rank's stage holds it
+          if (!w.defined() || frozen[i]) continue;  // another rank's stage, or fixed
           ids.push_back(indices[i]);
           ws.push_back(w);
           gs.push_back(mirror.grad(param_names[i]));
         }
-        opt->Update(ids, ws, gs);
+        if (!ids.empty()) opt->Update(ids, ws, gs);
         mirror.Push();
         model.SyncReplicas();
       }
       ++b;
       if (callbacks.on_batch) {
-        callbacks.on_batch(BatchProgress{epoch, b, train_it.num_batches(), m.loss(), m.accuracy()});
+        callbacks.on_batch(BatchProgress{epoch, b, steps, m.loss(), m.accuracy(), Seconds(start)});
       }
     }
     er.train_seconds = Seconds(start);
+    er.data_wait_seconds = train_feed->wait_seconds() - wait_before;
     if (scaler) {
       er.skipped_steps = scaler->skipped() - skipped_before;
       er.loss_scale = scaler->scale();
@@ -259,17 +375,26 @@ TrainResult Train(const TrainOptions& options, const DataSplits& data,
     const Metrics total = model.SumOverRanks(m);
     er.train_loss = total.loss();
     er.train_accuracy = total.accuracy();
+    er.train_top5 = total.top5_accuracy();
     er.train_examples = total.count;
 
     model.AverageAux();
     start = std::chrono::steady_clock::now();
     Metrics t;
-    BatchIterator test_it(data.test, batch, /*shuffle=*/false, 0, BatchIterator::LastBatch::kPad);
-    while (test_it.Next())
-      model.EvalStep(test_it.data(), test_it.label(), batch - test_it.pad(), &t);
+    if (eval_feed) {
+      eval_feed->Reset(epoch - 1);
+      const int64_t first = eval_feed->first_row();
+      while (eval_feed->Next()) {
+        const int64_t rows = eval_feed->data().shape()[0];
+        model.EvalStep(eval_feed->data(), eval_feed->label(), first + rows - eval_feed->pad(), &t,
+                       first);
+      }
+    }
     const Metrics test = model.SumOverRanks(t);
     er.eval_seconds = Seconds(start);
+    er.has_test = eval_feed != nullptr;
     er.test_accuracy = test.accuracy();
+    er.test_top5 = test.top5_accuracy();
     er.test_examples = test.count;
     result.epochs.push_back(er);
     if (callbacks.on_epoch) callbacks.on_epoch(er);

@@ -39,6 +39,7 @@
 #include "devices/tensor.h"
 #include "distributed/communicator.h"
 #include "graph/symbol.h"
+#include "train/batch_feed.h"
 #include "train/data.h"
 #include "train/loss_scaler.h"
 #include "train/metrics.h"
@@ -48,7 +49,22 @@ namespace symx::train {
 
 struct TrainOptions {
   std::string model = "mlp";  // mlp | lenet
-  std::string data_dir;       // MNIST idx files; empty: the synthetic set
+  // A model from a file instead (symx train MODEL-symbol.json): any symbol
+  // whose inputs are `data` and `softmax_label` and whose first output is a
+  // softmax over classes.
+  std::string symbol_file;
+  // Initial values from a checkpoint's .params ("arg:NAME"/"aux:NAME" or bare
+  // names): every parameter the file holds with the right shape; the others
+  // are initialized. A shape that differs is an error naming the parameter
+  // (unless num_classes replaces it).
+  std::string params_file;
+  // Parameters whose whole name matches this regular expression are not
+  // updated (fine-tuning the last layers only).
+  std::string fixed_params;
+  // > 0: the FullyConnected layer feeding the output gets this many classes
+  // and fresh (initialized) weights, for fine-tuning on a new label set.
+  int num_classes = 0;
+  std::string data_dir;  // MNIST idx files; empty: the synthetic set
   int64_t synthetic_train = 10000;
   int64_t synthetic_test = 2000;
   int epochs = 3;
@@ -93,7 +109,7 @@ struct TrainOptions {
   // (loss_scaler.h).
   DType dtype = DType::kFloat32;
   LossScalerOptions loss_scaler;
-  std::string prefix;                      // empty: save nothing
+  std::string prefix;  // empty: save nothing
   bool save_every_epoch = false;
   EngineOptions engine;  // every bind's switches (devices/engine_options.h)
 };
@@ -102,7 +118,13 @@ struct EpochResult {
   int epoch = 0;  // 1-based
   double train_loss = 0;
   double train_accuracy = 0;
+  double train_top5 = 0;
+  bool has_test = true;  // false: no evaluation data was given
   double test_accuracy = 0;
+  double test_top5 = 0;
+  // Seconds the training steps waited for the data feed (decode threads
+  // behind the model); ~0 when the feed keeps up.
+  double data_wait_seconds = 0;
   int64_t train_examples = 0;  // examples seen this epoch
   int64_t test_examples = 0;
   // float16: updates skipped for a non-finite gradient this epoch, and the
@@ -119,6 +141,7 @@ struct BatchProgress {
   int64_t num_batches = 0;
   double loss = 0;      // running mean over the epoch so far
   double accuracy = 0;  // running
+  double seconds = 0;   // since the epoch began
 };
 
 struct TrainCallbacks {
@@ -138,6 +161,11 @@ struct TrainResult {
   std::map<std::string, Tensor> aux_params;
   // Files written, in order (symbol first).
   std::vector<std::string> saved_files;
+  // With params_file: the parameters it did not provide (initialized), and
+  // those it provided.
+  std::vector<std::string> initialized_params;
+  int64_t loaded_params = 0;
+  int64_t fixed_params = 0;  // matched by fixed_params
 };
 
 // The optimizer Train uses: options.optimizer with options' rate, momentum,
@@ -147,6 +175,11 @@ std::unique_ptr<Optimizer> MakeOptimizer(const TrainOptions& options, int64_t ba
 
 // "mlp" or "lenet" (throws symx::Error for anything else).
 Symbol BuildModel(const std::string& name);
+
+// The symbol with the FullyConnected layer that feeds its first output given
+// `num_classes` outputs; `replaced` gets that layer's weight and bias names.
+// Throws symx::Error naming the node when the output is not fed by one.
+Symbol ReplaceOutputLayer(const Symbol& net, int num_classes, std::vector<std::string>* replaced);
 
 // The synthetic set (data_dir empty) or MNIST from data_dir. Throws symx::Error.
 DataSplits LoadData(const TrainOptions& options);
@@ -159,6 +192,14 @@ DataSplits LoadData(const TrainOptions& options);
 // (on_batch with this rank's running metrics).
 TrainResult Train(const TrainOptions& options, const DataSplits& data,
                   const TrainCallbacks& callbacks = {});
+
+// The same loop over feeds (batch_feed.h) of examples shaped
+// `example_shape`: `train` and, when set, `eval` are made once the model
+// knows each process's share of the global batch. In a data-parallel job
+// over ranks each rank gets its own rows and shard; every epoch then runs as
+// many steps as the smallest shard has batches.
+TrainResult Train(const TrainOptions& options, const Shape& example_shape, const FeedFactory& train,
+                  const FeedFactory& eval, const TrainCallbacks& callbacks = {});
 
 }  // namespace symx::train
 

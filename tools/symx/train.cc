@@ -4,11 +4,14 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iomanip>
 #include <sstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "devices/cpu/cpu_device.h"
@@ -16,6 +19,8 @@
 #include "graph/error.h"
 #include "tools/symx/command.h"
 #include "tools/symx/flags.h"
+#include "train/image/record_iter_params.h"
+#include "train/record_feed.h"
 #include "train/trainer.h"
 
 namespace symx::cli {
@@ -23,6 +28,11 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: symx train [--model mlp|lenet] [--data-dir MNIST_DIR] [--epochs N] [--batch-size N]\n"
+    "       symx train MODEL-symbol.json --train-rec FILE.rec --data-shape C,H,W [--val-rec FILE]\n"
+    "                  [--params FILE.params] [--num-classes N] [--fixed-params REGEX]\n"
+    "                  [--resize N] [--rand-crop] [--rand-mirror] [--mean-rgb R,G,B]\n"
+    "                  [--std-rgb R,G,B] [--threads N] [--iter KEY=VALUE]... [and the flags "
+    "below]\n"
     "                  [--lr X] [--ctx CTX[,CTX...]] [--group2ctx GROUP=CTX]... [--prefix PATH]\n"
     "                  [--optimizer NAME[:KEY=VALUE,...]] [--lr-schedule NAME:KEY=VALUE,...]\n"
     "                  [--momentum X] [--wd X] [--clip-gradient X] [--seed N]\n"
@@ -39,20 +49,105 @@ constexpr char kUsage[] =
     "          updates (batches), the schedule starts from --lr\n"
     "  --dtype float16|bfloat16 trains in mixed precision: the model computes in that dtype,\n"
     "          the optimizer keeps float32 master weights, checkpoints are float32; float16\n"
-    "          scales the loss dynamically (updates with a non-finite gradient are skipped)\n";
+    "          scales the loss dynamically (updates with a non-finite gradient are skipped)\n"
+    "  MODEL: trains any symbol with inputs data and softmax_label on a RecordIO image set\n"
+    "          (ImageRecordIter; FILE.idx beside FILE.rec is used when present); --params\n"
+    "          starts from a checkpoint, --num-classes gives the output layer a new label set,\n"
+    "          --fixed-params leaves matching parameters unchanged; --iter passes any of\n"
+    "          ImageRecordIter's parameters (e.g. --iter max_random_scale=1.2); mpirun ranks\n"
+    "          each read their shard; a checkpoint is saved every epoch (--prefix, default\n"
+    "          MODEL's prefix + '-tuned')\n";
 
-train::TrainOptions ParseTrainFlags(const std::vector<std::string>& args) {
-  absl::StatusOr<ParsedArgs> parsed =
-      ParseArgs(args,
-                {"--model", "--data-dir", "--epochs", "--batch-size", "--lr", "--ctx",
-                 "--group2ctx", "--prefix", "--optimizer", "--momentum", "--wd", "--seed",
-                 "--comm-timeout", "--bucket-mb", "--dtype", "--lr-schedule", "--clip-gradient"},
-                {"--save-every-epoch"});
+// The ImageRecordIter configurations of `symx train MODEL`.
+struct RecordFlags {
+  image::ImageRecordIterConfig train, val;
+  bool has_val = false;
+  Shape example_shape;
+};
+
+void SetIterParam(image::ImageRecordIterConfig* c, const std::string& name,
+                  const std::string& value, const char* flag) {
+  absl::Status s = image::SetImageRecordIterParam(c, name, value);
+  if (!s.ok()) throw UsageError(absl::StrCat(flag, ": ", s.message()));
+}
+
+RecordFlags ParseRecordFlags(const ParsedArgs& parsed, uint64_t seed) {
+  RecordFlags r;
+  auto single = [&](const char* flag) { return SingleValue(parsed, flag); };
+  auto train_rec = single("--train-rec");
+  auto shape = single("--data-shape");
+  if (!train_rec || !shape) throw UsageError("MODEL needs --train-rec and --data-shape", kUsage);
+  // Settings both sets share: the image geometry and normalization.
+  std::vector<std::pair<std::string, std::string>> common = {{"data_shape", *shape}};
+  if (auto v = single("--resize")) common.emplace_back("resize", *v);
+  if (auto v = single("--threads")) common.emplace_back("preprocess_threads", *v);
+  for (const auto& [flag, prefix] : {std::pair{"--mean-rgb", "mean_"}, {"--std-rgb", "std_"}}) {
+    if (auto v = single(flag)) {
+      std::vector<std::string> rgb = absl::StrSplit(*v, ',');
+      if (rgb.size() != 3) throw UsageError(absl::StrCat(flag, " takes R,G,B, got '", *v, "'"));
+      const char* channels[] = {"r", "g", "b"};
+      for (int k = 0; k < 3; ++k) common.emplace_back(absl::StrCat(prefix, channels[k]), rgb[k]);
+    }
+  }
+  auto configure = [&](image::ImageRecordIterConfig* c, const std::string& rec) {
+    SetIterParam(c, "path_imgrec", rec, "--train-rec");
+    std::string idx = rec.size() > 4 && absl::EndsWith(rec, ".rec")
+                          ? rec.substr(0, rec.size() - 4) + ".idx"
+                          : rec + ".idx";
+    if (std::ifstream(idx).good()) SetIterParam(c, "path_imgidx", idx, "--train-rec");
+    for (const auto& [k, v] : common) SetIterParam(c, k, v, "--data-shape");
+  };
+  configure(&r.train, *train_rec);
+  SetIterParam(&r.train, "shuffle", "True", "--train-rec");
+  SetIterParam(&r.train, "seed", std::to_string(seed), "--seed");
+  if (HasSwitch(parsed, "--rand-crop")) SetIterParam(&r.train, "rand_crop", "True", "--rand-crop");
+  if (HasSwitch(parsed, "--rand-mirror")) {
+    SetIterParam(&r.train, "rand_mirror", "True", "--rand-mirror");
+  }
+  for (auto [it, end] = parsed.values.equal_range("--iter"); it != end; ++it) {
+    const size_t eq = it->second.find('=');
+    if (eq == std::string::npos) {
+      throw UsageError(absl::StrCat("--iter takes KEY=VALUE, got '", it->second, "'"));
+    }
+    SetIterParam(&r.train, it->second.substr(0, eq), it->second.substr(eq + 1), "--iter");
+  }
+  if (auto v = single("--val-rec")) {
+    configure(&r.val, *v);
+    r.has_val = true;
+  }
+  r.example_shape = Shape{r.train.channels, r.train.height, r.train.width};
+  return r;
+}
+
+train::TrainOptions ParseTrainFlags(const std::vector<std::string>& args, RecordFlags* records) {
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(
+      args, {"--model",       "--data-dir",      "--epochs",       "--batch-size", "--lr",
+             "--ctx",         "--group2ctx",     "--prefix",       "--optimizer",  "--momentum",
+             "--wd",          "--seed",          "--comm-timeout", "--bucket-mb",  "--dtype",
+             "--lr-schedule", "--clip-gradient", "--train-rec",    "--val-rec",    "--data-shape",
+             "--params",      "--num-classes",   "--fixed-params", "--resize",     "--mean-rgb",
+             "--std-rgb",     "--threads",       "--iter"},
+      {"--save-every-epoch", "--rand-crop", "--rand-mirror"});
   if (!parsed.ok()) throw UsageError(std::string(parsed.status().message()));
-  if (!parsed->positional.empty()) {
-    throw UsageError(absl::StrCat("unexpected argument '", parsed->positional[0], "'"), kUsage);
+  if (parsed->positional.size() > 1) {
+    throw UsageError(absl::StrCat("unexpected argument '", parsed->positional[1], "'"), kUsage);
   }
   train::TrainOptions o;
+  if (!parsed->positional.empty()) {
+    o.symbol_file = parsed->positional[0];
+    for (const char* flag : {"--model", "--data-dir"}) {
+      if (SingleValue(*parsed, flag)) {
+        throw UsageError(absl::StrCat(flag, " is for the built-in examples, not MODEL"), kUsage);
+      }
+    }
+  } else {
+    for (const char* flag : {"--train-rec", "--val-rec", "--data-shape", "--params",
+                             "--num-classes", "--fixed-params", "--iter"}) {
+      if (SingleValue(*parsed, flag) || parsed->values.count(flag)) {
+        throw UsageError(absl::StrCat(flag, " needs a MODEL-symbol.json to train"), kUsage);
+      }
+    }
+  }
   auto single = [&](const char* flag) { return SingleValue(*parsed, flag); };
   if (auto v = single("--model")) {
     if (*v != "mlp" && *v != "lenet") {
@@ -112,11 +207,23 @@ train::TrainOptions ParseTrainFlags(const std::vector<std::string>& args) {
     }
   }
   o.prefix = o.model;
+  if (!o.symbol_file.empty()) {
+    std::string base = o.symbol_file;
+    if (absl::EndsWith(base, "-symbol.json")) base.resize(base.size() - 12);
+    if (absl::EndsWith(base, ".json")) base.resize(base.size() - 5);
+    o.prefix = base + "-tuned";
+    o.save_every_epoch = true;
+    if (auto v = single("--params")) o.params_file = *v;
+    if (auto v = single("--fixed-params")) o.fixed_params = *v;
+    if (auto v = single("--num-classes")) {
+      o.num_classes = static_cast<int>(ParseIntFlag("--num-classes", *v, 1));
+    }
+  }
   if (auto v = single("--prefix")) {
     if (v->empty()) throw UsageError("--prefix must not be empty");
     o.prefix = *v;
   }
-  o.save_every_epoch = HasSwitch(*parsed, "--save-every-epoch");
+  o.save_every_epoch = o.save_every_epoch || HasSwitch(*parsed, "--save-every-epoch");
   if (auto v = single("--dtype")) {
     o.dtype =
         ParseDTypeChoiceFlag("--dtype", *v, {DType::kFloat32, DType::kFloat16, DType::kBFloat16});
@@ -131,6 +238,7 @@ train::TrainOptions ParseTrainFlags(const std::vector<std::string>& args) {
     }
     o.aggregate_num = n;
   }
+  if (!o.symbol_file.empty()) *records = ParseRecordFlags(*parsed, o.seed);
   // The optimizer and schedule spellings are checked now, before any data
   // is read (an unknown name or setting is a usage error naming it).
   try {
@@ -158,6 +266,74 @@ std::string ProgressLine(const train::BatchProgress& p, int epochs) {
                       p.num_batches, "  loss ", Fixed(p.loss, 4), "  acc ", Fixed(p.accuracy, 4));
 }
 
+std::string Duration(double seconds) {
+  const int64_t s = static_cast<int64_t>(seconds + 0.5);
+  if (s >= 3600) return absl::StrFormat("%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60);
+  return absl::StrFormat("%d:%02d", s / 60, s % 60);
+}
+
+// `symx train MODEL-symbol.json --train-rec ...`: any model on a RecordIO set.
+void TrainModelFile(const train::TrainOptions& o, const RecordFlags& records, std::ostream& report,
+                    std::ostream& err, bool progress_tty) {
+  train::FeedFactory make_train = [&](const train::FeedShare& share) {
+    return std::make_unique<train::RecordFeed>(records.train, share);
+  };
+  train::FeedFactory make_val;
+  if (records.has_val) {
+    make_val = [&](const train::FeedShare& share) {
+      return std::make_unique<train::RecordFeed>(records.val, share);
+    };
+  }
+  report << "model " << o.symbol_file;
+  if (o.num_classes > 0) report << " (output layer: " << o.num_classes << " classes)";
+  report << ", data " << records.train.path_imgrec;
+  if (records.has_val) report << " (validation " << records.val.path_imgrec << ")";
+  report << ", images " << records.example_shape.ToString() << "; batch " << o.batch_size << ", "
+         << train::MakeOptimizer(o, o.batch_size)->Describe() << "\n"
+         << std::flush;
+  train::TrainCallbacks cb;
+  auto last_draw = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  if (progress_tty) {
+    cb.on_batch = [&](const train::BatchProgress& p) {
+      auto now = std::chrono::steady_clock::now();
+      if (p.batch != p.num_batches && now - last_draw < std::chrono::milliseconds(200)) return;
+      last_draw = now;
+      const double rate = p.seconds > 0 ? p.batch * o.batch_size / p.seconds : 0;
+      const double eta = p.batch > 0 ? p.seconds * (p.num_batches - p.batch) / p.batch : 0;
+      err << ProgressLine(p, o.epochs) << "  " << Fixed(rate, 1) << " img/s  ETA " << Duration(eta)
+          << "   " << std::flush;
+    };
+  }
+  cb.on_epoch = [&](const train::EpochResult& e) {
+    if (progress_tty) err << "\r\033[K" << std::flush;
+    report << "epoch " << e.epoch << "/" << o.epochs << ": loss " << Fixed(e.train_loss, 4)
+           << "  train top-1 " << Fixed(e.train_accuracy, 4) << " top-5 " << Fixed(e.train_top5, 4);
+    if (e.has_test) {
+      report << "  val top-1 " << Fixed(e.test_accuracy, 4) << " top-5 " << Fixed(e.test_top5, 4);
+    }
+    const double rate = e.train_seconds > 0 ? e.train_examples / e.train_seconds : 0;
+    report << "  " << Fixed(rate, 1) << " img/s  time " << Fixed(e.train_seconds, 2)
+           << "s, waiting for data " << Fixed(e.data_wait_seconds, 2) << "s ("
+           << Fixed(e.train_seconds > 0 ? 100 * e.data_wait_seconds / e.train_seconds : 0, 1)
+           << "%)\n"
+           << std::flush;
+  };
+  train::TrainResult r = train::Train(o, records.example_shape, make_train, make_val, cb);
+  if (!o.params_file.empty()) {
+    report << o.params_file << ": " << r.loaded_params << " arrays loaded, "
+           << r.initialized_params.size() << " initialized";
+    if (!r.initialized_params.empty()) {
+      report << " (" << absl::StrJoin(r.initialized_params, ", ") << ")";
+    }
+    report << "\n";
+  }
+  if (!o.fixed_params.empty()) report << r.fixed_params << " parameters kept fixed\n";
+  report << "trained on " << r.layout << "\n";
+  report << "checkpoint:";
+  for (const std::string& f : r.saved_files) report << " " << f;
+  report << "\n";
+}
+
 }  // namespace
 
 int TrainMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
@@ -175,13 +351,18 @@ int TrainMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
   return RunCommand(
       "train", err,
       [&] {
-        train::TrainOptions o = ParseTrainFlags(args);
+        RecordFlags records;
+        train::TrainOptions o = ParseTrainFlags(args, &records);
         o.comm = job.comm;
         o.engine = job.engine;
         // Devices share this process's cores instead of each taking them all.
         if (o.contexts.size() > 1 && job.cpu_threads > 0) {
           SetCpuThreadsForNewDevices(
               std::max(1, job.cpu_threads / static_cast<int>(o.contexts.size())));
+        }
+        if (!o.symbol_file.empty()) {
+          TrainModelFile(o, records, report, err, progress_tty);
+          return;
         }
         train::DataSplits data = train::LoadData(o);
         if (data.train.size() < o.batch_size) {
