@@ -62,7 +62,7 @@ absl::StatusOr<int64_t> ReadCsv(const std::string& path, int64_t width, DType dt
     for (size_t k = 0; k < fields.size(); ++k) {
       if (!AppendField(fields[k], dtype, out)) {
         return Bad(absl::StrCat(path, ": line ", number, ", column ", k + 1, ": \"", fields[k],
-                                "\" is not a ", DTypeName(dtype), " number"));
+                                "\" is not a number of type ", DTypeName(dtype)));
       }
     }
     ++rows;

@@ -332,6 +332,7 @@ class _EngineIter(DataIter):
 
     def reset(self):
         self._engine.reset()
+        self._current = None
 
     def next(self):
         got = self._engine.next()
@@ -341,6 +342,33 @@ class _EngineIter(DataIter):
         return DataBatch(data=[nd.NDArray(data)], label=[nd.NDArray(label)], pad=pad,
                          index=None if index is None else np.asarray(index, dtype=np.uint64),
                          provide_data=self.provide_data, provide_label=self.provide_label)
+
+    # MXNet's older loop: `while it.iter_next(): it.getdata() ...`.
+    def iter_next(self):
+        try:
+            self._current = self.next()
+        except StopIteration:
+            self._current = None
+            return False
+        return True
+
+    def _batch(self):
+        if getattr(self, "_current", None) is None:
+            from .base import MXNetError
+            raise MXNetError("call iter_next() first: there is no current batch")
+        return self._current
+
+    def getdata(self):
+        return self._batch().data
+
+    def getlabel(self):
+        return self._batch().label
+
+    def getindex(self):
+        return self._batch().index
+
+    def getpad(self):
+        return self._batch().pad
 
 
 class ImageRecordIter(_EngineIter):

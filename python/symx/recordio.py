@@ -4,8 +4,9 @@ The files are read and written by the engine (train/recordio), byte for
 byte as MXNet 1.9.1 writes them; images are encoded and decoded by
 libjpeg-turbo and libpng (train/image), so OpenCV is not needed.
 pack_img/unpack_img keep OpenCV's BGR channel order, as MXNet's do.
-A writer's file appears under its name when it is closed (until then it is
-URI.partial), so an interrupted job leaves no half-written .rec.
+A writer's file appears under its name when it is closed, explicitly or when
+the writer is garbage-collected (until then it is URI.partial), so a process
+killed while writing leaves no .rec that looks complete.
 """
 import numbers
 import os
@@ -222,5 +223,7 @@ def pack_img(header, img, quality=95, img_fmt=".jpg"):
     fmt = img_fmt.lower()
     if fmt not in (".jpg", ".jpeg", ".png"):
         raise MXNetError("pack_img: image format %r: symx encodes .jpg and .png" % (img_fmt,))
-    buf = _symx.image_encode(np.ascontiguousarray(img, dtype=np.uint8), fmt, int(quality), False)
+    # OpenCV clamps both settings (MXNet's default quality 95 is PNG's 9).
+    quality = min(max(int(quality), 1), 100) if fmt != ".png" else min(max(int(quality), 0), 9)
+    buf = _symx.image_encode(np.ascontiguousarray(img, dtype=np.uint8), fmt, quality, False)
     return pack(header, buf)

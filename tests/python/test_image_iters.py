@@ -356,3 +356,21 @@ def test_csv_errors(tmp_path):
     missing = str(tmp_path / "missing.csv")
     with pytest.raises(mx.base.MXNetError, match=re.escape(missing)):
         mx.io.CSVIter(data_csv=missing, data_shape=(4,), batch_size=2)
+
+
+def test_old_style_loop_iter_next_getdata():
+    """MXNet's MXDataIter loop: iter_next() then getdata/getlabel/getindex/getpad."""
+    it = mx.io.ImageRecordIter(path_imgrec=os.path.join(DIR, "classes.rec"), data_shape=(3, 8, 8),
+                               resize=8, batch_size=5)
+    with pytest.raises(mx.base.MXNetError, match="iter_next"):
+        it.getdata()
+    pads, ids = [], []
+    while it.iter_next():
+        assert it.getdata()[0].shape == (5, 3, 8, 8)
+        assert it.getlabel()[0].shape == (5,)
+        pads.append(it.getpad())
+        ids.extend(int(i) for i in it.getindex())
+    assert pads == [0, 0, 3]
+    assert ids[:12] == list(range(100, 112))
+    it.reset()
+    assert it.iter_next() and it.getpad() == 0

@@ -334,10 +334,8 @@ def test_pack_img_round_trips_png_exactly_in_bgr_order():
     assert g.shape == (9, 13)
 
 
-@pytest.mark.xfail(strict=True, reason="pack_img(..., img_fmt='.png') with the default "
-                   "quality=95 is refused ('PNG compression 95: expected 0 to 9'); MXNet's "
-                   "OpenCV clamps IMWRITE_PNG_COMPRESSION to [0, 9], so im2rec --encoding .png "
-                   "works there")
+# MXNet's OpenCV clamps IMWRITE_PNG_COMPRESSION to [0, 9]: the default
+# quality=95 packs a PNG (im2rec --encoding .png relies on it).
 def test_pack_img_png_with_default_quality():
     bgr = np.arange(4 * 6 * 3).reshape(4, 6, 3).astype(np.uint8)
     _, back = mx.recordio.unpack_img(mx.recordio.pack_img(IR(0, 1, 0, 0), bgr, img_fmt=".png"))
@@ -419,12 +417,14 @@ def test_imread(tmp_path):
         mx.image.imread(str(bad))
 
 
-def _blocks(h, w, c=3):
-    """An image whose 2x2 blocks have integer means (for area downscaling)."""
+def _blocks(h, w, c=3, k=2):
+    """An image whose k x k blocks have integer means (area downscaling by k
+    gives them exactly) but other centres (what bilinear would pick at k=3)."""
     rng = np.random.RandomState(3)
-    small = rng.randint(1, 60, size=(h // 2, w // 2, c)) * 4
-    big = np.repeat(np.repeat(small, 2, 0), 2, 1)
-    jitter = np.tile(np.array([[1, -1], [-1, 1]]), (h // 2, w // 2))[:, :, None]
+    small = rng.randint(2, 60, size=(h // k, w // k, c)) * 4
+    big = np.repeat(np.repeat(small, k, 0), k, 1)
+    block = [[1, -1], [-1, 1]] if k == 2 else [[1, 0, -1], [0, 2, 0], [-1, 0, -1]]
+    jitter = np.tile(np.array(block), (h // k, w // k))[:, :, None]
     return (big + jitter).astype(np.uint8), small.astype(np.uint8)
 
 
@@ -462,7 +462,9 @@ def test_scale_down_resize_short_and_crops():
     np.testing.assert_array_equal(tall.asnumpy(), small.transpose(1, 0, 2))
     assert mx.image.resize_short(nd_img, 15).shape == (15, 21, 3)  # 28 * 15 // 20
     # interp 9 picks area to shrink, bicubic to enlarge (MXNet's _get_interp_method).
-    np.testing.assert_array_equal(mx.image.resize_short(nd_img, 10, interp=9).asnumpy(), small)
+    img3, small3 = _blocks(30, 42, k=3)
+    np.testing.assert_array_equal(
+        mx.image.resize_short(mx.nd.array(img3, dtype=np.uint8), 10, interp=9).asnumpy(), small3)
     np.testing.assert_array_equal(mx.image.resize_short(nd_img, 30, interp=9).asnumpy(),
                                   mx.image.imresize(nd_img, 42, 30, interp=2).asnumpy())
     with pytest.raises(ValueError, match="interp"):

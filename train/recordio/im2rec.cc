@@ -90,21 +90,25 @@ absl::StatusOr<ImageLists> MakeImageLists(const std::string& prefix, const std::
   ImageLists lists;
   std::vector<ListEntry> entries;
   std::vector<fs::path> dirs;
+  // Paths in the list are relative to ROOT as written ("photos/" or
+  // "photos"), lexically: symlinks inside it are not resolved away.
+  fs::path base = fs::path(root).lexically_normal();
+  if (!base.has_filename()) base = base.parent_path();
   if (options.recursive) {
-    Walk(root, &dirs);
+    Walk(base, &dirs);
   } else {
-    dirs.push_back(root);
+    dirs.push_back(base);
   }
   for (const fs::path& dir : dirs) {
     std::vector<fs::path> images = ImagesIn(dir, options.exts);
     if (images.empty()) continue;
     const int label = options.recursive ? static_cast<int>(lists.classes.size()) : 0;
-    lists.classes.push_back(fs::relative(dir, root).string());
+    lists.classes.push_back(dir.lexically_relative(base).string());
     for (const fs::path& image : images) {
       ListEntry e;
       e.index = static_cast<int64_t>(entries.size());
       e.labels = {static_cast<float>(label)};
-      e.path = fs::relative(image, root).string();
+      e.path = image.lexically_relative(base).string();
       entries.push_back(std::move(e));
     }
   }

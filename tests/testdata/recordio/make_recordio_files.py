@@ -18,6 +18,8 @@ shrunk so the files stay small. What each file holds:
                           images_<i>_flag<f>.npy.
   classes.rec/.idx/.lst   12 small photos with class labels 0-2 (and
                           multilabel.rec, two labels each), for ImageRecordIter
+  photos/CLASS/*          a folder of small photos in two classes (and one file
+                          that is not an image), for symx im2rec
   iter_<case>_*.npy,      what MXNet's ImageRecordIter returns on them for the
   iter_cases.json         deterministic configurations in ITER_CASES (first
                           epoch: every batch's data and label, and its pad)
@@ -198,7 +200,23 @@ def write_iter_cases():
         json.dump(meta, f, indent=1)
 
 
+def write_folder():
+    classes = {"animals": ["astronaut.png", "chelsea.png", "coffee.png", "horse.png"],
+               "space": ["hubble_deep_field.jpg", "moon.png", "rocket.jpg", "coins.png"]}
+    for cls, names in classes.items():
+        os.makedirs(os.path.join(HERE, "photos", cls), exist_ok=True)
+        for k, name in enumerate(names):
+            img = sample(name, 40)
+            if img.dtype == bool:
+                img = img.astype(np.uint8) * 255
+            ext = ".jpg" if k % 2 == 0 else ".png"
+            cv2.imwrite(os.path.join(HERE, "photos", cls, "%d%s" % (k, ext)), img)
+    with open(os.path.join(HERE, "photos", "space", "broken.jpg"), "wb") as f:
+        f.write(b"this is not a JPEG")
+
+
 if __name__ == "__main__":
+    write_folder()
     write_framing()
     write_images()
     write_classes()
