@@ -93,7 +93,8 @@ std::string WhyMxnetOnly(absl::string_view op_name, const AttrMap& attrs) {
   }
   if (ImageIoOps().count(op_name)) {
     return "an image file decoding or OpenCV operator that MXNet runs on arrays outside "
-           "models; decode images before they reach the model";
+           "models; decode images before they reach the model (mx.image.imdecode, imread, "
+           "imresize, copyMakeBorder, or mx.io.ImageRecordIter)";
   }
   if (SparseOps().count(op_name) || absl::StartsWith(op_name, "_contrib_dgl_")) {
     return "an operator of sparse (CSR / row_sparse) storage or DGL graphs; symx stores every "

@@ -198,7 +198,8 @@ check 1 "cannot open $TMP/nodir/x.dot for writing" -- viz "$TWO" -o "$TMP/nodir/
 check 2 "--model must be mlp or lenet" -- train --model vgg
 check 2 "--epochs expects an integer" -- train --epochs x
 check 2 "--lr must be positive" -- train --lr -1
-check 2 "unexpected argument" -- train extra
+check 2 "MODEL needs --train-rec and --data-shape" -- train extra
+check 2 "unexpected argument 'b'" -- train a b
 check 1 "cannot open /nonexistent/train-images-idx3-ubyte" -- train --data-dir /nonexistent
 check 1 "larger than the training set" -- train --batch-size 100000 --prefix "$TMP/none"
 check 2 "--dtype must be float32, float16 or bfloat16, got 'int8'" -- train --dtype int8

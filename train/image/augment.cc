@@ -21,10 +21,14 @@ int InterpFor(const AugmentParams& p, Rng& rng, int in_h, int in_w, int out_h, i
   return ResolveInterp(p.inter_method, in_h, in_w, out_h, out_w, draw);
 }
 
-uint8_t SaturateU8(double v) {
-  // OpenCV's saturate_cast<uchar>: round half to even, then clamp.
-  long r = std::lrint(v);
-  return static_cast<uint8_t>(std::clamp<long>(r, 0, 255));
+// OpenCV's saturate_cast<uchar>: round half to even, then clamp. The
+// rounding is float arithmetic's own (adding and removing 1.5 * 2^23 leaves
+// the nearest integer, ties to even), which vectorizes where lrint is a
+// library call.
+inline uint8_t SaturateU8(float v) {
+  v = std::min(std::max(v, -1.f), 256.f);
+  const float r = (v + 12582912.f) - 12582912.f;
+  return static_cast<uint8_t>(static_cast<int>(std::min(std::max(r, 0.f), 255.f)));
 }
 
 std::array<float, 2> AspectRange(const AugmentParams& p) {
@@ -94,20 +98,22 @@ void ColorJitter(Image* img, const AugmentParams& p, Rng& rng) {
   std::shuffle(order.begin(), order.end(), rng);
   const size_t n = size_t(img->height) * img->width;
   uint8_t* px = img->pixels.data();
+  uint8_t table[256];
   for (int step : order) {
     if (step == 0) {
-      for (size_t i = 0; i < n * 3; ++i) px[i] = SaturateU8(px[i] * alpha_b);
+      // p * alpha: one value per pixel value.
+      for (int v = 0; v < 256; ++v) table[v] = SaturateU8(v * alpha_b);
+      for (size_t i = 0; i < n * 3; ++i) px[i] = table[px[i]];
     } else if (step == 1) {
       double sum = 0;
       for (size_t i = 0; i < n; ++i) sum += Luma(px + i * 3);
-      const double mean = n ? sum / n : 0.0;
-      for (size_t i = 0; i < n * 3; ++i) px[i] = SaturateU8(px[i] * alpha_c + (1 - alpha_c) * mean);
+      const float mean = static_cast<float>(n ? sum / n : 0.0);
+      for (int v = 0; v < 256; ++v) table[v] = SaturateU8(v * alpha_c + (1 - alpha_c) * mean);
+      for (size_t i = 0; i < n * 3; ++i) px[i] = table[px[i]];
     } else {
       for (size_t i = 0; i < n; ++i) {
-        const double gray = Luma(px + i * 3);
-        for (int k = 0; k < 3; ++k) {
-          px[i * 3 + k] = SaturateU8(alpha_s * px[i * 3 + k] + (1 - alpha_s) * gray);
-        }
+        const float gray = (1 - alpha_s) * Luma(px + i * 3);
+        for (int k = 0; k < 3; ++k) px[i * 3 + k] = SaturateU8(alpha_s * px[i * 3 + k] + gray);
       }
     }
   }
@@ -121,17 +127,20 @@ void PcaLighting(Image* img, float std, Rng& rng) {
   std::normal_distribution<float> normal(0, std);
   double a[3];
   for (double& v : a) v = normal(rng);
-  double shift[3];
+  // A shift per channel, so a table per channel: truncation toward zero of
+  // p + shift, clamped (MXNet's int + float).
+  uint8_t table[3][256];
   for (int i = 0; i < 3; ++i) {
-    shift[i] = 0;
-    for (int j = 0; j < 3; ++j) shift[i] += kEigval[j] * kEigvec[i][j] * a[j];
+    double shift = 0;
+    for (int j = 0; j < 3; ++j) shift += kEigval[j] * kEigvec[i][j] * a[j];
+    for (int v = 0; v < 256; ++v) {
+      table[i][v] = static_cast<uint8_t>(std::clamp(static_cast<int>(v + shift), 0, 255));
+    }
   }
   const size_t n = size_t(img->height) * img->width;
+  uint8_t* px = img->pixels.data();
   for (size_t i = 0; i < n; ++i) {
-    for (int k = 0; k < 3; ++k) {
-      uint8_t& v = img->pixels[i * 3 + k];
-      v = static_cast<uint8_t>(std::clamp(static_cast<int>(v + shift[k]), 0, 255));
-    }
+    for (int k = 0; k < 3; ++k) px[i * 3 + k] = table[k][px[i * 3 + k]];
   }
 }
 
@@ -186,7 +195,14 @@ absl::Status ValidateAugmentParams(const AugmentParams& p) {
 
 absl::StatusOr<Image> Augment(Image img, const AugmentParams& p, Rng& rng) {
   const int H = p.out_h, W = p.out_w;
-  // 1. Shorter edge to `resize`.
+  // 1. Shorter edge to `resize`. The resize is only planned here: when the
+  // next step is the default crop, just the cropped pixels of the resized
+  // image are computed (ResizeRegion, the same values); any other step
+  // resizes the whole image first.
+  struct PendingResize {
+    int h, w, interp;
+  };
+  std::optional<PendingResize> pending;
   if (p.resize > 0) {
     int new_h, new_w;
     if (img.height > img.width) {
@@ -197,14 +213,26 @@ absl::StatusOr<Image> Augment(Image img, const AugmentParams& p, Rng& rng) {
       new_w = static_cast<int>(int64_t{p.resize} * img.width / img.height);
     }
     int interp = InterpFor(p, rng, img.height, img.width, new_h, new_w);
-    {
-      absl::StatusOr<Image> next = Resize(img, new_h, new_w, interp);
-      if (!next.ok()) return next.status();
-      img = *std::move(next);
-    }
+    if (new_h != img.height || new_w != img.width) pending = PendingResize{new_h, new_w, interp};
+  }
+  auto materialize = [&]() -> absl::Status {
+    if (!pending) return absl::OkStatus();
+    absl::StatusOr<Image> next = Resize(img, pending->h, pending->w, pending->interp);
+    if (!next.ok()) return next.status();
+    img = *std::move(next);
+    pending.reset();
+    return absl::OkStatus();
+  };
+  const bool affine = AffineWanted(p);
+  auto ar0 = AspectRange(p);
+  const bool rrc = p.random_resized_crop &&
+                   (p.min_random_area != 1 || p.max_random_area != 1 || ar0[0] != 1 || ar0[1] != 1);
+  const bool crop_size = !p.random_resized_crop && (p.max_crop_size != -1 || p.min_crop_size != -1);
+  if (affine || p.pad > 0 || rrc || crop_size) {
+    if (absl::Status s = materialize(); !s.ok()) return s;
   }
   // 2. Rotation, shear, scale, aspect ratio.
-  if (AffineWanted(p)) {
+  if (affine) {
     auto ar = AspectRange(p);
     const float shear = Uniform(rng, -p.max_shear_ratio, p.max_shear_ratio);
     int angle = UniformInt(rng, -p.max_rotate_angle, p.max_rotate_angle);
@@ -234,8 +262,7 @@ absl::StatusOr<Image> Augment(Image img, const AugmentParams& p, Rng& rng) {
   // 4. To (H, W).
   bool done = false;
   auto ar = AspectRange(p);
-  if (p.random_resized_crop &&
-      (p.min_random_area != 1 || p.max_random_area != 1 || ar[0] != 1 || ar[1] != 1)) {
+  if (rrc) {
     for (int attempt = 0; attempt < 10 && !done; ++attempt) {
       const float area = Uniform(rng, p.min_random_area, p.max_random_area);
       const float ratio = Uniform(rng, ar[0], ar[1]);
@@ -253,7 +280,7 @@ absl::StatusOr<Image> Augment(Image img, const AugmentParams& p, Rng& rng) {
       }
       done = true;
     }
-  } else if (!p.random_resized_crop && (p.max_crop_size != -1 || p.min_crop_size != -1)) {
+  } else if (crop_size) {
     if (img.width < p.max_crop_size || img.height < p.max_crop_size) {
       return absl::InvalidArgumentError(absl::StrCat("an input image of ", img.height, "x",
                                                      img.width, " is smaller than max_crop_size ",
@@ -277,34 +304,37 @@ absl::StatusOr<Image> Augment(Image img, const AugmentParams& p, Rng& rng) {
     done = true;
   }
   if (!done) {
-    int interp = InterpFor(p, rng, img.height, img.width, H, W);
-    // Smaller than (H, W): enlarged keeping the aspect ratio, as MXNet does.
-    if (img.height < H) {
-      int w = std::max(1, static_cast<int>(float(H) / img.height * img.width));
-      {
-        absl::StatusOr<Image> next = Resize(img, H, w, interp);
-        if (!next.ok()) return next.status();
-        img = *std::move(next);
+    const int rows = pending ? pending->h : img.height, cols = pending ? pending->w : img.width;
+    int interp = InterpFor(p, rng, rows, cols, H, W);
+    if (rows < H || cols < W) {
+      if (absl::Status s = materialize(); !s.ok()) return s;
+      // Smaller than (H, W): enlarged keeping the aspect ratio, as MXNet does.
+      if (img.height < H) {
+        int w = std::max(1, static_cast<int>(float(H) / img.height * img.width));
+        {
+          absl::StatusOr<Image> next = Resize(img, H, w, interp);
+          if (!next.ok()) return next.status();
+          img = *std::move(next);
+        }
       }
-    }
-    if (img.width < W) {
-      int h = std::max(1, static_cast<int>(float(W) / img.width * img.height));
-      {
-        absl::StatusOr<Image> next = Resize(img, h, W, interp);
-        if (!next.ok()) return next.status();
-        img = *std::move(next);
+      if (img.width < W) {
+        int h = std::max(1, static_cast<int>(float(W) / img.width * img.height));
+        {
+          absl::StatusOr<Image> next = Resize(img, h, W, interp);
+          if (!next.ok()) return next.status();
+          img = *std::move(next);
+        }
       }
-    }
-    if (img.height < H || img.width < W) {
-      // Float truncation can leave it one pixel short.
-      {
+      if (img.height < H || img.width < W) {
+        // Float truncation can leave it one pixel short.
         absl::StatusOr<Image> next =
             Resize(img, std::max(H, img.height), std::max(W, img.width), interp);
         if (!next.ok()) return next.status();
         img = *std::move(next);
       }
     }
-    int y = img.height - H, x = img.width - W;
+    const int full_h = pending ? pending->h : img.height, full_w = pending ? pending->w : img.width;
+    int y = full_h - H, x = full_w - W;
     if (p.rand_crop) {
       y = UniformInt(rng, 0, y);
       x = UniformInt(rng, 0, x);
@@ -312,7 +342,15 @@ absl::StatusOr<Image> Augment(Image img, const AugmentParams& p, Rng& rng) {
       y /= 2;
       x /= 2;
     }
-    if (y != 0 || x != 0 || img.height != H || img.width != W) img = Crop(img, y, x, H, W);
+    if (pending) {
+      absl::StatusOr<Image> next =
+          ResizeRegion(img, pending->h, pending->w, pending->interp, y, x, H, W);
+      if (!next.ok()) return next.status();
+      img = *std::move(next);
+      pending.reset();
+    } else if (y != 0 || x != 0 || img.height != H || img.width != W) {
+      img = Crop(img, y, x, H, W);
+    }
   }
   // 5. Colour.
   const bool jitter = p.brightness > 0 || p.contrast > 0 || p.saturation > 0;

@@ -100,6 +100,8 @@ class ImageRecordIter {
   void WorkerLoop(int worker);
   absl::StatusOr<ImageBatch> BuildBatch(int64_t batch, const std::vector<int64_t>& order,
                                         int64_t epoch, class WorkerState& state) const;
+  // A data tensor for a batch: one of the pool's that nobody else holds, or a new one.
+  absl::StatusOr<Tensor> FreeBuffer(const Shape& shape, DType dtype) const;
   absl::Status ProcessRecord(int64_t record, int64_t epoch, const std::string& payload,
                              ImageBatch* out, int row) const;
 
@@ -107,6 +109,8 @@ class ImageRecordIter {
   std::vector<uint64_t> offsets_;  // the shard's records, in file order
   std::unordered_map<uint64_t, std::vector<float>> list_labels_;  // path_imglist, by id
   Tensor mean_image_;  // (C, H, W) float32 when mean_img is given
+  mutable std::mutex pool_mu_;
+  mutable std::vector<Tensor> pool_;  // batch data buffers, reused once released
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

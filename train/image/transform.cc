@@ -2,13 +2,131 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "devices/geometry/image_resize.h"
 
 namespace symx::image {
+namespace {
+
+// One output column's horizontal taps: source offsets (times channels) and
+// fixed-point weights (round(w * 2048)); `edge`: the edge pixel alone.
+struct ColumnTaps {
+  int n;
+  bool edge;
+  int64_t src[8];
+  int32_t w[8];
+};
+
+// A source row's horizontal sums at every output column and channel, as
+// resize_detail::RowSum computes each, with the tap count fixed at compile
+// time so the loop unrolls.
+template <int N>
+void HorizontalSums(const uint8_t* row, const std::vector<ColumnTaps>& cols, int c, int32_t* dst) {
+  const int64_t out_w = static_cast<int64_t>(cols.size());
+  for (int64_t x = 0; x < out_w; ++x) {
+    const ColumnTaps& ct = cols[x];
+    int32_t* d = dst + x * c;
+    if (ct.edge) {
+      for (int ch = 0; ch < c; ++ch) d[ch] = static_cast<int32_t>(row[ct.src[0] + ch]) * 2048;
+      continue;
+    }
+    for (int ch = 0; ch < c; ++ch) {
+      int32_t sum = 0;
+      for (int k = 0; k < N; ++k) sum += static_cast<int32_t>(row[ct.src[k] + ch]) * ct.w[k];
+      d[ch] = sum;
+    }
+  }
+}
+
+// The separable kernels (linear, cubic, lanczos4, area growing) on uint8,
+// row by row: each output pixel is what ResizePixel computes (the same tap
+// positions, fixed-point weights and vertical rounding, VerticalU8 itself),
+// but the taps are found once per column and row and each source row's
+// horizontal sums once (OpenCV's order of work), not per pixel and channel.
+// Rows [y0, y0 + out->height) and columns [x0, x0 + out->width) of the
+// resized image.
+void ResizeSeparableU8(const Image& in, const ResizeGeom& g, int64_t y0, int64_t x0, Image* out) {
+  using namespace resize_detail;  // NOLINT: the shared per-pixel pieces
+  const int c = in.channels;
+  const int64_t row_len = int64_t{out->width} * c;
+  std::vector<ColumnTaps> cols(out->width);
+  for (int64_t x = 0; x < out->width; ++x) {
+    const AxisTaps t = TapsAt(g.interp, x0 + x, g.in_w, g.scale_x, g.inv_x, ResizeAxis::kX);
+    ColumnTaps& ct = cols[x];
+    ct.n = t.n;
+    ct.edge = t.edge;
+    for (int k = 0; k < t.n; ++k) {
+      ct.src[k] = t.src[k] * c;
+      ct.w[k] = FixedWeight(t.w[k]);
+    }
+  }
+  // Horizontal sums of the most recent source rows (a row is needed by the
+  // few consecutive output rows whose taps reach it).
+  constexpr int kCached = 8;
+  int64_t cached_row[kCached];
+  std::vector<int32_t> cache[kCached];
+  for (int k = 0; k < kCached; ++k) {
+    cached_row[k] = -1;
+    cache[k].resize(row_len);
+  }
+  int next_slot = 0;
+  auto sums_of = [&](int64_t sy) -> const int32_t* {
+    for (int k = 0; k < kCached; ++k) {
+      if (cached_row[k] == sy) return cache[k].data();
+    }
+    const int slot = next_slot;
+    next_slot = (next_slot + 1) % kCached;
+    cached_row[slot] = sy;
+    int32_t* dst = cache[slot].data();
+    const uint8_t* row = in.row(static_cast<int>(sy));
+    switch (cols.empty() ? 0 : cols[0].n) {
+      case 2:
+        HorizontalSums<2>(row, cols, c, dst);
+        break;
+      case 4:
+        HorizontalSums<4>(row, cols, c, dst);
+        break;
+      default:
+        HorizontalSums<8>(row, cols, c, dst);
+        break;
+    }
+    return dst;
+  };
+  for (int64_t y = 0; y < out->height; ++y) {
+    const AxisTaps ty = TapsAt(g.interp, y0 + y, g.in_h, g.scale_y, g.inv_y, ResizeAxis::kY);
+    const int32_t* rows[8];
+    for (int k = 0; k < ty.n; ++k) rows[k] = sums_of(ty.src[k]);
+    uint8_t* dst = out->row(static_cast<int>(y));
+    if (ty.n == 2) {
+      // VerticalU8's two-tap form (OpenCV's SIMD rounding), weights hoisted.
+      const int32_t w0 = FixedWeight(ty.w[0]), w1 = FixedWeight(ty.w[1]);
+      const int32_t* r0 = rows[0];
+      const int32_t* r1 = rows[1];
+      for (int64_t at = 0; at < row_len; ++at) {
+        int32_t v = (((r0[at] >> 4) * w0) >> 16) + (((r1[at] >> 4) * w1) >> 16);
+        v = (v + 2) >> 2;
+        dst[at] = static_cast<uint8_t>(v < 0 ? 0 : (v > 255 ? 255 : v));
+      }
+      continue;
+    }
+    int32_t v[8];
+    for (int64_t at = 0; at < row_len; ++at) {
+      for (int k = 0; k < ty.n; ++k) v[k] = rows[k][at];
+      dst[at] = VerticalU8(g, ty, v, x0 * c + at);  // `at` along the whole output row
+    }
+  }
+}
+
+}  // namespace
 
 absl::StatusOr<Image> Resize(const Image& image, int height, int width, int interp) {
+  return ResizeRegion(image, height, width, interp, 0, 0, height, width);
+}
+
+absl::StatusOr<Image> ResizeRegion(const Image& image, int height, int width, int interp, int y0,
+                                   int x0, int h, int w) {
   if (interp < kResizeNearest || interp > kResizeLanczos4) {
     return absl::InvalidArgumentError(absl::StrCat(
         "resize interp ", interp,
@@ -18,22 +136,28 @@ absl::StatusOr<Image> Resize(const Image& image, int height, int width, int inte
     return absl::InvalidArgumentError(absl::StrCat("cannot resize a ", image.height, "x",
                                                    image.width, " image to ", height, "x", width));
   }
-  Image out;
-  out.height = height;
-  out.width = width;
-  out.channels = image.channels;
-  if (height == image.height && width == image.width) {
-    out.pixels = image.pixels;
-    return out;
+  if (y0 < 0 || x0 < 0 || h <= 0 || w <= 0 || y0 + h > height || x0 + w > width) {
+    return absl::InvalidArgumentError(absl::StrCat("region ", h, "x", w, " at (", y0, ", ", x0,
+                                                   ") is outside a ", height, "x", width,
+                                                   " image"));
   }
-  out.pixels.resize(size_t(height) * width * image.channels);
+  if (height == image.height && width == image.width) return Crop(image, y0, x0, h, w);
+  Image out;
+  out.height = h;
+  out.width = w;
+  out.channels = image.channels;
+  out.pixels.resize(size_t(h) * w * image.channels);
   const ResizeGeom g =
       MakeResizeGeom(image.height, image.width, height, width, image.channels, interp);
-  for (int y = 0; y < height; ++y) {
+  if (g.method == ResizeMethod::kSeparable) {
+    ResizeSeparableU8(image, g, y0, x0, &out);
+    return out;
+  }
+  for (int y = 0; y < h; ++y) {
     uint8_t* row = out.row(y);
-    for (int x = 0; x < width; ++x) {
+    for (int x = 0; x < w; ++x) {
       for (int c = 0; c < image.channels; ++c) {
-        row[x * image.channels + c] = ResizePixel(g, image.pixels.data(), y, x, c);
+        row[x * image.channels + c] = ResizePixel(g, image.pixels.data(), y0 + y, x0 + x, c);
       }
     }
   }

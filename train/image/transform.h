@@ -16,6 +16,11 @@ namespace symx::image {
 // codes). Errors name a bad interp or an empty size.
 absl::StatusOr<Image> Resize(const Image& image, int height, int width, int interp);
 
+// Rows [y0, y0 + h) and columns [x0, x0 + w) of Resize(image, height, width,
+// interp), computing only those pixels (a resize followed by a crop).
+absl::StatusOr<Image> ResizeRegion(const Image& image, int height, int width, int interp, int y0,
+                                   int x0, int h, int w);
+
 // MXNet's inter_method 9 (area when shrinking, cubic when growing, else
 // linear) and 10 (one of 0-4 drawn by `draw`, a value in [0, 1)); other
 // values pass through.
