@@ -15,6 +15,8 @@ PACKAGES=(
   libbenchmark-dev
   libopenmpi-dev openmpi-bin
   nlohmann-json3-dev   # JSON (header only)
+  libjpeg62-turbo-dev  # JPEG decode/encode for RecordIO images (train/image)
+  libpng-dev           # PNG likewise
   graphviz             # dot, for symx viz
   python3              # test wrappers
   # The Python front (python/, `pip install .`) and its pytest suite, for

@@ -80,6 +80,7 @@ RecordFlags ParseRecordFlags(const ParsedArgs& parsed, uint64_t seed) {
   // Settings both sets share: the image geometry and normalization.
   std::vector<std::pair<std::string, std::string>> common = {{"data_shape", *shape}};
   if (auto v = single("--resize")) common.emplace_back("resize", *v);
+  if (auto v = single("--scale")) common.emplace_back("scale", *v);
   if (auto v = single("--threads")) common.emplace_back("preprocess_threads", *v);
   for (const auto& [flag, prefix] : {std::pair{"--mean-rgb", "mean_"}, {"--std-rgb", "std_"}}) {
     if (auto v = single(flag)) {
@@ -126,7 +127,7 @@ train::TrainOptions ParseTrainFlags(const std::vector<std::string>& args, Record
              "--wd",          "--seed",          "--comm-timeout", "--bucket-mb",  "--dtype",
              "--lr-schedule", "--clip-gradient", "--train-rec",    "--val-rec",    "--data-shape",
              "--params",      "--num-classes",   "--fixed-params", "--resize",     "--mean-rgb",
-             "--std-rgb",     "--threads",       "--iter"},
+             "--std-rgb",     "--scale",         "--threads",      "--iter"},
       {"--save-every-epoch", "--rand-crop", "--rand-mirror"});
   if (!parsed.ok()) throw UsageError(std::string(parsed.status().message()));
   if (parsed->positional.size() > 1) {
