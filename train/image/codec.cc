@@ -54,7 +54,14 @@ void CmykRowToRgb(const uint8_t* cmyk, int width, bool to_rgb, uint8_t* out) {
   }
 }
 
-absl::StatusOr<Image> DecodeJpeg(absl::string_view bytes, int flag, bool to_rgb) {
+absl::Status TooLarge(const char* format, uint64_t height, uint64_t width, int64_t max_pixels) {
+  return absl::InvalidArgumentError(absl::StrCat("cannot decode ", format, ": its header says ",
+                                                 height, "x", width, " pixels, more than the ",
+                                                 max_pixels, " allowed"));
+}
+
+absl::StatusOr<Image> DecodeJpeg(absl::string_view bytes, int flag, bool to_rgb,
+                                 int64_t max_pixels) {
   // Everything that lives across setjmp is declared before it (longjmp must
   // not skip a constructor).
   jpeg_decompress_struct cinfo;
@@ -73,6 +80,11 @@ absl::StatusOr<Image> DecodeJpeg(absl::string_view bytes, int flag, bool to_rgb)
   jpeg_mem_src(&cinfo, reinterpret_cast<const unsigned char*>(bytes.data()),
                static_cast<unsigned long>(bytes.size()));
   jpeg_read_header(&cinfo, TRUE);
+  if (uint64_t{cinfo.image_height} * cinfo.image_width > static_cast<uint64_t>(max_pixels)) {
+    const uint64_t h = cinfo.image_height, w = cinfo.image_width;
+    jpeg_destroy_decompress(&cinfo);
+    return TooLarge("JPEG", h, w, max_pixels);
+  }
   const bool four = cinfo.num_components == 4;
   int channels = flag == 0 ? 1 : (flag == -1 && cinfo.num_components == 1 ? 1 : 3);
   if (four) {
@@ -138,7 +150,8 @@ void PngRead(png_structp png, png_bytep out, png_size_t n) {
   src->at += n;
 }
 
-absl::StatusOr<Image> DecodePng(absl::string_view bytes, int flag, bool to_rgb) {
+absl::StatusOr<Image> DecodePng(absl::string_view bytes, int flag, bool to_rgb,
+                                int64_t max_pixels) {
   PngSource src{reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), 0};
   PngErrors errors;
   Image image;
@@ -159,6 +172,10 @@ absl::StatusOr<Image> DecodePng(absl::string_view bytes, int flag, bool to_rgb) 
   png_uint_32 width, height;
   int depth, color, interlace;
   png_get_IHDR(png, info, &width, &height, &depth, &color, &interlace, nullptr, nullptr);
+  if (uint64_t{height} * width > static_cast<uint64_t>(max_pixels)) {
+    png_destroy_read_struct(&png, &info, nullptr);
+    return TooLarge("PNG", height, width, max_pixels);
+  }
   const bool has_trns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
   const bool is_gray = (color & PNG_COLOR_MASK_COLOR) == 0;
   const bool has_alpha = (color & PNG_COLOR_MASK_ALPHA) != 0 || has_trns;
@@ -228,13 +245,13 @@ Format Sniff(absl::string_view bytes) {
   return Format::kUnknown;
 }
 
-absl::StatusOr<Image> Decode(absl::string_view bytes, int flag, bool to_rgb) {
+absl::StatusOr<Image> Decode(absl::string_view bytes, int flag, bool to_rgb, int64_t max_pixels) {
   if (flag != 1 && flag != 0 && flag != -1) return BadFlag(flag);
   switch (Sniff(bytes)) {
     case Format::kJpeg:
-      return DecodeJpeg(bytes, flag, to_rgb);
+      return DecodeJpeg(bytes, flag, to_rgb, max_pixels);
     case Format::kPng:
-      return DecodePng(bytes, flag, to_rgb);
+      return DecodePng(bytes, flag, to_rgb, max_pixels);
     case Format::kUnknown:
       break;
   }

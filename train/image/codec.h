@@ -32,7 +32,11 @@ Format Sniff(absl::string_view bytes);
 // Decodes a JPEG or PNG (told apart by their signatures). Errors say what
 // the bytes are when neither ("12 bytes starting ff 00 ..., neither a JPEG
 // nor a PNG") and what the library reported when decoding fails.
-absl::StatusOr<Image> Decode(absl::string_view bytes, int flag = 1, bool to_rgb = true);
+// An image larger than `max_pixels` (height * width) is refused before any
+// pixel memory is taken: a 100-byte header can claim 65535 x 65535.
+inline constexpr int64_t kMaxDecodePixels = int64_t{1} << 28;
+absl::StatusOr<Image> Decode(absl::string_view bytes, int flag = 1, bool to_rgb = true,
+                             int64_t max_pixels = kMaxDecodePixels);
 
 // Encodes 1 or 3 channels (RGB, or BGR when !rgb) at `quality` (1-100).
 absl::StatusOr<std::string> EncodeJpeg(const Image& image, int quality = 95, bool rgb = true);
