@@ -12,8 +12,8 @@
 
 #include "graph/error.h"
 #include "python/src/convert.h"
-#include "train/image/record_iter.h"
 #include "train/csv_iter.h"
+#include "train/image/record_iter.h"
 #include "train/image/record_iter_params.h"
 
 namespace symx::python {
@@ -21,12 +21,15 @@ namespace symx::python {
 void RegisterIo(py::module_& m) {
   using image::ImageRecordIter;
   py::class_<ImageRecordIter>(m, "ImageRecordIter")
-      .def(py::init([](const std::vector<std::pair<std::string, std::string>>& params) {
-        image::ImageRecordIterConfig config =
-            ValueOrThrow(image::ImageRecordIterConfigFrom(params));
-        py::gil_scoped_release release;
-        return ValueOrThrow(ImageRecordIter::Create(std::move(config)));
-      }))
+      .def(py::init(
+               [](const std::vector<std::pair<std::string, std::string>>& params, bool detection) {
+                 image::ImageRecordIterConfig config =
+                     ValueOrThrow(detection ? image::ImageDetRecordIterConfigFrom(params)
+                                            : image::ImageRecordIterConfigFrom(params));
+                 py::gil_scoped_release release;
+                 return ValueOrThrow(ImageRecordIter::Create(std::move(config)));
+               }),
+           py::arg("params"), py::arg("detection") = false)
       .def("next",
            [](ImageRecordIter& it) -> py::object {
              image::ImageBatch batch;

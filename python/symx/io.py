@@ -8,7 +8,8 @@ from .base import _core
 from . import ndarray as nd
 
 __all__ = ["DataDesc", "DataBatch", "DataIter", "NDArrayIter", "MNISTIter", "ImageRecordIter",
-           "ImageRecordUInt8Iter", "ImageRecordInt8Iter", "CSVIter", "synthetic_digits"]
+           "ImageRecordUInt8Iter", "ImageRecordInt8Iter", "ImageDetRecordIter", "CSVIter",
+           "synthetic_digits"]
 
 
 class DataDesc(namedtuple("DataDesc", ["name", "shape"])):
@@ -411,6 +412,31 @@ class ImageRecordIter(_EngineIter):
     def wait_seconds(self):
         """Seconds next() has waited for batches the decode threads had not finished."""
         return self._engine.wait_seconds()
+
+
+class ImageDetRecordIter(_EngineIter):
+    """MXNet's ImageDetRecordIter over the engine's: images with box labels
+    (each record's label vector [header width, object width, header...,
+    objects of (id, xmin, ymin, xmax, ymax, ...)], relative coordinates),
+    augmented with the boxes (resize, rand_mirror_prob, rand_pad_prob /
+    max_pad_scale, SSD's crop samplers rand_crop_prob / num_crop_sampler /
+    min_crop_scales / ... / crop_emit_mode, max_random_contrast,
+    resize_mode force|shrink|fit). Each label row is [C, H, W, L, the L
+    label values, label_pad_value...], label_pad_width + 4 wide (the
+    longest label of the file when not given). Hue, saturation and
+    illumination jitter are not implemented (an error). Under mpirun without
+    num_parts each rank reads its share, as ImageRecordIter."""
+
+    def __init__(self, data_name="data", label_name="label", **kwargs):
+        kwargs = _launcher_shard(kwargs)
+        if "batch_size" not in kwargs:
+            from .base import MXNetError
+            raise MXNetError("ImageDetRecordIter: batch_size is required")
+        params = [(k, _param_text(v)) for k, v in kwargs.items() if v is not None]
+        engine = _core.ImageRecordIter(params, True)
+        dtype = np.dtype(_param_text(kwargs.get("dtype", "float32")) if kwargs.get("dtype")
+                         not in (None, "None") else "float32")
+        super().__init__(engine, int(kwargs["batch_size"]), data_name, label_name, dtype.type)
 
 
 def ImageRecordUInt8Iter(**kwargs):

@@ -68,8 +68,9 @@ Epoch RunEpoch(ImageRecordIter& iter) {
   return e;
 }
 
-std::unique_ptr<ImageRecordIter> Make(std::vector<std::pair<std::string, std::string>> params) {
-  auto config = ImageRecordIterConfigFrom(params);
+std::unique_ptr<ImageRecordIter> Make(std::vector<std::pair<std::string, std::string>> params,
+                                      bool det = false) {
+  auto config = det ? ImageDetRecordIterConfigFrom(params) : ImageRecordIterConfigFrom(params);
   EXPECT_TRUE(config.ok()) << config.status();
   if (!config.ok()) return nullptr;
   auto iter = ImageRecordIter::Create(*config);
@@ -77,17 +78,18 @@ std::unique_ptr<ImageRecordIter> Make(std::vector<std::pair<std::string, std::st
   return iter.ok() ? *std::move(iter) : nullptr;
 }
 
-TEST(ImageRecordIterTest, EqualsMxnetOnDeterministicConfigurations) {
-  auto cases = nlohmann::json::parse(ReadFile(kDir + "iter_cases.json"));
+// Every case of `cases_file` (MXNet's outputs, first epoch) against symx's.
+void ExpectEqualsMxnet(const std::string& cases_file, const std::string& prefix, bool det) {
+  auto cases = nlohmann::json::parse(ReadFile(kDir + cases_file));
   for (auto it = cases.begin(); it != cases.end(); ++it) {
     SCOPED_TRACE(it.key());
     auto params = Params(it.value()["config"]);
     params.emplace_back("preprocess_threads", "3");
-    auto iter = Make(params);
+    auto iter = Make(params, det);
     ASSERT_NE(iter, nullptr);
     Epoch epoch = RunEpoch(*iter);
-    auto want_data = LoadNpy(kDir + "iter_" + it.key() + "_data.npy");
-    auto want_label = LoadNpy(kDir + "iter_" + it.key() + "_label.npy");
+    auto want_data = LoadNpy(kDir + prefix + it.key() + "_data.npy");
+    auto want_label = LoadNpy(kDir + prefix + it.key() + "_label.npy");
     ASSERT_TRUE(want_data.ok() && want_label.ok());
     std::vector<int> pads = it.value()["pads"].get<std::vector<int>>();
     ASSERT_EQ(epoch.batches.size(), pads.size());
@@ -120,6 +122,124 @@ TEST(ImageRecordIterTest, EqualsMxnetOnDeterministicConfigurations) {
             << "batch " << b << " label " << k;
       }
     }
+  }
+}
+
+TEST(ImageRecordIterTest, EqualsMxnetOnDeterministicConfigurations) {
+  ExpectEqualsMxnet("iter_cases.json", "iter_", /*det=*/false);
+}
+
+// ImageDetRecordIter: resize_mode force, fit (zeros around) and shrink, the
+// label rows [C, H, W, L, labels..., pad value] with empty boxes dropped.
+TEST(ImageDetRecordIterTest, EqualsMxnetOnDeterministicConfigurations) {
+  ExpectEqualsMxnet("det_cases.json", "det_", /*det=*/true);
+}
+
+TEST(ImageDetRecordIterTest, AugmentationMovesBoxesWithThePixels) {
+  auto plain =
+      Make({{"path_imgrec", kDir + "det.rec"}, {"data_shape", "(3, 24, 24)"}, {"batch_size", "9"}},
+           true);
+  auto mirrored = Make({{"path_imgrec", kDir + "det.rec"},
+                        {"data_shape", "(3, 24, 24)"},
+                        {"batch_size", "9"},
+                        {"rand_mirror_prob", "1"}},
+                       true);
+  ASSERT_TRUE(plain && mirrored);
+  ImageBatch a, b;
+  ASSERT_TRUE(*plain->Next(&a));
+  ASSERT_TRUE(*mirrored->Next(&b));
+  const int width = static_cast<int>(a.label.shape()[1]);
+  for (int r = 0; r < 9; ++r) {
+    const float* la = a.label.read_data<float>() + r * width;
+    const float* lb = b.label.read_data<float>() + r * width;
+    ASSERT_EQ(la[3], lb[3]);
+    // Objects start after [C, H, W, L] and the 2-value header.
+    for (int o = 6; o + 5 <= 4 + la[3]; o += 5) {
+      EXPECT_FLOAT_EQ(lb[o + 1], 1 - la[o + 3]) << "row " << r;  // xmin
+      EXPECT_FLOAT_EQ(lb[o + 3], 1 - la[o + 1]) << "row " << r;  // xmax
+      EXPECT_EQ(lb[o + 2], la[o + 2]);
+    }
+    const float* da = a.data.read_data<float>() + int64_t{r} * 3 * 24 * 24;
+    const float* db = b.data.read_data<float>() + int64_t{r} * 3 * 24 * 24;
+    EXPECT_EQ(da[5], db[18]);  // row 0: x = 5 and 24 - 1 - 5
+  }
+  // SSD's crop samplers and random pad keep every box inside [0, 1] and at
+  // least one object per image.
+  auto ssd = Make({{"path_imgrec", kDir + "det.rec"},
+                   {"data_shape", "(3, 24, 24)"},
+                   {"batch_size", "9"},
+                   {"rand_crop_prob", "1"},
+                   {"num_crop_sampler", "3"},
+                   {"min_crop_scales", "(0.3, 0.5, 0.7)"},
+                   {"max_crop_scales", "1"},
+                   {"min_crop_aspect_ratios", "0.5"},
+                   {"max_crop_aspect_ratios", "2"},
+                   {"min_crop_overlaps", "(0.1, 0.3, 0.5)"},
+                   {"max_crop_trials", "50"},
+                   {"rand_pad_prob", "0.5"},
+                   {"max_pad_scale", "2"},
+                   {"max_random_contrast", "0.3"},
+                   {"random_contrast_prob", "0.5"}},
+                  true);
+  ASSERT_NE(ssd, nullptr);
+  for (int epoch = 0; epoch < 5; ++epoch) {
+    ImageBatch c;
+    ASSERT_TRUE(*ssd->Next(&c));
+    for (int r = 0; r < 9; ++r) {
+      const float* l = c.label.read_data<float>() + r * width;
+      ASSERT_GE(l[3], 7) << "every image keeps an object";
+      for (int o = 6; o + 5 <= 4 + l[3]; o += 5) {
+        for (int k = 1; k <= 4; ++k) {
+          EXPECT_GE(l[o + k], 0.f);
+          EXPECT_LE(l[o + k], 1.f);
+        }
+        EXPECT_LT(l[o + 1], l[o + 3]);
+      }
+    }
+    ssd->Reset();
+  }
+}
+
+TEST(ImageDetRecordIterTest, ErrorsNameTheParameterOrRecord) {
+  const std::string rec = kDir + "det.rec";
+  struct Case {
+    std::vector<std::pair<std::string, std::string>> params;
+    std::string message;
+  };
+  std::vector<Case> cases = {
+      {{{"path_imgrec", rec}, {"data_shape", "(3, 8, 8)"}, {"batch_size", "2"}, {"rand_crop", "1"}},
+       "ImageDetRecordIter: unknown parameter 'rand_crop'"},
+      {{{"path_imgrec", rec},
+        {"data_shape", "(3, 8, 8)"},
+        {"batch_size", "2"},
+        {"label_pad_width", "5"}},
+       "label_pad_width 5 is smaller than the longest label"},
+      {{{"path_imgrec", rec},
+        {"data_shape", "(3, 8, 8)"},
+        {"batch_size", "2"},
+        {"num_crop_sampler", "2"},
+        {"min_crop_scales", "(0.1, 0.2, 0.3)"}},
+       "min_crop_scales has 3 values for 2 crop samplers"},
+      {{{"path_imgrec", rec},
+        {"data_shape", "(3, 8, 8)"},
+        {"batch_size", "2"},
+        {"resize_mode", "stretch"}},
+       "resize_mode=\"stretch\": expected force, shrink or fit"},
+      {{{"path_imgrec", rec},
+        {"data_shape", "(3, 8, 8)"},
+        {"batch_size", "2"},
+        {"max_random_hue", "10"},
+        {"random_hue_prob", "0.5"}},
+       "HLS) are not implemented"},
+      {{{"path_imgrec", kDir + "classes.rec"}, {"data_shape", "(3, 8, 8)"}, {"batch_size", "2"}},
+       "has a single label; detection records carry a label vector"},
+  };
+  for (const Case& c : cases) {
+    auto config = ImageDetRecordIterConfigFrom(c.params);
+    absl::Status status = config.status();
+    if (config.ok()) status = ImageRecordIter::Create(*config).status();
+    EXPECT_FALSE(status.ok()) << c.message;
+    EXPECT_CONTAINS(std::string(status.message()), c.message);
   }
 }
 

@@ -61,9 +61,11 @@ absl::StatusOr<std::unordered_map<uint64_t, std::vector<float>>> ReadImageList(
         absl::StrSplit(line, absl::ByAnyChar(" \t\r"), absl::SkipEmpty());
     if (fields.empty()) continue;
     uint64_t id;
-    std::vector<float> values(label_width);
-    bool ok = absl::SimpleAtoi(fields[0], &id) && fields.size() >= size_t(label_width) + 1;
-    for (int k = 0; ok && k < label_width; ++k) ok = absl::SimpleAtof(fields[k + 1], &values[k]);
+    // label_width <= 0 (detection): every number between the id and the path.
+    const int width = label_width > 0 ? label_width : static_cast<int>(fields.size()) - 2;
+    std::vector<float> values(std::max(width, 0));
+    bool ok = absl::SimpleAtoi(fields[0], &id) && width >= 0 && fields.size() >= size_t(width) + 1;
+    for (int k = 0; ok && k < width; ++k) ok = absl::SimpleAtof(fields[k + 1], &values[k]);
     if (!ok) {
       return Bad(absl::StrCat(path, ": line ", number, ": expected an id and ", label_width,
                               " label(s), found \"", line, "\""));
@@ -103,7 +105,7 @@ absl::Status ImageRecordIter::Open() {
                             "): height and width must be positive"));
   }
   if (c.batch_size <= 0) return Bad(absl::StrCat("batch_size ", c.batch_size, " must be positive"));
-  if (c.label_width <= 0)
+  if (c.label_width <= 0 && !c.det)
     return Bad(absl::StrCat("label_width ", c.label_width, " must be positive"));
   if (c.num_parts <= 0 || c.part_index < 0 || c.part_index >= c.num_parts) {
     return Bad(
@@ -115,8 +117,15 @@ absl::Status ImageRecordIter::Open() {
   if (c.dtype != DType::kFloat32 && c.dtype != DType::kUint8 && c.dtype != DType::kInt8) {
     return Bad(absl::StrCat("dtype ", DTypeName(c.dtype), ": expected float32, uint8 or int8"));
   }
-  for (int k = 0; k < 4; ++k) {
+  for (int k = 0; k < 4 && !c.det; ++k) {
     if (c.std[k] == 0) return Bad("std_r, std_g, std_b and std_a must not be 0");
+  }
+  if (c.det) {
+    c.det->out_h = c.height;
+    c.det->out_w = c.width;
+    if (absl::Status s = ValidateDetAugmentParams(&*c.det); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("ImageDetRecordIter: ", s.message()));
+    }
   }
   c.aug.out_h = c.height;
   c.aug.out_w = c.width;
@@ -158,6 +167,15 @@ absl::Status ImageRecordIter::Open() {
   }
   if (!c.path_imglist.empty()) {
     SYMX_ASSIGN_OR_RETURN(list_labels_, ReadImageList(c.path_imglist, c.label_width));
+  }
+  if (c.det) {
+    SYMX_ASSIGN_OR_RETURN(int longest, LongestLabel());
+    if (c.label_pad_width > 0 && c.label_pad_width < longest) {
+      return Bad(absl::StrCat("label_pad_width ", c.label_pad_width,
+                              " is smaller than the longest label of ", c.path_imgrec, " (",
+                              longest, " values)"));
+    }
+    if (c.label_pad_width <= 0) c.label_pad_width = longest;
   }
   if (!c.mean_img.empty()) {
     absl::StatusOr<NamedTensors> loaded = LoadParams(c.mean_img);
@@ -212,6 +230,7 @@ Shape ImageRecordIter::data_shape() const {
 }
 
 Shape ImageRecordIter::label_shape() const {
+  if (config_.det) return Shape{config_.batch_size, config_.label_pad_width + 4};
   if (config_.label_width == 1) return Shape{config_.batch_size};
   return Shape{config_.batch_size, config_.label_width};
 }
@@ -329,10 +348,127 @@ absl::StatusOr<ImageBatch> ImageRecordIter::BuildBatch(int64_t batch,
   return out;
 }
 
+absl::StatusOr<int> ImageRecordIter::LongestLabel() {
+  const ImageRecordIterConfig& c = config_;
+  int longest = 0;
+  if (!list_labels_.empty()) {
+    for (const auto& [id, labels] : list_labels_) {
+      longest = std::max(longest, static_cast<int>(labels.size()));
+    }
+    return longest;
+  }
+  SYMX_ASSIGN_OR_RETURN(std::unique_ptr<RecordReader> reader, RecordReader::Open(c.path_imgrec));
+  std::string payload;
+  for (uint64_t offset : offsets_) {
+    SYMX_RETURN_IF_ERROR(reader->Seek(offset));
+    SYMX_ASSIGN_OR_RETURN(bool more, reader->Next(&payload));
+    if (!more) break;
+    const std::string where = absl::StrCat(c.path_imgrec, ": record at byte ", offset);
+    SYMX_ASSIGN_OR_RETURN(recordio::ImageRecord rec, recordio::UnpackImageRecord(payload, where));
+    if (rec.flag == 0) {
+      return Bad(absl::StrCat(where, " (id ", rec.id,
+                              ") has a single label; detection records carry a label vector "
+                              "[header width, object width, ..., objects] (im2rec --pack-label)"));
+    }
+    if (c.label_width > 0 && static_cast<int>(rec.flag) != c.label_width) {
+      return Bad(absl::StrCat(where, " (id ", rec.id, ") has ", rec.flag,
+                              " label values but label_width is ", c.label_width));
+    }
+    longest = std::max(longest, static_cast<int>(rec.flag));
+  }
+  return longest;
+}
+
+absl::Status ImageRecordIter::ProcessDetRecord(int64_t record, int64_t epoch,
+                                               const std::string& payload, ImageBatch* out,
+                                               int row) const {
+  const ImageRecordIterConfig& c = config_;
+  SYMX_ASSIGN_OR_RETURN(recordio::ImageRecord rec, recordio::UnpackImageRecord(payload));
+  out->index[row] = rec.id;
+  std::vector<float> label = rec.labels;
+  if (!list_labels_.empty()) {
+    auto it = list_labels_.find(rec.id);
+    if (it == list_labels_.end()) {
+      return absl::NotFoundError(
+          absl::StrCat("record id ", rec.id, " is not in path_imglist ", c.path_imglist));
+    }
+    label = it->second;
+  }
+  if (absl::Status s = CheckDetLabel(label); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("record id ", rec.id, ": ", s.message()));
+  }
+  const int flag = c.channels == 1 ? 0 : (c.channels == 3 ? 1 : -1);
+  absl::StatusOr<Image> decoded = Decode(rec.image, flag, /*to_rgb=*/true);
+  if (!decoded.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("record id ", rec.id, ": ", decoded.status().message()));
+  }
+  if (decoded->channels != c.channels) {
+    return absl::InvalidArgumentError(absl::StrCat("record id ", rec.id, ": the image has ",
+                                                   decoded->channels,
+                                                   " channels, data_shape asks for ", c.channels));
+  }
+  const uint64_t stream =
+      c.seed_aug ? Mix(*c.seed_aug, 0, static_cast<uint64_t>(record))
+                 : Mix(c.seed, static_cast<uint64_t>(epoch) + 1, static_cast<uint64_t>(record));
+  Rng rng(stream);
+  absl::StatusOr<Image> img = DetAugment(*std::move(decoded), &label, *c.det, rng);
+  if (!img.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("record id ", rec.id, ": ", img.status().message()));
+  }
+  if (static_cast<int>(label.size()) > c.label_pad_width) {
+    return absl::InvalidArgumentError(absl::StrCat("record id ", rec.id, ": its label has ",
+                                                   label.size(), " values, label_pad_width is ",
+                                                   c.label_pad_width));
+  }
+  float* lab = out->label.data<float>() + int64_t{row} * (c.label_pad_width + 4);
+  lab[0] = static_cast<float>(img->channels);
+  lab[1] = static_cast<float>(img->height);
+  lab[2] = static_cast<float>(img->width);
+  lab[3] = static_cast<float>(label.size());
+  std::copy(label.begin(), label.end(), lab + 4);
+  std::fill(lab + 4 + label.size(), lab + 4 + c.label_pad_width, c.label_pad_value);
+
+  const int C = c.channels, H = c.height, W = c.width;
+  const size_t plane = size_t(H) * W, base = size_t(row) * C * plane;
+  const float* mean_img = mean_image_.defined() ? mean_image_.read_data<float>() : nullptr;
+  // Shrink and fit leave the image smaller than (H, W): zeros around it.
+  const int h = std::min(H, img->height), w = std::min(W, img->width);
+  if (h < H || w < W) {
+    const size_t bytes = C * plane * DTypeSize(c.dtype);
+    std::memset(static_cast<char*>(out->data.raw_data()) + base * DTypeSize(c.dtype), 0, bytes);
+  }
+  float* out_f = c.dtype == DType::kFloat32 ? out->data.data<float>() + base : nullptr;
+  uint8_t* out_u8 = c.dtype == DType::kUint8 ? out->data.data<uint8_t>() + base : nullptr;
+  int8_t* out_i8 = c.dtype == DType::kInt8 ? out->data.data<int8_t>() + base : nullptr;
+  for (int k = 0; k < C; ++k) {
+    const float std_k = c.std[k] > 0 ? c.std[k] : 1.f;
+    for (int y = 0; y < h; ++y) {
+      const uint8_t* src = img->row(y) + k;
+      const size_t line = k * plane + size_t(y) * W;
+      for (int x = 0; x < w; ++x) {
+        const float mean = mean_img ? mean_img[line + x] : c.mean[k];
+        const uint8_t p = src[size_t(x) * C];
+        if (out_f != nullptr) {
+          out_f[line + x] = (static_cast<float>(p) - mean) / std_k * c.scale;
+        } else if (out_u8 != nullptr) {
+          out_u8[line + x] = p;
+        } else {
+          const long v = std::lrint(p - std::nearbyint(mean));
+          out_i8[line + x] = static_cast<int8_t>(std::clamp<long>(v, -128, 127));
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ImageRecordIter::ProcessRecord(int64_t record, int64_t epoch,
                                             const std::string& payload, ImageBatch* out,
                                             int row) const {
   const ImageRecordIterConfig& c = config_;
+  if (c.det) return ProcessDetRecord(record, epoch, payload, out, row);
   SYMX_ASSIGN_OR_RETURN(recordio::ImageRecord rec, recordio::UnpackImageRecord(payload));
   out->index[row] = rec.id;
   // Labels: the image list's, else the record's, which must be label_width wide.

@@ -38,6 +38,7 @@
 #include "devices/tensor.h"
 #include "graph/dtype.h"
 #include "train/image/augment.h"
+#include "train/image/det_augment.h"
 
 namespace symx::image {
 
@@ -61,6 +62,16 @@ struct ImageRecordIterConfig {
   std::string mean_img;           // an mx.nd.save file of one (C, H, W) array
   DType dtype = DType::kFloat32;  // float32 (normalized), uint8 (raw), int8 (minus mean)
   AugmentParams aug;              // out_h/out_w are set from data_shape
+  // ImageDetRecordIter: the detection augmenter instead of `aug`, boxes as
+  // labels (label_width <= 0: any width), each image's label row
+  // [C, H, W, L, the L label values, label_pad_value...] of width
+  // label_pad_width + 4 (label_pad_width <= 0: the longest label of the shard).
+  // Normalization is (p - mean) / std * scale with std 0 meaning 1 (MXNet's
+  // detection defaults); an image smaller than data_shape after a shrink or
+  // fit resize sits top-left in zeros.
+  std::optional<DetAugmentParams> det;
+  int label_pad_width = 0;
+  float label_pad_value = -1;
 };
 
 struct ImageBatch {
@@ -90,6 +101,7 @@ class ImageRecordIter {
   int64_t batches_per_epoch() const;
   Shape data_shape() const;
   Shape label_shape() const;
+  int label_pad_width() const { return config_.label_pad_width; }
   // Seconds Next() has spent waiting for a batch that was not ready yet.
   double wait_seconds() const;
 
@@ -104,6 +116,10 @@ class ImageRecordIter {
   absl::StatusOr<Tensor> FreeBuffer(const Shape& shape, DType dtype) const;
   absl::Status ProcessRecord(int64_t record, int64_t epoch, const std::string& payload,
                              ImageBatch* out, int row) const;
+  absl::Status ProcessDetRecord(int64_t record, int64_t epoch, const std::string& payload,
+                                ImageBatch* out, int row) const;
+  // Detection: the longest label of the shard (a pass over its records).
+  absl::StatusOr<int> LongestLabel();
 
   ImageRecordIterConfig config_;
   std::vector<uint64_t> offsets_;  // the shard's records, in file order

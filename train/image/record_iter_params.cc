@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -9,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "graph/error.h"
 
 namespace symx::image {
 namespace {
@@ -267,6 +269,196 @@ absl::Status SetImageRecordIterParam(ImageRecordIterConfig* config, absl::string
   absl::Status s = it->second(config, absl::StripAsciiWhitespace(value));
   if (!s.ok()) return BadValue(name, value, s.message());
   return absl::OkStatus();
+}
+
+namespace {
+
+absl::StatusOr<std::vector<float>> ParseFloats(absl::string_view v) {
+  absl::string_view s = absl::StripAsciiWhitespace(v);
+  absl::ConsumePrefix(&s, "(");
+  absl::ConsumePrefix(&s, "[");
+  absl::ConsumeSuffix(&s, ")");
+  absl::ConsumeSuffix(&s, "]");
+  std::vector<float> out;
+  for (absl::string_view part : absl::StrSplit(s, ',', absl::SkipWhitespace())) {
+    float x;
+    if (!absl::SimpleAtof(absl::StripAsciiWhitespace(part), &x)) {
+      return absl::InvalidArgumentError("a number or a tuple of numbers");
+    }
+    out.push_back(x);
+  }
+  if (out.empty()) return absl::InvalidArgumentError("a number or a tuple of numbers");
+  return out;
+}
+
+using DetSetter = std::function<absl::Status(ImageRecordIterConfig*, absl::string_view)>;
+
+DetSetter DetFloat(float DetAugmentParams::*field) {
+  return [field](ImageRecordIterConfig* c, absl::string_view v) -> absl::Status {
+    float x;
+    if (!absl::SimpleAtof(v, &x)) return absl::InvalidArgumentError("a number");
+    c->det.value().*field = x;
+    return absl::OkStatus();
+  };
+}
+
+DetSetter DetInt(int DetAugmentParams::*field) {
+  return [field](ImageRecordIterConfig* c, absl::string_view v) -> absl::Status {
+    int x;
+    if (!absl::SimpleAtoi(v, &x)) return absl::InvalidArgumentError("an integer");
+    c->det.value().*field = x;
+    return absl::OkStatus();
+  };
+}
+
+DetSetter DetFloats(std::vector<float> DetAugmentParams::*field) {
+  return [field](ImageRecordIterConfig* c, absl::string_view v) -> absl::Status {
+    absl::StatusOr<std::vector<float>> x = ParseFloats(v);
+    if (!x.ok()) return x.status();
+    c->det.value().*field = *x;
+    return absl::OkStatus();
+  };
+}
+
+const std::map<std::string, DetSetter>& DetSetters() {
+  using D = DetAugmentParams;
+  static const auto* setters = new std::map<std::string, DetSetter>{
+      {"resize", DetInt(&D::resize)},
+      {"rand_crop_prob", DetFloat(&D::rand_crop_prob)},
+      {"num_crop_sampler", DetInt(&D::num_crop_sampler)},
+      {"min_crop_scales", DetFloats(&D::min_crop_scales)},
+      {"max_crop_scales", DetFloats(&D::max_crop_scales)},
+      {"min_crop_aspect_ratios", DetFloats(&D::min_crop_aspect_ratios)},
+      {"max_crop_aspect_ratios", DetFloats(&D::max_crop_aspect_ratios)},
+      {"min_crop_overlaps", DetFloats(&D::min_crop_overlaps)},
+      {"max_crop_overlaps", DetFloats(&D::max_crop_overlaps)},
+      {"min_crop_sample_coverages", DetFloats(&D::min_crop_sample_coverages)},
+      {"max_crop_sample_coverages", DetFloats(&D::max_crop_sample_coverages)},
+      {"min_crop_object_coverages", DetFloats(&D::min_crop_object_coverages)},
+      {"max_crop_object_coverages", DetFloats(&D::max_crop_object_coverages)},
+      {"max_crop_trials", DetFloats(&D::max_crop_trials)},
+      {"crop_emit_mode",
+       [](ImageRecordIterConfig* c, absl::string_view v) -> absl::Status {
+         if (v != "center" && v != "overlap")
+           return absl::InvalidArgumentError("center or overlap");
+         c->det->emit_by_overlap = v == "overlap";
+         return absl::OkStatus();
+       }},
+      {"emit_overlap_thresh", DetFloat(&D::emit_overlap_thresh)},
+      {"rand_pad_prob", DetFloat(&D::rand_pad_prob)},
+      {"max_pad_scale", DetFloat(&D::max_pad_scale)},
+      {"max_random_contrast", DetFloat(&D::max_random_contrast)},
+      {"random_contrast_prob", DetFloat(&D::random_contrast_prob)},
+      {"max_random_hue", DetFloat(&D::max_random_hue)},
+      {"random_hue_prob", DetFloat(&D::random_hue_prob)},
+      {"max_random_saturation", DetFloat(&D::max_random_saturation)},
+      {"random_saturation_prob", DetFloat(&D::random_saturation_prob)},
+      {"max_random_illumination", DetFloat(&D::max_random_illumination)},
+      {"random_illumination_prob", DetFloat(&D::random_illumination_prob)},
+      {"rand_mirror_prob", DetFloat(&D::rand_mirror_prob)},
+      {"fill_value", DetInt(&D::fill_value)},
+      {"inter_method", DetInt(&D::inter_method)},
+      {"resize_mode",
+       [](ImageRecordIterConfig* c, absl::string_view v) -> absl::Status {
+         if (v == "force") {
+           c->det->resize_mode = D::ResizeMode::kForce;
+         } else if (v == "shrink") {
+           c->det->resize_mode = D::ResizeMode::kShrink;
+         } else if (v == "fit") {
+           c->det->resize_mode = D::ResizeMode::kFit;
+         } else {
+           return absl::InvalidArgumentError("force, shrink or fit");
+         }
+         return absl::OkStatus();
+       }},
+      {"label_pad_width",
+       [](ImageRecordIterConfig* c, absl::string_view v) -> absl::Status {
+         if (!absl::SimpleAtoi(v, &c->label_pad_width)) {
+           return absl::InvalidArgumentError("an integer");
+         }
+         return absl::OkStatus();
+       }},
+      {"label_pad_value",
+       [](ImageRecordIterConfig* c, absl::string_view v) -> absl::Status {
+         if (!absl::SimpleAtof(v, &c->label_pad_value)) {
+           return absl::InvalidArgumentError("a number");
+         }
+         return absl::OkStatus();
+       }},
+  };
+  return *setters;
+}
+
+// The classification iterator's parameters the detection one shares.
+bool SharedWithDet(const std::string& name) {
+  static const auto* names = new std::set<std::string>{"path_imgrec",
+                                                       "path_imgidx",
+                                                       "path_imglist",
+                                                       "mean_img",
+                                                       "data_shape",
+                                                       "batch_size",
+                                                       "label_width",
+                                                       "shuffle",
+                                                       "seed",
+                                                       "seed_aug",
+                                                       "part_index",
+                                                       "num_parts",
+                                                       "round_batch",
+                                                       "preprocess_threads",
+                                                       "prefetch_buffer",
+                                                       "mean_r",
+                                                       "mean_g",
+                                                       "mean_b",
+                                                       "mean_a",
+                                                       "std_r",
+                                                       "std_g",
+                                                       "std_b",
+                                                       "std_a",
+                                                       "scale",
+                                                       "dtype",
+                                                       "verbose",
+                                                       "ctx",
+                                                       "device_id",
+                                                       "shuffle_chunk_size",
+                                                       "shuffle_chunk_seed",
+                                                       "data_name",
+                                                       "label_name"};
+  return names->count(name) > 0;
+}
+
+}  // namespace
+
+absl::StatusOr<ImageRecordIterConfig> ImageDetRecordIterConfigFrom(
+    const std::vector<std::pair<std::string, std::string>>& params) {
+  ImageRecordIterConfig config;
+  config.det.emplace();
+  config.label_width = -1;    // any width
+  config.std = {0, 0, 0, 0};  // MXNet's detection default: no division
+  for (const auto& [name, value] : params) {
+    absl::string_view v = absl::StripAsciiWhitespace(value);
+    if (name == "aug_seq") {
+      if (v != "det_aug_default") {
+        return BadValue(name, value, "det_aug_default (the detection augmenter)");
+      }
+      continue;
+    }
+    auto it = DetSetters().find(name);
+    if (it != DetSetters().end()) {
+      absl::Status s = it->second(&config, v);
+      if (!s.ok()) return BadValue(name, value, s.message());
+      continue;
+    }
+    if (!SharedWithDet(name)) {
+      std::vector<std::string> names;
+      for (const auto& [known, setter] : DetSetters()) names.push_back(known);
+      return absl::InvalidArgumentError(absl::StrCat(
+          "ImageDetRecordIter: unknown parameter '", name, "'; besides the shared ones (",
+          "path_imgrec, data_shape, batch_size, mean_r, ...) it knows: ",
+          absl::StrJoin(names, ", ")));
+    }
+    SYMX_RETURN_IF_ERROR(SetImageRecordIterParam(&config, name, value));
+  }
+  return config;
 }
 
 absl::StatusOr<ImageRecordIterConfig> ImageRecordIterConfigFrom(

@@ -27,6 +27,14 @@ absl::Status SetImageRecordIterParam(ImageRecordIterConfig* config, absl::string
 absl::StatusOr<ImageRecordIterConfig> ImageRecordIterConfigFrom(
     const std::vector<std::pair<std::string, std::string>>& params);
 
+// ImageDetRecordIter's: the shared names (paths, data_shape, batch_size,
+// shuffle, shards, mean/std/scale, ...) and the detection augmenter's
+// (rand_crop_prob, the crop samplers' tuples "(0.1, 0.3)", rand_pad_prob,
+// max_pad_scale, rand_mirror_prob, resize_mode, label_pad_width, ...);
+// label_width defaults to -1 (any) and std_* to 0 (no division).
+absl::StatusOr<ImageRecordIterConfig> ImageDetRecordIterConfigFrom(
+    const std::vector<std::pair<std::string, std::string>>& params);
+
 }  // namespace symx::image
 
 #endif  // SYMX_TRAIN_IMAGE_RECORD_ITER_PARAMS_H_

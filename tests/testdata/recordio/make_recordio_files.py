@@ -18,6 +18,9 @@ shrunk so the files stay small. What each file holds:
                           images_<i>_flag<f>.npy.
   classes.rec/.idx/.lst   12 small photos with class labels 0-2 (and
                           multilabel.rec, two labels each), for ImageRecordIter
+  det.rec/.idx            the same photos with box labels (1-3 objects, one box
+                          empty), for ImageDetRecordIter; det_<case>_*.npy and
+                          det_cases.json: MXNet's ImageDetRecordIter on them
   photos/CLASS/*          a folder of small photos in two classes (and one file
                           that is not an image), for symx im2rec
   iter_<case>_*.npy,      what MXNet's ImageRecordIter returns on them for the
@@ -215,9 +218,61 @@ def write_folder():
         f.write(b"this is not a JPEG")
 
 
+def det_label(i):
+    objects = [[float(i % 4), 0.1, 0.2, 0.6, 0.7]]
+    if i % 2 == 0:
+        objects.append([1.0, 0.5, 0.1, 0.95, 0.5])
+    if i % 3 == 0:
+        objects.append([2.0, 0.3, 0.3, 0.3, 0.8])  # empty: xmax == xmin, dropped
+    return [2.0, 5.0] + [v for o in objects for v in o]
+
+
+def write_det():
+    rec = mx.recordio.MXIndexedRecordIO(os.path.join(HERE, "det.idx"),
+                                        os.path.join(HERE, "det.rec"), "w")
+    for i, (name, size) in enumerate(CLASS_IMAGES[:9]):
+        img = sample(name, size)
+        if img.ndim == 3 and img.shape[2] == 4:
+            img = img[:, :, :3]
+        rec.write_idx(i, mx.recordio.pack_img(IRHeader(0, det_label(i), 200 + i, 0), img,
+                                              quality=90))
+    rec.close()
+
+
+DET_CASES = {
+    "force": dict(path_imgrec="det.rec", data_shape=(3, 24, 24), batch_size=4, resize=30,
+                  mean_r=120.0, mean_g=110.0, mean_b=100.0, std_r=60.0, std_g=55.0,
+                  std_b=50.0),
+    "fit_pad_label": dict(path_imgrec="det.rec", data_shape=(3, 20, 28), batch_size=5,
+                          resize_mode="fit", label_pad_width=20, label_pad_value=-2.0,
+                          scale=0.5),
+    "shrink_gray": dict(path_imgrec="det.rec", data_shape=(1, 32, 32), batch_size=3,
+                        resize_mode="shrink", inter_method=2),
+}
+
+
+def write_det_cases():
+    meta = {}
+    for name, cfg in DET_CASES.items():
+        kw = dict(cfg, path_imgrec=os.path.join(HERE, cfg["path_imgrec"]))
+        it = mx.io.ImageDetRecordIter(preprocess_threads=1, **kw)
+        datas, labels, pads = [], [], []
+        for batch in it:
+            datas.append(batch.data[0].asnumpy())
+            labels.append(batch.label[0].asnumpy())
+            pads.append(int(batch.pad))
+        np.save(os.path.join(HERE, "det_%s_data.npy" % name), np.stack(datas))
+        np.save(os.path.join(HERE, "det_%s_label.npy" % name), np.stack(labels))
+        meta[name] = dict(config=cfg, pads=pads)
+    with open(os.path.join(HERE, "det_cases.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+
+
 if __name__ == "__main__":
     write_folder()
     write_framing()
     write_images()
     write_classes()
     write_iter_cases()
+    write_det()
+    write_det_cases()
