@@ -9,6 +9,7 @@
 # tests/fuzz:recordio_corpus_test replays it forever after.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source tools/fuzz_link.sh
 seconds="${1:-300}"
 out="$(mktemp -d)"
 clang++ -std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
@@ -16,12 +17,6 @@ clang++ -std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-reco
   graph/error.cc train/recordio/record_file.cc train/recordio/image_record.cc \
   train/image/codec.cc tests/fuzz/recordio_fuzz_target.cc -o "$out/recordio_fuzzer" \
   -ljpeg -lpng16 \
-  -labsl_status -labsl_statusor -labsl_strings -labsl_str_format_internal \
-  -labsl_strings_internal -labsl_int128 -labsl_throw_delegate -labsl_raw_logging_internal \
-  -labsl_cord -labsl_cord_internal -labsl_cordz_info -labsl_cordz_functions \
-  -labsl_cordz_handle -labsl_base -labsl_spinlock_wait -labsl_synchronization -labsl_time \
-  -labsl_time_zone -labsl_stacktrace -labsl_symbolize -labsl_debugging_internal \
-  -labsl_demangle_internal -labsl_malloc_internal -labsl_exponential_biased \
-  -labsl_graphcycles_internal -labsl_bad_optional_access
+  "${FUZZ_ABSL_LIBS[@]}"
 "$out/recordio_fuzzer" tests/fuzz/recordio_corpus tests/testdata/recordio \
   -max_total_time="$seconds" -max_len=16384 -rss_limit_mb=2048 -timeout=10

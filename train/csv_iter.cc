@@ -140,8 +140,8 @@ absl::StatusOr<std::unique_ptr<CsvIter>> CsvIter::Create(CsvIterConfig config) {
   }
   std::unique_ptr<CsvIter> it(new CsvIter(std::move(config)));
   const CsvIterConfig& c = it->config_;
-  SYMX_ASSIGN_OR_RETURN(
-      it->rows_, ReadCsv(c.data_csv, c.data_shape.Size(), c.dtype, "data_csv", &it->data_));
+  SYMX_ASSIGN_OR_RETURN(it->rows_,
+                        ReadCsv(c.data_csv, c.data_shape.Size(), c.dtype, "data_csv", &it->data_));
   if (it->rows_ == 0) return Bad(absl::StrCat(c.data_csv, " holds no rows"));
   const int64_t label_width = c.label_shape.Size();
   if (c.label_csv.empty() || c.label_csv == "NULL") {

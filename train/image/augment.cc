@@ -15,6 +15,14 @@ float Uniform(Rng& rng, float lo, float hi) {
 }
 int UniformInt(Rng& rng, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
 
+// A crop's top-left corner given the room around it: drawn (y first) with
+// rand_crop, else centred (rounded down).
+std::pair<int, int> CropOrigin(const AugmentParams& p, Rng& rng, int room_y, int room_x) {
+  if (!p.rand_crop) return {room_y / 2, room_x / 2};
+  const int y = UniformInt(rng, 0, room_y);
+  return {y, UniformInt(rng, 0, room_x)};
+}
+
 // What MXNet's inter_method resolves to for one resize: a draw only for 10.
 int InterpFor(const AugmentParams& p, Rng& rng, int in_h, int in_w, int out_h, int out_w) {
   double draw = p.inter_method == 10 ? Uniform(rng, 0, 1) : 0.0;
@@ -204,14 +212,7 @@ absl::StatusOr<Image> Augment(Image img, const AugmentParams& p, Rng& rng) {
   };
   std::optional<PendingResize> pending;
   if (p.resize > 0) {
-    int new_h, new_w;
-    if (img.height > img.width) {
-      new_h = static_cast<int>(int64_t{p.resize} * img.height / img.width);
-      new_w = p.resize;
-    } else {
-      new_h = p.resize;
-      new_w = static_cast<int>(int64_t{p.resize} * img.width / img.height);
-    }
+    const auto [new_h, new_w] = ShorterEdgeTo(img.height, img.width, p.resize);
     int interp = InterpFor(p, rng, img.height, img.width, new_h, new_w);
     if (new_h != img.height || new_w != img.width) pending = PendingResize{new_h, new_w, interp};
   }
@@ -287,14 +288,7 @@ absl::StatusOr<Image> Augment(Image img, const AugmentParams& p, Rng& rng) {
                                                      p.max_crop_size));
     }
     const int size = UniformInt(rng, p.min_crop_size, p.max_crop_size);
-    int y = img.height - size, x = img.width - size;
-    if (p.rand_crop) {
-      y = UniformInt(rng, 0, y);
-      x = UniformInt(rng, 0, x);
-    } else {
-      y /= 2;
-      x /= 2;
-    }
+    const auto [y, x] = CropOrigin(p, rng, img.height - size, img.width - size);
     int interp = InterpFor(p, rng, size, size, H, W);
     {
       absl::StatusOr<Image> next = Resize(Crop(img, y, x, size, size), H, W, interp);
@@ -334,14 +328,7 @@ absl::StatusOr<Image> Augment(Image img, const AugmentParams& p, Rng& rng) {
       }
     }
     const int full_h = pending ? pending->h : img.height, full_w = pending ? pending->w : img.width;
-    int y = full_h - H, x = full_w - W;
-    if (p.rand_crop) {
-      y = UniformInt(rng, 0, y);
-      x = UniformInt(rng, 0, x);
-    } else {
-      y /= 2;
-      x /= 2;
-    }
+    const auto [y, x] = CropOrigin(p, rng, full_h - H, full_w - W);
     if (pending) {
       absl::StatusOr<Image> next =
           ResizeRegion(img, pending->h, pending->w, pending->interp, y, x, H, W);

@@ -210,14 +210,7 @@ absl::Status CheckDetLabel(const std::vector<float>& raw) {
 absl::StatusOr<Image> DetAugment(Image img, std::vector<float>* label, const DetAugmentParams& p,
                                  Rng& rng) {
   if (p.resize > 0) {
-    int h, w;
-    if (img.height > img.width) {
-      h = static_cast<int>(int64_t{p.resize} * img.height / img.width);
-      w = p.resize;
-    } else {
-      h = p.resize;
-      w = static_cast<int>(int64_t{p.resize} * img.width / img.height);
-    }
+    const auto [h, w] = ShorterEdgeTo(img.height, img.width, p.resize);
     absl::StatusOr<Image> next = ResizeTo(img, h, w, p, rng);
     if (!next.ok()) return next.status();
     img = *std::move(next);

@@ -379,40 +379,54 @@ absl::StatusOr<int> ImageRecordIter::LongestLabel() {
   return longest;
 }
 
+absl::StatusOr<const std::vector<float>*> ImageRecordIter::LabelsOf(
+    const recordio::ImageRecord& rec) const {
+  if (list_labels_.empty()) return &rec.labels;
+  auto it = list_labels_.find(rec.id);
+  if (it == list_labels_.end()) {
+    return absl::NotFoundError(
+        absl::StrCat("record id ", rec.id, " is not in path_imglist ", config_.path_imglist));
+  }
+  return &it->second;
+}
+
+absl::StatusOr<Image> ImageRecordIter::DecodeRecord(const recordio::ImageRecord& rec) const {
+  const int channels = config_.channels;
+  const int flag = channels == 1 ? 0 : (channels == 3 ? 1 : -1);
+  absl::StatusOr<Image> decoded = Decode(rec.image, flag, /*to_rgb=*/true);
+  if (!decoded.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("record id ", rec.id, ": ", decoded.status().message()));
+  }
+  if (decoded->channels != channels) {
+    return absl::InvalidArgumentError(absl::StrCat("record id ", rec.id, ": the image has ",
+                                                   decoded->channels,
+                                                   " channels, data_shape asks for ", channels));
+  }
+  return decoded;
+}
+
+Rng ImageRecordIter::RngFor(int64_t record, int64_t epoch) const {
+  const ImageRecordIterConfig& c = config_;
+  return Rng(c.seed_aug
+                 ? Mix(*c.seed_aug, 0, static_cast<uint64_t>(record))
+                 : Mix(c.seed, static_cast<uint64_t>(epoch) + 1, static_cast<uint64_t>(record)));
+}
+
 absl::Status ImageRecordIter::ProcessDetRecord(int64_t record, int64_t epoch,
                                                const std::string& payload, ImageBatch* out,
                                                int row) const {
   const ImageRecordIterConfig& c = config_;
   SYMX_ASSIGN_OR_RETURN(recordio::ImageRecord rec, recordio::UnpackImageRecord(payload));
   out->index[row] = rec.id;
-  std::vector<float> label = rec.labels;
-  if (!list_labels_.empty()) {
-    auto it = list_labels_.find(rec.id);
-    if (it == list_labels_.end()) {
-      return absl::NotFoundError(
-          absl::StrCat("record id ", rec.id, " is not in path_imglist ", c.path_imglist));
-    }
-    label = it->second;
-  }
+  SYMX_ASSIGN_OR_RETURN(const std::vector<float>* labels, LabelsOf(rec));
+  std::vector<float> label = *labels;
   if (absl::Status s = CheckDetLabel(label); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("record id ", rec.id, ": ", s.message()));
   }
-  const int flag = c.channels == 1 ? 0 : (c.channels == 3 ? 1 : -1);
-  absl::StatusOr<Image> decoded = Decode(rec.image, flag, /*to_rgb=*/true);
-  if (!decoded.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("record id ", rec.id, ": ", decoded.status().message()));
-  }
-  if (decoded->channels != c.channels) {
-    return absl::InvalidArgumentError(absl::StrCat("record id ", rec.id, ": the image has ",
-                                                   decoded->channels,
-                                                   " channels, data_shape asks for ", c.channels));
-  }
-  const uint64_t stream =
-      c.seed_aug ? Mix(*c.seed_aug, 0, static_cast<uint64_t>(record))
-                 : Mix(c.seed, static_cast<uint64_t>(epoch) + 1, static_cast<uint64_t>(record));
-  Rng rng(stream);
-  absl::StatusOr<Image> img = DetAugment(*std::move(decoded), &label, *c.det, rng);
+  SYMX_ASSIGN_OR_RETURN(Image decoded, DecodeRecord(rec));
+  Rng rng = RngFor(record, epoch);
+  absl::StatusOr<Image> img = DetAugment(std::move(decoded), &label, *c.det, rng);
   if (!img.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("record id ", rec.id, ": ", img.status().message()));
@@ -472,38 +486,17 @@ absl::Status ImageRecordIter::ProcessRecord(int64_t record, int64_t epoch,
   SYMX_ASSIGN_OR_RETURN(recordio::ImageRecord rec, recordio::UnpackImageRecord(payload));
   out->index[row] = rec.id;
   // Labels: the image list's, else the record's, which must be label_width wide.
-  const std::vector<float>* labels = &rec.labels;
-  if (!list_labels_.empty()) {
-    auto it = list_labels_.find(rec.id);
-    if (it == list_labels_.end()) {
-      return absl::NotFoundError(
-          absl::StrCat("record id ", rec.id, " is not in path_imglist ", c.path_imglist));
-    }
-    labels = &it->second;
-  } else if (static_cast<int>(rec.labels.size()) != c.label_width) {
+  if (list_labels_.empty() && static_cast<int>(rec.labels.size()) != c.label_width) {
     return absl::InvalidArgumentError(absl::StrCat(
         "record id ", rec.id, " has ", rec.labels.size(), " label(s) but label_width is ",
         c.label_width, rec.flag == 0 ? " (a single label is stored in the header)" : ""));
   }
+  SYMX_ASSIGN_OR_RETURN(const std::vector<float>* labels, LabelsOf(rec));
   std::copy(labels->begin(), labels->end(),
             out->label.data<float>() + int64_t{row} * c.label_width);
-
-  const int flag = c.channels == 1 ? 0 : (c.channels == 3 ? 1 : -1);
-  absl::StatusOr<Image> decoded = Decode(rec.image, flag, /*to_rgb=*/true);
-  if (!decoded.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("record id ", rec.id, ": ", decoded.status().message()));
-  }
-  if (decoded->channels != c.channels) {
-    return absl::InvalidArgumentError(absl::StrCat("record id ", rec.id, ": the image has ",
-                                                   decoded->channels,
-                                                   " channels, data_shape asks for ", c.channels));
-  }
-  const uint64_t stream =
-      c.seed_aug ? Mix(*c.seed_aug, 0, static_cast<uint64_t>(record))
-                 : Mix(c.seed, static_cast<uint64_t>(epoch) + 1, static_cast<uint64_t>(record));
-  Rng rng(stream);
-  absl::StatusOr<Image> img = Augment(*std::move(decoded), c.aug, rng);
+  SYMX_ASSIGN_OR_RETURN(Image decoded, DecodeRecord(rec));
+  Rng rng = RngFor(record, epoch);
+  absl::StatusOr<Image> img = Augment(std::move(decoded), c.aug, rng);
   if (!img.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("record id ", rec.id, ": ", img.status().message()));

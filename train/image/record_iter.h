@@ -39,6 +39,7 @@
 #include "graph/dtype.h"
 #include "train/image/augment.h"
 #include "train/image/det_augment.h"
+#include "train/recordio/image_record.h"
 
 namespace symx::image {
 
@@ -116,6 +117,12 @@ class ImageRecordIter {
   absl::StatusOr<Tensor> FreeBuffer(const Shape& shape, DType dtype) const;
   absl::Status ProcessRecord(int64_t record, int64_t epoch, const std::string& payload,
                              ImageBatch* out, int row) const;
+  // The labels of a record: the image list's when there is one.
+  absl::StatusOr<const std::vector<float>*> LabelsOf(const recordio::ImageRecord& rec) const;
+  // The record's image decoded with data_shape's channels (errors name its id).
+  absl::StatusOr<Image> DecodeRecord(const recordio::ImageRecord& rec) const;
+  // The draws of one record: from (seed, epoch, record), or (seed_aug, record).
+  Rng RngFor(int64_t record, int64_t epoch) const;
   absl::Status ProcessDetRecord(int64_t record, int64_t epoch, const std::string& payload,
                                 ImageBatch* out, int row) const;
   // Detection: the longest label of the shard (a pass over its records).

@@ -164,6 +164,13 @@ absl::StatusOr<Image> ResizeRegion(const Image& image, int height, int width, in
   return out;
 }
 
+ImageSize ShorterEdgeTo(int height, int width, int edge) {
+  if (height > width) {
+    return {static_cast<int>(int64_t{edge} * height / width), edge};
+  }
+  return {edge, static_cast<int>(int64_t{edge} * width / height)};
+}
+
 int ResolveInterp(int method, int in_h, int in_w, int out_h, int out_w, double draw) {
   if (method == 9) {
     if (out_h > in_h && out_w > in_w) return kResizeCubic;

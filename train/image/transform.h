@@ -21,6 +21,13 @@ absl::StatusOr<Image> Resize(const Image& image, int height, int width, int inte
 absl::StatusOr<Image> ResizeRegion(const Image& image, int height, int width, int interp, int y0,
                                    int x0, int h, int w);
 
+// The size whose shorter edge is `edge`, the longer edge scaled by integer
+// division (MXNet's `resize` augmenter and im2rec's --resize alike).
+struct ImageSize {
+  int height = 0, width = 0;
+};
+ImageSize ShorterEdgeTo(int height, int width, int edge);
+
 // MXNet's inter_method 9 (area when shrinking, cubic when growing, else
 // linear) and 10 (one of 0-4 drawn by `draw`, a value in [0, 1)); other
 // values pass through.

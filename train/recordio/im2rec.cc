@@ -197,14 +197,7 @@ absl::StatusOr<std::string> Encode(const std::string& path, const PackOptions& o
                                  : image::Crop(img, 0, margin, side, side);
   }
   if (o.resize > 0) {
-    int h, w;
-    if (img.height > img.width) {
-      w = o.resize;
-      h = static_cast<int>(int64_t{img.height} * o.resize / img.width);
-    } else {
-      h = o.resize;
-      w = static_cast<int>(int64_t{img.width} * o.resize / img.height);
-    }
+    const auto [h, w] = image::ShorterEdgeTo(img.height, img.width, o.resize);
     SYMX_ASSIGN_OR_RETURN(img, image::Resize(img, h, w, /*interp=*/1));
   }
   if (o.encoding == ".png") return image::EncodePng(img, std::min(o.quality, 9), true);

@@ -183,23 +183,25 @@ ITER_CASES = {
 }
 
 
-def write_iter_cases():
+def write_cases(cases, make_iter, prefix, json_name):
+    """Each case's first epoch through MXNet's iterator: every batch's data
+    and label as PREFIX<case>_data/_label.npy, the pads in JSON_NAME."""
     meta = {}
-    for name, cfg in ITER_CASES.items():
+    for name, cfg in cases.items():
         kw = dict(cfg)
         for key in ("path_imgrec", "path_imgidx", "path_imglist"):
             if key in kw:
                 kw[key] = os.path.join(HERE, kw[key])
-        it = mx.io.ImageRecordIter(preprocess_threads=1, **kw)
+        it = make_iter(preprocess_threads=1, **kw)
         datas, labels, pads = [], [], []
         for batch in it:
             datas.append(batch.data[0].asnumpy())
             labels.append(batch.label[0].asnumpy())
             pads.append(int(batch.pad))
-        np.save(os.path.join(HERE, "iter_%s_data.npy" % name), np.stack(datas))
-        np.save(os.path.join(HERE, "iter_%s_label.npy" % name), np.stack(labels))
+        np.save(os.path.join(HERE, "%s%s_data.npy" % (prefix, name)), np.stack(datas))
+        np.save(os.path.join(HERE, "%s%s_label.npy" % (prefix, name)), np.stack(labels))
         meta[name] = dict(config=cfg, pads=pads)
-    with open(os.path.join(HERE, "iter_cases.json"), "w") as f:
+    with open(os.path.join(HERE, json_name), "w") as f:
         json.dump(meta, f, indent=1)
 
 
@@ -251,28 +253,12 @@ DET_CASES = {
 }
 
 
-def write_det_cases():
-    meta = {}
-    for name, cfg in DET_CASES.items():
-        kw = dict(cfg, path_imgrec=os.path.join(HERE, cfg["path_imgrec"]))
-        it = mx.io.ImageDetRecordIter(preprocess_threads=1, **kw)
-        datas, labels, pads = [], [], []
-        for batch in it:
-            datas.append(batch.data[0].asnumpy())
-            labels.append(batch.label[0].asnumpy())
-            pads.append(int(batch.pad))
-        np.save(os.path.join(HERE, "det_%s_data.npy" % name), np.stack(datas))
-        np.save(os.path.join(HERE, "det_%s_label.npy" % name), np.stack(labels))
-        meta[name] = dict(config=cfg, pads=pads)
-    with open(os.path.join(HERE, "det_cases.json"), "w") as f:
-        json.dump(meta, f, indent=1)
-
 
 if __name__ == "__main__":
     write_folder()
     write_framing()
     write_images()
     write_classes()
-    write_iter_cases()
+    write_cases(ITER_CASES, mx.io.ImageRecordIter, "iter_", "iter_cases.json")
     write_det()
-    write_det_cases()
+    write_cases(DET_CASES, mx.io.ImageDetRecordIter, "det_", "det_cases.json")
