@@ -30,7 +30,7 @@ bool AppendField(absl::string_view field, DType dtype, std::vector<char>* out) {
     if (*end != '\0') return false;
     out->insert(out->end(), reinterpret_cast<char*>(&v), reinterpret_cast<char*>(&v) + 4);
   } else {
-    long long v = std::strtoll(text.c_str(), &end, 0);
+    long long v = std::strtoll(text.c_str(), &end, 10);  // decimal, as dmlc reads it
     if (*end != '\0' || errno == ERANGE) return false;
     if (dtype == DType::kInt32) {
       if (v < INT32_MIN || v > INT32_MAX) return false;

@@ -16,14 +16,17 @@ namespace symx::train {
 class RecordFeed : public BatchFeed {
  public:
   // `config`'s batch_size, part_index and num_parts are replaced by the
-  // share's. Throws symx::Error (the iterator's errors).
-  RecordFeed(image::ImageRecordIterConfig config, const FeedShare& share);
+  // share's. Throws symx::Error (the iterator's errors). A training feed
+  // never hands out a batch with zero rows in it (round_batch=false: the
+  // short last batch is left out, as the in-memory examples' is); an
+  // evaluation feed may have an empty shard (no batches).
+  RecordFeed(image::ImageRecordIterConfig config, const FeedShare& share, bool training);
   void Reset(int epoch) override;
   bool Next() override;
   const Tensor& data() const override { return batch_.data; }
   const Tensor& label() const override { return batch_.label; }
   int64_t pad() const override { return batch_.pad; }
-  int64_t num_batches() const override { return iter_->batches_per_epoch(); }
+  int64_t num_batches() const override;
   int64_t first_row() const override { return first_row_; }
   double wait_seconds() const override { return iter_->wait_seconds(); }
   int64_t num_records() const { return iter_->num_records(); }
@@ -33,6 +36,9 @@ class RecordFeed : public BatchFeed {
   image::ImageBatch batch_;
   int64_t first_row_ = 0;
   int epoch_ = 0;
+  bool drop_short_ = false;  // training without round_batch
+  int64_t handed_ = 0;       // batches handed out this epoch
+  int64_t batch_rows_ = 0;
 };
 
 }  // namespace symx::train

@@ -288,8 +288,22 @@ TrainResult Train(const TrainOptions& options, const Shape& example_shape,
     auto [begin, end] = model.local_rows();
     share = {begin, end - begin, model.rank(), options.comm->size()};
   }
-  std::unique_ptr<BatchFeed> train_feed = make_train(share);
-  std::unique_ptr<BatchFeed> eval_feed = make_eval ? make_eval(share) : nullptr;
+  // A rank that cannot open its data says so on every rank: the others would
+  // otherwise wait in the next collective until the timeout.
+  std::unique_ptr<BatchFeed> train_feed, eval_feed;
+  std::optional<Error> feed_error;
+  try {
+    train_feed = make_train(share);
+    if (make_eval) eval_feed = make_eval(share);
+  } catch (const Error& e) {
+    feed_error.emplace(e);
+  }
+  if (model.MinOverRanks(feed_error ? 0 : 1) == 0) {
+    if (feed_error) throw *feed_error;
+    Fail(
+        "another rank of the job could not open its training or evaluation data (its error "
+        "says which)");
+  }
   // Ranks reading shards of different sizes take the same number of steps.
   const int64_t steps = model.MinOverRanks(train_feed->num_batches());
   if (steps == 0) Fail("the training data holds no full batch");

@@ -298,7 +298,10 @@ def _param_text(value):
     if isinstance(value, bool):
         return "True" if value else "False"
     if isinstance(value, (tuple, list)):
-        return "(" + ", ".join(str(int(v)) for v in value) + ")"
+        # Integers stay integers ("(3, 224, 224)"), fractions keep their
+        # digits ("(0.3, 0.5)"): MXNet's C API gets str() of the tuple.
+        return "(" + ", ".join(str(int(v)) if float(v).is_integer() else repr(float(v))
+                               for v in value) + ")"
     if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
         return np.dtype(value).name
     return str(value)
@@ -427,7 +430,7 @@ class ImageDetRecordIter(_EngineIter):
     illumination jitter are not implemented (an error). Under mpirun without
     num_parts each rank reads its share, as ImageRecordIter."""
 
-    def __init__(self, data_name="data", label_name="label", **kwargs):
+    def __init__(self, data_name="data", label_name="softmax_label", **kwargs):
         kwargs = _launcher_shard(kwargs)
         if "batch_size" not in kwargs:
             from .base import MXNetError

@@ -392,7 +392,7 @@ def test_det_iter_equals_mxnet(case):
     for b, d, l in zip(batches, want_data, want_label):
         np.testing.assert_allclose(b.data[0].asnumpy(), d, rtol=1e-5, atol=1e-5)
         np.testing.assert_array_equal(b.label[0].asnumpy(), l)
-    assert it.provide_label[0].name == "label"
+    assert it.provide_label[0].name == "softmax_label"
     assert it.provide_label[0].shape == want_label.shape[1:]
 
 
@@ -407,3 +407,12 @@ def test_det_iter_errors():
     with pytest.raises(mx.base.MXNetError, match="crop samplers"):
         mx.io.ImageDetRecordIter(path_imgrec=rec, data_shape=(3, 8, 8), batch_size=2,
                                  num_crop_sampler=2, min_crop_scales=(0.1, 0.2, 0.3))
+
+
+def test_det_iter_tuple_parameters_keep_their_fractions():
+    """Crop-sampler tuples reach the engine with their fractional values: a
+    scale range that does not fit (min 0.5 > max 0.4) is refused naming it."""
+    with pytest.raises(mx.base.MXNetError, match=r"scales \[0.5, 0.4\]"):
+        mx.io.ImageDetRecordIter(path_imgrec=os.path.join(DIR, "det.rec"), data_shape=(3, 8, 8),
+                                 batch_size=2, num_crop_sampler=2, min_crop_scales=(0.1, 0.5),
+                                 max_crop_scales=(0.9, 0.4))

@@ -75,6 +75,18 @@ grep -q '"num_hidden": "2"' "$TMP/tuned-symbol.json" || say_fail "the saved symb
 grep -q "data parallel: 2 ranks" "$TMP/tune2.log" || say_fail "mpirun: not data parallel"
 [ -s "$TMP/tuned2-0002.params" ] || say_fail "mpirun: no checkpoint from rank 0"
 
+# A rank whose shard is empty (a one-image set over two ranks) fails at once
+# on both ranks, saying why, instead of leaving the other waiting.
+head -1 "$TMP/photos_train.lst" >"$TMP/one.lst"
+"$SYMX" im2rec "$TMP/one" "$PHOTOS" --resize 32 >/dev/null 2>&1 || say_fail "im2rec one.lst"
+start=$(date +%s)
+"$MPIRUN" 2 "$SYMX" train "$LENET" --train-rec "$TMP/one.rec" --data-shape 1,28,28 --resize 28 \
+  --batch-size 2 --epochs 1 --comm-timeout 60 --prefix "$TMP/one_out" >"$TMP/one.log" 2>&1 &&
+  say_fail "mpirun with an empty shard succeeded"
+grep -q "holds no records in part 1 of 2" "$TMP/one.log" ||
+  { say_fail "mpirun: the empty shard is not named"; cat "$TMP/one.log"; }
+[ $(($(date +%s) - start)) -lt 40 ] || say_fail "mpirun: the failure took the comm timeout"
+
 # --- bad input --------------------------------------------------------------
 check 2 "MODEL needs --train-rec and --data-shape" -- train "$LENET" --data-shape 1,28,28
 check 2 "--train-rec needs a MODEL-symbol.json" -- train --train-rec x.rec

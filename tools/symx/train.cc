@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iomanip>
+#include <set>
 #include <sstream>
 
 #include "absl/strings/match.h"
@@ -71,49 +72,97 @@ void SetIterParam(image::ImageRecordIterConfig* c, const std::string& name,
   if (!s.ok()) throw UsageError(absl::StrCat(flag, ": ", s.message()));
 }
 
+// ImageRecordIter parameters that make training's random augmentation or
+// belong to the training file: --iter gives them to the training set only;
+// every other --iter parameter (inter_method, mean_img, dtype, ...) sets
+// both sets alike, so validation sees images prepared the same way.
+bool TrainingOnly(const std::string& name) {
+  static const auto* names = new std::set<std::string>{"path_imgrec",
+                                                       "path_imgidx",
+                                                       "path_imglist",
+                                                       "shuffle",
+                                                       "seed",
+                                                       "seed_aug",
+                                                       "rand_crop",
+                                                       "rand_mirror",
+                                                       "random_resized_crop",
+                                                       "max_random_scale",
+                                                       "min_random_scale",
+                                                       "max_aspect_ratio",
+                                                       "min_aspect_ratio",
+                                                       "max_random_area",
+                                                       "min_random_area",
+                                                       "max_rotate_angle",
+                                                       "rotate",
+                                                       "max_shear_ratio",
+                                                       "max_crop_size",
+                                                       "min_crop_size",
+                                                       "max_img_size",
+                                                       "min_img_size",
+                                                       "brightness",
+                                                       "contrast",
+                                                       "saturation",
+                                                       "pca_noise",
+                                                       "max_random_contrast",
+                                                       "max_random_illumination",
+                                                       "pad",
+                                                       "fill_value",
+                                                       "round_batch"};
+  return names->count(name) > 0;
+}
+
 RecordFlags ParseRecordFlags(const ParsedArgs& parsed, uint64_t seed) {
   RecordFlags r;
   auto single = [&](const char* flag) { return SingleValue(parsed, flag); };
   auto train_rec = single("--train-rec");
   auto shape = single("--data-shape");
   if (!train_rec || !shape) throw UsageError("MODEL needs --train-rec and --data-shape", kUsage);
-  // Settings both sets share: the image geometry and normalization.
-  std::vector<std::pair<std::string, std::string>> common = {{"data_shape", *shape}};
-  if (auto v = single("--resize")) common.emplace_back("resize", *v);
-  if (auto v = single("--scale")) common.emplace_back("scale", *v);
-  if (auto v = single("--threads")) common.emplace_back("preprocess_threads", *v);
+  // Settings both sets share, each with the flag that gave it (for errors).
+  struct Setting {
+    std::string name, value, flag;
+  };
+  std::vector<Setting> common = {{"data_shape", *shape, "--data-shape"}};
+  for (const auto& [flag, name] : {std::pair{"--resize", "resize"},
+                                   {"--scale", "scale"},
+                                   {"--threads", "preprocess_threads"}}) {
+    if (auto v = single(flag)) common.push_back({name, *v, flag});
+  }
   for (const auto& [flag, prefix] : {std::pair{"--mean-rgb", "mean_"}, {"--std-rgb", "std_"}}) {
     if (auto v = single(flag)) {
       std::vector<std::string> rgb = absl::StrSplit(*v, ',');
       if (rgb.size() != 3) throw UsageError(absl::StrCat(flag, " takes R,G,B, got '", *v, "'"));
       const char* channels[] = {"r", "g", "b"};
-      for (int k = 0; k < 3; ++k) common.emplace_back(absl::StrCat(prefix, channels[k]), rgb[k]);
+      for (int k = 0; k < 3; ++k)
+        common.push_back({absl::StrCat(prefix, channels[k]), rgb[k], flag});
     }
   }
-  auto configure = [&](image::ImageRecordIterConfig* c, const std::string& rec) {
-    SetIterParam(c, "path_imgrec", rec, "--train-rec");
+  std::vector<Setting> train_only;
+  for (auto [it, end] = parsed.values.equal_range("--iter"); it != end; ++it) {
+    const size_t eq = it->second.find('=');
+    if (eq == std::string::npos) {
+      throw UsageError(absl::StrCat("--iter takes KEY=VALUE, got '", it->second, "'"));
+    }
+    Setting s{it->second.substr(0, eq), it->second.substr(eq + 1), "--iter"};
+    (TrainingOnly(s.name) ? train_only : common).push_back(s);
+  }
+  auto configure = [&](image::ImageRecordIterConfig* c, const std::string& rec, const char* flag) {
+    SetIterParam(c, "path_imgrec", rec, flag);
     std::string idx = rec.size() > 4 && absl::EndsWith(rec, ".rec")
                           ? rec.substr(0, rec.size() - 4) + ".idx"
                           : rec + ".idx";
-    if (std::ifstream(idx).good()) SetIterParam(c, "path_imgidx", idx, "--train-rec");
-    for (const auto& [k, v] : common) SetIterParam(c, k, v, "--data-shape");
+    if (std::ifstream(idx).good()) SetIterParam(c, "path_imgidx", idx, flag);
+    for (const Setting& s : common) SetIterParam(c, s.name, s.value, s.flag.c_str());
   };
-  configure(&r.train, *train_rec);
+  configure(&r.train, *train_rec, "--train-rec");
   SetIterParam(&r.train, "shuffle", "True", "--train-rec");
   SetIterParam(&r.train, "seed", std::to_string(seed), "--seed");
   if (HasSwitch(parsed, "--rand-crop")) SetIterParam(&r.train, "rand_crop", "True", "--rand-crop");
   if (HasSwitch(parsed, "--rand-mirror")) {
     SetIterParam(&r.train, "rand_mirror", "True", "--rand-mirror");
   }
-  for (auto [it, end] = parsed.values.equal_range("--iter"); it != end; ++it) {
-    const size_t eq = it->second.find('=');
-    if (eq == std::string::npos) {
-      throw UsageError(absl::StrCat("--iter takes KEY=VALUE, got '", it->second, "'"));
-    }
-    SetIterParam(&r.train, it->second.substr(0, eq), it->second.substr(eq + 1), "--iter");
-  }
+  for (const Setting& s : train_only) SetIterParam(&r.train, s.name, s.value, s.flag.c_str());
   if (auto v = single("--val-rec")) {
-    configure(&r.val, *v);
+    configure(&r.val, *v, "--val-rec");
     r.has_val = true;
   }
   r.example_shape = Shape{r.train.channels, r.train.height, r.train.width};
@@ -277,12 +326,12 @@ std::string Duration(double seconds) {
 void TrainModelFile(const train::TrainOptions& o, const RecordFlags& records, std::ostream& report,
                     std::ostream& err, bool progress_tty) {
   train::FeedFactory make_train = [&](const train::FeedShare& share) {
-    return std::make_unique<train::RecordFeed>(records.train, share);
+    return std::make_unique<train::RecordFeed>(records.train, share, /*training=*/true);
   };
   train::FeedFactory make_val;
   if (records.has_val) {
     make_val = [&](const train::FeedShare& share) {
-      return std::make_unique<train::RecordFeed>(records.val, share);
+      return std::make_unique<train::RecordFeed>(records.val, share, /*training=*/false);
     };
   }
   report << "model " << o.symbol_file;

@@ -125,6 +125,34 @@ absl::StatusOr<Image> DecodeJpeg(absl::string_view bytes, int flag, bool to_rgb,
 
 // ---- PNG ----
 
+// A JPEG destination that appends to a std::string the encoder owns, so an
+// error part way frees nothing twice (jpeg_mem_dest's buffer is freed by
+// libjpeg when it grows and handed back only at the end).
+struct StringDestination {
+  jpeg_destination_mgr mgr;
+  std::string* out;
+  unsigned char block[16384];
+};
+
+void DestinationStart(j_compress_ptr cinfo) {
+  auto* d = reinterpret_cast<StringDestination*>(cinfo->dest);
+  d->mgr.next_output_byte = d->block;
+  d->mgr.free_in_buffer = sizeof(d->block);
+}
+
+boolean DestinationFlush(j_compress_ptr cinfo) {
+  auto* d = reinterpret_cast<StringDestination*>(cinfo->dest);
+  d->out->append(reinterpret_cast<char*>(d->block), sizeof(d->block));
+  d->mgr.next_output_byte = d->block;
+  d->mgr.free_in_buffer = sizeof(d->block);
+  return TRUE;
+}
+
+void DestinationEnd(j_compress_ptr cinfo) {
+  auto* d = reinterpret_cast<StringDestination*>(cinfo->dest);
+  d->out->append(reinterpret_cast<char*>(d->block), sizeof(d->block) - d->mgr.free_in_buffer);
+}
+
 struct PngSource {
   const uint8_t* data;
   size_t size;
@@ -277,18 +305,21 @@ absl::StatusOr<std::string> EncodeJpeg(const Image& image, int quality, bool rgb
   }
   jpeg_compress_struct cinfo;
   JpegErrors errors;
-  unsigned char* buffer = nullptr;
-  unsigned long size = 0;
+  std::string out;
+  StringDestination dest;
+  dest.out = &out;
+  dest.mgr.init_destination = DestinationStart;
+  dest.mgr.empty_output_buffer = DestinationFlush;
+  dest.mgr.term_destination = DestinationEnd;
   cinfo.err = jpeg_std_error(&errors.mgr);
   errors.mgr.error_exit = JpegFatal;
   errors.mgr.emit_message = JpegQuiet;
   if (setjmp(errors.jump)) {
     jpeg_destroy_compress(&cinfo);
-    std::free(buffer);
     return absl::InternalError(absl::StrCat("cannot encode JPEG: ", errors.message));
   }
   jpeg_create_compress(&cinfo);
-  jpeg_mem_dest(&cinfo, &buffer, &size);
+  cinfo.dest = &dest.mgr;
   cinfo.image_width = static_cast<JDIMENSION>(image.width);
   cinfo.image_height = static_cast<JDIMENSION>(image.height);
   cinfo.input_components = image.channels;
@@ -301,9 +332,7 @@ absl::StatusOr<std::string> EncodeJpeg(const Image& image, int quality, bool rgb
     jpeg_write_scanlines(&cinfo, &row, 1);
   }
   jpeg_finish_compress(&cinfo);
-  std::string out(reinterpret_cast<char*>(buffer), size);
   jpeg_destroy_compress(&cinfo);
-  std::free(buffer);
   return out;
 }
 

@@ -1,6 +1,7 @@
 #include "train/image/record_iter.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -159,7 +160,7 @@ absl::Status ImageRecordIter::Open() {
       if (at >= end) break;
     }
   }
-  if (offsets_.empty()) {
+  if (offsets_.empty() && !c.allow_empty_shard) {
     return Bad(absl::StrCat(c.path_imgrec, " holds no records",
                             c.num_parts > 1
                                 ? absl::StrCat(" in part ", c.part_index, " of ", c.num_parts)
@@ -204,7 +205,12 @@ absl::StatusOr<Tensor> ImageRecordIter::FreeBuffer(const Shape& shape, DType dty
   // dropped (only the pool still refers to it) is reused instead.
   std::lock_guard<std::mutex> lock(pool_mu_);
   for (const Tensor& t : pool_) {
-    if (t.storage().use_count() == 1) return t;
+    if (t.storage().use_count() == 1) {
+      // The last other holder dropped it on another thread: order its last
+      // reads before our writes (use_count is a relaxed load).
+      std::atomic_thread_fence(std::memory_order_acquire);
+      return t;
+    }
   }
   SYMX_ASSIGN_OR_RETURN(Tensor fresh, Tensor::Empty(shape, dtype));
   constexpr size_t kMaxPooled = 16;
@@ -281,7 +287,17 @@ void ImageRecordIter::WorkerLoop(int worker) {
       epoch = epoch_;
       order = order_;
     }
-    absl::StatusOr<ImageBatch> built = BuildBatch(batch, *order, epoch, state);
+    absl::StatusOr<ImageBatch> built = absl::InternalError("not built");
+    try {
+      built = BuildBatch(batch, *order, epoch, state);
+    } catch (const std::bad_alloc&) {
+      built = absl::ResourceExhaustedError(absl::StrCat(
+          "ImageRecordIter: out of memory building batch ", batch, " of ", config_.path_imgrec,
+          " (fewer preprocess_threads or a smaller batch need less)"));
+    } catch (const std::exception& e) {
+      built = absl::InternalError(absl::StrCat("ImageRecordIter: batch ", batch, " of ",
+                                               config_.path_imgrec, ": ", e.what()));
+    }
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (gen != generation_) continue;  // a Reset came in between: drop it
@@ -469,7 +485,8 @@ absl::Status ImageRecordIter::ProcessDetRecord(int64_t record, int64_t epoch,
         } else if (out_u8 != nullptr) {
           out_u8[line + x] = p;
         } else {
-          const long v = std::lrint(p - std::nearbyint(mean));
+          const long v =
+              std::lrint(p - std::round(mean));  // MXNet rounds the mean half away from zero
           out_i8[line + x] = static_cast<int8_t>(std::clamp<long>(v, -128, 127));
         }
       }
@@ -539,7 +556,7 @@ absl::Status ImageRecordIter::ProcessRecord(int64_t record, int64_t epoch,
         int8_t* dst = out_i8 + line;
         for (int x = 0; x < W; ++x) {
           const float mean = mean_row ? mean_row[x] : c.mean[k];
-          const long v = std::lrint(src[size_t(x) * C] - std::nearbyint(mean));
+          const long v = std::lrint(src[size_t(x) * C] - std::round(mean));
           dst[mirrored ? W - 1 - x : x] = static_cast<int8_t>(std::clamp<long>(v, -128, 127));
         }
       }

@@ -71,6 +71,9 @@ struct ImageRecordIterConfig {
   // detection defaults); an image smaller than data_shape after a shrink or
   // fit resize sits top-left in zeros.
   std::optional<DetAugmentParams> det;
+  // An empty shard is an epoch of no batches instead of an error (a
+  // validation set split over more ranks than it has records).
+  bool allow_empty_shard = false;
   int label_pad_width = 0;
   float label_pad_value = -1;
 };

@@ -234,39 +234,46 @@ absl::StatusOr<PackResult> PackImageList(const std::string& lst_path, const std:
   PackResult result;
   result.rec = out_prefix + ".rec";
   result.idx = out_prefix + ".idx";
-  // Encoding runs on `threads` threads; records are written in list order.
+  // Encoding runs on `threads` threads over a window of the list at a time,
+  // each window written in list order before the next is encoded, so memory
+  // stays bounded whatever the dataset's size.
   const size_t n = entries.size();
-  std::vector<absl::StatusOr<std::string>> encoded(n, absl::UnknownError("not encoded"));
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next++; i < n; i = next++) {
-      const ListEntry& e = entries[i];
-      absl::StatusOr<std::string> img = Encode((fs::path(root) / e.path).string(), o);
-      if (!img.ok()) {
-        encoded[i] = img.status();
-        continue;
-      }
-      std::vector<float> labels = e.labels;
-      if (!o.pack_label && labels.size() > 1) labels.resize(1);
-      encoded[i] = PackImageRecord(labels, static_cast<uint64_t>(e.index), 0, *img,
-                                   o.pack_label && labels.size() > 1);
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < std::max(1, o.threads); ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
-
+  const size_t window = 64 * static_cast<size_t>(std::max(1, o.threads));
   SYMX_ASSIGN_OR_RETURN(std::unique_ptr<RecordWriter> writer, RecordWriter::Create(result.rec));
   std::vector<IndexEntry> index;
-  for (size_t i = 0; i < n; ++i) {
-    if (!encoded[i].ok()) {
-      result.skipped.push_back(absl::StrCat(entries[i].path, ": ", encoded[i].status().message()));
-      continue;
+  std::vector<absl::StatusOr<std::string>> encoded;
+  for (size_t begin = 0; begin < n; begin += window) {
+    const size_t end = std::min(n, begin + window);
+    encoded.assign(end - begin, absl::UnknownError("not encoded"));
+    std::atomic<size_t> next{begin};
+    auto work = [&] {
+      for (size_t i = next++; i < end; i = next++) {
+        const ListEntry& e = entries[i];
+        absl::StatusOr<std::string> img = Encode((fs::path(root) / e.path).string(), o);
+        if (!img.ok()) {
+          encoded[i - begin] = img.status();
+          continue;
+        }
+        std::vector<float> labels = e.labels;
+        if (!o.pack_label && labels.size() > 1) labels.resize(1);
+        encoded[i - begin] = PackImageRecord(labels, static_cast<uint64_t>(e.index), 0, *img,
+                                             o.pack_label && labels.size() > 1);
+      }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < std::max(1, o.threads); ++t) pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool) t.join();
+    for (size_t i = begin; i < end; ++i) {
+      const absl::StatusOr<std::string>& record = encoded[i - begin];
+      if (!record.ok()) {
+        result.skipped.push_back(absl::StrCat(entries[i].path, ": ", record.status().message()));
+        continue;
+      }
+      SYMX_ASSIGN_OR_RETURN(uint64_t at, writer->Write(*record));
+      index.push_back({std::to_string(entries[i].index), at});
+      ++result.packed;
     }
-    SYMX_ASSIGN_OR_RETURN(uint64_t at, writer->Write(*encoded[i]));
-    index.push_back({std::to_string(entries[i].index), at});
-    ++result.packed;
   }
   if (result.packed == 0) {
     return absl::InvalidArgumentError(absl::StrCat(

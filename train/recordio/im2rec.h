@@ -17,7 +17,9 @@
 // as-is (pass_through), into PREFIX.rec and PREFIX.idx (keys: the list's
 // indices; the header id the index, one label or with pack_label all of
 // them). Images that cannot be read or decoded are skipped and reported;
-// the files appear only when packing finishes.
+// the files appear only when packing finishes. Images are encoded by
+// `threads` threads a window of 64 per thread at a time and written in list
+// order, so memory does not grow with the list.
 #ifndef SYMX_TRAIN_RECORDIO_IM2REC_H_
 #define SYMX_TRAIN_RECORDIO_IM2REC_H_
 
