@@ -5,7 +5,6 @@
 #include <cmath>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <set>
 
 #include "absl/strings/match.h"
@@ -20,6 +19,7 @@
 #include "train/initializer.h"
 #include "train/lr_scheduler.h"
 #include "train/mixed_precision.h"
+#include "train/name_filter.h"
 #include "train/optimizer.h"
 #include "train/parallel_model.h"
 #include "train/spec.h"
@@ -310,14 +310,9 @@ TrainResult Train(const TrainOptions& options, const Shape& example_shape,
 
   std::unique_ptr<Optimizer> opt = MakeOptimizer(options, batch);
   const std::map<std::string, AttrMap> attrs = net.AttrDict();
-  std::optional<std::regex> fixed;
+  std::optional<NameFilter> fixed;
   if (!options.fixed_params.empty()) {
-    try {
-      fixed.emplace(options.fixed_params);
-    } catch (const std::regex_error& e) {
-      Fail(absl::StrCat("fixed_params '", options.fixed_params,
-                        "' is not a regular expression: ", e.what()));
-    }
+    fixed.emplace(ValueOrThrow(NameFilter::Create(options.fixed_params, "fixed_params")));
   }
   std::vector<int> indices;
   std::vector<bool> frozen;
@@ -325,7 +320,7 @@ TrainResult Train(const TrainOptions& options, const Shape& example_shape,
     const std::string& name = param_names[i];
     const int index = static_cast<int>(i);
     indices.push_back(index);
-    frozen.push_back(fixed && std::regex_match(name, *fixed));
+    frozen.push_back(fixed && fixed->Matches(name));
     result.fixed_params += frozen.back();
     opt->set_index_name(index, name);  // the optimizer's default wd_mult by name
     if (auto m = NumberAttr(attrs, name, "__wd_mult__")) opt->set_wd_mult(index, *m);
