@@ -426,9 +426,9 @@ class ImageDetRecordIter(_EngineIter):
     min_crop_scales / ... / crop_emit_mode, max_random_contrast,
     resize_mode force|shrink|fit). Each label row is [C, H, W, L, the L
     label values, label_pad_value...], label_pad_width + 4 wide (the
-    longest label of the file when not given). Hue, saturation and
-    illumination jitter are not implemented (an error). Under mpirun without
-    num_parts each rank reads its share, as ImageRecordIter."""
+    longest label of the file when not given); hue, saturation and
+    illumination jitter (max_random_hue / random_hue_prob, ...). Under
+    mpirun without num_parts each rank reads its share, as ImageRecordIter."""
 
     def __init__(self, data_name="data", label_name="softmax_label", **kwargs):
         kwargs = _launcher_shard(kwargs)

@@ -17,6 +17,7 @@
 #include "tests/expect_contains.h"
 #include "train/image/record_iter.h"
 #include "train/image/record_iter_params.h"
+#include "train/image/transform.h"
 
 namespace symx::image {
 namespace {
@@ -228,9 +229,8 @@ TEST(ImageDetRecordIterTest, ErrorsNameTheParameterOrRecord) {
       {{{"path_imgrec", rec},
         {"data_shape", "(3, 8, 8)"},
         {"batch_size", "2"},
-        {"max_random_hue", "10"},
-        {"random_hue_prob", "0.5"}},
-       "HLS) are not implemented"},
+        {"crop_emit_mode", "middle"}},
+       "crop_emit_mode=\"middle\": expected center or overlap"},
       {{{"path_imgrec", kDir + "classes.rec"}, {"data_shape", "(3, 8, 8)"}, {"batch_size", "2"}},
        "has a single label; detection records carry a label vector"},
   };
@@ -356,6 +356,55 @@ TEST(ImageRecordIterTest, RandomMirrorFlipsAboutHalf) {
   EXPECT_LT(flipped, total * 7 / 10);
 }
 
+TEST(ImageRecordIterTest, HlsJitterShiftsHueLightnessAndSaturation) {
+  Image img;
+  img.height = 1;
+  img.width = 4;
+  img.channels = 3;
+  img.pixels = {255, 0, 0, 0, 0, 255, 40, 120, 200, 90, 90, 90};  // red, blue, a blue-ish, gray
+  Image same = img;
+  ShiftHls(&same, 0, 0, 0);
+  for (size_t k = 0; k < img.pixels.size(); ++k) {
+    EXPECT_NEAR(same.pixels[k], img.pixels[k], 2) << k;  // 8-bit HLS quantization only
+  }
+  Image yellow = img;
+  ShiftHls(&yellow, 30, 0, 0);  // +60 degrees: red -> yellow
+  EXPECT_NEAR(yellow.pixels[0], 255, 2);  // within 8-bit HLS quantization
+  EXPECT_NEAR(yellow.pixels[1], 255, 2);
+  EXPECT_NEAR(yellow.pixels[2], 0, 2);
+  Image gray = img;
+  ShiftHls(&gray, 0, 0, -255);  // no saturation: gray at the same lightness
+  for (int x = 0; x < 4; ++x) {
+    EXPECT_EQ(gray.pixels[x * 3], gray.pixels[x * 3 + 1]);
+    EXPECT_EQ(gray.pixels[x * 3 + 1], gray.pixels[x * 3 + 2]);
+  }
+  EXPECT_EQ(gray.pixels[0], 128);  // red's lightness is 0.5
+  Image white = img;
+  ShiftHls(&white, 0, 255, 0);
+  for (uint8_t v : white.pixels) EXPECT_EQ(v, 255);
+  // In the iterator: some change, the same for any thread count.
+  auto params = [](int threads) {
+    return std::vector<std::pair<std::string, std::string>>{
+        {"path_imgrec", kDir + "classes.rec"},
+        {"data_shape", "(3, 16, 16)"},
+        {"resize", "16"},
+        {"batch_size", "12"},
+        {"random_h", "20"},
+        {"random_s", "40"},
+        {"random_l", "30"},
+        {"preprocess_threads", std::to_string(threads)}};
+  };
+  auto plain = Make({{"path_imgrec", kDir + "classes.rec"},
+                     {"data_shape", "(3, 16, 16)"},
+                     {"resize", "16"},
+                     {"batch_size", "12"}});
+  auto one = Make(params(1)), three = Make(params(3));
+  ASSERT_TRUE(plain && one && three);
+  Epoch a = RunEpoch(*one);
+  EXPECT_EQ(Flatten(a), Flatten(RunEpoch(*three)));
+  EXPECT_NE(Flatten(a), Flatten(RunEpoch(*plain)));
+}
+
 TEST(ImageRecordIterTest, ErrorsNameTheParameterFileOrRecord) {
   struct Case {
     std::vector<std::pair<std::string, std::string>> params;
@@ -392,8 +441,11 @@ TEST(ImageRecordIterTest, ErrorsNameTheParameterFileOrRecord) {
         {"batch_size", "2"},
         {"inter_method", "7"}},
        "inter_method 7"},
-      {{{"path_imgrec", rec}, {"data_shape", "(3, 8, 8)"}, {"batch_size", "2"}, {"random_h", "10"}},
-       "random_h (HLS jitter) is not implemented"},
+      {{{"path_imgrec", rec},
+        {"data_shape", "(3, 8, 8)"},
+        {"batch_size", "2"},
+        {"rotate_list", "5"}},
+       "rotate_list is not implemented"},
       {{{"path_imgrec", rec},
         {"data_shape", "(3, 8, 8)"},
         {"batch_size", "2"},

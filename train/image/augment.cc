@@ -348,6 +348,21 @@ absl::StatusOr<Image> Augment(Image img, const AugmentParams& p, Rng& rng) {
                      img.channels));
   }
   if (jitter) ColorJitter(&img, p, rng);
+  if (p.random_h != 0 || p.random_s != 0 || p.random_l != 0) {
+    if (img.channels != 3) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "random_h, random_s and random_l need 3-channel images; data_shape asks for ",
+          img.channels));
+    }
+    // MXNet's draws: each a mean of two uniforms weighted (1 + 4) / 5, in
+    // [-bound, bound], truncated toward zero.
+    auto draw = [&](int bound) {
+      const float u = (Uniform(rng, 0, 1) + 4 * Uniform(rng, 0, 1)) / 5;
+      return static_cast<int>(u * 2 * bound - bound);
+    };
+    const int dh = draw(p.random_h), ds = draw(p.random_s), dl = draw(p.random_l);
+    ShiftHls(&img, dh, dl, ds);
+  }
   if (p.pca_noise > 0) PcaLighting(&img, p.pca_noise, rng);
   return img;
 }

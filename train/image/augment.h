@@ -9,8 +9,9 @@
 //        or a random square of [min_crop_size, max_crop_size] resized,
 //        or (default) an image smaller than (H, W) is first enlarged keeping
 //        its aspect ratio, then cropped: at random with rand_crop, else centred
-//   5. colour: brightness, contrast, saturation (in a random order), then
-//      PCA lighting noise (AlexNet's eigenvectors, pixel units)
+//   5. colour: brightness, contrast, saturation (in a random order), HLS
+//      jitter (random_h/s/l), then PCA lighting noise (AlexNet's
+//      eigenvectors, pixel units)
 // Mirroring and normalization happen when the image is written into the
 // batch (record_iter.cc). Draws come from the `Rng` passed in, so a caller
 // that seeds it per image gets the same augmentation whatever thread runs it.
@@ -49,6 +50,7 @@ struct AugmentParams {
   int max_crop_size = -1, min_crop_size = -1;
   float max_img_size = 1e10f, min_img_size = 0;
   float brightness = 0, contrast = 0, saturation = 0, pca_noise = 0;
+  int random_h = 0, random_s = 0, random_l = 0;  // HLS jitter bounds (OpenCV's 8-bit units)
   int fill_value = 255;
   int inter_method = 1;
   int pad = 0;

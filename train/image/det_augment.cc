@@ -175,13 +175,6 @@ absl::Status ValidateDetAugmentParams(DetAugmentParams* p) {
     }
   }
   if (p->emit_overlap_thresh < 0) return bad("emit_overlap_thresh must not be negative");
-  if ((p->max_random_hue > 0 && p->random_hue_prob > 0) ||
-      (p->max_random_saturation > 0 && p->random_saturation_prob > 0) ||
-      (p->max_random_illumination > 0 && p->random_illumination_prob > 0)) {
-    return absl::UnimplementedError(
-        "hue, saturation and illumination jitter (HLS) are not implemented in symx's "
-        "ImageDetRecordIter; max_random_contrast is");
-  }
   if (p->fill_value < 0 || p->fill_value > 255) {
     return bad(absl::StrCat("fill_value ", p->fill_value, ": expected 0 to 255"));
   }
@@ -216,14 +209,25 @@ absl::StatusOr<Image> DetAugment(Image img, std::vector<float>* label, const Det
     img = *std::move(next);
   }
   DetLabel det(*label);
-  // Contrast (the HLS parts are refused by ValidateDetAugmentParams), with
-  // MXNet's draws: h, s, l, c in [-1, 1), then one coin each.
+  // Colour, with MXNet's draws: hue, saturation, illumination and contrast
+  // in [-1, 1) times their bounds, then one coin each for whether it applies.
   if (p.random_hue_prob > 0 || p.random_saturation_prob > 0 || p.random_illumination_prob > 0 ||
       p.random_contrast_prob > 0) {
-    for (int k = 0; k < 3; ++k) Uniform(rng, -1, 1);  // hue, saturation, illumination
+    int h = static_cast<int>(Uniform(rng, -1, 1) * p.max_random_hue);
+    int s = static_cast<int>(Uniform(rng, -1, 1) * p.max_random_saturation);
+    int l = static_cast<int>(Uniform(rng, -1, 1) * p.max_random_illumination);
     float c = Uniform(rng, -1, 1) * p.max_random_contrast;
-    for (int k = 0; k < 3; ++k) Uniform(rng, 0, 1);
+    if (!(Uniform(rng, 0, 1) < p.random_hue_prob)) h = 0;
+    if (!(Uniform(rng, 0, 1) < p.random_saturation_prob)) s = 0;
+    if (!(Uniform(rng, 0, 1) < p.random_illumination_prob)) l = 0;
     if (!(Uniform(rng, 0, 1) < p.random_contrast_prob)) c = 0;
+    if ((h != 0 || s != 0 || l != 0) && img.channels != 3) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("hue, saturation and illumination jitter need 3-channel images; "
+                       "data_shape asks for ",
+                       img.channels));
+    }
+    if (h != 0 || s != 0 || l != 0) ShiftHls(&img, h, l, s);
     if (std::fabs(c) > 1e-3f) {
       uint8_t table[256];
       for (int v = 0; v < 256; ++v) {

@@ -5,15 +5,13 @@
 // coordinates relative to the image (0-1). Objects with xmax <= xmin or
 // ymax <= ymin are dropped when read, as MXNet does.
 //
-// In MXNet's order: the shorter edge to `resize`; contrast (with
-// random_contrast_prob); mirror (rand_mirror_prob; boxes x -> 1 - x); random
-// pad (rand_pad_prob: a canvas up to max_pad_scale times larger, fill_value
-// around, boxes projected); random crop (rand_crop_prob: SSD's samplers, each
-// a scale and aspect-ratio range with IoU / sample-coverage / object-coverage
-// constraints, tried max_crop_trials times; objects kept by centre or by
-// overlap, crop_emit_mode); then to data_shape by resize_mode: force (stretch),
-// shrink (only if larger, aspect kept), fit (aspect kept). Hue, saturation
-// and illumination (HLS) jitter are not implemented (an error if asked).
+// In MXNet's order: the shorter edge to `resize`; hue, saturation and
+// illumination (HLS, each with its probability) and contrast; mirror (rand_mirror_prob; boxes x ->
+// 1 - x); random pad (rand_pad_prob: a canvas up to max_pad_scale times larger, fill_value around,
+// boxes projected); random crop (rand_crop_prob: SSD's samplers, each a scale and aspect-ratio
+// range with IoU / sample-coverage / object-coverage constraints, tried max_crop_trials times;
+// objects kept by centre or by overlap, crop_emit_mode); then to data_shape by resize_mode: force
+// (stretch), shrink (only if larger, aspect kept), fit (aspect kept).
 #ifndef SYMX_TRAIN_IMAGE_DET_AUGMENT_H_
 #define SYMX_TRAIN_IMAGE_DET_AUGMENT_H_
 

@@ -223,6 +223,9 @@ const std::map<std::string, Setter>& Setters() {
       {"contrast", AugFloat(&AugmentParams::contrast)},
       {"saturation", AugFloat(&AugmentParams::saturation)},
       {"pca_noise", AugFloat(&AugmentParams::pca_noise)},
+      {"random_h", AugInt(&AugmentParams::random_h)},
+      {"random_s", AugInt(&AugmentParams::random_s)},
+      {"random_l", AugInt(&AugmentParams::random_l)},
       {"fill_value", AugInt(&AugmentParams::fill_value)},
       {"inter_method", AugInt(&AugmentParams::inter_method)},
       {"pad", AugInt(&AugmentParams::pad)},
@@ -246,13 +249,6 @@ absl::Status SetImageRecordIterParam(ImageRecordIterConfig* config, absl::string
   if (name == "aug_seq") {
     if (value == "aug_default") return absl::OkStatus();
     return BadValue(name, value, "aug_default (the only augmenter sequence symx has)");
-  }
-  if (name == "random_h" || name == "random_s" || name == "random_l") {
-    if (value == "0") return absl::OkStatus();
-    return absl::UnimplementedError(
-        absl::StrCat("ImageRecordIter: ", name,
-                     " (HLS jitter) is not implemented in symx; use brightness, "
-                     "contrast and saturation"));
   }
   if (name == "max_random_hue" || name == "rotate_list") {
     return absl::UnimplementedError(

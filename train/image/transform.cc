@@ -1,6 +1,8 @@
 #include "train/image/transform.h"
 
 #include <algorithm>
+#include <cfloat>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -162,6 +164,70 @@ absl::StatusOr<Image> ResizeRegion(const Image& image, int height, int width, in
     }
   }
   return out;
+}
+
+namespace {
+
+// OpenCV's 8-bit RGB <-> HLS: H = hue / 2 (degrees), L and S scaled to 255.
+void RgbToHls(const uint8_t* rgb, float* h, float* l, float* s) {
+  const float r = rgb[0] / 255.f, g = rgb[1] / 255.f, b = rgb[2] / 255.f;
+  const float vmax = std::max({r, g, b}), vmin = std::min({r, g, b});
+  const float diff = vmax - vmin;
+  *l = (vmax + vmin) * 0.5f;
+  *s = 0;
+  *h = 0;
+  if (diff > FLT_EPSILON) {
+    *s = *l < 0.5f ? diff / (vmax + vmin) : diff / (2 - vmax - vmin);
+    const float k = 60.f / diff;
+    if (vmax == r) {
+      *h = (g - b) * k;
+    } else if (vmax == g) {
+      *h = (b - r) * k + 120.f;
+    } else {
+      *h = (r - g) * k + 240.f;
+    }
+    if (*h < 0) *h += 360.f;
+  }
+}
+
+void HlsToRgb(float h, float l, float s, uint8_t* rgb) {
+  float c[3];
+  if (s == 0) {
+    c[0] = c[1] = c[2] = l;
+  } else {
+    const float p2 = l <= 0.5f ? l * (1 + s) : l + s - l * s;
+    const float p1 = 2 * l - p2;
+    auto channel = [&](float t) {
+      if (t < 0) t += 360.f;
+      if (t >= 360.f) t -= 360.f;
+      if (t < 60.f) return p1 + (p2 - p1) * t / 60.f;
+      if (t < 180.f) return p2;
+      if (t < 240.f) return p1 + (p2 - p1) * (240.f - t) / 60.f;
+      return p1;
+    };
+    c[0] = channel(h + 120.f);
+    c[1] = channel(h);
+    c[2] = channel(h - 120.f);
+  }
+  for (int k = 0; k < 3; ++k) {
+    rgb[k] = static_cast<uint8_t>(std::clamp(std::lround(c[k] * 255.f), 0L, 255L));
+  }
+}
+
+}  // namespace
+
+void ShiftHls(Image* image, int dh, int dl, int ds) {
+  const size_t n = size_t(image->height) * image->width;
+  uint8_t* px = image->pixels.data();
+  for (size_t i = 0; i < n; ++i, px += 3) {
+    float h, l, s;
+    RgbToHls(px, &h, &l, &s);
+    // The 8-bit values OpenCV stores, shifted and clamped as MXNet does.
+    const int h8 = std::clamp(static_cast<int>(std::lround(h * 0.5f)) + dh, 0, 180);
+    const int l8 = std::clamp(static_cast<int>(std::lround(l * 255.f)) + dl, 0, 255);
+    const int s8 = std::clamp(static_cast<int>(std::lround(s * 255.f)) + ds, 0, 255);
+    HlsToRgb(h8 * 2.f, l8 / 255.f, s8 / 255.f, px);
+  }
 }
 
 ImageSize ShorterEdgeTo(int height, int width, int edge) {

@@ -41,6 +41,11 @@ Image Pad(const Image& image, int pad, uint8_t fill);
 
 void FlipLeftRight(Image* image);
 
+// Adds (dh, dl, ds) to every pixel's hue, lightness and saturation in
+// OpenCV's 8-bit HLS (H in [0, 180), L and S in [0, 255]), each clamped
+// (hue too, as MXNet does, not wrapped), and converts back. 3-channel RGB.
+void ShiftHls(Image* image, int dh, int dl, int ds);
+
 }  // namespace symx::image
 
 #endif  // SYMX_TRAIN_IMAGE_TRANSFORM_H_
