@@ -4,14 +4,14 @@
 // what cannot be compared with MXNet (its draws differ): determinism over
 // thread counts, shuffling, random augmentation's properties, and errors.
 #include <cmath>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "devices/npy.h"
+#include "graph/error.h"
+#include "graph/file_io.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/expect_contains.h"
@@ -24,12 +24,7 @@ namespace {
 
 const std::string kDir = "tests/testdata/recordio/";
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string ReadFile(const std::string& path) { return ValueOrThrow(ReadFileBytes(path)); }
 
 // MXNet's kwargs as the Python front passes them: str() of each value.
 std::vector<std::pair<std::string, std::string>> Params(const nlohmann::json& config) {
@@ -368,7 +363,7 @@ TEST(ImageRecordIterTest, HlsJitterShiftsHueLightnessAndSaturation) {
     EXPECT_NEAR(same.pixels[k], img.pixels[k], 2) << k;  // 8-bit HLS quantization only
   }
   Image yellow = img;
-  ShiftHls(&yellow, 30, 0, 0);  // +60 degrees: red -> yellow
+  ShiftHls(&yellow, 30, 0, 0);            // +60 degrees: red -> yellow
   EXPECT_NEAR(yellow.pixels[0], 255, 2);  // within 8-bit HLS quantization
   EXPECT_NEAR(yellow.pixels[1], 255, 2);
   EXPECT_NEAR(yellow.pixels[2], 0, 2);

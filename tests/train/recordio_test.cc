@@ -4,13 +4,14 @@
 // and symx's writer reproduces MXNet's bytes exactly (so MXNet reads symx's).
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "devices/npy.h"
+#include "graph/error.h"
+#include "graph/file_io.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/expect_contains.h"
@@ -24,12 +25,7 @@ namespace {
 
 const std::string kDir = "tests/testdata/recordio/";
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string ReadFile(const std::string& path) { return ValueOrThrow(ReadFileBytes(path)); }
 
 void WriteFile(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;

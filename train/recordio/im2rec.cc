@@ -7,7 +7,6 @@
 #include <fstream>
 #include <map>
 #include <random>
-#include <sstream>
 #include <thread>
 
 #include "absl/strings/ascii.h"
@@ -17,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "graph/error.h"
+#include "graph/file_io.h"
 #include "train/image/codec.h"
 #include "train/image/transform.h"
 #include "train/recordio/image_record.h"
@@ -57,20 +57,14 @@ void Walk(const fs::path& dir, std::vector<fs::path>* dirs) {
 }
 
 absl::Status WriteList(const std::string& path, const std::vector<ListEntry>& entries) {
-  std::string partial = path + ".partial";
-  {
-    std::ofstream out(partial);
+  return WriteFileBytes(path, [&](const ByteSink& sink) {
     for (const ListEntry& e : entries) {
-      out << e.index << '\t';
-      for (float l : e.labels) out << absl::StrFormat("%f", l) << '\t';
-      out << e.path << '\n';
+      std::string line = absl::StrCat(e.index, "\t");
+      for (float l : e.labels) absl::StrAppendFormat(&line, "%f\t", l);
+      absl::StrAppend(&line, e.path, "\n");
+      sink(line.data(), line.size());
     }
-    if (!out) return absl::DataLossError(absl::StrCat("cannot write ", partial));
-  }
-  if (std::rename(partial.c_str(), path.c_str()) != 0) {
-    return absl::DataLossError(absl::StrCat("cannot rename ", partial, " to ", path));
-  }
-  return absl::OkStatus();
+  });
 }
 
 }  // namespace
@@ -177,17 +171,9 @@ absl::StatusOr<std::vector<ListEntry>> ReadImageList(const std::string& path) {
 
 namespace {
 
-absl::StatusOr<std::string> ReadBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError("cannot open the file");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // The encoded image of one list entry, as im2rec.py makes it.
 absl::StatusOr<std::string> Encode(const std::string& path, const PackOptions& o) {
-  SYMX_ASSIGN_OR_RETURN(std::string bytes, ReadBytes(path));
+  SYMX_ASSIGN_OR_RETURN(std::string bytes, ReadFileBytes(path));
   if (o.pass_through) return bytes;
   SYMX_ASSIGN_OR_RETURN(image::Image img, image::Decode(bytes, o.color, /*to_rgb=*/true));
   if (o.center_crop && img.height != img.width) {

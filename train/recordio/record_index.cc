@@ -1,7 +1,6 @@
 #include "train/recordio/record_index.h"
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <fstream>
 
@@ -9,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "graph/file_io.h"
 
 namespace symx::recordio {
 
@@ -51,23 +51,12 @@ absl::StatusOr<std::vector<IndexEntry>> ReadIndex(const std::string& path, uint6
 }
 
 absl::Status WriteIndex(const std::string& path, const std::vector<IndexEntry>& entries) {
-  std::string partial = path + ".partial";
-  std::FILE* f = std::fopen(partial.c_str(), "w");
-  if (f == nullptr) {
-    return absl::NotFoundError(absl::StrCat("cannot create ", partial, ": ", std::strerror(errno)));
-  }
-  bool ok = true;
-  for (const IndexEntry& e : entries) {
-    ok = ok && std::fprintf(f, "%s\t%llu\n", e.key.c_str(),
-                            static_cast<unsigned long long>(e.offset)) > 0;
-  }
-  ok = (std::fclose(f) == 0) && ok;
-  if (!ok || std::rename(partial.c_str(), path.c_str()) != 0) {
-    std::string why = std::strerror(errno);
-    std::remove(partial.c_str());
-    return absl::DataLossError(absl::StrCat("cannot write ", path, ": ", why));
-  }
-  return absl::OkStatus();
+  return WriteFileBytes(path, [&](const ByteSink& sink) {
+    for (const IndexEntry& e : entries) {
+      const std::string line = absl::StrCat(e.key, "\t", e.offset, "\n");
+      sink(line.data(), line.size());
+    }
+  });
 }
 
 }  // namespace symx::recordio

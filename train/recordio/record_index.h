@@ -24,7 +24,7 @@ struct IndexEntry {
 // an offset not a multiple of 4, or one past `rec_size` when given (> 0).
 absl::StatusOr<std::vector<IndexEntry>> ReadIndex(const std::string& path, uint64_t rec_size = 0);
 
-// Writes PATH whole (through PATH.partial and a rename).
+// Writes PATH whole, atomically (graph/file_io's WriteFileBytes).
 absl::Status WriteIndex(const std::string& path, const std::vector<IndexEntry>& entries);
 
 }  // namespace symx::recordio
