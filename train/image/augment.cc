@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "graph/error.h"
 #include "train/image/transform.h"
 
 namespace symx::image {
@@ -201,158 +202,144 @@ absl::Status ValidateAugmentParams(const AugmentParams& p) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Image> Augment(Image img, const AugmentParams& p, Rng& rng) {
-  const int H = p.out_h, W = p.out_w;
-  // 1. Shorter edge to `resize`. The resize is only planned here: when the
-  // next step is the default crop, just the cropped pixels of the resized
-  // image are computed (ResizeRegion, the same values); any other step
-  // resizes the whole image first.
-  struct PendingResize {
-    int h, w, interp;
-  };
-  std::optional<PendingResize> pending;
-  if (p.resize > 0) {
-    const auto [new_h, new_w] = ShorterEdgeTo(img.height, img.width, p.resize);
-    int interp = InterpFor(p, rng, img.height, img.width, new_h, new_w);
-    if (new_h != img.height || new_w != img.width) pending = PendingResize{new_h, new_w, interp};
-  }
-  auto materialize = [&]() -> absl::Status {
-    if (!pending) return absl::OkStatus();
-    absl::StatusOr<Image> next = Resize(img, pending->h, pending->w, pending->interp);
-    if (!next.ok()) return next.status();
-    img = *std::move(next);
-    pending.reset();
-    return absl::OkStatus();
-  };
-  const bool affine = AffineWanted(p);
-  auto ar0 = AspectRange(p);
-  const bool rrc = p.random_resized_crop &&
-                   (p.min_random_area != 1 || p.max_random_area != 1 || ar0[0] != 1 || ar0[1] != 1);
-  const bool crop_size = !p.random_resized_crop && (p.max_crop_size != -1 || p.min_crop_size != -1);
-  if (affine || p.pad > 0 || rrc || crop_size) {
-    if (absl::Status s = materialize(); !s.ok()) return s;
-  }
-  // 2. Rotation, shear, scale, aspect ratio.
-  if (affine) {
-    auto ar = AspectRange(p);
-    const float shear = Uniform(rng, -p.max_shear_ratio, p.max_shear_ratio);
-    int angle = UniformInt(rng, -p.max_rotate_angle, p.max_rotate_angle);
-    if (p.rotate > 0) angle = p.rotate;
-    const float scale =
-        p.random_resized_crop ? 1.f : Uniform(rng, p.min_random_scale, p.max_random_scale);
-    const float ratio = p.random_resized_crop ? 1.f : Uniform(rng, ar[0], ar[1]);
-    const double rad = angle * M_PI / 180.0;
-    const double a = std::cos(rad), b = std::sin(rad);
-    const double hs = 2.0 * scale / (1 + ratio), ws = ratio * hs;
-    const int new_w =
-        static_cast<int>(std::clamp<double>(scale * img.width, p.min_img_size, p.max_img_size));
-    const int new_h =
-        static_cast<int>(std::clamp<double>(scale * img.height, p.min_img_size, p.max_img_size));
-    if (new_w <= 0 || new_h <= 0) {
-      return absl::InvalidArgumentError(absl::StrCat("the affine augmenter made an empty ", new_h,
-                                                     "x", new_w, " image (scale ", scale, ")"));
-    }
-    double m[6] = {hs * a - shear * b * ws, hs * b + shear * a * ws, 0, -b * ws, a * ws, 0};
-    m[2] = (new_w - (m[0] * img.width + m[1] * img.height)) / 2;
-    m[5] = (new_h - (m[3] * img.width + m[4] * img.height)) / 2;
-    int interp = InterpFor(p, rng, img.height, img.width, new_h, new_w);
-    img = WarpAffine(img, m, new_h, new_w, interp == 0, p.fill_value);
-  }
-  // 3. Constant border.
-  if (p.pad > 0) img = Pad(img, p.pad, static_cast<uint8_t>(p.fill_value));
-  // 4. To (H, W).
-  bool done = false;
+namespace {
+
+// `*img` = `next`, or its error.
+absl::Status Take(absl::StatusOr<Image> next, Image* img) {
+  if (!next.ok()) return next.status();
+  *img = *std::move(next);
+  return absl::OkStatus();
+}
+
+// Step 1's resize, planned but not yet run: when the next step is the
+// default crop, only the cropped pixels of the resized image are computed
+// (ResizeRegion, the same values); any other step resizes the whole image.
+struct PendingResize {
+  int h, w, interp;
+};
+
+std::optional<PendingResize> PlanResize(const Image& img, const AugmentParams& p, Rng& rng) {
+  if (p.resize <= 0) return std::nullopt;
+  const auto [h, w] = ShorterEdgeTo(img.height, img.width, p.resize);
+  const int interp = InterpFor(p, rng, img.height, img.width, h, w);
+  if (h == img.height && w == img.width) return std::nullopt;
+  return PendingResize{h, w, interp};
+}
+
+// 2. Rotation, shear, scale, aspect ratio (MXNet's draws, in its order).
+absl::StatusOr<Image> AffineStep(const Image& img, const AugmentParams& p, Rng& rng) {
   auto ar = AspectRange(p);
-  if (rrc) {
-    for (int attempt = 0; attempt < 10 && !done; ++attempt) {
-      const float area = Uniform(rng, p.min_random_area, p.max_random_area);
-      const float ratio = Uniform(rng, ar[0], ar[1]);
-      const double target = double(img.height) * img.width * area;
-      int h = static_cast<int>(std::lround(std::sqrt(target / ratio)));
-      int w = static_cast<int>(std::lround(std::sqrt(target * ratio)));
-      if (Uniform(rng, 0, 1) > 0.5f) std::swap(h, w);
-      if (h <= 0 || w <= 0 || h > img.height || w > img.width) continue;
-      const int y = UniformInt(rng, 0, img.height - h), x = UniformInt(rng, 0, img.width - w);
-      int interp = InterpFor(p, rng, h, w, H, W);
-      {
-        absl::StatusOr<Image> next = Resize(Crop(img, y, x, h, w), H, W, interp);
-        if (!next.ok()) return next.status();
-        img = *std::move(next);
-      }
-      done = true;
-    }
-  } else if (crop_size) {
-    if (img.width < p.max_crop_size || img.height < p.max_crop_size) {
-      return absl::InvalidArgumentError(absl::StrCat("an input image of ", img.height, "x",
-                                                     img.width, " is smaller than max_crop_size ",
-                                                     p.max_crop_size));
-    }
-    const int size = UniformInt(rng, p.min_crop_size, p.max_crop_size);
-    const auto [y, x] = CropOrigin(p, rng, img.height - size, img.width - size);
-    int interp = InterpFor(p, rng, size, size, H, W);
-    {
-      absl::StatusOr<Image> next = Resize(Crop(img, y, x, size, size), H, W, interp);
-      if (!next.ok()) return next.status();
-      img = *std::move(next);
-    }
-    done = true;
+  const float shear = Uniform(rng, -p.max_shear_ratio, p.max_shear_ratio);
+  int angle = UniformInt(rng, -p.max_rotate_angle, p.max_rotate_angle);
+  if (p.rotate > 0) angle = p.rotate;
+  const float scale =
+      p.random_resized_crop ? 1.f : Uniform(rng, p.min_random_scale, p.max_random_scale);
+  const float ratio = p.random_resized_crop ? 1.f : Uniform(rng, ar[0], ar[1]);
+  const double rad = angle * M_PI / 180.0;
+  const double a = std::cos(rad), b = std::sin(rad);
+  const double hs = 2.0 * scale / (1 + ratio), ws = ratio * hs;
+  const int new_w =
+      static_cast<int>(std::clamp<double>(scale * img.width, p.min_img_size, p.max_img_size));
+  const int new_h =
+      static_cast<int>(std::clamp<double>(scale * img.height, p.min_img_size, p.max_img_size));
+  if (new_w <= 0 || new_h <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat("the affine augmenter made an empty ", new_h,
+                                                   "x", new_w, " image (scale ", scale, ")"));
   }
-  if (!done) {
-    const int rows = pending ? pending->h : img.height, cols = pending ? pending->w : img.width;
-    int interp = InterpFor(p, rng, rows, cols, H, W);
-    if (rows < H || cols < W) {
-      if (absl::Status s = materialize(); !s.ok()) return s;
-      // Smaller than (H, W): enlarged keeping the aspect ratio, as MXNet does.
-      if (img.height < H) {
-        int w = std::max(1, static_cast<int>(float(H) / img.height * img.width));
-        {
-          absl::StatusOr<Image> next = Resize(img, H, w, interp);
-          if (!next.ok()) return next.status();
-          img = *std::move(next);
-        }
-      }
-      if (img.width < W) {
-        int h = std::max(1, static_cast<int>(float(W) / img.width * img.height));
-        {
-          absl::StatusOr<Image> next = Resize(img, h, W, interp);
-          if (!next.ok()) return next.status();
-          img = *std::move(next);
-        }
-      }
-      if (img.height < H || img.width < W) {
-        // Float truncation can leave it one pixel short.
-        absl::StatusOr<Image> next =
-            Resize(img, std::max(H, img.height), std::max(W, img.width), interp);
-        if (!next.ok()) return next.status();
-        img = *std::move(next);
-      }
+  double m[6] = {hs * a - shear * b * ws, hs * b + shear * a * ws, 0, -b * ws, a * ws, 0};
+  m[2] = (new_w - (m[0] * img.width + m[1] * img.height)) / 2;
+  m[5] = (new_h - (m[3] * img.width + m[4] * img.height)) / 2;
+  const int interp = InterpFor(p, rng, img.height, img.width, new_h, new_w);
+  return WarpAffine(img, m, new_h, new_w, interp == 0, p.fill_value);
+}
+
+// 4a. Inception's crop: up to 10 draws of area and aspect; false when none fits.
+absl::StatusOr<bool> RandomResizedCrop(Image* img, const AugmentParams& p, Rng& rng) {
+  auto ar = AspectRange(p);
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    const float area = Uniform(rng, p.min_random_area, p.max_random_area);
+    const float ratio = Uniform(rng, ar[0], ar[1]);
+    const double target = double(img->height) * img->width * area;
+    int h = static_cast<int>(std::lround(std::sqrt(target / ratio)));
+    int w = static_cast<int>(std::lround(std::sqrt(target * ratio)));
+    if (Uniform(rng, 0, 1) > 0.5f) std::swap(h, w);
+    if (h <= 0 || w <= 0 || h > img->height || w > img->width) continue;
+    const int y = UniformInt(rng, 0, img->height - h), x = UniformInt(rng, 0, img->width - w);
+    const int interp = InterpFor(p, rng, h, w, p.out_h, p.out_w);
+    SYMX_RETURN_IF_ERROR(Take(Resize(Crop(*img, y, x, h, w), p.out_h, p.out_w, interp), img));
+    return true;
+  }
+  return false;
+}
+
+// 4b. A random square of [min_crop_size, max_crop_size], resized.
+absl::Status RandomSizeCrop(Image* img, const AugmentParams& p, Rng& rng) {
+  if (img->width < p.max_crop_size || img->height < p.max_crop_size) {
+    return absl::InvalidArgumentError(absl::StrCat("an input image of ", img->height, "x",
+                                                   img->width, " is smaller than max_crop_size ",
+                                                   p.max_crop_size));
+  }
+  const int size = UniformInt(rng, p.min_crop_size, p.max_crop_size);
+  const auto [y, x] = CropOrigin(p, rng, img->height - size, img->width - size);
+  const int interp = InterpFor(p, rng, size, size, p.out_h, p.out_w);
+  return Take(Resize(Crop(*img, y, x, size, size), p.out_h, p.out_w, interp), img);
+}
+
+// 4c. The default crop, running a pending resize on the cropped pixels only.
+// An image smaller than (H, W) is first enlarged keeping its aspect ratio,
+// as MXNet does.
+absl::Status DefaultCrop(Image* img, std::optional<PendingResize>* pending, const AugmentParams& p,
+                         Rng& rng) {
+  const int H = p.out_h, W = p.out_w;
+  const int rows = *pending ? (*pending)->h : img->height;
+  const int cols = *pending ? (*pending)->w : img->width;
+  const int interp = InterpFor(p, rng, rows, cols, H, W);
+  if (rows < H || cols < W) {
+    if (*pending) {
+      SYMX_RETURN_IF_ERROR(
+          Take(Resize(*img, (*pending)->h, (*pending)->w, (*pending)->interp), img));
+      pending->reset();
     }
-    const int full_h = pending ? pending->h : img.height, full_w = pending ? pending->w : img.width;
-    const auto [y, x] = CropOrigin(p, rng, full_h - H, full_w - W);
-    if (pending) {
-      absl::StatusOr<Image> next =
-          ResizeRegion(img, pending->h, pending->w, pending->interp, y, x, H, W);
-      if (!next.ok()) return next.status();
-      img = *std::move(next);
-      pending.reset();
-    } else if (y != 0 || x != 0 || img.height != H || img.width != W) {
-      img = Crop(img, y, x, H, W);
+    if (img->height < H) {
+      const int w = std::max(1, static_cast<int>(float(H) / img->height * img->width));
+      SYMX_RETURN_IF_ERROR(Take(Resize(*img, H, w, interp), img));
+    }
+    if (img->width < W) {
+      const int h = std::max(1, static_cast<int>(float(W) / img->width * img->height));
+      SYMX_RETURN_IF_ERROR(Take(Resize(*img, h, W, interp), img));
+    }
+    if (img->height < H || img->width < W) {  // float truncation can leave it a pixel short
+      SYMX_RETURN_IF_ERROR(
+          Take(Resize(*img, std::max(H, img->height), std::max(W, img->width), interp), img));
     }
   }
-  // 5. Colour.
+  const int full_h = *pending ? (*pending)->h : img->height;
+  const int full_w = *pending ? (*pending)->w : img->width;
+  const auto [y, x] = CropOrigin(p, rng, full_h - H, full_w - W);
+  if (*pending) {
+    const PendingResize r = **pending;
+    pending->reset();
+    return Take(ResizeRegion(*img, r.h, r.w, r.interp, y, x, H, W), img);
+  }
+  if (y != 0 || x != 0 || img->height != H || img->width != W) *img = Crop(*img, y, x, H, W);
+  return absl::OkStatus();
+}
+
+// 5. Colour: jitter, HLS, PCA lighting.
+absl::Status ColourStep(Image* img, const AugmentParams& p, Rng& rng) {
   const bool jitter = p.brightness > 0 || p.contrast > 0 || p.saturation > 0;
-  if ((jitter || p.pca_noise > 0) && img.channels != 3) {
+  if ((jitter || p.pca_noise > 0) && img->channels != 3) {
     return absl::InvalidArgumentError(
         absl::StrCat("brightness, contrast, saturation and pca_noise need 3-channel images; "
                      "data_shape asks for ",
-                     img.channels));
+                     img->channels));
   }
-  if (jitter) ColorJitter(&img, p, rng);
+  if (jitter) ColorJitter(img, p, rng);
   if (p.random_h != 0 || p.random_s != 0 || p.random_l != 0) {
-    if (img.channels != 3) {
+    if (img->channels != 3) {
       return absl::InvalidArgumentError(absl::StrCat(
           "random_h, random_s and random_l need 3-channel images; data_shape asks for ",
-          img.channels));
+          img->channels));
     }
     // MXNet's draws: each a mean of two uniforms weighted (1 + 4) / 5, in
     // [-bound, bound], truncated toward zero.
@@ -361,9 +348,36 @@ absl::StatusOr<Image> Augment(Image img, const AugmentParams& p, Rng& rng) {
       return static_cast<int>(u * 2 * bound - bound);
     };
     const int dh = draw(p.random_h), ds = draw(p.random_s), dl = draw(p.random_l);
-    ShiftHls(&img, dh, dl, ds);
+    ShiftHls(img, dh, dl, ds);
   }
-  if (p.pca_noise > 0) PcaLighting(&img, p.pca_noise, rng);
+  if (p.pca_noise > 0) PcaLighting(img, p.pca_noise, rng);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Image> Augment(Image img, const AugmentParams& p, Rng& rng) {
+  std::optional<PendingResize> pending = PlanResize(img, p, rng);  // 1.
+  const bool affine = AffineWanted(p);
+  const auto ar = AspectRange(p);
+  const bool rrc = p.random_resized_crop &&
+                   (p.min_random_area != 1 || p.max_random_area != 1 || ar[0] != 1 || ar[1] != 1);
+  const bool crop_size = !p.random_resized_crop && (p.max_crop_size != -1 || p.min_crop_size != -1);
+  if (pending && (affine || p.pad > 0 || rrc || crop_size)) {
+    SYMX_RETURN_IF_ERROR(Take(Resize(img, pending->h, pending->w, pending->interp), &img));
+    pending.reset();
+  }
+  if (affine) SYMX_RETURN_IF_ERROR(Take(AffineStep(img, p, rng), &img));     // 2.
+  if (p.pad > 0) img = Pad(img, p.pad, static_cast<uint8_t>(p.fill_value));  // 3.
+  bool cropped = false;                                                      // 4.
+  if (rrc) {
+    SYMX_ASSIGN_OR_RETURN(cropped, RandomResizedCrop(&img, p, rng));
+  } else if (crop_size) {
+    SYMX_RETURN_IF_ERROR(RandomSizeCrop(&img, p, rng));
+    cropped = true;
+  }
+  if (!cropped) SYMX_RETURN_IF_ERROR(DefaultCrop(&img, &pending, p, rng));
+  SYMX_RETURN_IF_ERROR(ColourStep(&img, p, rng));  // 5.
   return img;
 }
 
