@@ -232,6 +232,70 @@ void InitialValues(const TrainOptions& options, const Symbol& net, const Paralle
   take(aux);
 }
 
+// Each process's feeds: its own rows and shard when data parallel over
+// ranks, else the whole batch and data. A rank that cannot open its data
+// says so on every rank: the others would otherwise wait in the next
+// collective until the timeout. Collective.
+struct Feeds {
+  std::unique_ptr<BatchFeed> train, eval;
+};
+
+Feeds MakeFeeds(const TrainOptions& options, ParallelModel& model, const FeedFactory& make_train,
+                const FeedFactory& make_eval) {
+  FeedShare share;
+  share.rows = options.batch_size;
+  if (model.data_parallel_over_ranks()) {
+    auto [begin, end] = model.local_rows();
+    share = {begin, end - begin, model.rank(), options.comm->size()};
+  }
+  Feeds feeds;
+  std::optional<Error> feed_error;
+  try {
+    feeds.train = make_train(share);
+    if (make_eval) feeds.eval = make_eval(share);
+  } catch (const Error& e) {
+    feed_error.emplace(e);
+  }
+  if (model.MinOverRanks(feed_error ? 0 : 1) == 0) {
+    if (feed_error) throw *feed_error;
+    Fail(
+        "another rank of the job could not open its training or evaluation data (its error "
+        "says which)");
+  }
+  return feeds;
+}
+
+// One optimizer call over every parameter this process holds and updates
+// (not another rank's stage, not a fixed one), on the host mirror.
+void UpdateParameters(Optimizer& opt, const HostMirror& mirror,
+                      const std::vector<std::string>& param_names, const std::vector<int>& indices,
+                      const std::vector<bool>& frozen) {
+  std::vector<Tensor> ws, gs;
+  std::vector<int> ids;
+  for (size_t i = 0; i < param_names.size(); ++i) {
+    const Tensor& w = mirror.param(param_names[i]);
+    if (!w.defined() || frozen[i]) continue;
+    ids.push_back(indices[i]);
+    ws.push_back(w);
+    gs.push_back(mirror.grad(param_names[i]));
+  }
+  if (!ids.empty()) opt.Update(ids, ws, gs);
+}
+
+// This process's metrics over epoch `epoch`'s evaluation batches (none
+// without a feed); the padded rows are not counted.
+Metrics Evaluate(ParallelModel& model, BatchFeed* feed, int epoch) {
+  Metrics t;
+  if (feed == nullptr) return t;
+  feed->Reset(epoch - 1);
+  const int64_t first = feed->first_row();
+  while (feed->Next()) {
+    const int64_t rows = feed->data().shape()[0];
+    model.EvalStep(feed->data(), feed->label(), first + rows - feed->pad(), &t, first);
+  }
+  return t;
+}
+
 }  // namespace
 
 TrainResult Train(const TrainOptions& options, const Shape& example_shape,
@@ -280,30 +344,9 @@ TrainResult Train(const TrainOptions& options, const Shape& example_shape,
   InitialValues(options, net, model, fresh, &init_args, &init_aux, &result);
   model.SetParams(init_args, init_aux);
 
-  // Each process's feed: its own rows and shard when data parallel over
-  // ranks, else the whole batch and data.
-  FeedShare share;
-  share.rows = batch;
-  if (model.data_parallel_over_ranks()) {
-    auto [begin, end] = model.local_rows();
-    share = {begin, end - begin, model.rank(), options.comm->size()};
-  }
-  // A rank that cannot open its data says so on every rank: the others would
-  // otherwise wait in the next collective until the timeout.
-  std::unique_ptr<BatchFeed> train_feed, eval_feed;
-  std::optional<Error> feed_error;
-  try {
-    train_feed = make_train(share);
-    if (make_eval) eval_feed = make_eval(share);
-  } catch (const Error& e) {
-    feed_error.emplace(e);
-  }
-  if (model.MinOverRanks(feed_error ? 0 : 1) == 0) {
-    if (feed_error) throw *feed_error;
-    Fail(
-        "another rank of the job could not open its training or evaluation data (its error "
-        "says which)");
-  }
+  Feeds feeds = MakeFeeds(options, model, make_train, make_eval);
+  std::unique_ptr<BatchFeed>& train_feed = feeds.train;
+  std::unique_ptr<BatchFeed>& eval_feed = feeds.eval;
   // Ranks reading shards of different sizes take the same number of steps.
   const int64_t steps = model.MinOverRanks(train_feed->num_batches());
   if (steps == 0) Fail("the training data holds no full batch");
@@ -357,16 +400,7 @@ TrainResult Train(const TrainOptions& options, const Shape& example_shape,
       }
       if (apply) {
         mirror.Pull();
-        std::vector<Tensor> ws, gs;
-        std::vector<int> ids;
-        for (size_t i = 0; i < param_names.size(); ++i) {
-          const Tensor& w = mirror.param(param_names[i]);
-          if (!w.defined() || frozen[i]) continue;  // another rank's stage, or fixed
-          ids.push_back(indices[i]);
-          ws.push_back(w);
-          gs.push_back(mirror.grad(param_names[i]));
-        }
-        if (!ids.empty()) opt->Update(ids, ws, gs);
+        UpdateParameters(*opt, mirror, param_names, indices, frozen);
         mirror.Push();
         model.SyncReplicas();
       }
@@ -389,17 +423,7 @@ TrainResult Train(const TrainOptions& options, const Shape& example_shape,
 
     model.AverageAux();
     start = std::chrono::steady_clock::now();
-    Metrics t;
-    if (eval_feed) {
-      eval_feed->Reset(epoch - 1);
-      const int64_t first = eval_feed->first_row();
-      while (eval_feed->Next()) {
-        const int64_t rows = eval_feed->data().shape()[0];
-        model.EvalStep(eval_feed->data(), eval_feed->label(), first + rows - eval_feed->pad(), &t,
-                       first);
-      }
-    }
-    const Metrics test = model.SumOverRanks(t);
+    const Metrics test = model.SumOverRanks(Evaluate(model, eval_feed.get(), epoch));
     er.eval_seconds = Seconds(start);
     er.has_test = eval_feed != nullptr;
     er.test_accuracy = test.accuracy();
