@@ -216,8 +216,8 @@ def test_errors_surface_as_mxnet_errors():
     missing = os.path.join(DIR, "no_such.rec")
     with pytest.raises(mx.base.MXNetError, match=re.escape(missing)):
         mx.io.ImageRecordIter(**dict(base, path_imgrec=missing))
-    with pytest.raises(mx.base.MXNetError, match="rotate_list is not implemented"):
-        mx.io.ImageRecordIter(rotate_list="5", **base)
+    with pytest.raises(mx.base.MXNetError, match="rotate_list.*integer angles"):
+        mx.io.ImageRecordIter(rotate_list="5,x", **base)
     with pytest.raises(mx.base.MXNetError, match=re.escape("part_index 3 must be in [0, num")):
         mx.io.ImageRecordIter(num_parts=3, part_index=3, **base)
     with pytest.raises(mx.base.MXNetError, match="dtype"):

@@ -4,12 +4,14 @@
 // what cannot be compared with MXNet (its draws differ): determinism over
 // thread counts, shuffling, random augmentation's properties, and errors.
 #include <cmath>
+#include <cstdio>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "devices/npy.h"
+#include "devices/params_io.h"
 #include "graph/error.h"
 #include "graph/file_io.h"
 #include "gtest/gtest.h"
@@ -74,6 +76,15 @@ std::unique_ptr<ImageRecordIter> Make(std::vector<std::pair<std::string, std::st
   return iter.ok() ? *std::move(iter) : nullptr;
 }
 
+std::vector<float> DataOf(const Epoch& e) {
+  std::vector<float> out;
+  for (const ImageBatch& b : e.batches) {
+    const float* d = b.data.read_data<float>();
+    out.insert(out.end(), d, d + b.data.size());
+  }
+  return out;
+}
+
 // Every case of `cases_file` (MXNet's outputs, first epoch) against symx's.
 void ExpectEqualsMxnet(const std::string& cases_file, const std::string& prefix, bool det) {
   auto cases = nlohmann::json::parse(ReadFile(kDir + cases_file));
@@ -129,6 +140,54 @@ TEST(ImageRecordIterTest, EqualsMxnetOnDeterministicConfigurations) {
 // label rows [C, H, W, L, labels..., pad value] with empty boxes dropped.
 TEST(ImageDetRecordIterTest, EqualsMxnetOnDeterministicConfigurations) {
   ExpectEqualsMxnet("det_cases.json", "det_", /*det=*/true);
+}
+
+// A mean_img that does not exist is computed from the iterator's output over
+// the whole file (here from part 1 of 2: every rank computes the same file)
+// and saved; MXNet 1.9.1 computed mean_img.nd and mean_img_data.npy.
+TEST(ImageRecordIterTest, MissingMeanImgIsComputedAndSavedAsMxnetDoes) {
+  const std::string path = testing::TempDir() + "/computed_mean_img.nd";
+  std::remove(path.c_str());
+  const std::vector<std::pair<std::string, std::string>> base = {
+      {"path_imgrec", kDir + "classes.rec"},
+      {"data_shape", "(3, 16, 16)"},
+      {"resize", "16"},
+      {"batch_size", "5"},
+      {"scale", "0.5"},
+      {"mean_img", path}};
+  auto params = base;
+  params.insert(params.end(), {{"num_parts", "2"}, {"part_index", "1"}});
+  ASSERT_NE(Make(params), nullptr);
+  auto saved = LoadParams(path);
+  auto want = LoadParams(kDir + "mean_img.nd");
+  ASSERT_TRUE(saved.ok() && want.ok()) << saved.status() << want.status();
+  ASSERT_EQ(saved->names, std::vector<std::string>{"mean_img"});
+  ASSERT_EQ(saved->tensors[0].shape(), want->tensors[0].shape());
+  for (int64_t k = 0; k < want->tensors[0].size(); ++k) {
+    const float w = want->tensors[0].read_data<float>()[k];
+    EXPECT_NEAR(saved->tensors[0].read_data<float>()[k], w, 1e-5 * (1 + std::fabs(w))) << k;
+  }
+  // Now present: read, and the output is normalized by it as in MXNet.
+  auto iter = Make(base);
+  ASSERT_NE(iter, nullptr);
+  const std::vector<float> got = DataOf(RunEpoch(*iter));
+  auto want_data = LoadNpy(kDir + "mean_img_data.npy");
+  ASSERT_TRUE(want_data.ok());
+  ASSERT_EQ(static_cast<int64_t>(got.size()), want_data->size());
+  for (size_t k = 0; k < got.size(); ++k) {
+    const float w = want_data->read_data<float>()[k];
+    ASSERT_NEAR(got[k], w, 1e-4 * (1 + std::fabs(w))) << k;
+  }
+  // A mean image that cannot be saved is an error naming the path.
+  auto bad = base;
+  bad.back().second = testing::TempDir() + "/no/such/dir/mean.nd";
+  auto config = ImageRecordIterConfigFrom(bad);
+  ASSERT_TRUE(config.ok());
+  auto failed = ImageRecordIter::Create(*config);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_CONTAINS(std::string(failed.status().message()),
+                  "mean_img " + bad.back().second +
+                      " does not exist and the computed mean image could not be saved");
 }
 
 TEST(ImageDetRecordIterTest, AugmentationMovesBoxesWithThePixels) {
@@ -351,6 +410,43 @@ TEST(ImageRecordIterTest, RandomMirrorFlipsAboutHalf) {
   EXPECT_LT(flipped, total * 7 / 10);
 }
 
+// rotate_list draws each image's angle from the list: every row is the
+// image rotated by one of the listed angles (each seen), as `rotate` would.
+TEST(ImageRecordIterTest, RotateListDrawsEachAngleFromTheList) {
+  auto with = [](std::pair<std::string, std::string> extra) {
+    return Make({{"path_imgrec", kDir + "classes.rec"},
+                 {"data_shape", "(3, 16, 16)"},
+                 {"resize", "16"},
+                 {"batch_size", "12"},
+                 extra});
+  };
+  auto r30 = with({"rotate", "30"}), r60 = with({"rotate", "60"});
+  auto listed = with({"rotate_list", "30,60"}), single = with({"rotate_list", "[30]"});
+  auto plain = with({"seed", "0"});
+  ASSERT_TRUE(r30 && r60 && listed && single && plain);
+  const std::vector<float> a = DataOf(RunEpoch(*r30)), b = DataOf(RunEpoch(*r60));
+  EXPECT_EQ(DataOf(RunEpoch(*single)), a);
+  EXPECT_NE(a, DataOf(RunEpoch(*plain)));
+  const size_t row = 3 * 16 * 16;
+  int seen30 = 0, seen60 = 0;
+  for (int epoch = 0; epoch < 4; ++epoch) {
+    const std::vector<float> l = DataOf(RunEpoch(*listed));
+    listed->Reset();
+    ASSERT_EQ(l.size(), a.size());
+    for (size_t r = 0; r * row < l.size(); ++r) {
+      const bool is30 =
+          std::equal(l.begin() + r * row, l.begin() + (r + 1) * row, a.begin() + r * row);
+      const bool is60 =
+          std::equal(l.begin() + r * row, l.begin() + (r + 1) * row, b.begin() + r * row);
+      ASSERT_TRUE(is30 || is60) << "epoch " << epoch << " row " << r;
+      seen30 += is30;
+      seen60 += is60;
+    }
+  }
+  EXPECT_GT(seen30, 0);
+  EXPECT_GT(seen60, 0);
+}
+
 TEST(ImageRecordIterTest, HlsJitterShiftsHueLightnessAndSaturation) {
   Image img;
   img.height = 1;
@@ -439,8 +535,8 @@ TEST(ImageRecordIterTest, ErrorsNameTheParameterFileOrRecord) {
       {{{"path_imgrec", rec},
         {"data_shape", "(3, 8, 8)"},
         {"batch_size", "2"},
-        {"rotate_list", "5"}},
-       "rotate_list is not implemented"},
+        {"rotate_list", "5,x"}},
+       "rotate_list=\"5,x\": expected a comma-separated list of integer angles"},
       {{{"path_imgrec", rec},
         {"data_shape", "(3, 8, 8)"},
         {"batch_size", "2"},
@@ -449,8 +545,13 @@ TEST(ImageRecordIterTest, ErrorsNameTheParameterFileOrRecord) {
       {{{"path_imgrec", rec},
         {"data_shape", "(3, 8, 8)"},
         {"batch_size", "2"},
-        {"mean_img", kDir + "no_mean.params"}},
-       "mean_img"},
+        {"mean_img", kDir + "classes.lst"}},
+       "mean_img: "},
+      {{{"path_imgrec", rec},
+        {"data_shape", "(3, 8, 8)"},
+        {"batch_size", "2"},
+        {"mean_img", kDir + "mean_img.nd"}},
+       "must hold one array of shape [3,8,8] (data_shape); it holds one of shape [3,16,16]"},
   };
   for (const Case& c : cases) {
     auto config = ImageRecordIterConfigFrom(c.params);

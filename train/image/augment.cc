@@ -48,7 +48,7 @@ std::array<float, 2> AspectRange(const AugmentParams& p) {
 bool AffineWanted(const AugmentParams& p) {
   auto ar = AspectRange(p);
   return p.max_rotate_angle > 0 || p.max_shear_ratio > 0 || p.rotate > 0 ||
-         p.max_random_scale != 1 || p.min_random_scale != 1 ||
+         !p.rotate_list.empty() || p.max_random_scale != 1 || p.min_random_scale != 1 ||
          (!p.random_resized_crop && (ar[0] != 1 || ar[1] != 1)) || p.max_img_size != 1e10f ||
          p.min_img_size != 0;
 }
@@ -232,6 +232,9 @@ absl::StatusOr<Image> AffineStep(const Image& img, const AugmentParams& p, Rng& 
   const float shear = Uniform(rng, -p.max_shear_ratio, p.max_shear_ratio);
   int angle = UniformInt(rng, -p.max_rotate_angle, p.max_rotate_angle);
   if (p.rotate > 0) angle = p.rotate;
+  if (!p.rotate_list.empty()) {
+    angle = p.rotate_list[UniformInt(rng, 0, static_cast<int>(p.rotate_list.size()) - 1)];
+  }
   const float scale =
       p.random_resized_crop ? 1.f : Uniform(rng, p.min_random_scale, p.max_random_scale);
   const float ratio = p.random_resized_crop ? 1.f : Uniform(rng, ar[0], ar[1]);

@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <optional>
 #include <random>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -42,6 +43,9 @@ struct AugmentParams {
   bool random_resized_crop = false;
   int max_rotate_angle = 0;
   int rotate = -1;
+  // rotate_list: each image's angle drawn uniformly from these (overrides
+  // rotate and max_rotate_angle, as in MXNet).
+  std::vector<int> rotate_list;
   float max_shear_ratio = 0;
   float max_aspect_ratio = 0;
   std::optional<float> min_aspect_ratio;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <numeric>
 #include <sstream>
@@ -179,17 +180,21 @@ absl::Status ImageRecordIter::Open() {
     if (c.label_pad_width <= 0) c.label_pad_width = longest;
   }
   if (!c.mean_img.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::exists(c.mean_img, ec)) SYMX_RETURN_IF_ERROR(CreateMeanImage());
     absl::StatusOr<NamedTensors> loaded = LoadParams(c.mean_img);
     if (!loaded.ok()) {
-      return Bad(absl::StrCat("mean_img: ", loaded.status().message(),
-                              " (symx reads an existing mean image; make one with "
-                              "mx.nd.save(path, {'mean_img': array}))"));
+      return Bad(absl::StrCat("mean_img: ", loaded.status().message()));
     }
     const Shape want{c.channels, c.height, c.width};
     if (loaded->tensors.size() != 1 || !loaded->tensors[0].defined() ||
         loaded->tensors[0].shape() != want) {
+      std::string held = absl::StrCat(loaded->tensors.size(), " arrays");
+      if (loaded->tensors.size() == 1 && loaded->tensors[0].defined()) {
+        held = "one of shape " + loaded->tensors[0].shape().ToString();
+      }
       return Bad(absl::StrCat("mean_img ", c.mean_img, " must hold one array of shape ",
-                              want.ToString(), " (data_shape)"));
+                              want.ToString(), " (data_shape); it holds ", held));
     }
     Tensor mean = ValueOrThrow(Tensor::Empty(want, DType::kFloat32));
     ConvertElements(loaded->tensors[0].read_raw_data(), loaded->tensors[0].dtype(), mean.raw_data(),
@@ -362,6 +367,65 @@ absl::StatusOr<ImageBatch> ImageRecordIter::BuildBatch(int64_t batch,
     }
   }
   return out;
+}
+
+// MXNet computes a missing mean image from the iterator's own output (its
+// augmentation and normalization, no mean image) and saves it as
+// {"mean_img": (C, H, W) float32}. Here the pass covers every record of the
+// file, whatever part_index/num_parts say, in file order with per-record
+// seeds: every rank of a job computes the same bytes, and writing them
+// (atomically, by rename) more than once is harmless. uint8/int8 output
+// averages the raw pixels, which is what those dtypes subtract.
+absl::Status ImageRecordIter::CreateMeanImage() const {
+  ImageRecordIterConfig m = config_;
+  m.mean_img.clear();
+  m.part_index = 0;
+  m.num_parts = 1;
+  m.shuffle = false;
+  m.round_batch = false;
+  m.allow_empty_shard = false;
+  if (m.dtype != DType::kFloat32) {
+    m.dtype = DType::kFloat32;
+    m.mean = {0, 0, 0, 0};
+    m.std = {1, 1, 1, 1};
+    m.scale = 1;
+    m.max_random_contrast = m.max_random_illumination = 0;
+  }
+  SYMX_ASSIGN_OR_RETURN(std::unique_ptr<ImageRecordIter> pass, Create(std::move(m)));
+  const int64_t image_size = int64_t{config_.channels} * config_.height * config_.width;
+  std::vector<double> sum(image_size, 0.0);
+  int64_t count = 0;
+  ImageBatch batch;
+  while (true) {
+    absl::StatusOr<bool> more = pass->Next(&batch);
+    if (!more.ok()) {
+      return absl::Status(
+          more.status().code(),
+          absl::StrCat("computing mean_img ", config_.mean_img, ": ", more.status().message()));
+    }
+    if (!*more) break;
+    const float* d = batch.data.read_data<float>();
+    const int rows = config_.batch_size - batch.pad;
+    for (int r = 0; r < rows; ++r) {
+      const float* row = d + int64_t{r} * image_size;
+      for (int64_t i = 0; i < image_size; ++i) sum[i] += row[i];
+    }
+    count += rows;
+  }
+  Tensor mean = ValueOrThrow(
+      Tensor::Empty(Shape{config_.channels, config_.height, config_.width}, DType::kFloat32));
+  float* out = mean.data<float>();
+  for (int64_t i = 0; i < image_size; ++i) out[i] = static_cast<float>(sum[i] / count);
+  NamedTensors saved;
+  saved.names = {"mean_img"};
+  saved.tensors = {mean};
+  absl::Status s = SaveParams(config_.mean_img, saved);
+  if (!s.ok()) {
+    return Bad(absl::StrCat(
+        "mean_img ", config_.mean_img,
+        " does not exist and the computed mean image could not be saved: ", s.message()));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<int> ImageRecordIter::LongestLabel() {

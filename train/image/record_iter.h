@@ -60,7 +60,7 @@ struct ImageRecordIterConfig {
   std::array<float, 4> std = {1, 1, 1, 1};
   float scale = 1;
   float max_random_contrast = 0, max_random_illumination = 0;
-  std::string mean_img;           // an mx.nd.save file of one (C, H, W) array
+  std::string mean_img;  // an mx.nd.save file of one (C, H, W) array; computed when missing
   DType dtype = DType::kFloat32;  // float32 (normalized), uint8 (raw), int8 (minus mean)
   AugmentParams aug;              // out_h/out_w are set from data_shape
   // ImageDetRecordIter: the detection augmenter instead of `aug`, boxes as
@@ -128,6 +128,9 @@ class ImageRecordIter {
   Rng RngFor(int64_t record, int64_t epoch) const;
   absl::Status ProcessDetRecord(int64_t record, int64_t epoch, const std::string& payload,
                                 ImageBatch* out, int row) const;
+  // mean_img names a file that does not exist: computes the mean image over
+  // the whole file and saves it there (MXNet's behaviour).
+  absl::Status CreateMeanImage() const;
   // Detection: the longest label of the shard (a pass over its records).
   absl::StatusOr<int> LongestLabel();
 

@@ -26,9 +26,18 @@ shrunk so the files stay small. What each file holds:
   iter_<case>_*.npy,      what MXNet's ImageRecordIter returns on them for the
   iter_cases.json         deterministic configurations in ITER_CASES (first
                           epoch: every batch's data and label, and its pad)
+  mean_img.nd, mean_img_  the mean image MXNet's ImageRecordIter computed and
+  data.npy                saved for classes.rec when mean_img named no file,
+                          and its first epoch's data normalized by it
+                          (MEAN_IMG_CASE)
+
+Steps can be named on the command line (e.g. `... make_recordio_files.py
+mean_img`) to rewrite only their files.
 """
 import json
 import os
+import sys
+import tempfile
 
 import cv2
 import mxnet as mx
@@ -253,12 +262,35 @@ DET_CASES = {
 }
 
 
+MEAN_IMG_CASE = dict(path_imgrec="classes.rec", data_shape=(3, 16, 16), resize=16,
+                     batch_size=5, scale=0.5)
+
+
+def write_mean_img():
+    """MXNet computes a missing mean_img from the iterator's output and saves
+    it; the epoch that follows is normalized by it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "mean.nd")
+        kw = dict(MEAN_IMG_CASE, path_imgrec=os.path.join(HERE, "classes.rec"), mean_img=path)
+        it = mx.io.ImageRecordIter(preprocess_threads=1, **kw)
+        datas = [batch.data[0].asnumpy() for batch in it]
+        with open(path, "rb") as f, open(os.path.join(HERE, "mean_img.nd"), "wb") as out:
+            out.write(f.read())
+    np.save(os.path.join(HERE, "mean_img_data.npy"), np.stack(datas))
+
+
+STEPS = {
+    "folder": write_folder,
+    "framing": write_framing,
+    "images": write_images,
+    "classes": write_classes,
+    "iter": lambda: write_cases(ITER_CASES, mx.io.ImageRecordIter, "iter_", "iter_cases.json"),
+    "det": write_det,
+    "det_cases": lambda: write_cases(DET_CASES, mx.io.ImageDetRecordIter, "det_",
+                                     "det_cases.json"),
+    "mean_img": write_mean_img,
+}
 
 if __name__ == "__main__":
-    write_folder()
-    write_framing()
-    write_images()
-    write_classes()
-    write_cases(ITER_CASES, mx.io.ImageRecordIter, "iter_", "iter_cases.json")
-    write_det()
-    write_cases(DET_CASES, mx.io.ImageDetRecordIter, "det_", "det_cases.json")
+    for step in sys.argv[1:] or list(STEPS):
+        STEPS[step]()
