@@ -20,6 +20,7 @@
 #include "train/image/record_iter.h"
 #include "train/image/record_iter_params.h"
 #include "train/image/transform.h"
+#include "train/recordio/record_file.h"
 
 namespace symx::image {
 namespace {
@@ -188,6 +189,57 @@ TEST(ImageRecordIterTest, MissingMeanImgIsComputedAndSavedAsMxnetDoes) {
   EXPECT_CONTAINS(std::string(failed.status().message()),
                   "mean_img " + bad.back().second +
                       " does not exist and the computed mean image could not be saved");
+}
+
+// path_imgrec naming several files: the same batches as the one file they
+// were cut from; byte shards over the concatenation cover every record once.
+TEST(ImageRecordIterTest, SeveralRecFilesReadAsOne) {
+  const std::string a = testing::TempDir() + "/classes_a.rec",
+                    b = testing::TempDir() + "/classes_b.rec";
+  {
+    auto reader = recordio::RecordReader::Open(kDir + "classes.rec");
+    ASSERT_TRUE(reader.ok());
+    auto wa = recordio::RecordWriter::Create(a), wb = recordio::RecordWriter::Create(b);
+    ASSERT_TRUE(wa.ok() && wb.ok());
+    std::string payload;
+    for (int i = 0; (*reader)->Next(&payload).value(); ++i) {
+      ASSERT_TRUE((i < 5 ? *wa : *wb)->Write(payload).ok());
+    }
+    ASSERT_TRUE((*wa)->Close().ok() && (*wb)->Close().ok());
+  }
+  auto params = [&](const std::string& rec, int part, int parts) {
+    return std::vector<std::pair<std::string, std::string>>{{"path_imgrec", rec},
+                                                            {"data_shape", "(3, 16, 16)"},
+                                                            {"resize", "16"},
+                                                            {"batch_size", "4"},
+                                                            {"round_batch", "False"},
+                                                            {"num_parts", std::to_string(parts)},
+                                                            {"part_index", std::to_string(part)}};
+  };
+  auto whole = Make(params(kDir + "classes.rec", 0, 1));
+  auto split = Make(params(a + ";" + b, 0, 1));
+  ASSERT_TRUE(whole && split);
+  EXPECT_EQ(DataOf(RunEpoch(*split)), DataOf(RunEpoch(*whole)));
+  std::multiset<uint64_t> ids;
+  for (int part = 0; part < 3; ++part) {
+    auto shard = Make(params(a + ";" + b, part, 3));
+    ASSERT_NE(shard, nullptr);
+    for (const ImageBatch& batch : RunEpoch(*shard).batches) {
+      ids.insert(batch.index.begin(), batch.index.end() - batch.pad);
+    }
+  }
+  std::multiset<uint64_t> want;
+  for (uint64_t id = 100; id < 112; ++id) want.insert(id);
+  EXPECT_EQ(ids, want);
+  auto with_index = params(a + ";" + b, 0, 1);
+  with_index.emplace_back("path_imgidx", kDir + "classes.idx");
+  auto config = ImageRecordIterConfigFrom(with_index);
+  ASSERT_TRUE(config.ok());
+  auto failed = ImageRecordIter::Create(*config);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_CONTAINS(
+      std::string(failed.status().message()),
+      "path_imgidx indexes one .rec file, but path_imgrec '" + a + ";" + b + "' names 2");
 }
 
 TEST(ImageDetRecordIterTest, AugmentationMovesBoxesWithThePixels) {

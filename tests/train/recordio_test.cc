@@ -3,6 +3,7 @@
 // make_recordio_files.py there) in both directions: symx reads MXNet's files,
 // and symx's writer reproduces MXNet's bytes exactly (so MXNet reads symx's).
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "train/recordio/image_record.h"
 #include "train/recordio/record_file.h"
 #include "train/recordio/record_index.h"
+#include "train/recordio/record_set.h"
 
 namespace symx::recordio {
 namespace {
@@ -180,6 +182,89 @@ TEST(RecordFileTest, WriterDroppedWithoutCloseLeavesNoFile) {
   }
   EXPECT_FALSE(std::ifstream(path).good());
   EXPECT_FALSE(std::ifstream(path + ".partial").good());
+}
+
+// Writes `payloads` as one .rec file.
+void WriteRecords(const std::string& path, const std::vector<std::string>& payloads) {
+  auto w = RecordWriter::Create(path);
+  ASSERT_TRUE(w.ok()) << w.status();
+  for (const std::string& p : payloads) ASSERT_TRUE((*w)->Write(p).ok());
+  ASSERT_TRUE((*w)->Close().ok());
+}
+
+std::vector<std::string> ReadAll(const RecordSet& set, const std::vector<uint64_t>& offsets) {
+  RecordSetReader reader(&set);
+  std::vector<std::string> out;
+  for (uint64_t offset : offsets) {
+    std::string payload;
+    auto more = reader.ReadAt(offset, &payload);
+    EXPECT_TRUE(more.ok() && *more) << offset;
+    out.push_back(payload);
+  }
+  return out;
+}
+
+// Several files, as MXNet's path_imgrec takes them (';', folders, name
+// patterns), read as one concatenation: byte ranges that span files find
+// each record once, and errors name the file and the offset inside it.
+TEST(RecordSetTest, ReadsSeveralFilesAsOneConcatenation) {
+  const std::vector<std::string> golden = GoldenPayloads();
+  ASSERT_GE(golden.size(), 6u);
+  const std::string dir = TempPath("record_set");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir + "/shards");
+  const std::vector<std::string> first(golden.begin(), golden.begin() + 4),
+      second(golden.begin() + 4, golden.end());
+  WriteRecords(dir + "/shards/part-1.rec", second);
+  WriteRecords(dir + "/shards/part-0.rec", first);
+  WriteFile(dir + "/shards/empty.rec", "");
+  WriteFile(dir + "/shards/notes.txt", "not a record");
+
+  for (const std::string& uri :
+       {dir + "/shards/part-0.rec;" + dir + "/shards/part-1.rec", dir + "/shards/part-.*\\.rec",
+        dir + "/shards/part-0.rec; " + dir + "/shards/part-1.rec;"}) {
+    SCOPED_TRACE(uri);
+    auto set = RecordSet::Open(uri);
+    ASSERT_TRUE(set.ok()) << set.status();
+    ASSERT_EQ(set->files().size(), 2u);
+    EXPECT_EQ(set->files()[1].start, set->files()[0].size);
+    auto all = set->RecordsIn(0, set->size());
+    ASSERT_TRUE(all.ok()) << all.status();
+    EXPECT_EQ(ReadAll(*set, *all), golden);
+    // Three byte ranges over the concatenation: every record exactly once.
+    std::vector<uint64_t> joined;
+    const uint64_t step = (set->size() / 3 + 3) / 4 * 4;
+    for (int part = 0; part < 3; ++part) {
+      auto some = set->RecordsIn(step * part, part == 2 ? set->size() : step * (part + 1));
+      ASSERT_TRUE(some.ok()) << some.status();
+      joined.insert(joined.end(), some->begin(), some->end());
+    }
+    EXPECT_EQ(joined, *all);
+    EXPECT_EQ(set->Where((*all)[5]),
+              absl::StrCat(dir, "/shards/part-1.rec: record at byte ", (*all)[5] - (*all)[4]));
+  }
+  // A folder: its non-empty files by name (notes.txt too: MXNet takes every file).
+  auto folder = RecordSet::Open(dir + "/shards");
+  ASSERT_TRUE(folder.ok()) << folder.status();
+  ASSERT_EQ(folder->files().size(), 3u);
+  EXPECT_EQ(folder->files()[0].path, dir + "/shards/notes.txt");
+  EXPECT_EQ(folder->files()[1].path, dir + "/shards/part-0.rec");
+
+  std::filesystem::create_directories(dir + "/nothing");
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {dir + "/shards/part-0.rec;" + dir + "/missing/x.rec",
+       dir + "/missing/x.rec: no such file or folder"},
+      {dir + "/shards/zzz-.*", "no file in " + dir + "/shards matches 'zzz-.*'"},
+      {dir + "/shards/part-(", "is not a regular expression"},
+      {dir + "/nothing", "folder " + dir + "/nothing has no files"},
+      {dir + "/shards/empty.rec", "names no non-empty RecordIO file"},
+      {";", "names no non-empty RecordIO file"},
+  };
+  for (const auto& [uri, message] : bad) {
+    auto set = RecordSet::Open(uri);
+    ASSERT_FALSE(set.ok()) << uri;
+    EXPECT_CONTAINS(std::string(set.status().message()), message);
+  }
 }
 
 TEST(RecordIndexTest, BadLinesNameFileAndLine) {

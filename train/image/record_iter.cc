@@ -21,15 +21,14 @@
 #include "train/recordio/image_record.h"
 #include "train/recordio/record_file.h"
 #include "train/recordio/record_index.h"
+#include "train/recordio/record_set.h"
 
 namespace symx::image {
-
-using recordio::RecordReader;
 
 // One worker's open file (each thread seeks on its own handle).
 class WorkerState {
  public:
-  std::unique_ptr<RecordReader> reader;
+  std::unique_ptr<recordio::RecordSetReader> reader;
   std::string payload;
 };
 
@@ -133,11 +132,16 @@ absl::Status ImageRecordIter::Open() {
   c.aug.out_w = c.width;
   if (absl::Status s = ValidateAugmentParams(c.aug); !s.ok()) return Bad(std::string(s.message()));
 
-  SYMX_ASSIGN_OR_RETURN(std::unique_ptr<RecordReader> reader, RecordReader::Open(c.path_imgrec));
-  const uint64_t size = reader->size();
-  std::vector<uint64_t> all;
+  SYMX_ASSIGN_OR_RETURN(records_, recordio::RecordSet::Open(c.path_imgrec));
+  const uint64_t size = records_.size();
   if (!c.path_imgidx.empty()) {
+    if (records_.files().size() != 1) {
+      return Bad(absl::StrCat("path_imgidx indexes one .rec file, but path_imgrec '", c.path_imgrec,
+                              "' names ", records_.files().size(),
+                              " (as in MXNet, several files are read without an index)"));
+    }
     SYMX_ASSIGN_OR_RETURN(auto index, recordio::ReadIndex(c.path_imgidx, size));
+    std::vector<uint64_t> all;
     for (const auto& e : index) all.push_back(e.offset);
     std::sort(all.begin(), all.end());
     all.erase(std::unique(all.begin(), all.end()), all.end());
@@ -148,18 +152,13 @@ absl::Status ImageRecordIter::Open() {
                   end = std::min(n, step * (c.part_index + 1));
     offsets_.assign(all.begin() + begin, all.begin() + end);
   } else {
-    // Without one, by bytes: a record belongs to the range its header starts in.
+    // Without one, by bytes of the files' concatenation: a record belongs to
+    // the range its header starts in.
     uint64_t step = (size + c.num_parts - 1) / c.num_parts;
     step = (step + 3) / 4 * 4;
     const uint64_t begin = std::min(size, step * c.part_index);
     const uint64_t end = std::min(size, step * (c.part_index + 1));
-    while (true) {
-      const uint64_t at = reader->Tell();
-      SYMX_ASSIGN_OR_RETURN(bool more, reader->Next(nullptr));
-      if (!more) break;
-      if (at >= begin && at < end) offsets_.push_back(at);
-      if (at >= end) break;
-    }
+    SYMX_ASSIGN_OR_RETURN(offsets_, records_.RecordsIn(begin, end));
   }
   if (offsets_.empty() && !c.allow_empty_shard) {
     return Bad(absl::StrCat(c.path_imgrec, " holds no records",
@@ -332,7 +331,7 @@ absl::StatusOr<ImageBatch> ImageRecordIter::BuildBatch(int64_t batch,
                                                        int64_t epoch, WorkerState& state) const {
   const ImageRecordIterConfig& c = config_;
   if (state.reader == nullptr) {
-    SYMX_ASSIGN_OR_RETURN(state.reader, RecordReader::Open(c.path_imgrec));
+    state.reader = std::make_unique<recordio::RecordSetReader>(&records_);
   }
   ImageBatch out;
   SYMX_ASSIGN_OR_RETURN(out.data, FreeBuffer(data_shape(), c.dtype));
@@ -352,15 +351,13 @@ absl::StatusOr<ImageBatch> ImageRecordIter::BuildBatch(int64_t batch,
     }
     const int64_t record = order[pos];
     const uint64_t offset = offsets_[record];
-    absl::Status status = state.reader->Seek(offset);
-    if (status.ok()) {
-      absl::StatusOr<bool> more = state.reader->Next(&state.payload);
-      status = more.ok() ? (*more ? absl::OkStatus() : absl::DataLossError("no record there"))
-                         : more.status();
-    }
+    absl::StatusOr<bool> more = state.reader->ReadAt(offset, &state.payload);
+    absl::Status status = more.ok()
+                              ? (*more ? absl::OkStatus() : absl::DataLossError("no record there"))
+                              : more.status();
     if (status.ok()) status = ProcessRecord(record, epoch, state.payload, &out, row);
     if (!status.ok()) {
-      std::string where = absl::StrCat(c.path_imgrec, ": record at byte ", offset);
+      std::string where = records_.Where(offset);
       if (absl::StrContains(status.message(), where)) return status;
       return absl::Status(status.code(),
                           absl::StrCat("ImageRecordIter: ", where, ": ", status.message()));
@@ -437,13 +434,12 @@ absl::StatusOr<int> ImageRecordIter::LongestLabel() {
     }
     return longest;
   }
-  SYMX_ASSIGN_OR_RETURN(std::unique_ptr<RecordReader> reader, RecordReader::Open(c.path_imgrec));
+  recordio::RecordSetReader reader(&records_);
   std::string payload;
   for (uint64_t offset : offsets_) {
-    SYMX_RETURN_IF_ERROR(reader->Seek(offset));
-    SYMX_ASSIGN_OR_RETURN(bool more, reader->Next(&payload));
+    SYMX_ASSIGN_OR_RETURN(bool more, reader.ReadAt(offset, &payload));
     if (!more) break;
-    const std::string where = absl::StrCat(c.path_imgrec, ": record at byte ", offset);
+    const std::string where = records_.Where(offset);
     SYMX_ASSIGN_OR_RETURN(recordio::ImageRecord rec, recordio::UnpackImageRecord(payload, where));
     if (rec.flag == 0) {
       return Bad(absl::StrCat(where, " (id ", rec.id,

@@ -40,6 +40,7 @@
 #include "train/image/augment.h"
 #include "train/image/det_augment.h"
 #include "train/recordio/image_record.h"
+#include "train/recordio/record_set.h"
 
 namespace symx::image {
 
@@ -135,7 +136,8 @@ class ImageRecordIter {
   absl::StatusOr<int> LongestLabel();
 
   ImageRecordIterConfig config_;
-  std::vector<uint64_t> offsets_;  // the shard's records, in file order
+  recordio::RecordSet records_;    // path_imgrec's files
+  std::vector<uint64_t> offsets_;  // the shard's records, in file order (offsets in records_)
   std::unordered_map<uint64_t, std::vector<float>> list_labels_;  // path_imglist, by id
   Tensor mean_image_;  // (C, H, W) float32 when mean_img is given
   mutable std::mutex pool_mu_;
