@@ -203,6 +203,58 @@ def test_uint8_and_int8_iterators():
     assert it.provide_data[0].dtype == np.uint8 and it.next().data[0].dtype == np.uint8
 
 
+def test_rotate_list_draws_each_angle_from_the_list():
+    base = dict(path_imgrec=CLASSES, data_shape=(3, 16, 16), resize=16, batch_size=12)
+    r30 = _epoch(mx.io.ImageRecordIter(rotate=30, **base))[0][0]
+    r60 = _epoch(mx.io.ImageRecordIter(rotate=60, **base))[0][0]
+    listed = mx.io.ImageRecordIter(rotate_list=[30, 60], **base)
+    seen = set()
+    for _ in range(3):
+        data = _epoch(listed)[0][0]
+        listed.reset()
+        for row in range(12):
+            if np.array_equal(data[row], r30[row]):
+                seen.add(30)
+            elif np.array_equal(data[row], r60[row]):
+                seen.add(60)
+            else:
+                pytest.fail("row %d is neither rotated by 30 nor by 60" % row)
+    assert seen == {30, 60}
+
+
+def test_missing_mean_img_is_computed_as_mxnet_does(tmp_path):
+    path = str(tmp_path / "mean.nd")
+    kw = dict(path_imgrec=CLASSES, data_shape=(3, 16, 16), resize=16, batch_size=5, scale=0.5,
+              mean_img=path)
+    it = mx.io.ImageRecordIter(**kw)
+    saved = mx.nd.load(path)
+    want = mx.nd.load(os.path.join(DIR, "mean_img.nd"))
+    assert list(saved) == ["mean_img"]
+    np.testing.assert_allclose(saved["mean_img"].asnumpy(), want["mean_img"].asnumpy(),
+                               rtol=1e-5, atol=1e-5)
+    got = np.stack([b.data[0].asnumpy() for b in it])
+    np.testing.assert_allclose(got, np.load(os.path.join(DIR, "mean_img_data.npy")),
+                               rtol=1e-4, atol=1e-4)
+
+
+def test_several_rec_files_read_as_one(tmp_path):
+    records = mx.recordio.MXRecordIO(CLASSES, "r")
+    parts = [mx.recordio.MXRecordIO(str(tmp_path / ("part-%d.rec" % k)), "w") for k in range(2)]
+    for i in range(12):
+        parts[i // 7].write(records.read())
+    for p in parts:
+        p.close()
+    base = dict(data_shape=(3, 16, 16), resize=16, batch_size=4, round_batch=False)
+    whole = _epoch(mx.io.ImageRecordIter(path_imgrec=CLASSES, **base))
+    for uri in (";".join(str(tmp_path / ("part-%d.rec" % k)) for k in range(2)),
+                str(tmp_path), str(tmp_path / r"part-\d\.rec")):
+        got = _epoch(mx.io.ImageRecordIter(path_imgrec=uri, **base))
+        np.testing.assert_array_equal(np.stack([b[0] for b in got]),
+                                      np.stack([b[0] for b in whole]))
+    with pytest.raises(mx.base.MXNetError, match="no file in .* matches 'zzz.*'"):
+        mx.io.ImageRecordIter(path_imgrec=str(tmp_path / "zzz.*"), **base)
+
+
 def test_errors_surface_as_mxnet_errors():
     base = dict(path_imgrec=CLASSES, data_shape=(3, 8, 8), batch_size=2)
     with pytest.raises(mx.base.MXNetError, match="unknown parameter 'rand_mirorr'"):

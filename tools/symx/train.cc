@@ -94,6 +94,7 @@ bool TrainingOnly(const std::string& name) {
                                                        "min_random_area",
                                                        "max_rotate_angle",
                                                        "rotate",
+                                                       "rotate_list",
                                                        "max_shear_ratio",
                                                        "max_crop_size",
                                                        "min_crop_size",

@@ -107,22 +107,29 @@ void ColorJitter(Image* img, const AugmentParams& p, Rng& rng) {
   std::shuffle(order.begin(), order.end(), rng);
   const size_t n = size_t(img->height) * img->width;
   uint8_t* px = img->pixels.data();
-  uint8_t table[256];
+  // Flat float loops rather than lookup tables: the compiler vectorizes
+  // them. A factor of exactly 1 changes nothing and is skipped.
   for (int step : order) {
-    if (step == 0) {
-      // p * alpha: one value per pixel value.
-      for (int v = 0; v < 256; ++v) table[v] = SaturateU8(v * alpha_b);
-      for (size_t i = 0; i < n * 3; ++i) px[i] = table[px[i]];
-    } else if (step == 1) {
-      double sum = 0;
+    if (step == 0 && alpha_b != 1.f) {
+      for (size_t i = 0; i < n * 3; ++i) px[i] = SaturateU8(px[i] * alpha_b);
+    } else if (step == 1 && alpha_c != 1.f) {
+      uint64_t sum = 0;  // integer lumas: the sum is exact
       for (size_t i = 0; i < n; ++i) sum += Luma(px + i * 3);
-      const float mean = static_cast<float>(n ? sum / n : 0.0);
-      for (int v = 0; v < 256; ++v) table[v] = SaturateU8(v * alpha_c + (1 - alpha_c) * mean);
-      for (size_t i = 0; i < n * 3; ++i) px[i] = table[px[i]];
-    } else {
-      for (size_t i = 0; i < n; ++i) {
-        const float gray = (1 - alpha_s) * Luma(px + i * 3);
-        for (int k = 0; k < 3; ++k) px[i * 3 + k] = SaturateU8(alpha_s * px[i * 3 + k] + gray);
+      const float mean = static_cast<float>(n ? static_cast<double>(sum) / n : 0.0);
+      const float shift = (1 - alpha_c) * mean;
+      for (size_t i = 0; i < n * 3; ++i) px[i] = SaturateU8(px[i] * alpha_c + shift);
+    } else if (step == 2 && alpha_s != 1.f) {
+      // p * alpha + (1 - alpha) * luma, row by row, the weighted luma spread
+      // to every channel first so the blend is one flat loop.
+      const size_t w = img->width;
+      std::vector<float> gray(w * 3);
+      for (int y = 0; y < img->height; ++y) {
+        uint8_t* row = px + y * w * 3;
+        for (size_t x = 0; x < w; ++x) {
+          const float g = (1 - alpha_s) * Luma(row + x * 3);
+          gray[x * 3] = gray[x * 3 + 1] = gray[x * 3 + 2] = g;
+        }
+        for (size_t i = 0; i < w * 3; ++i) row[i] = SaturateU8(alpha_s * row[i] + gray[i]);
       }
     }
   }
