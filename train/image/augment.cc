@@ -94,6 +94,14 @@ Image WarpAffine(const Image& src, const double m[6], int out_h, int out_w, bool
   return dst;
 }
 
+// SaturateU8 for values known to lie well inside (-2^22, 2^22), as colour
+// jitter's do (|v| < 1000): the same result, with the clamp done on the
+// integer so the loops vectorize without float compare masks.
+inline uint8_t RoundToU8(float v) {
+  const int i = static_cast<int>((v + 12582912.f) - 12582912.f);
+  return static_cast<uint8_t>(std::clamp(i, 0, 255));
+}
+
 // The luma OpenCV's RGB2GRAY gives (fixed point, rounded).
 uint8_t Luma(const uint8_t* rgb) {
   return static_cast<uint8_t>((rgb[0] * 4899 + rgb[1] * 9617 + rgb[2] * 1868 + 8192) >> 14);
@@ -111,13 +119,13 @@ void ColorJitter(Image* img, const AugmentParams& p, Rng& rng) {
   // them. A factor of exactly 1 changes nothing and is skipped.
   for (int step : order) {
     if (step == 0 && alpha_b != 1.f) {
-      for (size_t i = 0; i < n * 3; ++i) px[i] = SaturateU8(px[i] * alpha_b);
+      for (size_t i = 0; i < n * 3; ++i) px[i] = RoundToU8(px[i] * alpha_b);
     } else if (step == 1 && alpha_c != 1.f) {
       uint64_t sum = 0;  // integer lumas: the sum is exact
       for (size_t i = 0; i < n; ++i) sum += Luma(px + i * 3);
       const float mean = static_cast<float>(n ? static_cast<double>(sum) / n : 0.0);
       const float shift = (1 - alpha_c) * mean;
-      for (size_t i = 0; i < n * 3; ++i) px[i] = SaturateU8(px[i] * alpha_c + shift);
+      for (size_t i = 0; i < n * 3; ++i) px[i] = RoundToU8(px[i] * alpha_c + shift);
     } else if (step == 2 && alpha_s != 1.f) {
       // p * alpha + (1 - alpha) * luma, row by row, the weighted luma spread
       // to every channel first so the blend is one flat loop.
@@ -129,7 +137,7 @@ void ColorJitter(Image* img, const AugmentParams& p, Rng& rng) {
           const float g = (1 - alpha_s) * Luma(row + x * 3);
           gray[x * 3] = gray[x * 3 + 1] = gray[x * 3 + 2] = g;
         }
-        for (size_t i = 0; i < w * 3; ++i) row[i] = SaturateU8(alpha_s * row[i] + gray[i]);
+        for (size_t i = 0; i < w * 3; ++i) row[i] = RoundToU8(alpha_s * row[i] + gray[i]);
       }
     }
   }
@@ -143,20 +151,24 @@ void PcaLighting(Image* img, float std, Rng& rng) {
   std::normal_distribution<float> normal(0, std);
   double a[3];
   for (double& v : a) v = normal(rng);
-  // A shift per channel, so a table per channel: truncation toward zero of
-  // p + shift, clamped (MXNet's int + float).
-  uint8_t table[3][256];
+  // A shift per channel: MXNet adds it to the integer pixel and truncates
+  // toward zero, then clamps; for an integer p that is clamp(p +
+  // floor(shift)) (a negative sum clamps to 0 either way), integer
+  // arithmetic over a flat row, which vectorizes.
+  const size_t w = img->width;
+  std::vector<int> offset(w * 3);
   for (int i = 0; i < 3; ++i) {
     double shift = 0;
     for (int j = 0; j < 3; ++j) shift += kEigval[j] * kEigvec[i][j] * a[j];
-    for (int v = 0; v < 256; ++v) {
-      table[i][v] = static_cast<uint8_t>(std::clamp(static_cast<int>(v + shift), 0, 255));
-    }
+    // (Bounded first: beyond +-512 every pixel clamps the same way.)
+    const int floor_shift = static_cast<int>(std::floor(std::clamp(shift, -512.0, 512.0)));
+    for (size_t x = 0; x < w; ++x) offset[x * 3 + i] = floor_shift;
   }
-  const size_t n = size_t(img->height) * img->width;
-  uint8_t* px = img->pixels.data();
-  for (size_t i = 0; i < n; ++i) {
-    for (int k = 0; k < 3; ++k) px[i * 3 + k] = table[k][px[i * 3 + k]];
+  for (int y = 0; y < img->height; ++y) {
+    uint8_t* row = img->row(y);
+    for (size_t i = 0; i < w * 3; ++i) {
+      row[i] = static_cast<uint8_t>(std::clamp(row[i] + offset[i], 0, 255));
+    }
   }
 }
 
