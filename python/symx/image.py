@@ -7,8 +7,13 @@ resizing is the _image_resize operator (OpenCV 3.4.2's arithmetic, as
 MXNet's imresize). Images are (height, width, channels) uint8 NDArrays, RGB
 unless to_rgb=0. MXNet's Augmenter classes, CreateAugmenter and ImageIter
 run in Python (numpy), as MXNet's do; mx.io.ImageRecordIter runs the same
-kind of augmentation in the engine's threads, much faster.
+kind of augmentation in the engine's threads, much faster. imrotate and
+random_rotate turn float32 channels-first images (C, H, W) or batches
+(N, C, H, W), as MXNet's do. The detection augmenters and ImageDetIter
+(symx/image_detection.py) are here too, as in MXNet (mx.image.ImageDetIter,
+mx.image.det.*).
 """
+import numbers as _numbers
 import random as _pyrandom
 
 import numpy as np
@@ -23,7 +28,7 @@ __all__ = ["imdecode", "imread", "imresize", "copyMakeBorder", "scale_down", "re
            "RandomCropAug", "RandomSizedCropAug", "CenterCropAug", "BrightnessJitterAug",
            "ContrastJitterAug", "SaturationJitterAug", "HueJitterAug", "ColorJitterAug",
            "LightingAug", "ColorNormalizeAug", "RandomGrayAug", "HorizontalFlipAug", "CastAug",
-           "CreateAugmenter", "ImageIter"]
+           "CreateAugmenter", "ImageIter", "imrotate", "random_rotate"]
 
 
 def _as_bytes(buf):
@@ -198,6 +203,95 @@ def random_size_crop(src, size, area, ratio, interp=2, **kwargs):
             out = fixed_crop(src, x0, y0, new_w, new_h, size, interp)
             return out, (x0, y0, new_w, new_h)
     return center_crop(src, size, interp)
+
+
+# --- Rotation (MXNet 1.9.1's imrotate / random_rotate) --------------------------
+# Channels-first, as MXNet's: a (C, H, W) image or an (N, C, H, W) batch,
+# float32 only. Each output pixel samples the input bilinearly (the
+# BilinearSampler op, zero outside the image) at its position turned about
+# the image centre; the sampling grid is computed in float32 in the order
+# MXNet's NDArray code computes it.
+
+
+def _rotation_grid(n_angles_deg, h, w, zoom_in, zoom_out):
+    """The (N, 2, H, W) BilinearSampler grid, x then y in [-1, 1], of a turn
+    by each angle (degrees, counter-clockwise seen in the sampled grid)."""
+    f32 = np.float32
+    rad = (n_angles_deg.astype(f32) * f32(np.pi) / f32(180)).reshape(-1, 1, 1)
+    half_h, half_w = f32((h - 1) / 2.0), f32((w - 1) / 2.0)
+    ys = np.repeat(np.arange(h, dtype=f32).reshape(h, 1), w, axis=1) - half_h
+    xs = np.repeat(np.arange(w, dtype=f32).reshape(1, w), h, axis=0) - half_w
+    cos_a, sin_a = np.cos(rad), np.sin(rad)
+    # Turn first, then scale each axis to [-1, 1]: the aspect ratio survives.
+    gx = (xs[None] * cos_a - ys[None] * sin_a) / half_w
+    gy = (xs[None] * sin_a + ys[None] * cos_a) / half_h
+    scale = f32(1)
+    if zoom_in or zoom_out:
+        fh, fw = f32(h), f32(w)
+        radius = np.sqrt(fh * fh + fw * fw)
+        corner = np.arctan(fh / fw)
+        turn = np.abs(rad)
+        reach_x = np.maximum(np.abs(radius * np.cos(corner + turn)),
+                             np.abs(radius * np.cos(corner - turn)))
+        reach_y = np.maximum(np.abs(radius * np.sin(corner + turn)),
+                             np.abs(radius * np.sin(corner - turn)))
+        if zoom_out:   # the whole input stays in view
+            scale = np.maximum(reach_x / fw, reach_y / fh)
+        else:          # no empty border comes into view
+            scale = np.minimum(fw / reach_x, fh / reach_y)
+        scale = scale.reshape(-1, 1, 1, 1).astype(f32)
+    grid = np.stack([gx, gy], axis=1).astype(f32)
+    return (grid * scale).astype(f32)
+
+
+def imrotate(src, rotation_degrees, zoom_in=False, zoom_out=False):
+    """Turns a float32 image (C, H, W) or batch (N, C, H, W) about its
+    centre by rotation_degrees (a number; for a batch also one angle per
+    image as a list, numpy array or NDArray), sampling bilinearly with zeros
+    outside. zoom_in scales so that no border shows, zoom_out so that the
+    whole input shows. Errors as MXNet 1.9.1: ValueError for zoom_in with
+    zoom_out, a rank other than 3 or 4 and an angle count that is not the
+    batch size; TypeError for a dtype other than float32 and a non-scalar
+    angle for one image."""
+    if zoom_in and zoom_out:
+        raise ValueError("imrotate: `zoom_in` and `zoom_out` cannot be both True")
+    if not isinstance(src, nd.NDArray):
+        raise TypeError("imrotate: src must be an NDArray, got %s" % type(src).__name__)
+    if src.dtype is not np.float32:
+        raise TypeError("imrotate: only float32 images are supported, src is %s"
+                        % np.dtype(src.dtype).name)
+    single = src.ndim == 3
+    if single:
+        if not isinstance(rotation_degrees, _numbers.Number):
+            raise TypeError("imrotate: one image (C, H, W) needs a scalar rotation angle, "
+                            "got %s" % type(rotation_degrees).__name__)
+    elif src.ndim != 4:
+        raise ValueError("imrotate: src must be (C, H, W) or (N, C, H, W), got shape %s"
+                         % (src.shape,))
+    batch = src.reshape((1,) + src.shape) if single else src
+    n = batch.shape[0]
+    if isinstance(rotation_degrees, _numbers.Number):
+        angles = np.full((n,), rotation_degrees, dtype=np.float32)
+    else:
+        angles = np.asarray(_np(rotation_degrees), dtype=np.float32)
+        if angles.ndim != 1 or len(angles) != n:
+            raise ValueError("imrotate: %d images but rotation_degrees has shape %s: give one "
+                             "angle per image" % (n, angles.shape))
+    _, _, h, w = batch.shape
+    grid = _rotation_grid(angles, h, w, zoom_in, zoom_out)
+    out = nd.BilinearSampler(batch, nd.array(grid, ctx=src.context))
+    return out[0] if single else out
+
+
+def random_rotate(src, angle_limits, zoom_in=False, zoom_out=False):
+    """imrotate by angles drawn uniformly from angle_limits = (low, high)
+    degrees with numpy's global generator (np.random.seed repeats them): one
+    angle for a (C, H, W) image, one per image for a batch."""
+    if src.ndim == 3:
+        angle = np.random.uniform(*angle_limits)
+    else:
+        angle = np.random.uniform(*angle_limits, size=src.shape[0])
+    return imrotate(src, angle, zoom_in=zoom_in, zoom_out=zoom_out)
 
 
 # --- Augmenters: callables on (H, W, C) NDArrays, as MXNet's mx.image ---------
@@ -686,3 +780,15 @@ class ImageIter:
         return _io.DataBatch(data=[nd.array(data)], label=[nd.array(label, dtype=label.dtype)],
                              pad=pad, provide_data=self.provide_data,
                              provide_label=self.provide_label)
+
+
+# MXNet's mx.image also holds its detection module's names (mx.image.ImageDetIter,
+# mx.image.CreateDetAugmenter, ...) and the module itself as mx.image.det and
+# mx.image.detection.
+from . import image_detection as detection  # noqa: E402
+from .image_detection import *  # noqa: E402,F401,F403
+from .image_detection import __all__ as _det_names  # noqa: E402
+
+det = detection
+__all__ += _det_names
+del _det_names

@@ -1,5 +1,5 @@
 """mx.io: DataDesc, DataBatch, DataIter, NDArrayIter, MNISTIter, ImageRecordIter,
-CSVIter and the built-in digits."""
+CSVIter, LibSVMIter and the built-in digits."""
 from collections import OrderedDict, namedtuple
 
 import numpy as np
@@ -9,7 +9,7 @@ from . import ndarray as nd
 
 __all__ = ["DataDesc", "DataBatch", "DataIter", "NDArrayIter", "MNISTIter", "ImageRecordIter",
            "ImageRecordUInt8Iter", "ImageRecordInt8Iter", "ImageDetRecordIter", "CSVIter",
-           "synthetic_digits"]
+           "LibSVMIter", "synthetic_digits"]
 
 
 class DataDesc(namedtuple("DataDesc", ["name", "shape"])):
@@ -472,3 +472,299 @@ class CSVIter(_EngineIter):
                          (None, "None") else "float32")
         super().__init__(engine, int(kwargs["batch_size"]), data_name, label_name, dtype.type)
         self.provide_label = [DataDesc(label_name, tuple(engine.label_shape()), dtype.type)]
+
+
+# ------------------------------------------------------------------ LibSVMIter
+_LIBSVM_DTYPES = ("float32", "float64", "float16", "int32", "int64", "uint8", "int8")
+
+
+def _libsvm_files(path, what):
+    """[(name, bytes)] of a file, or of a folder's non-empty files in name order."""
+    import os
+    from .base import MXNetError
+    if os.path.isdir(path):
+        names = sorted(n for n in os.listdir(path) if os.path.isfile(os.path.join(path, n)))
+        paths = [os.path.join(path, n) for n in names]
+    else:
+        paths = [path]
+    files = []
+    for p in paths:
+        try:
+            with open(p, "rb") as f:
+                raw = f.read()
+        except OSError as e:
+            raise MXNetError("LibSVMIter: cannot read the %s file %s: %s"
+                             % (what, p, e.strerror)) from None
+        if raw:
+            files.append((p, raw))
+    if not files:
+        raise MXNetError("LibSVMIter: the %s %s %s" % (
+            what, "folder" if os.path.isdir(path) else "file", path) + " holds no data")
+    return files
+
+
+def _eol_run_end(raw, pos):
+    """The position after the first line break at or after pos and the breaks
+    that follow it (dmlc's LineSplitter::SeekRecordBegin), or len(raw)."""
+    n = len(raw)
+    while pos < n and raw[pos] not in b"\r\n":
+        pos += 1
+    while pos < n and raw[pos] in b"\r\n":
+        pos += 1
+    return pos
+
+
+def _libsvm_part_lines(files, part_index, num_parts):
+    """(file, line number, text) of the lines in the part, which is MXNet's
+    (dmlc InputSplit's) byte range: the files' bytes cut into num_parts
+    equal ranges, each boundary moved past the end of the line it falls in
+    (a boundary on a line's first byte too), unless it is a file's start."""
+    import re
+    offsets = [0]
+    for _, raw in files:
+        offsets.append(offsets[-1] + len(raw))
+    total = offsets[-1]
+    step = (total + num_parts - 1) // num_parts
+    bounds = []
+    for b in (min(step * part_index, total), min(step * (part_index + 1), total)):
+        k = max(i for i in range(len(files)) if offsets[i] <= b) if b < total else len(files)
+        if k < len(files) and b != offsets[k]:
+            b = offsets[k] + _eol_run_end(files[k][1], b - offsets[k])
+        bounds.append(b)
+    begin, end = bounds
+    lines = []
+    for k, (name, raw) in enumerate(files):
+        lo, hi = max(begin - offsets[k], 0), min(end - offsets[k], len(raw))
+        if lo >= hi:
+            continue
+        number = raw.count(b"\n", 0, lo) + raw.count(b"\r", 0, lo) - raw.count(b"\r\n", 0, lo) + 1
+        for text in re.split(rb"\r\n|\r|\n", raw[lo:hi]):
+            lines.append((name, number, text))
+            number += 1
+    return lines
+
+
+def _libsvm_rows(lines, width, what):
+    """(labels, dense (rows, width) float32 values) of libsvm lines:
+    'label[:weight] [qid:N] index:value ... [# comment]', 0-based indices."""
+    from .base import MXNetError
+    labels, rows = [], []
+    for name, number, text in lines:
+        text = text.split(b"#", 1)[0].decode("latin-1")
+        tokens = text.split()
+        if not tokens:
+            continue
+        where = "LibSVMIter: %s line %d" % (name, number)
+        head = tokens[0].split(":")
+        try:
+            if len(head) > 2:
+                raise ValueError
+            label = float(head[0])
+            if len(head) == 2:
+                float(head[1])  # a weight: read, then unused (as MXNet)
+        except ValueError:
+            raise MXNetError("%s: the label %r is not a number (or number:weight)"
+                             % (where, tokens[0])) from None
+        tokens = tokens[1:]
+        if tokens and tokens[0].startswith("qid:") and tokens[0][4:].isdigit():
+            tokens = tokens[1:]
+        row = np.zeros((width,), dtype=np.float32)
+        for token in tokens:
+            index, sep, value = token.partition(":")
+            if not sep or not (index.isascii() and index.isdigit()):
+                raise MXNetError("%s: %r is not a feature index:value (0-based index)"
+                                 % (where, token))
+            try:
+                v = float(value)
+            except ValueError:
+                raise MXNetError("%s: feature %r: the value %r is not a number"
+                                 % (where, token, value)) from None
+            i = int(index)
+            if i >= width:
+                raise MXNetError("%s: feature index %d is out of range for the %s shape (%d,) "
+                                 "(indices are 0-based)" % (where, i, what, width))
+            row[i] = v
+        labels.append(label)
+        rows.append(row)
+    values = np.stack(rows) if rows else np.zeros((0, width), dtype=np.float32)
+    return np.asarray(labels, dtype=np.float32), values
+
+
+class LibSVMIter(DataIter):
+    """MXNet's LibSVMIter: batches of the rows of a LibSVM text file (or of
+    every file of a folder, in name order).
+
+    **symx has no sparse storage: each batch's data (and the label, when it
+    comes from label_libsvm) is a dense NDArray with stype 'default' holding
+    the values MXNet's CSRNDArray holds, zeros where a row gives no value**
+    (equal to MXNet's ``batch.data[0].asnumpy()``). Dense rows take
+    data_shape[0] floats each: for very wide, very sparse data, select
+    columns first.
+
+    Each line is ``label[:weight] [qid:N] index:value index:value ...``;
+    indices are 0-based (MXNet's parser's default), weights and query ids are
+    read and ignored, ``#`` starts a comment, blank lines are skipped, a
+    repeated index keeps its last value. data_shape = (features,); the label
+    is the first column, a (batch_size,) float32 array, or, with label_libsvm
+    (a second file, one line per data line, its own first column ignored)
+    and label_shape = (n,) with n > 1, a dense (batch_size, n) array.
+
+    Batching is MXNet's (round_batch=True, the only mode MXNet supports): a
+    short last batch wraps to the first rows of the part and ``pad`` counts
+    them; the epoch after such a batch (reset()) continues after the rows
+    the wrap took, so its batches are other rows than the first epoch's
+    (MXNet's documented behaviour). ``index`` holds each row's position in
+    the part. num_parts/part_index split the file by bytes as MXNet does
+    (each part gets the lines that begin in its byte range, not equal
+    counts). dtype casts data and label (MXNet 1.9.1 fails for any dtype
+    but float32); prefetch_buffer and ctx are accepted and have no effect
+    (the files are read whole, at construction).
+
+    Also on purpose: data line i always gets label line i (MXNet's, when the
+    label file's part holds more lines than the data file's, gives the rows
+    of a wrap and of the epoch after it the labels of other lines), and a
+    line whose first non-blank character is ``#`` is a comment wherever it
+    is (MXNet's parser reads one after the first line as a row when the
+    comment holds a digit or an 'e').
+
+    Errors name the file and line: a label or value that is not a number, a
+    feature that is not index:value, an index >= data_shape[0] (MXNet writes
+    out of bounds there), a missing file, a label file with fewer lines than
+    the data file's part.
+    """
+
+    def __init__(self, data_libsvm=None, data_shape=None, label_libsvm=None, label_shape=(1,),
+                 batch_size=None, round_batch=True, num_parts=1, part_index=0,
+                 prefetch_buffer=4, ctx="gpu", dtype=None, data_name="data",
+                 label_name="softmax_label"):
+        from .base import MXNetError
+        if data_libsvm is None:
+            raise MXNetError("LibSVMIter: data_libsvm (the LibSVM file) is required")
+        if data_shape is None:
+            raise MXNetError("LibSVMIter: data_shape (features,) is required")
+        if batch_size is None:
+            raise MXNetError("LibSVMIter: batch_size is required")
+        data_shape = (int(data_shape),) if isinstance(data_shape, (int, np.integer)) \
+            else tuple(int(d) for d in data_shape)
+        label_shape = (int(label_shape),) if isinstance(label_shape, (int, np.integer)) \
+            else tuple(int(d) for d in label_shape)
+        if len(data_shape) != 1 or data_shape[0] <= 0:
+            raise MXNetError("LibSVMIter: data_shape %s must be 1-D, (features,)"
+                             % (data_shape,))
+        if label_libsvm in (None, "NULL"):
+            label_libsvm = None
+            if int(np.prod(label_shape)) != 1:
+                raise MXNetError("LibSVMIter: label_shape %s needs label_libsvm; without it "
+                                 "the label is the data file's first column, label_shape (1,)"
+                                 % (label_shape,))
+        elif len(label_shape) != 1 or label_shape[0] <= 1:
+            raise MXNetError("LibSVMIter: with label_libsvm, label_shape %s must be 1-D with "
+                             "more than one value, (n,) with n > 1" % (label_shape,))
+        if int(batch_size) <= 0:
+            raise MXNetError("LibSVMIter: batch_size must be positive, got %r" % (batch_size,))
+        if not round_batch or round_batch in ("False", "false", "0"):
+            raise MXNetError("LibSVMIter: round_batch=False is not supported (nor is it by "
+                             "MXNet's LibSVMIter): the last batch wraps to the first rows")
+        if int(num_parts) <= 0 or not 0 <= int(part_index) < int(num_parts):
+            raise MXNetError("LibSVMIter: part_index %r must be in [0, num_parts %r)"
+                             % (part_index, num_parts))
+        dtype = "float32" if dtype in (None, "None") else np.dtype(dtype).name
+        if dtype not in _LIBSVM_DTYPES:
+            raise MXNetError("LibSVMIter: dtype %r: expected one of %s"
+                             % (dtype, ", ".join(_LIBSVM_DTYPES)))
+        super().__init__(int(batch_size))
+        part = (int(part_index), int(num_parts))
+        labels, data = _libsvm_rows(_libsvm_part_lines(_libsvm_files(data_libsvm, "data"),
+                                                       *part), data_shape[0], "data")
+        if label_libsvm is not None:
+            _, label_rows = _libsvm_rows(_libsvm_part_lines(
+                _libsvm_files(label_libsvm, "label"), *part), label_shape[0], "label")
+            if len(label_rows) < len(data):
+                raise MXNetError("LibSVMIter: %s has %d lines in part %d of %d, fewer than the "
+                                 "%d of %s" % (label_libsvm, len(label_rows), part[0], part[1],
+                                               len(data), data_libsvm))
+            labels = label_rows[:len(data)]
+        if len(data) == 0:
+            raise MXNetError("LibSVMIter: part %d of %d of %s holds no rows"
+                             % (part[0], part[1], data_libsvm))
+        if 2 * len(data) < self.batch_size:
+            raise MXNetError("LibSVMIter: batch_size %d is more than twice the %d rows of part "
+                             "%d of %d of %s (MXNet's limit: a batch wraps around once)"
+                             % (self.batch_size, len(data), part[0], part[1], data_libsvm))
+        self._data = data.astype(dtype)
+        self._label = labels.astype(dtype)
+        self._dtype = np.dtype(dtype).type
+        self.provide_data = [DataDesc(data_name, (self.batch_size,) + data_shape, self._dtype)]
+        self.provide_label = [DataDesc(label_name, (self.batch_size,) + self._label.shape[1:],
+                                       self._dtype)]
+        self._cursor = 0     # next row of the part
+        self._wrapped = 0    # rows the last batch took from the part's start
+        self._current = None
+
+    @property
+    def num_rows(self):
+        """Rows in this iterator's part."""
+        return len(self._data)
+
+    def reset(self):
+        # After a wrapped batch MXNet's loader has already rewound its reader:
+        # the next epoch goes on from the rows the wrap took.
+        if self._wrapped:
+            self._wrapped = 0
+        else:
+            self._cursor = 0
+        self._current = None
+
+    def hard_reset(self):
+        """Back to the first row of the part, whatever the last batch took."""
+        self._wrapped = 0
+        self._cursor = 0
+        self._current = None
+
+    def next(self):
+        n = len(self._data)
+        if self._wrapped or self._cursor >= n:
+            raise StopIteration
+        rows = np.arange(self._cursor, min(self._cursor + self.batch_size, n))
+        self._cursor = rows[-1] + 1
+        pad = self.batch_size - len(rows)
+        if pad:
+            if pad > n:
+                from .base import MXNetError
+                raise MXNetError("LibSVMIter: the last batch needs %d more rows to wrap to and "
+                                 "the part holds %d: batch_size %d is too large for it (MXNet "
+                                 "fails here too)" % (pad, n, self.batch_size))
+            rows = np.concatenate([rows, np.arange(pad)])
+            self._cursor = pad
+            self._wrapped = pad
+        return DataBatch(data=[nd.array(self._data[rows], dtype=self._dtype)],
+                         label=[nd.array(self._label[rows], dtype=self._dtype)], pad=pad,
+                         index=rows.astype(np.uint64), provide_data=self.provide_data,
+                         provide_label=self.provide_label)
+
+    # MXNet's older loop: `while it.iter_next(): it.getdata() ...`.
+    def iter_next(self):
+        try:
+            self._current = self.next()
+        except StopIteration:
+            self._current = None
+            return False
+        return True
+
+    def _batch(self):
+        if self._current is None:
+            from .base import MXNetError
+            raise MXNetError("LibSVMIter: call iter_next() first: there is no current batch")
+        return self._current
+
+    def getdata(self):
+        return self._batch().data
+
+    def getlabel(self):
+        return self._batch().label
+
+    def getindex(self):
+        return self._batch().index
+
+    def getpad(self):
+        return self._batch().pad
