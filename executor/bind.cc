@@ -386,6 +386,7 @@ ExecutorOr TrySimpleBind(const Symbol& symbol, const SimpleBindOptions& o, Rende
   bo.shared_exec = o.shared_exec;
   bo.comm = o.comm;
   bo.comm_timeout = o.comm_timeout;
+  bo.defer_send_wait = o.defer_send_wait;
   bo.engine = o.engine;
   return ExecutorBuilder::Build(symbol, bo, std::move(bind));
 }

@@ -169,7 +169,7 @@ absl::Status RunSteps(const Phase& phase, std::vector<KernelContext>& contexts, 
 // Runs a phase; in a cross-rank plan it returns once the sends its _send
 // steps started have completed, as the values they read may change next.
 absl::Status RunPhase(const Phase& phase, bool is_train, const ExecPlan& plan, RunState& run,
-                      const RunHooks& hooks, DeviceWorkers* workers) {
+                      const RunHooks& hooks, DeviceWorkers* workers, bool defer_send_wait) {
   absl::Status s;
   run.cancel.store(false);
   // A peer that failed or hung would make waiting for sends to it futile.
@@ -179,6 +179,12 @@ absl::Status RunPhase(const Phase& phase, bool is_train, const ExecPlan& plan, R
     run.pending.Clear();
     if (plan.device_comm != nullptr) plan.device_comm->Abort(why);
   };
+  // Deferred sends of the previous phase read values this phase may change.
+  s = run.pending.WaitAll(plan.comm_timeout);
+  if (!s.ok()) {
+    give_up(s);
+    return s;
+  }
   try {
     s = RunSteps(phase, run.contexts(phase, plan), is_train, *plan.graph, hooks, workers,
                  &run.cancel);
@@ -193,6 +199,7 @@ absl::Status RunPhase(const Phase& phase, bool is_train, const ExecPlan& plan, R
     give_up(s);
     return s;
   }
+  if (defer_send_wait) return absl::OkStatus();
   s = run.pending.WaitAll(plan.comm_timeout);
   if (!s.ok()) give_up(s);
   return s;
@@ -277,7 +284,7 @@ void Executor::Forward(bool is_train, const std::map<std::string, Tensor>& input
     }
   }
   ThrowIfError(RunPhase(plan_->forward, is_train, *plan_, *run_, {monitor_, monitor_all_, nullptr},
-                        workers_.get()));
+                        workers_.get(), bind_options_.defer_send_wait));
 }
 
 void Executor::Backward(const std::vector<Tensor>& head_grads) {
@@ -307,7 +314,17 @@ void Executor::Backward(const std::vector<Tensor>& head_grads) {
     ThrowIfError(CopyTensor(head_grads[i], dst));
   }
   ThrowIfError(RunPhase(plan_->backward, true, *plan_, *run_,
-                        {monitor_, monitor_all_, gradient_ready_}, workers_.get()));
+                        {monitor_, monitor_all_, gradient_ready_}, workers_.get(),
+                        bind_options_.defer_send_wait));
+}
+
+void Executor::WaitForSends() {
+  absl::Status s = run_->pending.WaitAll(plan_->comm_timeout);
+  if (!s.ok()) {
+    run_->pending.Clear();
+    if (plan_->device_comm != nullptr) plan_->device_comm->Abort(s);
+    throw Error(s);
+  }
 }
 
 void Executor::Backward(const std::map<std::string, Tensor>& head_grads) {

@@ -92,6 +92,14 @@ struct BindOptions {
   // and how long any wait on another rank may take.
   std::shared_ptr<Communicator> comm;
   absl::Duration comm_timeout = absl::Seconds(300);
+  // Cross-rank: a phase (Forward, Backward) returns without waiting for the
+  // sends its _send steps started; the next phase of this executor, or
+  // WaitForSends(), waits for them first. For pipelines, where a stage runs
+  // other executors while its peer has not yet posted the receive (MPI's
+  // large sends complete only then): waiting at the phase's end would
+  // deadlock 1F1B. The caller must not change what a send reads (this
+  // executor's arrays, parameters it sends) before WaitForSends().
+  bool defer_send_wait = false;
   // The engine's switches for this bind (oneDNN, fusion, channels-last, the
   // host fallback: devices/engine_options.h). The defaults are the fast
   // paths; the symx tool and the Python package fill them from SYMX_*
@@ -113,6 +121,7 @@ struct SimpleBindOptions {
   // As in BindOptions.
   std::shared_ptr<Communicator> comm;
   absl::Duration comm_timeout = absl::Seconds(300);
+  bool defer_send_wait = false;
   EngineOptions engine;
 };
 
@@ -145,6 +154,9 @@ class Executor {
   // needed unless the head is a loss op. A no-op when no gradient is computed.
   void Backward(const std::vector<Tensor>& head_grads = {});
   void Backward(const std::map<std::string, Tensor>& head_grads);
+  // Waits for the sends of the last phase (defer_send_wait); a no-op
+  // otherwise. Throws symx::Error naming the rank when one fails or times out.
+  void WaitForSends();
 
   const Symbol& symbol() const { return symbol_; }
   const std::vector<Tensor>& outputs() const { return outputs_; }

@@ -1,5 +1,6 @@
 #include "train/parallel_model.h"
 
+#include <algorithm>
 #include <exception>
 
 #include "absl/strings/str_cat.h"
@@ -72,20 +73,32 @@ ParallelModel::ParallelModel(const Symbol& net, const ParallelOptions& o)
           "ranks' devices, which splits the model across ranks: use one or the other");
     }
     layout_ = Layout::kSplit;
-    Replica r;
-    r.ctx = o.ctx;
-    r.rows = batch;
-    SimpleBindOptions bind;
-    bind.ctx = o.ctx;
-    bind.group2ctx = o.group2ctx;
-    bind.grad_req = grad_req;
-    bind.shapes = {{kDataName, shapes_.at(kDataName)}, {kLabelName, shapes_.at(kLabelName)}};
-    bind.comm = comm_;
-    bind.comm_timeout = timeout_;
-    bind.engine = o.engine;
-    r.train = Executor::SimpleBind(net, bind);
-    replicas_.push_back(std::move(r));
+    if (o.microbatches > 1 || o.schedule == PipelineSchedule::kOneFOneB) {
+      BindPipeline(net, o, grad_req);
+    } else {
+      Replica r;
+      r.ctx = o.ctx;
+      r.rows = batch;
+      SimpleBindOptions bind;
+      bind.ctx = o.ctx;
+      bind.group2ctx = o.group2ctx;
+      bind.grad_req = grad_req;
+      bind.shapes = {{kDataName, shapes_.at(kDataName)}, {kLabelName, shapes_.at(kLabelName)}};
+      bind.comm = comm_;
+      bind.comm_timeout = timeout_;
+      bind.engine = o.engine;
+      r.train = Executor::SimpleBind(net, bind);
+      replicas_.push_back(std::move(r));
+    }
   } else {
+    if (o.microbatches > 1) {
+      Fail(absl::StrCat(
+          "micro-batches (", o.microbatches,
+          ") pipeline a model split across ranks (group2ctx naming other ranks' devices, "
+          "e.g. stage2=cpu(0)@rank1); this model runs ",
+          o.contexts.size() > 1 || comm_ != nullptr ? "data parallel" : "in one process",
+          ", which has no stages to pipeline"));
+    }
     std::vector<Context> contexts = o.contexts.empty() ? std::vector<Context>{o.ctx} : o.contexts;
     if (!o.group2ctx.empty() && (contexts.size() > 1 || comm_ != nullptr)) {
       Fail(
@@ -129,8 +142,13 @@ ParallelModel::ParallelModel(const Symbol& net, const ParallelOptions& o)
   for (Replica& r : replicas_) {
     std::map<std::string, Tensor> args = r.train->arg_dict();
     for (const char* name : {kDataName, kLabelName}) {
+      // The whole replica's rows (a pipeline's training executors take a
+      // micro-batch; inference takes the batch at once).
       Tensor& t = args[name];
-      if (t.defined()) t = ValueOrThrow(Tensor::Zeros(t.shape(), t.dtype(), t.ctx()));
+      Shape shape = shapes_.at(name);
+      std::vector<int64_t> dims = shape.dims();
+      dims[0] = r.rows;
+      if (t.defined()) t = ValueOrThrow(Tensor::Zeros(Shape(dims), t.dtype(), t.ctx()));
     }
     BindOptions bind;
     bind.ctx = r.ctx;
@@ -160,7 +178,15 @@ ParallelModel::~ParallelModel() = default;
 
 std::string ParallelModel::Describe() const {
   if (layout_ == Layout::kSplit) {
-    return absl::StrCat("split over ", ranks_, " ranks (rank ", rank(), " runs its part)");
+    std::string text =
+        absl::StrCat("split over ", ranks_, " ranks (rank ", rank(), " runs its part)");
+    if (!stages_.empty()) {
+      absl::StrAppend(&text, ", pipelined: ", stages_.size(), " stages (ranks ",
+                      absl::StrJoin(stages_, ", "), "), ", microbatches_, " micro-batches of ",
+                      replicas_[0].rows / microbatches_, ", ", PipelineScheduleName(schedule_),
+                      ", ", 1 + extra_slots_.size(), " activation slots");
+    }
+    return text;
   }
   std::vector<std::string> devices;
   for (const Replica& r : replicas_) devices.push_back(r.ctx.ToString());
@@ -203,8 +229,116 @@ void ParallelModel::SetParams(const std::map<std::string, Tensor>& args,
   for (Replica& r : replicas_) r.train->CopyParamsFrom(a, x);
 }
 
+void ParallelModel::BindPipeline(const Symbol& net, const ParallelOptions& o,
+                                 const std::map<std::string, GradReq>& grad_req) {
+  microbatches_ = std::max(1, o.microbatches);
+  schedule_ = o.schedule;
+  const int64_t batch = o.batch_size;
+  if (batch % microbatches_ != 0) {
+    Fail(absl::StrCat("the batch size ", batch, " is not a multiple of the ", microbatches_,
+                      " micro-batches (each micro-batch has batch / microbatches rows)"));
+  }
+  absl::StatusOr<std::vector<int>> stages = PipelineStages(
+      net, o.ctx, o.group2ctx, /*require_chain=*/schedule_ == PipelineSchedule::kOneFOneB);
+  if (!stages.ok()) Fail(std::string(stages.status().message()));
+  stages_ = *stages;
+  auto at = std::find(stages_.begin(), stages_.end(), rank());
+  stage_ = at == stages_.end() ? -1 : static_cast<int>(at - stages_.begin());
+  const int64_t micro = batch / microbatches_;
+  const int slots = ActivationSlots(schedule_, static_cast<int>(stages_.size()), microbatches_);
+  std::map<std::string, GradReq> add = grad_req;
+  for (auto& [name, req] : add) req = GradReq::kAdd;  // summed over micro-batches
+
+  Replica r;
+  r.ctx = o.ctx;
+  r.rows = batch;
+  SimpleBindOptions bind;
+  bind.ctx = o.ctx;
+  bind.group2ctx = o.group2ctx;
+  bind.grad_req = add;
+  bind.shapes = {{kDataName, Shape(WithBatch(micro, o.example_shape))}, {kLabelName, Shape{micro}}};
+  bind.comm = comm_;
+  bind.comm_timeout = timeout_;
+  bind.defer_send_wait = true;
+  bind.engine = o.engine;
+  r.train = Executor::SimpleBind(net, bind);
+  // The other slots: their own data, label and activations; the first's
+  // parameters, gradients and aux states.
+  std::map<std::string, Tensor> args = r.train->arg_dict();
+  for (const char* name : {kDataName, kLabelName}) {
+    Tensor& t = args[name];
+    if (t.defined()) t = ValueOrThrow(Tensor::Zeros(t.shape(), t.dtype(), t.ctx()));
+  }
+  BindOptions slot;
+  slot.ctx = o.ctx;
+  slot.group2ctx = o.group2ctx;
+  slot.grad_req = add;
+  slot.comm = comm_;
+  slot.comm_timeout = timeout_;
+  slot.defer_send_wait = true;
+  slot.engine = o.engine;
+  for (int k = 1; k < slots; ++k) {
+    std::map<std::string, Tensor> own = args;
+    for (const char* name : {kDataName, kLabelName}) {
+      Tensor& t = own[name];
+      if (t.defined()) t = ValueOrThrow(Tensor::Zeros(t.shape(), t.dtype(), t.ctx()));
+    }
+    extra_slots_.push_back(
+        Executor::Bind(net, slot, own, r.train->grad_dict(), r.train->aux_dict()));
+  }
+  replicas_.push_back(std::move(r));
+}
+
+void ParallelModel::PipelineTrainStep(const Tensor& data, const Tensor& label, Metrics* local,
+                                      int64_t first_row) {
+  Replica& r = replicas_[0];
+  for (const auto& [name, grad] : r.train->grad_dict()) grad.Fill(0);
+  const int64_t micro = r.rows / microbatches_;
+  const size_t slots = 1 + extra_slots_.size();
+  auto slot = [&](int microbatch) -> Executor& {
+    const size_t k = static_cast<size_t>(microbatch) % slots;
+    return k == 0 ? *r.train : *extra_slots_[k - 1];
+  };
+  // A rank that runs no op of the model keeps GPipe's order (its executors
+  // have no steps).
+  const std::vector<PipelineOp> ops =
+      stage_ < 0
+          ? StageSchedule(PipelineSchedule::kGpipe, 1, 0, microbatches_)
+          : StageSchedule(schedule_, static_cast<int>(stages_.size()), stage_, microbatches_);
+  for (const PipelineOp& op : ops) {
+    Executor& exe = slot(op.microbatch);
+    if (!op.forward) {
+      exe.Backward();
+      continue;
+    }
+    const int64_t at = r.offset - first_row + op.microbatch * micro;
+    const Tensor l = ValueOrThrow(label.Slice(at, at + micro));
+    exe.Forward(/*is_train=*/true,
+                {{kDataName, ValueOrThrow(data.Slice(at, at + micro))}, {kLabelName, l}});
+    const Tensor& out = exe.outputs()[0];
+    if (out.defined()) local->Add(out, l, micro);  // on the rank holding the loss head
+  }
+  // The optimizer changes parameters next, which sends may still read.
+  r.train->WaitForSends();
+  for (auto& exe : extra_slots_) exe->WaitForSends();
+}
+
+size_t ParallelModel::planned_bytes() const {
+  size_t total = 0;
+  auto add = [&](const Executor& exe) {
+    for (const MemoryStats& m : exe.memory_stats()) total += m.planned_bytes;
+  };
+  for (const Replica& r : replicas_) add(*r.train);
+  for (const auto& exe : extra_slots_) add(*exe);
+  return total;
+}
+
 void ParallelModel::TrainStep(const Tensor& data, const Tensor& label, Metrics* local,
                               int64_t first_row) {
+  if (!extra_slots_.empty() || microbatches_ > 1 || !stages_.empty()) {
+    PipelineTrainStep(data, label, local, first_row);
+    return;
+  }
   if (reducer_) reducer_->Start();
   ForEachReplica([&](size_t k) {
     Replica& r = replicas_[k];

@@ -15,7 +15,15 @@
 //     over devices.
 //   - Split across ranks: group2ctx names other ranks' devices
 //     (`stage2=cpu(0)@rank1`); one SPMD executor per rank, each running and
-//     updating its own part (executor.h).
+//     updating its own part (executor.h). With `microbatches` m > 1 (or the
+//     1f1b schedule) the split is a pipeline (pipeline.h): the batch is cut
+//     into m micro-batches of batch/m rows that flow through the stages in
+//     the schedule's order, each rank binding one executor per activation
+//     slot (m for GPipe, min(m, stages) for 1F1B) over the same parameter,
+//     gradient (grad_req add, zeroed each step) and aux arrays. Gradients
+//     are the sum over the micro-batches: the full batch's to float32
+//     rounding. BatchNorm normalizes each micro-batch by its own statistics
+//     and updates its moving averages once per micro-batch.
 //
 // Every method that talks to other ranks is collective: all ranks call the
 // same methods in the same order (the training loop does).
@@ -35,6 +43,7 @@
 #include "executor/executor.h"
 #include "graph/symbol.h"
 #include "train/metrics.h"
+#include "train/pipeline.h"
 
 namespace symx {
 class GradientReducer;
@@ -55,6 +64,10 @@ struct ParallelOptions {
   int64_t batch_size = 0;  // the global batch
   Shape example_shape;     // one example of `data`, e.g. [1, 28, 28]
   EngineOptions engine;    // every bind's switches (devices/engine_options.h)
+  // A split across ranks as a pipeline: micro-batches per batch (a divisor
+  // of batch_size) and their order. Other layouts refuse m > 1.
+  int microbatches = 1;
+  PipelineSchedule schedule = PipelineSchedule::kGpipe;
 };
 
 class ParallelModel {
@@ -116,6 +129,9 @@ class ParallelModel {
   // Every parameter and aux state as one process would hold them, on rank 0
   // (other ranks get empty maps). Collective.
   void Gather(std::map<std::string, Tensor>* args, std::map<std::string, Tensor>* aux);
+  // Bytes of intermediate memory this rank's training executors plan (every
+  // activation slot of a pipeline), summed over devices.
+  size_t planned_bytes() const;
 
  private:
   enum class Layout { kReplicas, kSplit };
@@ -127,6 +143,12 @@ class ParallelModel {
   // Runs fn(k) for every local replica, concurrently when there are several;
   // the first exception is raised again once all are done.
   void ForEachReplica(const std::function<void(size_t)>& fn);
+  // The split layout as a pipeline: binds the activation slots, and runs one
+  // batch through them in this rank's schedule.
+  void BindPipeline(const Symbol& net, const ParallelOptions& o,
+                    const std::map<std::string, GradReq>& grad_req);
+  void PipelineTrainStep(const Tensor& data, const Tensor& label, Metrics* local,
+                         int64_t first_row);
 
   Layout layout_ = Layout::kReplicas;
   std::shared_ptr<Communicator> comm_;  // several ranks only
@@ -140,6 +162,12 @@ class ParallelModel {
   std::vector<Replica> replicas_;
   std::unique_ptr<GradientReducer> reducer_;
   std::unique_ptr<DeviceWorkers> workers_;
+  // Pipeline (split layout with micro-batches): slot 0 is replicas_[0].train.
+  int microbatches_ = 1;
+  PipelineSchedule schedule_ = PipelineSchedule::kGpipe;
+  std::vector<int> stages_;  // ranks in pipeline order
+  int stage_ = 0;            // this rank's place in stages_
+  std::vector<std::unique_ptr<Executor>> extra_slots_;
 };
 
 }  // namespace symx::train

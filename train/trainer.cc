@@ -327,6 +327,8 @@ TrainResult Train(const TrainOptions& options, const Shape& example_shape,
   po.batch_size = batch;
   po.example_shape = example_shape;
   po.engine = options.engine;
+  po.microbatches = options.microbatches;
+  po.schedule = options.schedule;
   ParallelModel model(bound, po);
   // float16 scales the loss of a model that has a loss head (the rewrite
   // then has the scale input); without one there is nothing to scale.
@@ -336,6 +338,7 @@ TrainResult Train(const TrainOptions& options, const Shape& example_shape,
     model.SetLossScale(scaler->scale());
   }
   result.layout = model.Describe();
+  result.planned_bytes = model.planned_bytes();
   const std::vector<std::string>& param_names = model.param_names();
 
   // Initial values made on the host as one process makes them (the same

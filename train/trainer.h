@@ -44,6 +44,7 @@
 #include "train/loss_scaler.h"
 #include "train/metrics.h"
 #include "train/optimizer.h"
+#include "train/pipeline.h"
 
 namespace symx::train {
 
@@ -103,6 +104,10 @@ struct TrainOptions {
   std::shared_ptr<Communicator> comm;
   absl::Duration comm_timeout = absl::Seconds(300);
   size_t bucket_bytes = size_t{25} << 20;  // gradient buckets (data parallel)
+  // A model split across ranks as a pipeline (parallel_model.h, pipeline.h):
+  // micro-batches per batch and their schedule.
+  int microbatches = 1;
+  PipelineSchedule schedule = PipelineSchedule::kGpipe;
   // float32, or float16/bfloat16 for mixed precision (mixed_precision.h):
   // the model computes in that dtype, the optimizer updates float32 master
   // weights, checkpoints are float32. float16 scales the loss dynamically
@@ -155,6 +160,9 @@ struct TrainResult {
   Symbol symbol;
   // How the model ran ("cpu(0)", "data parallel: ...").
   std::string layout;
+  // Intermediate memory this rank's training executors plan, in bytes (a
+  // pipeline: all its activation slots).
+  size_t planned_bytes = 0;
   // The trained parameters (the training executor's arrays; with several
   // ranks, on rank 0 only).
   std::map<std::string, Tensor> arg_params;

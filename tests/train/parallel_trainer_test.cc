@@ -130,6 +130,27 @@ TEST(ParallelTrainer, SplitAcrossRanksIsOneProcessExactly) {
   EXPECT_TRUE(ranks[1].arg_params.empty());
 }
 
+// The split as a pipeline of 4 micro-batches: one process's training to
+// float32 rounding (the gradient is summed per micro-batch, then over them;
+// the example MLP has no BatchNorm), GPipe and 1F1B exactly alike.
+TEST(ParallelTrainer, PipelinedSplitIsOneProcessToRounding) {
+  TrainResult one = Train(Split(Base(), false), Data());
+  TrainOptions o = Split(Base(), true);
+  o.microbatches = 4;
+  std::vector<TrainResult> gpipe = OnRanks(2, o);
+  o.schedule = PipelineSchedule::kOneFOneB;
+  std::vector<TrainResult> ofob = OnRanks(2, o);
+  EXPECT_EQ(ofob[0].layout,
+            "split over 2 ranks (rank 0 runs its part), pipelined: 2 stages (ranks 0, 1), 4 "
+            "micro-batches of 10, 1f1b, 2 activation slots");
+  ExpectSameMetrics(one, gpipe[0], 1e-3);
+  ExpectCloseParams(one, gpipe[0], 1e-4);
+  ExpectSameMetrics(gpipe[0], ofob[0], 0);
+  ExpectCloseParams(gpipe[0], ofob[0], 0);
+  // 4 activation slots against 2.
+  EXPECT_EQ(gpipe[0].planned_bytes, 2 * ofob[0].planned_bytes);
+}
+
 // float16 with a first loss scale that overflows: every rank and replica
 // skips the same steps (the overflow is agreed over ranks) and lowers the
 // scale alike, and data parallelism still matches one process.

@@ -38,11 +38,17 @@ constexpr char kUsage[] =
     "                  [--optimizer NAME[:KEY=VALUE,...]] [--lr-schedule NAME:KEY=VALUE,...]\n"
     "                  [--momentum X] [--wd X] [--clip-gradient X] [--seed N]\n"
     "                  [--save-every-epoch] [--comm-timeout SECONDS] [--bucket-mb MB]\n"
-    "                  [--dtype float32|float16|bfloat16]\n"
+    "                  [--dtype float32|float16|bfloat16] [--microbatches M] [--schedule "
+    "gpipe|1f1b]\n"
     "  --optimizer: sgd (default), nag, signum, lars, dcasgd, adam, adamw, rmsprop, adagrad,\n"
     "          adadelta, adamax, nadam, ftrl, ftml, lamb, sgld, groupadagrad, with MXNet's\n"
     "          settings: 'adam:beta1=0.8,epsilon=1e-6', 'rmsprop:centered=true'\n"
     "  --lr: default 0.05 for sgd, MXNet's default for the others\n"
+    "  --microbatches M (a divisor of --batch-size) pipelines a model split across ranks with\n"
+    "          --group2ctx: each batch flows through the stages as M micro-batches, in GPipe's\n"
+    "          order (all forwards, then all backwards; the default) or 1F1B's (--schedule 1f1b:\n"
+    "          at most one micro-batch per stage in flight, less activation memory); gradients\n"
+    "          are summed over the micro-batches; BatchNorm sees each micro-batch alone\n"
     "  --momentum (default 0.9) applies to sgd, nag, signum, lars, dcasgd\n"
     "  --lr-schedule: factor:step=N[,factor=F], multifactor:step=[N1,N2,...][,factor=F],\n"
     "          poly:max_update=N[,pwr=P], cosine:max_update=N[,final_lr=X]; all take\n"
@@ -177,7 +183,8 @@ train::TrainOptions ParseTrainFlags(const std::vector<std::string>& args, Record
              "--wd",          "--seed",          "--comm-timeout", "--bucket-mb",  "--dtype",
              "--lr-schedule", "--clip-gradient", "--train-rec",    "--val-rec",    "--data-shape",
              "--params",      "--num-classes",   "--fixed-params", "--resize",     "--mean-rgb",
-             "--std-rgb",     "--scale",         "--threads",      "--iter"},
+             "--std-rgb",     "--scale",         "--threads",      "--iter",       "--microbatches",
+             "--schedule"},
       {"--save-every-epoch", "--rand-crop", "--rand-mirror"});
   if (!parsed.ok()) throw UsageError(std::string(parsed.status().message()));
   if (parsed->positional.size() > 1) {
@@ -249,6 +256,14 @@ train::TrainOptions ParseTrainFlags(const std::vector<std::string>& args, Record
     const double mb = ParseDoubleFlag("--bucket-mb", *v);
     if (!(mb > 0)) throw UsageError("--bucket-mb must be positive");
     o.bucket_bytes = static_cast<size_t>(mb * (1 << 20));
+  }
+  if (auto v = single("--microbatches")) {
+    o.microbatches = static_cast<int>(ParseIntFlag("--microbatches", *v, 1));
+  }
+  if (auto v = single("--schedule")) {
+    auto schedule = train::ParsePipelineSchedule(*v);
+    if (!schedule.ok()) throw UsageError(absl::StrCat("--schedule: ", schedule.status().message()));
+    o.schedule = *schedule;
   }
   for (auto [it, end] = parsed->values.equal_range("--group2ctx"); it != end; ++it) {
     auto kv = ParseGroup2CtxFlag(it->second);
