@@ -9,7 +9,10 @@
 #   3. runs it again in one process and checks that every output and gradient
 #      is bitwise the same (both with one intra-op thread per device);
 #   4. installs the Python front (`pip install .` into a venv) and scores the
-#      checkpoint from Python with `import symx as mx` (Module.load, score).
+#      checkpoint from Python with `import symx as mx` (Module.load, score);
+#   5. trains the example MLP split in two stages across the 2 ranks as a
+#      pipeline (4 micro-batches per batch, 1F1B order), and again in one
+#      process, and compares their loss, accuracy and parameters.
 # Extra arguments go to `symx train` (e.g. --epochs 5, --data-dir MNIST_DIR).
 # Output: ${SYMX_OUT:-/tmp/symx_main_job}.
 set -euo pipefail
@@ -73,4 +76,34 @@ else
   "$venv/bin/python" tools/examples/score_checkpoint.py "$out/lenet" "$((10#${epoch##*-}))" \
     --seed "$seed"
 fi
+
+echo
+echo "== 5. a pipeline: the MLP split in two stages across the ranks, 4 micro-batches, 1F1B"
+pipe=(train --model mlp --epochs 2 --batch-size 100 --seed 7)
+"${mpirun[@]}" "$symx" "${pipe[@]}" --prefix "$out/pipe" --microbatches 4 --schedule 1f1b \
+  --group2ctx 'stage1=cpu(0)@rank0' --group2ctx 'stage2=cpu(0)@rank1' | tee "$out/pipe.log"
+"$symx" "${pipe[@]}" --prefix "$out/whole" > "$out/whole.log"
+"$venv/bin/python" - "$out" <<'PY'
+import re, sys
+import numpy as np
+import symx as mx
+out = sys.argv[1]
+def epochs(name):
+    return [tuple(map(float, m)) for m in re.findall(
+        r"loss ([0-9.]+)  train accuracy ([0-9.]+)  test accuracy ([0-9.]+)",
+        open("%s/%s.log" % (out, name)).read())]
+pipe, whole = epochs("pipe"), epochs("whole")
+assert pipe and len(pipe) == len(whole), (pipe, whole)
+for e, (p, w) in enumerate(zip(pipe, whole), 1):
+    print("epoch %d: pipelined loss %.4f test accuracy %.4f | one process %.4f %.4f"
+          % (e, p[0], p[2], w[0], w[2]))
+    assert abs(p[0] - w[0]) < 1e-3 and abs(p[2] - w[2]) < 1e-3, "the pipeline trained differently"
+a = mx.nd.load("%s/pipe-%04d.params" % (out, len(pipe)))
+b = mx.nd.load("%s/whole-%04d.params" % (out, len(pipe)))
+assert sorted(a) == sorted(b)
+worst = max(float(np.abs(a[k].asnumpy() - b[k].asnumpy()).max()) for k in a)
+print("the pipeline's %d parameter arrays are within %.1e of one process's (the gradient is"
+      " summed per micro-batch, then over them: float32 rounding)" % (len(a), worst))
+assert worst < 1e-3
+PY
 echo "checkpoint and outputs in $out"

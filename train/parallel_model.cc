@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "data_parallel/gradient_reducer.h"
+#include "distributed/agreement.h"
 #include "graph/error.h"
 #include "train/mixed_precision.h"
 
@@ -73,6 +74,20 @@ ParallelModel::ParallelModel(const Symbol& net, const ParallelOptions& o)
           "ranks' devices, which splits the model across ranks: use one or the other");
     }
     layout_ = Layout::kSplit;
+    // The ranks must run the same pipeline (else their binds would differ in
+    // shapes or slots, or their transfers would not pair up): compared
+    // first, so the error says what differs.
+    const std::string mine = absl::StrCat(std::max(1, o.microbatches), " micro-batches (",
+                                          PipelineScheduleName(o.schedule), ")");
+    std::vector<std::string> all = ValueOrThrow(AllGather(*comm_, mine, timeout_));
+    for (size_t k = 1; k < all.size(); ++k) {
+      if (all[k] != all[0]) {
+        Fail(absl::StrCat("the ranks disagree on the pipeline: rank 0 runs ", all[0], ", rank ", k,
+                          " runs ", all[k],
+                          " (give every rank the same --microbatches and "
+                          "--schedule)"));
+      }
+    }
     if (o.microbatches > 1 || o.schedule == PipelineSchedule::kOneFOneB) {
       BindPipeline(net, o, grad_req);
     } else {

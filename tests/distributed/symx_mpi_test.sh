@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # symx under mpirun, as a user runs it: data-parallel training over ranks and
 # devices equal to one process (per-epoch metrics to 3 decimals), a model
-# split across ranks writing exactly what one process writes (bitwise), bench
-# and viz across ranks, and the faults: a hung rank, a killed rank, ranks
-# that bound different graphs, bad flags. Every case must end in seconds.
+# split across ranks writing exactly what one process writes (bitwise), the
+# split as a pipeline (GPipe and 1F1B), bench and viz across ranks, and the
+# faults: a hung rank (also in a pipeline), a killed rank, ranks that bound
+# different graphs or pipelines, bad flags. Every case must end in seconds.
 set -u
 SYMX="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 MPIRUN="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"   # tests/distributed/mpirun.sh
@@ -72,6 +73,24 @@ train_case split2 2 "${TRAIN[@]}" \
   --group2ctx 'stage1=cpu(0)@rank0' --group2ctx 'stage2=cpu(0)@rank1'
 grep -q "trained on split over 2 ranks" "$TMP/split2.log" || say_fail "split2: layout line"
 
+# The split as a pipeline of 4 micro-batches, in both orders, over MPI (whose
+# sends of these sizes complete only once received: 1F1B must not wait for
+# them at a phase's end). The sums differ from one process in rounding only.
+for schedule in gpipe 1f1b; do
+  train_case "pipe_$schedule" 2 "${TRAIN[@]}" --microbatches 4 --schedule "$schedule" \
+    --group2ctx 'stage1=cpu(0)@rank0' --group2ctx 'stage2=cpu(0)@rank1'
+  grep -q "pipelined: 2 stages (ranks 0, 1), 4 micro-batches of 16, $schedule" \
+    "$TMP/pipe_$schedule.log" || say_fail "pipe_$schedule: layout line"
+done
+# Ranks given different pipelines (MPMD) fail at once, naming both.
+"$MPIRUN" 1 "$SYMX" train "${TRAIN[@]}" --microbatches 4 --prefix "$TMP/pm" \
+  --group2ctx 'stage1=cpu(0)@rank0' --group2ctx 'stage2=cpu(0)@rank1' : \
+  -np 1 "$SYMX" train "${TRAIN[@]}" --microbatches 2 --prefix "$TMP/pm" \
+  --group2ctx 'stage1=cpu(0)@rank0' --group2ctx 'stage2=cpu(0)@rank1' >"$TMP/pm.log" 2>&1 \
+  && say_fail "different pipelines: exit 0"
+grep -q "the ranks disagree on the pipeline: rank 0 runs 4 micro-batches (gpipe), rank 1 runs 2 micro-batches (gpipe)" \
+  "$TMP/pm.log" || { say_fail "different pipelines: message"; cat "$TMP/pm.log"; }
+
 # bench across ranks reports every rank's devices.
 out=$("$MPIRUN" 2 "$SYMX" bench "$LENET" --shape data=8,1,28,28 --iters 3 --json \
   --group2ctx 'stage1=cpu(0)@rank0' --group2ctx 'stage2=cpu(0)@rank1' 2>&1)
@@ -97,11 +116,12 @@ rank_pid() {
   done
 }
 # A long training job whose rank 1 is stopped (SIGSTOP) or killed once it runs.
-fault_case() {  # fault_case NAME SIGNAL MAX_SECONDS
+fault_case() {  # fault_case NAME SIGNAL MAX_SECONDS [train flags...]
   local name=$1 signal=$2 max=$3
+  shift 3
   local start=$SECONDS
   SYMX_MPIRUN_TIMEOUT=120 "$MPIRUN" 2 "$SYMX" train --model mlp --epochs 200 --comm-timeout 3 \
-    >"$TMP/$name.log" 2>&1 &
+    "$@" >"$TMP/$name.log" 2>&1 &
   local job=$!
   local pid=""
   for _ in $(seq 100); do
@@ -127,6 +147,11 @@ grep -qE "symx train: rank 0: .*did not complete within (2\.9[0-9]*|3[.0-9]*)s: 
 cat "$TMP/hung.log"
 grep -q "allreduce" "$TMP/hung.log" || say_fail "hung: the operation is named"
 fault_case killed KILL 20
+# A pipeline whose second stage stops: the first names it within the timeout.
+fault_case pipe_hung STOP 40 --microbatches 4 --schedule 1f1b \
+  --group2ctx 'stage1=cpu(0)@rank0' --group2ctx 'stage2=cpu(0)@rank1'
+grep -qE "symx train: rank 0: .*(rank 1|from 1)" "$TMP/pipe_hung.log" \
+  || { say_fail "pipe_hung: rank 0 names rank 1"; cat "$TMP/pipe_hung.log"; }
 
 # Ranks that bound different graphs (MPMD: another batch on rank 1): both name
 # the ranks and the first difference, at once.

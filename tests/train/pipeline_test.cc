@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <map>
+#include <mutex>
 #include <random>
 #include <thread>
 
@@ -458,6 +459,17 @@ TEST(Pipeline, BadLayoutsAreErrors) {
        })) {
     EXPECT_CONTAINS(e, "micro-batches (2) pipeline a model split across ranks");
     EXPECT_CONTAINS(e, "this model runs data parallel");
+  }
+  // Ranks that disagree: every rank names both pipelines.
+  int calls = 0;
+  std::mutex mu;
+  for (const std::string& e : ErrorsOnTwoRanks([&](ParallelOptions* o) {
+         std::lock_guard<std::mutex> lock(mu);
+         o->microbatches = calls++ == 0 ? 4 : 2;
+         o->schedule = PipelineSchedule::kOneFOneB;
+       })) {
+    EXPECT_CONTAINS(e, "the ranks disagree on the pipeline: rank 0 runs ");
+    EXPECT_CONTAINS(e, " micro-batches (1f1b), rank 1 runs ");
   }
 }
 
