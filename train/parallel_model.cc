@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "data_parallel/gradient_reducer.h"
 #include "distributed/agreement.h"
+#include "distributed/sub_communicator.h"
 #include "graph/error.h"
 #include "train/mixed_precision.h"
 
@@ -39,6 +40,7 @@ ParallelModel::ParallelModel(const Symbol& net, const ParallelOptions& o)
     comm_ = o.comm;
     ranks_ = o.comm->size();
   }
+  bind_comm_ = comm_;
   const int64_t batch = o.batch_size;
   for (const std::string& name : net.ListArguments()) {
     if (name == kLossScaleName) {
@@ -74,11 +76,13 @@ ParallelModel::ParallelModel(const Symbol& net, const ParallelOptions& o)
           "ranks' devices, which splits the model across ranks: use one or the other");
     }
     layout_ = Layout::kSplit;
+    if (o.replicas > 1) SplitReplicas(o);
     // The ranks must run the same pipeline (else their binds would differ in
     // shapes or slots, or their transfers would not pair up): compared
     // first, so the error says what differs.
-    const std::string mine = absl::StrCat(std::max(1, o.microbatches), " micro-batches (",
-                                          PipelineScheduleName(o.schedule), ")");
+    const std::string mine = absl::StrCat(
+        std::max(1, o.microbatches), " micro-batches (", PipelineScheduleName(o.schedule), ") in ",
+        std::max(1, o.replicas), o.replicas > 1 ? " replicas" : " replica");
     std::vector<std::string> all = ValueOrThrow(AllGather(*comm_, mine, timeout_));
     for (size_t k = 1; k < all.size(); ++k) {
       if (all[k] != all[0]) {
@@ -93,19 +97,27 @@ ParallelModel::ParallelModel(const Symbol& net, const ParallelOptions& o)
     } else {
       Replica r;
       r.ctx = o.ctx;
-      r.rows = batch;
+      r.rows = batch / num_replicas_;
+      r.offset = replica_ * r.rows;
       SimpleBindOptions bind;
       bind.ctx = o.ctx;
       bind.group2ctx = o.group2ctx;
       bind.grad_req = grad_req;
-      bind.shapes = {{kDataName, shapes_.at(kDataName)}, {kLabelName, shapes_.at(kLabelName)}};
-      bind.comm = comm_;
+      bind.shapes = {{kDataName, Shape(WithBatch(r.rows, o.example_shape))},
+                     {kLabelName, Shape{r.rows}}};
+      bind.comm = bind_comm_;
       bind.comm_timeout = timeout_;
       bind.engine = o.engine;
       r.train = Executor::SimpleBind(net, bind);
       replicas_.push_back(std::move(r));
     }
   } else {
+    if (o.replicas > 1) {
+      Fail(absl::StrCat("replicas (", o.replicas,
+                        ") replicate a model split across ranks (group2ctx naming other ranks' "
+                        "devices); without a split, every rank is already a data-parallel "
+                        "replica"));
+    }
     if (o.microbatches > 1) {
       Fail(absl::StrCat(
           "micro-batches (", o.microbatches,
@@ -168,7 +180,7 @@ ParallelModel::ParallelModel(const Symbol& net, const ParallelOptions& o)
     BindOptions bind;
     bind.ctx = r.ctx;
     bind.group2ctx = o.group2ctx;
-    bind.comm = layout_ == Layout::kSplit ? comm_ : nullptr;
+    bind.comm = layout_ == Layout::kSplit ? bind_comm_ : nullptr;
     bind.comm_timeout = timeout_;
     bind.engine = o.engine;
     r.infer = Executor::Bind(net, bind, args, std::nullopt, r.train->aux_dict());
@@ -195,6 +207,10 @@ std::string ParallelModel::Describe() const {
   if (layout_ == Layout::kSplit) {
     std::string text =
         absl::StrCat("split over ", ranks_, " ranks (rank ", rank(), " runs its part)");
+    if (num_replicas_ > 1) {
+      absl::StrAppend(&text, ", ", num_replicas_, " replicas of ", ranks_ / num_replicas_,
+                      " ranks (this is replica ", replica_, ")");
+    }
     if (!stages_.empty()) {
       absl::StrAppend(&text, ", pipelined: ", stages_.size(), " stages (ranks ",
                       absl::StrJoin(stages_, ", "), "), ", microbatches_, " micro-batches of ",
@@ -242,22 +258,34 @@ void ParallelModel::SetParams(const std::map<std::string, Tensor>& args,
     }
   }
   for (Replica& r : replicas_) r.train->CopyParamsFrom(a, x);
+  if (stage_comm_ != nullptr && stage_comm_->size() > 1) {
+    // A stage's replicas start from the first replica's values.
+    for (const auto& table : {replicas_[0].train->arg_dict(), replicas_[0].train->aux_dict()}) {
+      for (const auto& [name, t] : table) {
+        if (!t.defined() || name == kDataName || name == kLabelName) continue;
+        Tensor host = ValueOrThrow(CopyToNew(t, Context::CPU(), t.dtype()));
+        ThrowIfError(WaitFor(stage_comm_->Broadcast(host, 0), timeout_));
+        ThrowIfError(CopyTensor(host, t));
+      }
+    }
+  }
 }
 
 void ParallelModel::BindPipeline(const Symbol& net, const ParallelOptions& o,
                                  const std::map<std::string, GradReq>& grad_req) {
   microbatches_ = std::max(1, o.microbatches);
   schedule_ = o.schedule;
-  const int64_t batch = o.batch_size;
+  const int64_t batch = o.batch_size / num_replicas_;  // this replica's rows
   if (batch % microbatches_ != 0) {
-    Fail(absl::StrCat("the batch size ", batch, " is not a multiple of the ", microbatches_,
+    Fail(absl::StrCat("the batch size ", batch, num_replicas_ > 1 ? " of each replica" : "",
+                      " is not a multiple of the ", microbatches_,
                       " micro-batches (each micro-batch has batch / microbatches rows)"));
   }
   absl::StatusOr<std::vector<int>> stages = PipelineStages(
       net, o.ctx, o.group2ctx, /*require_chain=*/schedule_ == PipelineSchedule::kOneFOneB);
   if (!stages.ok()) Fail(std::string(stages.status().message()));
   stages_ = *stages;
-  auto at = std::find(stages_.begin(), stages_.end(), rank());
+  auto at = std::find(stages_.begin(), stages_.end(), bind_comm_->rank());
   stage_ = at == stages_.end() ? -1 : static_cast<int>(at - stages_.begin());
   const int64_t micro = batch / microbatches_;
   const int slots = ActivationSlots(schedule_, static_cast<int>(stages_.size()), microbatches_);
@@ -267,12 +295,13 @@ void ParallelModel::BindPipeline(const Symbol& net, const ParallelOptions& o,
   Replica r;
   r.ctx = o.ctx;
   r.rows = batch;
+  r.offset = replica_ * batch;
   SimpleBindOptions bind;
   bind.ctx = o.ctx;
   bind.group2ctx = o.group2ctx;
   bind.grad_req = add;
   bind.shapes = {{kDataName, Shape(WithBatch(micro, o.example_shape))}, {kLabelName, Shape{micro}}};
-  bind.comm = comm_;
+  bind.comm = bind_comm_;
   bind.comm_timeout = timeout_;
   bind.defer_send_wait = true;
   bind.engine = o.engine;
@@ -288,7 +317,7 @@ void ParallelModel::BindPipeline(const Symbol& net, const ParallelOptions& o,
   slot.ctx = o.ctx;
   slot.group2ctx = o.group2ctx;
   slot.grad_req = add;
-  slot.comm = comm_;
+  slot.comm = bind_comm_;
   slot.comm_timeout = timeout_;
   slot.defer_send_wait = true;
   slot.engine = o.engine;
@@ -338,6 +367,41 @@ void ParallelModel::PipelineTrainStep(const Tensor& data, const Tensor& label, M
   for (auto& exe : extra_slots_) exe->WaitForSends();
 }
 
+void ParallelModel::SplitReplicas(const ParallelOptions& o) {
+  const int n = o.replicas;
+  if (ranks_ % n != 0) {
+    Fail(absl::StrCat("replicas: the job's ", ranks_, " ranks cannot hold ", n,
+                      " replicas of the same size (the number of ranks must be a multiple)"));
+  }
+  const int per_replica = ranks_ / n;
+  auto check = [&](const std::string& what, const Context& c) {
+    if (c.rank >= per_replica) {
+      Fail(absl::StrCat("replicas: group2ctx describes one replica on ranks 0 to ", per_replica - 1,
+                        " (", ranks_, " ranks / ", n, " replicas), but ", what, " names ",
+                        c.ToString(), "; the other replicas are placed by shifting the ranks"));
+    }
+  };
+  check("the context", o.ctx);
+  for (const auto& [group, c] : o.group2ctx) check("group " + group, c);
+  if (o.batch_size % n != 0) {
+    Fail(absl::StrCat("the batch size ", o.batch_size, " is not a multiple of the ", n,
+                      " replicas (each takes batch / replicas rows)"));
+  }
+  num_replicas_ = n;
+  replica_ = comm_->rank() / per_replica;
+  bind_comm_ = ValueOrThrow(SplitCommunicator(comm_, replica_, timeout_));
+  stage_comm_ = ValueOrThrow(SplitCommunicator(comm_, comm_->rank() % per_replica, timeout_));
+}
+
+void ParallelModel::SumOverStageReplicas() {
+  if (stage_comm_ == nullptr || stage_comm_->size() < 2) return;
+  for (const auto& [name, grad] : replicas_[0].train->grad_dict()) {
+    Tensor host = ValueOrThrow(CopyToNew(grad, Context::CPU(), grad.dtype()));
+    ThrowIfError(WaitFor(stage_comm_->Allreduce(host, ReduceOp::kSum), timeout_));
+    ThrowIfError(CopyTensor(host, grad));
+  }
+}
+
 size_t ParallelModel::planned_bytes() const {
   size_t total = 0;
   auto add = [&](const Executor& exe) {
@@ -352,6 +416,7 @@ void ParallelModel::TrainStep(const Tensor& data, const Tensor& label, Metrics* 
                               int64_t first_row) {
   if (!extra_slots_.empty() || microbatches_ > 1 || !stages_.empty()) {
     PipelineTrainStep(data, label, local, first_row);
+    SumOverStageReplicas();
     return;
   }
   if (reducer_) reducer_->Start();
@@ -364,6 +429,7 @@ void ParallelModel::TrainStep(const Tensor& data, const Tensor& label, Metrics* 
     r.train->Backward();
   });
   if (reducer_) ThrowIfError(reducer_->Finish());
+  SumOverStageReplicas();
   for (Replica& r : replicas_) {
     const Tensor& out = r.train->outputs()[0];
     if (!out.defined()) continue;  // on another rank
@@ -466,6 +532,15 @@ Metrics ParallelModel::SumOverRanks(const Metrics& local) {
 }
 
 void ParallelModel::AverageAux() {
+  if (stage_comm_ != nullptr && stage_comm_->size() > 1) {
+    for (const auto& [name, t] : replicas_[0].train->aux_dict()) {
+      if (!t.defined()) continue;
+      Tensor host = ValueOrThrow(CopyToNew(t, Context::CPU(), t.dtype()));
+      ThrowIfError(WaitFor(stage_comm_->Allreduce(host, ReduceOp::kAverage), timeout_));
+      ThrowIfError(CopyTensor(host, t));
+    }
+    return;
+  }
   if (layout_ != Layout::kReplicas || total_replicas_ == 1) return;
   for (const std::string& name : aux_names_) {
     Tensor first = replicas_[0].train->aux_dict().at(name);

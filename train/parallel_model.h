@@ -24,6 +24,13 @@
 //     are the sum over the micro-batches: the full batch's to float32
 //     rounding. BatchNorm normalizes each micro-batch by its own statistics
 //     and updates its moving averages once per micro-batch.
+//   - Stages x replicas: the split (pipelined or not) replicated `replicas`
+//     times over the job's ranks. Each replica's executors bind over its
+//     own split of the job's communicator (sub_communicator.h); after each
+//     step a stage's replicas sum their gradients over a second split (one
+//     per stage), start from the first replica's parameters, and average
+//     their aux states (AverageAux). Replica j takes rows [j*B/N, (j+1)*B/N)
+//     of the global batch B.
 //
 // Every method that talks to other ranks is collective: all ranks call the
 // same methods in the same order (the training loop does).
@@ -68,6 +75,11 @@ struct ParallelOptions {
   // of batch_size) and their order. Other layouts refuse m > 1.
   int microbatches = 1;
   PipelineSchedule schedule = PipelineSchedule::kGpipe;
+  // A split across ranks, replicated: group2ctx places one replica's stages
+  // on ranks 0..S-1, and the job's R = S x replicas ranks run `replicas`
+  // copies of it (replica j on ranks j*S .. j*S+S-1), each on its share of
+  // the global batch; a stage's replicas sum their gradients.
+  int replicas = 1;
 };
 
 class ParallelModel {
@@ -168,6 +180,16 @@ class ParallelModel {
   std::vector<int> stages_;  // ranks in pipeline order
   int stage_ = 0;            // this rank's place in stages_
   std::vector<std::unique_ptr<Executor>> extra_slots_;
+  // The communicator the executors bind over: comm_, or this replica's
+  // split when the split layout is replicated; and the split of this
+  // rank's stage over the replicas (nullptr without replicas).
+  std::shared_ptr<Communicator> bind_comm_;
+  std::shared_ptr<Communicator> stage_comm_;
+  int num_replicas_ = 1, replica_ = 0;
+  // Stages x replicas: checks the layout and makes the two splits.
+  void SplitReplicas(const ParallelOptions& o);
+  // Sums this rank's gradients over its stage's replicas.
+  void SumOverStageReplicas();
 };
 
 }  // namespace symx::train

@@ -329,6 +329,7 @@ TrainResult Train(const TrainOptions& options, const Shape& example_shape,
   po.engine = options.engine;
   po.microbatches = options.microbatches;
   po.schedule = options.schedule;
+  po.replicas = options.replicas;
   ParallelModel model(bound, po);
   // float16 scales the loss of a model that has a loss head (the rewrite
   // then has the scale input); without one there is nothing to scale.

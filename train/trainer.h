@@ -108,6 +108,9 @@ struct TrainOptions {
   // micro-batches per batch and their schedule.
   int microbatches = 1;
   PipelineSchedule schedule = PipelineSchedule::kGpipe;
+  // That split replicated over the job's ranks (ParallelOptions::replicas):
+  // group2ctx places one replica on ranks 0..S-1.
+  int replicas = 1;
   // float32, or float16/bfloat16 for mixed precision (mixed_precision.h):
   // the model computes in that dtype, the optimizer updates float32 master
   // weights, checkpoints are float32. float16 scales the loss dynamically

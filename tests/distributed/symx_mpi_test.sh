@@ -2,7 +2,7 @@
 # symx under mpirun, as a user runs it: data-parallel training over ranks and
 # devices equal to one process (per-epoch metrics to 3 decimals), a model
 # split across ranks writing exactly what one process writes (bitwise), the
-# split as a pipeline (GPipe and 1F1B), bench and viz across ranks, and the
+# split as a pipeline (GPipe and 1F1B, and 2 stages x 2 replicas), bench and viz across ranks, and the
 # faults: a hung rank (also in a pipeline), a killed rank, ranks that bound
 # different graphs or pipelines, bad flags. Every case must end in seconds.
 set -u
@@ -82,13 +82,19 @@ for schedule in gpipe 1f1b; do
   grep -q "pipelined: 2 stages (ranks 0, 1), 4 micro-batches of 16, $schedule" \
     "$TMP/pipe_$schedule.log" || say_fail "pipe_$schedule: layout line"
 done
+# 2 stages x 2 replicas on 4 ranks: replica 1 on ranks 2 and 3, each stage's
+# replicas summing their gradients.
+train_case pipe_x2 4 "${TRAIN[@]}" --microbatches 4 --schedule 1f1b --replicas 2 \
+  --group2ctx 'stage1=cpu(0)@rank0' --group2ctx 'stage2=cpu(0)@rank1'
+grep -q "2 replicas of 2 ranks (this is replica 0), pipelined: 2 stages (ranks 0, 1), 4 micro-batches of 8" \
+  "$TMP/pipe_x2.log" || say_fail "pipe_x2: layout line"
 # Ranks given different pipelines (MPMD) fail at once, naming both.
 "$MPIRUN" 1 "$SYMX" train "${TRAIN[@]}" --microbatches 4 --prefix "$TMP/pm" \
   --group2ctx 'stage1=cpu(0)@rank0' --group2ctx 'stage2=cpu(0)@rank1' : \
   -np 1 "$SYMX" train "${TRAIN[@]}" --microbatches 2 --prefix "$TMP/pm" \
   --group2ctx 'stage1=cpu(0)@rank0' --group2ctx 'stage2=cpu(0)@rank1' >"$TMP/pm.log" 2>&1 \
   && say_fail "different pipelines: exit 0"
-grep -q "the ranks disagree on the pipeline: rank 0 runs 4 micro-batches (gpipe), rank 1 runs 2 micro-batches (gpipe)" \
+grep -q "the ranks disagree on the pipeline: rank 0 runs 4 micro-batches (gpipe) in 1 replica, rank 1 runs 2 micro-batches (gpipe) in 1 replica" \
   "$TMP/pm.log" || { say_fail "different pipelines: message"; cat "$TMP/pm.log"; }
 
 # bench across ranks reports every rank's devices.

@@ -151,6 +151,49 @@ TEST(ParallelTrainer, PipelinedSplitIsOneProcessToRounding) {
   EXPECT_EQ(gpipe[0].planned_bytes, 2 * ofob[0].planned_bytes);
 }
 
+// 2 stages x 2 replicas on 4 ranks (replica 1 on ranks 2 and 3), with and
+// without micro-batches: one process's training to float32 rounding, the
+// checkpoint gathered on rank 0; and 2 replicas of the plain split.
+TEST(ParallelTrainer, StagesTimesReplicasIsOneProcessToRounding) {
+  TrainResult one = Train(Split(Base(), false), Data());
+  TrainOptions o = Split(Base(), true);
+  o.replicas = 2;
+  std::vector<TrainResult> plain = OnRanks(4, o);
+  EXPECT_EQ(plain[2].layout,
+            "split over 4 ranks (rank 2 runs its part), 2 replicas of 2 ranks (this is replica 1)");
+  ExpectSameMetrics(one, plain[0], 1e-3);
+  ExpectCloseParams(one, plain[0], 1e-4);
+  o.microbatches = 4;
+  o.schedule = PipelineSchedule::kOneFOneB;
+  std::vector<TrainResult> piped = OnRanks(4, o);
+  EXPECT_EQ(piped[3].layout,
+            "split over 4 ranks (rank 3 runs its part), 2 replicas of 2 ranks (this is replica 1), "
+            "pipelined: 2 stages (ranks 0, 1), 4 micro-batches of 5, 1f1b, 2 activation slots");
+  for (const TrainResult& r : piped) ExpectSameMetrics(one, r, 1e-3);
+  ExpectCloseParams(one, piped[0], 1e-4);
+  EXPECT_EQ(piped[0].saved_files.size(), 0u);  // Base() saves nothing
+  for (int r = 1; r < 4; ++r) EXPECT_TRUE(piped[r].arg_params.empty());
+}
+
+TEST(ParallelTrainer, BadReplicaLayoutsAreErrors) {
+  TrainOptions o = Split(Base(), true);
+  o.replicas = 3;  // 4 ranks
+  for (const std::string& e : ErrorsOnRanks(4, o)) {
+    EXPECT_THAT(e, HasSubstr("replicas: the job's 4 ranks cannot hold 3 replicas"));
+  }
+  o.replicas = 2;
+  o.group2ctx["stage2"].rank = 3;  // beyond one replica's ranks 0..1
+  for (const std::string& e : ErrorsOnRanks(4, o)) {
+    EXPECT_THAT(e, HasSubstr("group2ctx describes one replica on ranks 0 to 1 (4 ranks / 2 "
+                             "replicas), but group stage2 names cpu(2)@rank3"));
+  }
+  o = Base();
+  o.replicas = 2;
+  for (const std::string& e : ErrorsOnRanks(2, o)) {
+    EXPECT_THAT(e, HasSubstr("replicas (2) replicate a model split across ranks"));
+  }
+}
+
 // float16 with a first loss scale that overflows: every rank and replica
 // skips the same steps (the overflow is agreed over ranks) and lowers the
 // scale alike, and data parallelism still matches one process.

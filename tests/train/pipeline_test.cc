@@ -469,7 +469,7 @@ TEST(Pipeline, BadLayoutsAreErrors) {
          o->schedule = PipelineSchedule::kOneFOneB;
        })) {
     EXPECT_CONTAINS(e, "the ranks disagree on the pipeline: rank 0 runs ");
-    EXPECT_CONTAINS(e, " micro-batches (1f1b), rank 1 runs ");
+    EXPECT_CONTAINS(e, " micro-batches (1f1b) in 1 replica, rank 1 runs ");
   }
 }
 

@@ -13,7 +13,8 @@
 // part of the bubble with other ranks' work).
 //   bubble = 1 - ideal / measured
 // Also: the intermediate memory each rank plans (GPipe holds m micro-batches'
-// activations, 1F1B at most p).
+// activations, 1F1B at most p). With 4 or more ranks, a 2-stage model as 2
+// stages x p/2 replicas against p-way data parallelism.
 //   mpirun -np P bazel-bin/tools/bench/pipeline_bench [--width W] [--layers L]
 //          [--batch B] [--steps N]
 #include <mpi.h>
@@ -177,6 +178,34 @@ int main(int argc, char** argv) {
                     100 * (1 - ideal / r.step_seconds), 100.0 * (p - 1) / (m + p - 1),
                     r.planned_bytes / 1048576.0);
       }
+    }
+  }
+  // With 4 ranks or more (an even number): 2 stages x p/2 replicas against
+  // p-way data parallelism, on the same 2-stage model and global batch.
+  if (p >= 4 && p % 2 == 0) {
+    const Symbol two = StagedMlp(2, layers * p / 2, width);
+    train::ParallelOptions dp;
+    dp.ctx = Context::CPU(0);
+    dp.comm = world;
+    dp.comm_timeout = kTimeout;
+    dp.batch_size = batch;
+    dp.example_shape = Shape{width};
+    const Run data_parallel = Measure(two, dp, steps);
+    train::ParallelOptions sr = dp;
+    Context second = Context::CPU(0);
+    second.rank = 1;
+    sr.group2ctx = {{"stage0", Context::CPU(0)}, {"stage1", second}};
+    sr.replicas = p / 2;
+    sr.microbatches = 4;
+    sr.schedule = train::PipelineSchedule::kOneFOneB;
+    const Run staged = Measure(two, sr, steps);
+    if (world->rank() == 0) {
+      std::printf(
+          "2 stages x %d replicas (1f1b, 4 micro-batches): %.2f ms/step, %.2f MB planned/rank; "
+          "%d-way data parallel: %.2f ms/step, %.2f MB; ratio %.2f\n",
+          p / 2, staged.step_seconds * 1e3, staged.planned_bytes / 1048576.0, p,
+          data_parallel.step_seconds * 1e3, data_parallel.planned_bytes / 1048576.0,
+          staged.step_seconds / data_parallel.step_seconds);
     }
   }
   world.reset();

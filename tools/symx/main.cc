@@ -45,7 +45,7 @@ constexpr char kUsage[] =
     "          [--optimizer NAME[:KEY=VALUE,...]] [--lr-schedule NAME:KEY=VALUE,...]\n"
     "          [--momentum X] [--wd X] [--clip-gradient X] [--seed N] [--save-every-epoch]\n"
     "          [--comm-timeout SECONDS] [--bucket-mb MB] [--dtype float32|float16|bfloat16]\n"
-    "          [--microbatches M] [--schedule gpipe|1f1b]\n"
+    "          [--microbatches M] [--schedule gpipe|1f1b] [--replicas N]\n"
     "      train an example classifier (synthetic data without --data-dir); save a checkpoint;\n"
     "      several --ctx devices or mpirun ranks train data parallel\n"
     "  train   MODEL-symbol.json --train-rec FILE.rec --data-shape C,H,W [--val-rec FILE]\n"

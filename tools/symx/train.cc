@@ -38,8 +38,8 @@ constexpr char kUsage[] =
     "                  [--optimizer NAME[:KEY=VALUE,...]] [--lr-schedule NAME:KEY=VALUE,...]\n"
     "                  [--momentum X] [--wd X] [--clip-gradient X] [--seed N]\n"
     "                  [--save-every-epoch] [--comm-timeout SECONDS] [--bucket-mb MB]\n"
-    "                  [--dtype float32|float16|bfloat16] [--microbatches M] [--schedule "
-    "gpipe|1f1b]\n"
+    "                  [--dtype float32|float16|bfloat16]\n"
+    "                  [--microbatches M] [--schedule gpipe|1f1b] [--replicas N]\n"
     "  --optimizer: sgd (default), nag, signum, lars, dcasgd, adam, adamw, rmsprop, adagrad,\n"
     "          adadelta, adamax, nadam, ftrl, ftml, lamb, sgld, groupadagrad, with MXNet's\n"
     "          settings: 'adam:beta1=0.8,epsilon=1e-6', 'rmsprop:centered=true'\n"
@@ -49,6 +49,9 @@ constexpr char kUsage[] =
     "          order (all forwards, then all backwards; the default) or 1F1B's (--schedule 1f1b:\n"
     "          at most one micro-batch per stage in flight, less activation memory); gradients\n"
     "          are summed over the micro-batches; BatchNorm sees each micro-batch alone\n"
+    "  --replicas N runs N copies of that split over the job's ranks (stages x replicas):\n"
+    "          --group2ctx places one copy on ranks 0..S-1, copy j runs on ranks j*S..j*S+S-1\n"
+    "          on its share of the batch, and each stage's copies sum their gradients\n"
     "  --momentum (default 0.9) applies to sgd, nag, signum, lars, dcasgd\n"
     "  --lr-schedule: factor:step=N[,factor=F], multifactor:step=[N1,N2,...][,factor=F],\n"
     "          poly:max_update=N[,pwr=P], cosine:max_update=N[,final_lr=X]; all take\n"
@@ -184,7 +187,7 @@ train::TrainOptions ParseTrainFlags(const std::vector<std::string>& args, Record
              "--lr-schedule", "--clip-gradient", "--train-rec",    "--val-rec",    "--data-shape",
              "--params",      "--num-classes",   "--fixed-params", "--resize",     "--mean-rgb",
              "--std-rgb",     "--scale",         "--threads",      "--iter",       "--microbatches",
-             "--schedule"},
+             "--schedule",    "--replicas"},
       {"--save-every-epoch", "--rand-crop", "--rand-mirror"});
   if (!parsed.ok()) throw UsageError(std::string(parsed.status().message()));
   if (parsed->positional.size() > 1) {
@@ -259,6 +262,9 @@ train::TrainOptions ParseTrainFlags(const std::vector<std::string>& args, Record
   }
   if (auto v = single("--microbatches")) {
     o.microbatches = static_cast<int>(ParseIntFlag("--microbatches", *v, 1));
+  }
+  if (auto v = single("--replicas")) {
+    o.replicas = static_cast<int>(ParseIntFlag("--replicas", *v, 1));
   }
   if (auto v = single("--schedule")) {
     auto schedule = train::ParsePipelineSchedule(*v);
