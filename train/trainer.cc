@@ -15,6 +15,7 @@
 #include "graph/error.h"
 #include "nlohmann/json.hpp"
 #include "tools/examples/models.h"
+#include "train/auto_stages.h"
 #include "train/checkpoint.h"
 #include "train/initializer.h"
 #include "train/lr_scheduler.h"
@@ -311,6 +312,33 @@ TrainResult Train(const TrainOptions& options, const Shape& example_shape,
   if (options.num_classes > 0) {
     result.symbol = ReplaceOutputLayer(result.symbol, options.num_classes, &fresh);
   }
+  std::map<std::string, Context> group2ctx = options.group2ctx;
+  if (options.auto_stages > 0) {
+    AutoStagesOptions ao;
+    ao.stages = options.auto_stages;
+    std::vector<int64_t> dims = {batch};
+    for (int64_t d : example_shape.dims()) dims.push_back(d);
+    ao.shapes = {{kDataName, Shape(dims)}, {kLabelName, Shape{batch}}};
+    StagePlan plan = ValueOrThrow(AutoStages(result.symbol, ao));
+    result.symbol = plan.symbol;
+    result.stages = plan.Describe();
+    if (group2ctx.empty()) {
+      const int ranks = options.comm == nullptr ? 1 : options.comm->size();
+      if (ranks < options.auto_stages * std::max(1, options.replicas)) {
+        Fail(absl::StrCat("auto stages: ", options.auto_stages, " stages",
+                          options.replicas > 1 ? absl::StrCat(" x ", options.replicas, " replicas")
+                                               : std::string(),
+                          " need as many ranks (mpirun -np), or a group2ctx placing the stages; "
+                          "this job has ",
+                          ranks));
+      }
+      for (int k = 0; k < options.auto_stages; ++k) {
+        Context c = Context::CPU(0);
+        c.rank = k;
+        group2ctx[absl::StrCat("stage", k + 1)] = c;
+      }
+    }
+  }
   const Symbol& net = result.symbol;
   Symbol bound = net;
   if (options.dtype != DType::kFloat32) {
@@ -320,7 +348,7 @@ TrainResult Train(const TrainOptions& options, const Shape& example_shape,
   ParallelOptions po;
   po.ctx = options.ctx;
   po.contexts = options.contexts;
-  po.group2ctx = options.group2ctx;
+  po.group2ctx = group2ctx;
   po.comm = options.comm;
   po.comm_timeout = options.comm_timeout;
   po.bucket_bytes = options.bucket_bytes;

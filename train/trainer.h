@@ -111,6 +111,10 @@ struct TrainOptions {
   // That split replicated over the job's ranks (ParallelOptions::replicas):
   // group2ctx places one replica on ranks 0..S-1.
   int replicas = 1;
+  // > 0: cut the model into this many cost-balanced stages (auto_stages.h),
+  // replacing its ctx_groups; without group2ctx, stage k goes to rank k-1
+  // (cpu(0) there; the job needs stages x replicas ranks).
+  int auto_stages = 0;
   // float32, or float16/bfloat16 for mixed precision (mixed_precision.h):
   // the model computes in that dtype, the optimizer updates float32 master
   // weights, checkpoints are float32. float16 scales the loss dynamically
@@ -163,6 +167,8 @@ struct TrainResult {
   Symbol symbol;
   // How the model ran ("cpu(0)", "data parallel: ...").
   std::string layout;
+  // auto_stages: the plan's summary (StagePlan::Describe); empty otherwise.
+  std::string stages;
   // Intermediate memory this rank's training executors plan, in bytes (a
   // pipeline: all its activation slots).
   size_t planned_bytes = 0;

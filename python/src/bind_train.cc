@@ -9,6 +9,7 @@
 
 #include "devices/device.h"
 #include "python/src/convert.h"
+#include "train/auto_stages.h"
 #include "train/data.h"
 #include "train/initializer.h"
 
@@ -23,6 +24,28 @@ void RegisterTrain(py::module_& m) {
   m.def("init_parameter", &train::InitParameter, py::arg("default_init"), py::arg("name"),
         py::arg("init_attr"), py::arg("array"), py::arg("rng"),
         py::call_guard<py::gil_scoped_release>());
+
+  // mx.sym.auto_stages: the model cut into balanced stages (train/auto_stages.h).
+  m.def(
+      "auto_stages",
+      [](const Symbol& net, int stages, const std::map<std::string, std::vector<int64_t>>& shapes,
+         double flops_per_byte) {
+        train::AutoStagesOptions o;
+        o.stages = stages;
+        o.shapes = ToShapeMap(shapes);
+        o.flops_per_byte = flops_per_byte;
+        train::StagePlan plan = ValueOrThrow(train::AutoStages(net, o));
+        py::dict report;
+        report["stage_flops"] = plan.stage_flops;
+        report["stage_cost"] = plan.stage_cost;
+        report["cut_bytes"] = plan.cut_bytes;
+        report["first_ops"] = plan.first_ops;
+        report["balance"] = plan.balance();
+        report["replaced_groups"] = plan.replaced_groups;
+        report["summary"] = plan.Describe();
+        return py::make_tuple(plan.symbol, report);
+      },
+      py::arg("symbol"), py::arg("stages"), py::arg("shapes"), py::arg("flops_per_byte"));
 
   m.def(
       "synthetic_digits",

@@ -16,7 +16,8 @@ from .context import Context, current_context
 from . import ndarray as nd
 
 __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "fromjson", "maximum",
-           "minimum", "power", "pow", "hypot", "histogram", "zeros", "ones", "full", "arange"]
+           "minimum", "power", "pow", "hypot", "histogram", "zeros", "ones", "full", "arange",
+           "auto_stages"]
 
 
 def _dtype_name(dtype):
@@ -591,3 +592,18 @@ def load_json(json_str):
 
 
 fromjson = load_json
+
+
+def auto_stages(symbol, num_stages, flops_per_byte=64.0, **shapes):
+    """`symbol` cut into `num_stages` contiguous pipeline stages balanced by
+    estimated cost (symx's own; MXNet has no equivalent): every node gets the
+    ctx_group "stage1".."stageN" (replacing any it had), weights with their
+    layer. Give the input shapes as keywords (data=(32, 784)). Returns the new
+    symbol and a report dict: stage_flops, stage_cost, cut_bytes, first_ops,
+    balance (slowest / mean stage cost), replaced_groups, summary. Place the
+    stages with group2ctx (e.g. {"stage2": mx.cpu(0, rank=1)})."""
+    if not isinstance(symbol, Symbol):
+        raise TypeError("auto_stages takes a Symbol, got %s" % type(symbol).__name__)
+    known = {k: [int(d) for d in v] for k, v in shapes.items()}
+    staged, report = _core.auto_stages(symbol._s, int(num_stages), known, float(flops_per_byte))
+    return Symbol(staged), dict(report)

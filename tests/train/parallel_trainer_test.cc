@@ -175,6 +175,32 @@ TEST(ParallelTrainer, StagesTimesReplicasIsOneProcessToRounding) {
   for (int r = 1; r < 4; ++r) EXPECT_TRUE(piped[r].arg_params.empty());
 }
 
+// --auto-stages 2 on 2 ranks: the MLP cut by cost (its own groups
+// replaced), stage k on rank k-1, pipelined; one process's training to
+// rounding, and the checkpoint's symbol carries the new groups.
+TEST(ParallelTrainer, AutoStagesPipelineIsOneProcessToRounding) {
+  TrainResult one = Train(Base(), Data());
+  TrainOptions o = Base();
+  o.auto_stages = 2;
+  o.microbatches = 4;
+  o.schedule = PipelineSchedule::kOneFOneB;
+  std::vector<TrainResult> ranks = OnRanks(2, o);
+  EXPECT_THAT(ranks[0].stages, HasSubstr("2 stages, balance"));
+  EXPECT_THAT(ranks[0].stages, HasSubstr("(the model's own ctx_groups were replaced)"));
+  EXPECT_THAT(ranks[0].layout, HasSubstr("pipelined: 2 stages (ranks 0, 1), 4 micro-batches"));
+  ExpectSameMetrics(one, ranks[0], 1e-3);
+  ExpectCloseParams(one, ranks[0], 1e-4);
+  EXPECT_THAT(ranks[0].symbol.ToJson(), HasSubstr("\"__ctx_group__\": \"stage2\""));
+  // In one process there are no ranks to put the stages on.
+  try {
+    Train(o, Data());
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("auto stages: 2 stages need as many ranks (mpirun -np), or a "
+                                    "group2ctx placing the stages; this job has 1"));
+  }
+}
+
 TEST(ParallelTrainer, BadReplicaLayoutsAreErrors) {
   TrainOptions o = Split(Base(), true);
   o.replicas = 3;  // 4 ranks

@@ -39,7 +39,8 @@ constexpr char kUsage[] =
     "                  [--momentum X] [--wd X] [--clip-gradient X] [--seed N]\n"
     "                  [--save-every-epoch] [--comm-timeout SECONDS] [--bucket-mb MB]\n"
     "                  [--dtype float32|float16|bfloat16]\n"
-    "                  [--microbatches M] [--schedule gpipe|1f1b] [--replicas N]\n"
+    "                  [--microbatches M] [--schedule gpipe|1f1b] [--replicas N] [--auto-stages "
+    "N]\n"
     "  --optimizer: sgd (default), nag, signum, lars, dcasgd, adam, adamw, rmsprop, adagrad,\n"
     "          adadelta, adamax, nadam, ftrl, ftml, lamb, sgld, groupadagrad, with MXNet's\n"
     "          settings: 'adam:beta1=0.8,epsilon=1e-6', 'rmsprop:centered=true'\n"
@@ -52,6 +53,9 @@ constexpr char kUsage[] =
     "  --replicas N runs N copies of that split over the job's ranks (stages x replicas):\n"
     "          --group2ctx places one copy on ranks 0..S-1, copy j runs on ranks j*S..j*S+S-1\n"
     "          on its share of the batch, and each stage's copies sum their gradients\n"
+    "  --auto-stages N cuts the model into N stages balanced by estimated cost (its own\n"
+    "          ctx_groups replaced; the checkpoint's symbol keeps the new ones); without\n"
+    "          --group2ctx, stage k runs on rank k-1\n"
     "  --momentum (default 0.9) applies to sgd, nag, signum, lars, dcasgd\n"
     "  --lr-schedule: factor:step=N[,factor=F], multifactor:step=[N1,N2,...][,factor=F],\n"
     "          poly:max_update=N[,pwr=P], cosine:max_update=N[,final_lr=X]; all take\n"
@@ -187,7 +191,7 @@ train::TrainOptions ParseTrainFlags(const std::vector<std::string>& args, Record
              "--lr-schedule", "--clip-gradient", "--train-rec",    "--val-rec",    "--data-shape",
              "--params",      "--num-classes",   "--fixed-params", "--resize",     "--mean-rgb",
              "--std-rgb",     "--scale",         "--threads",      "--iter",       "--microbatches",
-             "--schedule",    "--replicas"},
+             "--schedule",    "--replicas",      "--auto-stages"},
       {"--save-every-epoch", "--rand-crop", "--rand-mirror"});
   if (!parsed.ok()) throw UsageError(std::string(parsed.status().message()));
   if (parsed->positional.size() > 1) {
@@ -262,6 +266,9 @@ train::TrainOptions ParseTrainFlags(const std::vector<std::string>& args, Record
   }
   if (auto v = single("--microbatches")) {
     o.microbatches = static_cast<int>(ParseIntFlag("--microbatches", *v, 1));
+  }
+  if (auto v = single("--auto-stages")) {
+    o.auto_stages = static_cast<int>(ParseIntFlag("--auto-stages", *v, 1));
   }
   if (auto v = single("--replicas")) {
     o.replicas = static_cast<int>(ParseIntFlag("--replicas", *v, 1));
@@ -400,6 +407,7 @@ void TrainModelFile(const train::TrainOptions& o, const RecordFlags& records, st
     report << "\n";
   }
   if (!o.fixed_params.empty()) report << r.fixed_params << " parameters kept fixed\n";
+  if (!r.stages.empty()) report << "auto stages: " << r.stages << "\n";
   report << "trained on " << r.layout << "\n";
   report << "checkpoint:";
   for (const std::string& f : r.saved_files) report << " " << f;
@@ -491,6 +499,7 @@ int TrainMain(const std::vector<std::string>& args, std::ostream& out, std::ostr
           report << "\n" << std::flush;
         };
         train::TrainResult r = train::Train(o, data, cb);
+        if (!r.stages.empty()) report << "auto stages: " << r.stages << "\n";
         report << "trained on " << r.layout << "\n";
         report << "checkpoint:";
         for (const std::string& f : r.saved_files) report << " " << f;
