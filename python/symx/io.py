@@ -324,7 +324,39 @@ def _launcher_shard(kwargs):
     return kwargs
 
 
-class _EngineIter(DataIter):
+class _CurrentBatch:
+    """MXNet's older loop, `while it.iter_next(): it.getdata() ...`, over an
+    iterator's next()."""
+
+    def iter_next(self):
+        try:
+            self._current = self.next()
+        except StopIteration:
+            self._current = None
+            return False
+        return True
+
+    def _batch(self):
+        if getattr(self, "_current", None) is None:
+            from .base import MXNetError
+            raise MXNetError("%s: call iter_next() first: there is no current batch"
+                             % type(self).__name__)
+        return self._current
+
+    def getdata(self):
+        return self._batch().data
+
+    def getlabel(self):
+        return self._batch().label
+
+    def getindex(self):
+        return self._batch().index
+
+    def getpad(self):
+        return self._batch().pad
+
+
+class _EngineIter(_CurrentBatch, DataIter):
     """A DataIter over an engine iterator whose next() gives (data, label,
     pad, index) tensors, or None at the end of the epoch."""
 
@@ -347,32 +379,6 @@ class _EngineIter(DataIter):
                          index=None if index is None else np.asarray(index, dtype=np.uint64),
                          provide_data=self.provide_data, provide_label=self.provide_label)
 
-    # MXNet's older loop: `while it.iter_next(): it.getdata() ...`.
-    def iter_next(self):
-        try:
-            self._current = self.next()
-        except StopIteration:
-            self._current = None
-            return False
-        return True
-
-    def _batch(self):
-        if getattr(self, "_current", None) is None:
-            from .base import MXNetError
-            raise MXNetError("call iter_next() first: there is no current batch")
-        return self._current
-
-    def getdata(self):
-        return self._batch().data
-
-    def getlabel(self):
-        return self._batch().label
-
-    def getindex(self):
-        return self._batch().index
-
-    def getpad(self):
-        return self._batch().pad
 
 
 class ImageRecordIter(_EngineIter):
@@ -590,7 +596,7 @@ def _libsvm_rows(lines, width, what):
     return np.asarray(labels, dtype=np.float32), values
 
 
-class LibSVMIter(DataIter):
+class LibSVMIter(_CurrentBatch, DataIter):
     """MXNet's LibSVMIter: batches of the rows of a LibSVM text file (or of
     every file of a folder, in name order).
 
@@ -742,29 +748,3 @@ class LibSVMIter(DataIter):
                          index=rows.astype(np.uint64), provide_data=self.provide_data,
                          provide_label=self.provide_label)
 
-    # MXNet's older loop: `while it.iter_next(): it.getdata() ...`.
-    def iter_next(self):
-        try:
-            self._current = self.next()
-        except StopIteration:
-            self._current = None
-            return False
-        return True
-
-    def _batch(self):
-        if self._current is None:
-            from .base import MXNetError
-            raise MXNetError("LibSVMIter: call iter_next() first: there is no current batch")
-        return self._current
-
-    def getdata(self):
-        return self._batch().data
-
-    def getlabel(self):
-        return self._batch().label
-
-    def getindex(self):
-        return self._batch().index
-
-    def getpad(self):
-        return self._batch().pad

@@ -234,6 +234,15 @@ Tensor Random(const Shape& shape, uint32_t seed, double scale) {
   return Tensor::FromVector(shape, v);
 }
 
+// Runs fn(rank, comm) on the two ranks of a new in-process group, one
+// thread each.
+void OnTwoRanks(const std::function<void(int, std::shared_ptr<Communicator>)>& fn) {
+  std::vector<std::shared_ptr<Communicator>> group = CreateInProcessGroup(2);
+  std::vector<std::thread> threads;
+  for (int rank = 0; rank < 2; ++rank) threads.emplace_back([&, rank] { fn(rank, group[rank]); });
+  for (std::thread& t : threads) t.join();
+}
+
 struct StepResult {
   std::map<std::string, std::vector<double>> grads, aux;  // this rank's
   Metrics metrics;
@@ -246,47 +255,42 @@ struct StepResult {
 std::vector<StepResult> StepOnTwoRanks(int microbatches, PipelineSchedule schedule,
                                        int64_t batch = 8) {
   Symbol net = Symbol::Load("tools/examples/legacy_mlp-symbol.json");
-  std::vector<std::shared_ptr<Communicator>> group = CreateInProcessGroup(2);
   std::vector<StepResult> out(2);
-  std::vector<std::thread> threads;
-  for (int rank = 0; rank < 2; ++rank) {
-    threads.emplace_back([&, rank] {
-      ParallelOptions o;
-      o.ctx = Context::CPU(0);
-      o.group2ctx = {{"stage1", OnRank(0)}, {"stage2", OnRank(1)}};
-      o.comm = group[rank];
-      o.batch_size = batch;
-      o.example_shape = Shape{10};
-      o.microbatches = microbatches;
-      o.schedule = schedule;
-      ParallelModel model(net, o);
-      std::map<std::string, Tensor> args, aux;
-      uint32_t seed = 1;
-      for (const std::string& name : model.param_names()) {
-        args[name] = Random(model.shapes().at(name), seed++, 0.5);
-      }
-      for (const std::string& name : net.ListAuxiliaryStates()) {
-        aux[name] = Random(model.shapes().at(name), seed++, 0.2);
-        if (name.find("var") != std::string::npos) aux[name].Fill(1.0);
-      }
-      model.SetParams(args, aux);
-      Tensor data = Random(Shape{batch, 10}, 7, 1.0);
-      std::vector<double> labels;
-      for (int64_t i = 0; i < batch; ++i) labels.push_back(i % 4);
-      Tensor label = Tensor::FromVector(Shape{batch}, labels);
-      StepResult& r = out[rank];
-      model.TrainStep(data, label, &r.metrics);
-      for (const auto& [name, g] : model.grads()) {
-        if (g.defined()) r.grads[name] = g.ToDoubles();
-      }
-      std::map<std::string, Tensor> all_args, all_aux;
-      model.Gather(&all_args, &all_aux);
-      for (const auto& [name, t] : all_aux) r.aux[name] = t.ToDoubles();
-      r.layout = model.Describe();
-      r.planned_bytes = model.planned_bytes();
-    });
-  }
-  for (std::thread& t : threads) t.join();
+  OnTwoRanks([&](int rank, std::shared_ptr<Communicator> comm) {
+    ParallelOptions o;
+    o.ctx = Context::CPU(0);
+    o.group2ctx = {{"stage1", OnRank(0)}, {"stage2", OnRank(1)}};
+    o.comm = comm;
+    o.batch_size = batch;
+    o.example_shape = Shape{10};
+    o.microbatches = microbatches;
+    o.schedule = schedule;
+    ParallelModel model(net, o);
+    std::map<std::string, Tensor> args, aux;
+    uint32_t seed = 1;
+    for (const std::string& name : model.param_names()) {
+      args[name] = Random(model.shapes().at(name), seed++, 0.5);
+    }
+    for (const std::string& name : net.ListAuxiliaryStates()) {
+      aux[name] = Random(model.shapes().at(name), seed++, 0.2);
+      if (name.find("var") != std::string::npos) aux[name].Fill(1.0);
+    }
+    model.SetParams(args, aux);
+    Tensor data = Random(Shape{batch, 10}, 7, 1.0);
+    std::vector<double> labels;
+    for (int64_t i = 0; i < batch; ++i) labels.push_back(i % 4);
+    Tensor label = Tensor::FromVector(Shape{batch}, labels);
+    StepResult& r = out[rank];
+    model.TrainStep(data, label, &r.metrics);
+    for (const auto& [name, g] : model.grads()) {
+      if (g.defined()) r.grads[name] = g.ToDoubles();
+    }
+    std::map<std::string, Tensor> all_args, all_aux;
+    model.Gather(&all_args, &all_aux);
+    for (const auto& [name, t] : all_aux) r.aux[name] = t.ToDoubles();
+    r.layout = model.Describe();
+    r.planned_bytes = model.planned_bytes();
+  });
   return out;
 }
 
@@ -331,37 +335,32 @@ TEST(Pipeline, WithoutBatchNormEveryGradientIsTheWholeBatchs) {
     net = OpCall("SoftmaxOutput").Name("softmax").Input("data", Fc("fc3", h, 4));
   }
   auto run = [&](int m, PipelineSchedule schedule) {
-    std::vector<std::shared_ptr<Communicator>> group = CreateInProcessGroup(2);
     std::vector<std::map<std::string, std::vector<double>>> grads(2);
-    std::vector<std::thread> threads;
-    for (int rank = 0; rank < 2; ++rank) {
-      threads.emplace_back([&, rank] {
-        ParallelOptions o;
-        o.ctx = Context::CPU(0);
-        o.group2ctx = {{"stage1", OnRank(0)}, {"stage2", OnRank(1)}};
-        o.comm = group[rank];
-        o.batch_size = 12;
-        o.example_shape = Shape{6};
-        o.microbatches = m;
-        o.schedule = schedule;
-        ParallelModel model(net, o);
-        std::map<std::string, Tensor> args;
-        uint32_t seed = 3;
-        for (const std::string& name : model.param_names()) {
-          args[name] = Random(model.shapes().at(name), seed++, 0.5);
-        }
-        model.SetParams(args, {});
-        std::vector<double> labels;
-        for (int i = 0; i < 12; ++i) labels.push_back(i % 4);
-        Metrics metrics;
-        model.TrainStep(Random(Shape{12, 6}, 11, 1.0), Tensor::FromVector(Shape{12}, labels),
-                        &metrics);
-        for (const auto& [name, g] : model.grads()) {
-          if (g.defined()) grads[rank][name] = g.ToDoubles();
-        }
-      });
-    }
-    for (std::thread& t : threads) t.join();
+    OnTwoRanks([&](int rank, std::shared_ptr<Communicator> comm) {
+      ParallelOptions o;
+      o.ctx = Context::CPU(0);
+      o.group2ctx = {{"stage1", OnRank(0)}, {"stage2", OnRank(1)}};
+      o.comm = comm;
+      o.batch_size = 12;
+      o.example_shape = Shape{6};
+      o.microbatches = m;
+      o.schedule = schedule;
+      ParallelModel model(net, o);
+      std::map<std::string, Tensor> args;
+      uint32_t seed = 3;
+      for (const std::string& name : model.param_names()) {
+        args[name] = Random(model.shapes().at(name), seed++, 0.5);
+      }
+      model.SetParams(args, {});
+      std::vector<double> labels;
+      for (int i = 0; i < 12; ++i) labels.push_back(i % 4);
+      Metrics metrics;
+      model.TrainStep(Random(Shape{12, 6}, 11, 1.0), Tensor::FromVector(Shape{12}, labels),
+                      &metrics);
+      for (const auto& [name, g] : model.grads()) {
+        if (g.defined()) grads[rank][name] = g.ToDoubles();
+      }
+    });
     return grads;
   };
   const auto whole = run(1, PipelineSchedule::kGpipe);
@@ -425,27 +424,22 @@ TEST(Pipeline, OneFOneBPlansFewerActivationsThanGpipe) {
 
 std::vector<std::string> ErrorsOnTwoRanks(const std::function<void(ParallelOptions*)>& edit) {
   Symbol net = Symbol::Load("tools/examples/legacy_mlp-symbol.json");
-  std::vector<std::shared_ptr<Communicator>> group = CreateInProcessGroup(2);
   std::vector<std::string> errors(2);
-  std::vector<std::thread> threads;
-  for (int rank = 0; rank < 2; ++rank) {
-    threads.emplace_back([&, rank] {
-      ParallelOptions o;
-      o.ctx = Context::CPU(0);
-      o.group2ctx = {{"stage1", OnRank(0)}, {"stage2", OnRank(1)}};
-      o.comm = group[rank];
-      o.batch_size = 8;
-      o.example_shape = Shape{10};
-      o.comm_timeout = absl::Seconds(20);
-      edit(&o);
-      try {
-        ParallelModel model(net, o);
-      } catch (const Error& e) {
-        errors[rank] = e.what();
-      }
-    });
-  }
-  for (std::thread& t : threads) t.join();
+  OnTwoRanks([&](int rank, std::shared_ptr<Communicator> comm) {
+    ParallelOptions o;
+    o.ctx = Context::CPU(0);
+    o.group2ctx = {{"stage1", OnRank(0)}, {"stage2", OnRank(1)}};
+    o.comm = comm;
+    o.batch_size = 8;
+    o.example_shape = Shape{10};
+    o.comm_timeout = absl::Seconds(20);
+    edit(&o);
+    try {
+      ParallelModel model(net, o);
+    } catch (const Error& e) {
+      errors[rank] = e.what();
+    }
+  });
   return errors;
 }
 
