@@ -253,7 +253,9 @@ TEST(RecordSetTest, ReadsSeveralFilesAsOneConcatenation) {
   std::filesystem::create_directories(dir + "/nothing");
   const std::vector<std::pair<std::string, std::string>> bad = {
       {dir + "/shards/part-0.rec;" + dir + "/missing/x.rec",
-       dir + "/missing/x.rec: no such file or folder"},
+       "cannot open RecordIO file " + dir + "/missing/x.rec"},
+      {dir + "/shards/part-9.rec", "cannot open RecordIO file " + dir + "/shards/part-9.rec"},
+      {dir + "/missing/part-.*", dir + "/missing/part-.*: no such file or folder"},
       {dir + "/shards/zzz-.*", "no file in " + dir + "/shards matches 'zzz-.*'"},
       {dir + "/shards/part-(", "is not a regular expression"},
       {dir + "/nothing", "folder " + dir + "/nothing has no files"},

@@ -47,8 +47,13 @@ absl::StatusOr<std::vector<std::string>> Expand(const std::string& entry) {
     if (fs::file_size(path, ec) == 0 && !ec) return std::vector<std::string>{};
     return std::vector<std::string>{entry};
   }
-  // Not a file or folder: the last component is a pattern over the names
-  // in its folder.
+  // Not a file or folder. A plain name is a missing file (the reader's own
+  // error says so); a name with pattern characters ('.' aside, which file
+  // names are full of) matches the names in its folder.
+  const std::string name = path.filename().string();
+  if (name.find_first_of("*?[](){}|+^$\\") == std::string::npos) {
+    return RecordReader::Open(entry).status();
+  }
   const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
   if (!fs::is_directory(folder, ec)) {
     return absl::NotFoundError(absl::StrCat(entry, ": no such file or folder"));

@@ -1,7 +1,8 @@
 // A RecordIO data set as MXNet's `path_imgrec` names it: one .rec file, or
 // several joined by ';', each entry a file, a folder (its non-empty files,
 // by name) or a regular expression over the file names of a folder
-// ("data/train-.*\.rec"). As in MXNet (dmlc's InputSplit), the files are
+// ("data/train-.*\.rec"; a name without pattern characters other than '.'
+// that does not exist is a missing file). As in MXNet (dmlc's InputSplit), the files are
 // read as one concatenation: a record is addressed by its byte offset in it,
 // and the byte-range shards of num_parts cover the concatenation, so a shard
 // can span files. Empty files are skipped, as MXNet does.
