@@ -1,6 +1,7 @@
 #include "distributed/sub_communicator.h"
 
 #include <atomic>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -19,6 +20,9 @@ constexpr int64_t kTagBase = int64_t{1} << 29;
 constexpr int64_t kSplitSpan = int64_t{1} << 21;  // tags per split
 constexpr int64_t kUserTags = int64_t{1} << 20;   // point to point; the rest: collectives
 constexpr int kMaxSplits = 256;
+// From this size on (and 3 ranks or more) allreduce goes round a ring
+// instead of through rank 0.
+constexpr size_t kRingBytes = size_t{64} << 10;
 
 // A Work that runs its steps when waited for (each a parent operation waited
 // against the same deadline).
@@ -67,6 +71,7 @@ class SubCommunicator : public Communicator {
     return std::make_unique<StepsWork>(
         [this, t, op, tag](absl::Time deadline, const std::atomic<bool>* cancel) {
           const int n = size();
+          if (n > 2 && t.nbytes() >= kRingBytes) return RingAllreduce(t, op, tag, deadline, cancel);
           if (n > 1 && rank_ == 0) {
             // In rank order: 0's own values, then 1's, 2's...
             Tensor other = ValueOrThrow(Tensor::Empty(t.shape(), t.dtype()));
@@ -128,6 +133,52 @@ class SubCommunicator : public Communicator {
   int64_t NextCollectiveTag() {
     return base_ + kUserTags + static_cast<int64_t>(seq_.fetch_add(1) % kUserTags);
   }
+  // Reduce-scatter then all-gather around the ring of ranks: each rank sends
+  // and receives 2 (n-1)/n of the tensor, whatever n. Chunk k of the n is
+  // summed in ring order starting after rank k, the same on every call, and
+  // every rank ends with the same bits (each chunk is reduced once).
+  absl::Status RingAllreduce(const Tensor& t, ReduceOp op, int64_t tag, absl::Time deadline,
+                             const std::atomic<bool>* cancel) {
+    const int n = size();
+    const int next = members_[(rank_ + 1) % n], prev = members_[(rank_ + n - 1) % n];
+    const int64_t elements = t.size();
+    const size_t es = DTypeSize(t.dtype());
+    char* data = static_cast<char*>(t.raw_data());
+    auto chunk = [&](int k) {  // [offset, count) of chunk k mod n
+      k = ((k % n) + n) % n;
+      const int64_t begin = elements * k / n, end = elements * (k + 1) / n;
+      return std::pair<int64_t, int64_t>(begin, end - begin);
+    };
+    // One exchange: our chunk `out` to the next rank, the previous rank's
+    // chunk `in` into `received`.
+    auto exchange = [&](int out, int in, Tensor* received) -> absl::Status {
+      const auto [so, sn] = chunk(out);
+      const auto [ro, rn] = chunk(in);
+      Tensor send = ValueOrThrow(Tensor::Empty(Shape{sn}, t.dtype()));
+      std::memcpy(send.raw_data(), data + so * es, sn * es);
+      *received = ValueOrThrow(Tensor::Empty(Shape{rn}, t.dtype()));
+      std::unique_ptr<Work> ws = parent_->Send(send, next, tag);
+      std::unique_ptr<Work> wr = parent_->Recv(*received, prev, tag);
+      SYMX_RETURN_IF_ERROR(wr->Wait(deadline, cancel));
+      return ws->Wait(deadline, cancel);
+    };
+    for (int step = 0; step < n - 1; ++step) {
+      Tensor in;
+      SYMX_RETURN_IF_ERROR(exchange(rank_ - step, rank_ - step - 1, &in));
+      const auto [ro, rn] = chunk(rank_ - step - 1);
+      ReduceInto(op, t.dtype(), in.raw_data(), data + ro * es, rn);
+    }
+    // Rank r now holds chunk r+1 reduced over every rank; pass them round.
+    for (int step = 0; step < n - 1; ++step) {
+      Tensor in;
+      SYMX_RETURN_IF_ERROR(exchange(rank_ + 1 - step, rank_ - step, &in));
+      const auto [ro, rn] = chunk(rank_ - step);
+      std::memcpy(data + ro * es, in.raw_data(), rn * es);
+    }
+    if (op == ReduceOp::kAverage) DivideInPlace(t.dtype(), t.raw_data(), t.size(), n);
+    return absl::OkStatus();
+  }
+
   absl::Status SendToAll(const Tensor& t, int64_t tag, absl::Time deadline,
                          const std::atomic<bool>* cancel) {
     std::vector<std::unique_ptr<Work>> sends;

@@ -10,11 +10,13 @@
 // ones a user launched: "recv from rank 3 ... did not complete". Its tags
 // live in a range of their own, [2^29, 2^30), shared by at most 256 splits
 // of one parent (the parent's own users keep tags below 2^29). Point to
-// point takes tags below 2^20. Collectives go through the sub-communicator's
-// rank 0: the others send their tensors to it, it reduces them in rank order
-// (deterministic) and sends the result back, so a collective costs
-// 2 (n-1) messages through one rank (fine for the few replicas of a stage;
-// a ring would scale further). Host tensors only, as MPI's.
+// point takes tags below 2^20. Small collectives (and any over 2 ranks) go
+// through the split's rank 0: the others send their tensors to it, it
+// reduces them in rank order and sends the result back. An allreduce of
+// 64 KB or more over 3 ranks or more goes round a ring (reduce-scatter, then
+// all-gather), so each rank moves 2 (n-1)/n of the tensor however many ranks
+// there are. Both are deterministic: the same bits on every rank and every
+// call. Host tensors only, as MPI's.
 #ifndef SYMX_DISTRIBUTED_SUB_COMMUNICATOR_H_
 #define SYMX_DISTRIBUTED_SUB_COMMUNICATOR_H_
 

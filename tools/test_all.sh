@@ -94,7 +94,8 @@ run_suite --config=tsan --test_filter=-Trainer.LeNetLearnsToo \
   //tests/train:trainer_test //tests/distributed:inprocess_communicator_test \
   //tests/distributed:cross_rank_test //tests/data_parallel:gradient_reducer_test \
   //tests/data_parallel:sync_batch_norm_test \
-  //tests/train:parallel_trainer_test //tests/train:image_record_iter_test "$@"
+  //tests/train:parallel_trainer_test //tests/train:image_record_iter_test \
+  //tests/train:pipeline_test //tests/distributed:sub_communicator_test "$@"
 phase_done "bazel test --config=tsan (multi-device and multi-thread tests)"
 echo "${passed} passed, ${failed} failed"
 if [ "$status" = 0 ] && [ "$failed" != 0 ]; then status=1; fi

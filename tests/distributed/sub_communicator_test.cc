@@ -4,6 +4,7 @@
 // communicators), and errors naming the job's ranks.
 #include "distributed/sub_communicator.h"
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <thread>
@@ -61,8 +62,63 @@ TEST(SplitCommunicator, BroadcastFromEveryRootAndBarrier) {
   OnSplits(6, Parity,
            [](int, Communicator& c) { conformance::BroadcastFromEveryRootAndBarrier(c); });
 }
-TEST(SplitCommunicator, EmptyAndLargeTensors) {
-  OnSplits(4, Parity, [](int, Communicator& c) { conformance::EmptyAndLargeTensors(c); });
+TEST(SplitCommunicator, EmptyAndLargeTensors) {  // 3 ranks: the 48 MB sum goes round the ring
+  OnSplits(6, Parity, [](int, Communicator& c) { conformance::EmptyAndLargeTensors(c); });
+}
+
+// Large allreduces over 3 and 4 ranks go round a ring: every dtype and op,
+// and the same bits on every rank and every call.
+TEST(SplitCommunicator, RingAllreduceEveryOpAndDtype) {
+  for (int job : {6, 8}) {
+    OnSplits(job, Parity, [](int, Communicator& c) {
+      const int n = c.size();
+      const int64_t count = 70000;  // over 64 KB in every dtype
+      for (DType dt : AllDTypes()) {
+        for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kAverage, ReduceOp::kMax, ReduceOp::kMin}) {
+          if (dt == DType::kBool && op == ReduceOp::kAverage) continue;
+          auto value = [](int rank, int64_t i) { return double((rank + i) % 3); };
+          std::vector<double> mine(count);
+          for (int64_t i = 0; i < count; ++i) mine[i] = value(c.rank(), i);
+          Tensor t = Tensor::FromVector(Shape{count}, mine, dt);
+          ASSERT_TRUE(WaitFor(c.Allreduce(t, op), absl::Seconds(60)).ok());
+          const std::vector<double> got = t.ToDoubles();
+          for (int64_t i = 0; i < count; i += 997) {
+            double want = value(0, i);
+            for (int r = 1; r < n; ++r) {
+              const double v = value(r, i);
+              want = op == ReduceOp::kMax   ? std::max(want, v)
+                     : op == ReduceOp::kMin ? std::min(want, v)
+                                            : want + v;
+            }
+            if (dt == DType::kBool && op == ReduceOp::kSum) want = want != 0;
+            if (op == ReduceOp::kAverage) {
+              want = conformance::IsFloat(dt) ? want / n : double(static_cast<int64_t>(want) / n);
+            }
+            want = Tensor::FromVector(Shape{1}, {want}, dt).ToDoubles()[0];
+            ASSERT_EQ(got[i], want) << DTypeName(dt) << " " << ReduceOpName(op) << " " << i;
+          }
+        }
+      }
+      // Inexact float sums: the same bits on every call and every rank.
+      std::vector<double> v(count);
+      for (int64_t i = 0; i < count; ++i)
+        v[i] = 1.0 / (i + c.rank() + 3) * (c.rank() % 2 ? -1e3 : 1);
+      std::vector<float> first;
+      for (int call = 0; call < 3; ++call) {
+        Tensor t = Tensor::FromVector(Shape{count}, v, DType::kFloat32);
+        ASSERT_TRUE(WaitFor(c.Allreduce(t, ReduceOp::kSum), absl::Seconds(60)).ok());
+        std::vector<float> bits(t.data<float>(), t.data<float>() + count);
+        if (call == 0) first = bits;
+        EXPECT_EQ(bits, first);
+      }
+      Tensor root = Tensor::FromVector(
+          Shape{count}, std::vector<double>(first.begin(), first.end()), DType::kFloat32);
+      Tensor mine = Tensor::FromVector(
+          Shape{count}, std::vector<double>(first.begin(), first.end()), DType::kFloat32);
+      ASSERT_TRUE(WaitFor(c.Broadcast(root, 0), absl::Seconds(60)).ok());
+      EXPECT_EQ(root.ToDoubles(), mine.ToDoubles()) << "ranks hold different sums";
+    });
+  }
 }
 
 // A pipeline of 2 stages x 2 replicas on 4 ranks: replicas {0,1} and {2,3},
