@@ -32,6 +32,25 @@ bool NamesAnotherRank(const Context& ctx, const std::map<std::string, Context>& 
   return named;
 }
 
+// The ranks of a split must run the same pipeline (else their binds would
+// differ in shapes or slots, or their transfers would not pair up).
+// Collective.
+void CheckRanksAgreeOnPipeline(Communicator& comm, const ParallelOptions& o,
+                               absl::Duration timeout) {
+  const std::string mine = absl::StrCat(
+      std::max(1, o.microbatches), " micro-batches (", PipelineScheduleName(o.schedule), ") in ",
+      std::max(1, o.replicas), o.replicas > 1 ? " replicas" : " replica");
+  std::vector<std::string> all = ValueOrThrow(AllGather(comm, mine, timeout));
+  for (size_t k = 1; k < all.size(); ++k) {
+    if (all[k] != all[0]) {
+      Fail(absl::StrCat("the ranks disagree on the pipeline: rank 0 runs ", all[0], ", rank ", k,
+                        " runs ", all[k],
+                        " (give every rank the same --microbatches and "
+                        "--schedule)"));
+    }
+  }
+}
+
 }  // namespace
 
 ParallelModel::ParallelModel(const Symbol& net, const ParallelOptions& o)
@@ -76,22 +95,10 @@ ParallelModel::ParallelModel(const Symbol& net, const ParallelOptions& o)
           "ranks' devices, which splits the model across ranks: use one or the other");
     }
     layout_ = Layout::kSplit;
+    // Compared before anything collective that depends on them (the splits,
+    // the binds), so ranks that disagree fail naming the difference.
+    CheckRanksAgreeOnPipeline(*comm_, o, timeout_);
     if (o.replicas > 1) SplitReplicas(o);
-    // The ranks must run the same pipeline (else their binds would differ in
-    // shapes or slots, or their transfers would not pair up): compared
-    // first, so the error says what differs.
-    const std::string mine = absl::StrCat(
-        std::max(1, o.microbatches), " micro-batches (", PipelineScheduleName(o.schedule), ") in ",
-        std::max(1, o.replicas), o.replicas > 1 ? " replicas" : " replica");
-    std::vector<std::string> all = ValueOrThrow(AllGather(*comm_, mine, timeout_));
-    for (size_t k = 1; k < all.size(); ++k) {
-      if (all[k] != all[0]) {
-        Fail(absl::StrCat("the ranks disagree on the pipeline: rank 0 runs ", all[0], ", rank ", k,
-                          " runs ", all[k],
-                          " (give every rank the same --microbatches and "
-                          "--schedule)"));
-      }
-    }
     if (o.microbatches > 1 || o.schedule == PipelineSchedule::kOneFOneB) {
       BindPipeline(net, o, grad_req);
     } else {
@@ -414,7 +421,7 @@ size_t ParallelModel::planned_bytes() const {
 
 void ParallelModel::TrainStep(const Tensor& data, const Tensor& label, Metrics* local,
                               int64_t first_row) {
-  if (!extra_slots_.empty() || microbatches_ > 1 || !stages_.empty()) {
+  if (!stages_.empty()) {  // a pipeline (BindPipeline)
     PipelineTrainStep(data, label, local, first_row);
     SumOverStageReplicas();
     return;

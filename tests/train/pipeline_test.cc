@@ -465,6 +465,16 @@ TEST(Pipeline, BadLayoutsAreErrors) {
     EXPECT_CONTAINS(e, "the ranks disagree on the pipeline: rank 0 runs ");
     EXPECT_CONTAINS(e, " micro-batches (1f1b) in 1 replica, rank 1 runs ");
   }
+  // Replicas too, before the splits they would make (a collective only the
+  // replicating rank would join).
+  calls = 0;
+  for (const std::string& e : ErrorsOnTwoRanks([&](ParallelOptions* o) {
+         std::lock_guard<std::mutex> lock(mu);
+         o->replicas = calls++ == 0 ? 2 : 1;
+       })) {
+    EXPECT_CONTAINS(e,
+                    "the ranks disagree on the pipeline: rank 0 runs 1 micro-batches (gpipe) in ");
+  }
 }
 
 }  // namespace
