@@ -297,6 +297,40 @@ Metrics Evaluate(ParallelModel& model, BatchFeed* feed, int epoch) {
   return t;
 }
 
+// --auto-stages: the model (result->symbol) cut into balanced stages, the
+// plan's summary in result->stages; returns the group2ctx to bind with
+// (options.group2ctx, or stage k on rank k-1 when it is empty).
+std::map<std::string, Context> ApplyAutoStages(const TrainOptions& options,
+                                               const Shape& example_shape, TrainResult* result) {
+  std::map<std::string, Context> group2ctx = options.group2ctx;
+  if (options.auto_stages <= 0) return group2ctx;
+  const int64_t batch = options.batch_size;
+  AutoStagesOptions ao;
+  ao.stages = options.auto_stages;
+  std::vector<int64_t> dims = {batch};
+  for (int64_t d : example_shape.dims()) dims.push_back(d);
+  ao.shapes = {{kDataName, Shape(dims)}, {kLabelName, Shape{batch}}};
+  StagePlan plan = ValueOrThrow(AutoStages(result->symbol, ao));
+  result->symbol = plan.symbol;
+  result->stages = plan.Describe();
+  if (!group2ctx.empty()) return group2ctx;
+  const int ranks = options.comm == nullptr ? 1 : options.comm->size();
+  if (ranks < options.auto_stages * std::max(1, options.replicas)) {
+    Fail(absl::StrCat(
+        "auto stages: ", options.auto_stages, " stages",
+        options.replicas > 1 ? absl::StrCat(" x ", options.replicas, " replicas") : std::string(),
+        " need as many ranks (mpirun -np), or a group2ctx placing the stages; "
+        "this job has ",
+        ranks));
+  }
+  for (int k = 0; k < options.auto_stages; ++k) {
+    Context c = Context::CPU(0);
+    c.rank = k;
+    group2ctx[absl::StrCat("stage", k + 1)] = c;
+  }
+  return group2ctx;
+}
+
 }  // namespace
 
 TrainResult Train(const TrainOptions& options, const Shape& example_shape,
@@ -312,33 +346,7 @@ TrainResult Train(const TrainOptions& options, const Shape& example_shape,
   if (options.num_classes > 0) {
     result.symbol = ReplaceOutputLayer(result.symbol, options.num_classes, &fresh);
   }
-  std::map<std::string, Context> group2ctx = options.group2ctx;
-  if (options.auto_stages > 0) {
-    AutoStagesOptions ao;
-    ao.stages = options.auto_stages;
-    std::vector<int64_t> dims = {batch};
-    for (int64_t d : example_shape.dims()) dims.push_back(d);
-    ao.shapes = {{kDataName, Shape(dims)}, {kLabelName, Shape{batch}}};
-    StagePlan plan = ValueOrThrow(AutoStages(result.symbol, ao));
-    result.symbol = plan.symbol;
-    result.stages = plan.Describe();
-    if (group2ctx.empty()) {
-      const int ranks = options.comm == nullptr ? 1 : options.comm->size();
-      if (ranks < options.auto_stages * std::max(1, options.replicas)) {
-        Fail(absl::StrCat("auto stages: ", options.auto_stages, " stages",
-                          options.replicas > 1 ? absl::StrCat(" x ", options.replicas, " replicas")
-                                               : std::string(),
-                          " need as many ranks (mpirun -np), or a group2ctx placing the stages; "
-                          "this job has ",
-                          ranks));
-      }
-      for (int k = 0; k < options.auto_stages; ++k) {
-        Context c = Context::CPU(0);
-        c.rank = k;
-        group2ctx[absl::StrCat("stage", k + 1)] = c;
-      }
-    }
-  }
+  const std::map<std::string, Context> group2ctx = ApplyAutoStages(options, example_shape, &result);
   const Symbol& net = result.symbol;
   Symbol bound = net;
   if (options.dtype != DType::kFloat32) {

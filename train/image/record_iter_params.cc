@@ -42,6 +42,25 @@ Setter AugInt(T AugmentParams::*field) {
   };
 }
 
+// rotate_list: "0,90,180" (MXNet's form); "[0, 90, 180]" or "(0, 90, 180)"
+// too, which MXNet would misread as starting with 0.
+absl::Status SetRotateList(ImageRecordIterConfig* c, absl::string_view v) {
+  absl::string_view s = v;
+  absl::ConsumePrefix(&s, "(") || absl::ConsumePrefix(&s, "[");
+  absl::ConsumeSuffix(&s, ")") || absl::ConsumeSuffix(&s, "]");
+  std::vector<int> angles;
+  for (absl::string_view part : absl::StrSplit(s, ',', absl::SkipWhitespace())) {
+    int x;
+    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(part), &x)) {
+      return absl::InvalidArgumentError("a comma-separated list of integer angles");
+    }
+    angles.push_back(x);
+  }
+  if (angles.empty()) return absl::InvalidArgumentError("a comma-separated list of integer angles");
+  c->aug.rotate_list = std::move(angles);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<float> ParseFloat(absl::string_view v) {
   float x;
   if (!absl::SimpleAtof(v, &x)) return absl::InvalidArgumentError("a number");
@@ -197,27 +216,7 @@ const std::map<std::string, Setter>& Setters() {
        }},
       {"max_rotate_angle", AugInt(&AugmentParams::max_rotate_angle)},
       {"rotate", AugInt(&AugmentParams::rotate)},
-      // "0,90,180" (MXNet's form); "[0, 90, 180]" or "(0, 90, 180)" too,
-      // which MXNet would misread as starting with 0.
-      {"rotate_list",
-       [](ImageRecordIterConfig* c, absl::string_view v) -> absl::Status {
-         absl::string_view s = v;
-         absl::ConsumePrefix(&s, "(") || absl::ConsumePrefix(&s, "[");
-         absl::ConsumeSuffix(&s, ")") || absl::ConsumeSuffix(&s, "]");
-         std::vector<int> angles;
-         for (absl::string_view part : absl::StrSplit(s, ',', absl::SkipWhitespace())) {
-           int x;
-           if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(part), &x)) {
-             return absl::InvalidArgumentError("a comma-separated list of integer angles");
-           }
-           angles.push_back(x);
-         }
-         if (angles.empty()) {
-           return absl::InvalidArgumentError("a comma-separated list of integer angles");
-         }
-         c->aug.rotate_list = std::move(angles);
-         return absl::OkStatus();
-       }},
+      {"rotate_list", SetRotateList},
       {"max_shear_ratio", AugFloat(&AugmentParams::max_shear_ratio)},
       {"max_aspect_ratio", AugFloat(&AugmentParams::max_aspect_ratio)},
       {"min_aspect_ratio",
